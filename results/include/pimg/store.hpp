@@ -1,0 +1,107 @@
+// The SQLite store: a versioned schema (numbered migrations in results/migrations/), WAL mode,
+// one transaction per evaluation. Rows are append-only; queries read the latest evaluation of each
+// (device, problem, variant, source, configuration).
+#pragma once
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "pimg/backend.hpp"
+#include "pimg/config.hpp"
+#include "pimg/family.hpp"
+#include "pimg/problem.hpp"
+#include "pimg/result.hpp"
+
+struct sqlite3;
+
+namespace pimg {
+
+struct RunInfo {
+  std::string host;
+  std::string started_at;  // ISO 8601 UTC
+  std::string git_commit;
+  std::string command_line;
+  std::string version;
+};
+
+// What the family says one problem costs, stored with the problem so reports need only the store.
+struct ProblemCost {
+  double work = 0;      // in `unit` (pixels for MPix/s)
+  std::string unit;     // "MPix/s"
+  Traffic traffic;
+};
+
+struct VariantKey {
+  std::string family, name, backend, source_hash;
+};
+
+// One stored evaluation, flattened for queries and reports.
+struct ResultRow {
+  std::int64_t id = 0;
+  std::int64_t run_id = 0;
+  DeviceInfo device;
+  Problem problem;
+  ProblemCost cost;
+  VariantKey variant;
+  Config config;
+  EvalResult result;  // kernel_ms/wall_ms filled only by rows_with_samples()
+  std::string created_at;
+};
+
+struct BandwidthRow {
+  DeviceInfo device;
+  double gbs = 0;       // bytes read + written per second / 1e9
+  double bytes = 0;     // buffer size used
+};
+
+struct RowFilter {
+  std::optional<std::string> family;
+  std::optional<std::string> backend;
+  std::optional<std::string> device;  // substring of the device name or backend:index id
+  std::optional<std::string> size;    // "WxH"
+};
+
+class Store {
+ public:
+  static constexpr int kSchemaVersion = 1;
+
+  // Opens (creating if needed) and migrates. Throws UsageError when the file is not a usable
+  // pimg-tune database or was written by a newer schema.
+  explicit Store(const std::string& path);
+  ~Store();
+  Store(const Store&) = delete;
+  Store& operator=(const Store&) = delete;
+
+  int schema_version() const;
+
+  std::int64_t begin_run(const RunInfo& run);
+  std::int64_t device_id(const DeviceInfo& d);
+  std::int64_t problem_id(const Problem& p, const ProblemCost& cost);
+  std::int64_t variant_id(const VariantKey& v);
+
+  // True when the configuration already has a stored evaluation for this device, problem and
+  // variant source (what a resumed run skips).
+  std::optional<ResultRow> find(std::int64_t device, std::int64_t problem, std::int64_t variant,
+                                const Config& c);
+  // Stores the configuration (if new), the evaluation and its raw samples in one transaction.
+  std::int64_t save(std::int64_t run, std::int64_t device, std::int64_t problem, std::int64_t variant,
+                    const Config& c, const EvalResult& r);
+
+  void save_bandwidth(std::int64_t device, double bytes, double gbs);
+  std::optional<double> bandwidth(std::int64_t device);
+
+  std::vector<ResultRow> rows(const RowFilter& f = {}) const;        // latest per key, no samples
+  std::vector<ResultRow> rows_with_samples(const RowFilter& f = {}) const;
+  std::vector<BandwidthRow> bandwidths() const;
+
+ private:
+  void migrate();
+  std::vector<ResultRow> query_rows(const RowFilter& f, bool samples) const;
+  sqlite3* db_ = nullptr;
+  std::string path_;
+};
+
+}  // namespace pimg

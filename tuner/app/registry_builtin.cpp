@@ -1,0 +1,38 @@
+// The registry of this build: every family, variant, strategy and backend, registered explicitly.
+// The only file where backend build options (#if PIMG_WITH_*) appear.
+#include "conv/register.hpp"
+#include "host_backend.hpp"
+#include "pimg/registry.hpp"
+#include "pimg/strategies.hpp"
+#if PIMG_WITH_OPENCL
+#include "opencl_backend.hpp"
+#endif
+#if PIMG_WITH_OPENMP
+#include "openmp_backend.hpp"
+#endif
+
+namespace pimg {
+
+static void fill(Registry& r) {
+  conv::register_conv(r);
+
+  r.add_strategy(exhaustive_strategy());
+  r.add_strategy(random_strategy());
+
+  r.add_backend(make_host_backend(r));
+#if PIMG_WITH_OPENCL
+  r.add_backend(make_opencl_backend());
+#endif
+#if PIMG_WITH_OPENMP
+  r.add_backend(make_openmp_backend());
+#endif
+}
+
+const Registry& Registry::builtin() {
+  static Registry reg;
+  static const bool filled = (fill(reg), true);
+  (void)filled;
+  return reg;
+}
+
+}  // namespace pimg

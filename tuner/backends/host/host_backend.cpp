@@ -1,0 +1,86 @@
+// Host backend: "compiling" resolves builtin:<name> against the registry's host functions.
+#include "host_backend.hpp"
+
+#include <fmt/format.h>
+
+#include "host_memory.hpp"
+
+namespace pimg {
+namespace {
+
+class HostProgram final : public Program {
+ public:
+  explicit HostProgram(HostKernelFn f) : fn(f) {}
+  HostKernelFn fn;
+};
+
+class HostDevice final : public Device {
+ public:
+  HostDevice(DeviceInfo info, const Registry& reg) : info_(std::move(info)), reg_(reg) {}
+  const DeviceInfo& info() const override { return info_; }
+  CompileResult compile(const KernelSource& source, const LaunchPlan&) override {
+    CompileResult r;
+    const std::string prefix = "builtin:";
+    if (source.path.rfind(prefix, 0) != 0) {
+      r.log = fmt::format("host backend runs builtin functions, not '{}'", source.path);
+      return r;
+    }
+    HostKernelFn fn = reg_.host_function(source.path.substr(prefix.size()));
+    if (!fn) {
+      r.log = fmt::format("no host function '{}'", source.path);
+      return r;
+    }
+    r.program = std::make_shared<HostProgram>(fn);
+    r.cached = true;
+    return r;
+  }
+  std::shared_ptr<DeviceBuffer> alloc(std::size_t bytes) override { return host_alloc(bytes); }
+  std::shared_ptr<DeviceBuffer> alloc_image(int, int) override {
+    throw std::runtime_error("the host backend has no images");
+  }
+  void upload(DeviceBuffer& dst, std::span<const std::uint8_t> src) override { host_upload(dst, src); }
+  void download(const DeviceBuffer& src, std::span<std::uint8_t> dst) override { host_download(src, dst); }
+  void fill(DeviceBuffer& dst, std::uint8_t value) override { host_fill(dst, value); }
+  LaunchResult launch(Program& program, const LaunchPlan& plan,
+                      const std::map<std::string, DeviceBuffer*>& buffers) override {
+    LaunchResult r;
+    try {
+      r.kernel_ms = call_host_kernel(static_cast<HostProgram&>(program).fn, plan, buffers);
+      r.ok = true;
+    } catch (const std::exception& e) {
+      r.error = e.what();
+    }
+    return r;
+  }
+
+ private:
+  DeviceInfo info_;
+  const Registry& reg_;
+};
+
+class HostBackend final : public Backend {
+ public:
+  explicit HostBackend(const Registry& reg) : reg_(reg) {}
+  std::string name() const override { return "host"; }
+  BackendStatus status() const override { return {true, ""}; }
+  std::vector<DeviceInfo> devices() const override {
+    DeviceInfo d = host_device_info("host");
+    d.platform = "native functions";
+    return {d};
+  }
+  std::unique_ptr<Device> open(const DeviceInfo& info) const override {
+    return std::make_unique<HostDevice>(info, reg_);
+  }
+  std::optional<CopyKernel> copy_kernel(std::size_t) const override { return std::nullopt; }
+
+ private:
+  const Registry& reg_;
+};
+
+}  // namespace
+
+std::unique_ptr<Backend> make_host_backend(const Registry& functions) {
+  return std::make_unique<HostBackend>(functions);
+}
+
+}  // namespace pimg

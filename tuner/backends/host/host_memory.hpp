@@ -1,0 +1,32 @@
+// Host memory as device buffers, the CPU's DeviceInfo, and the argument marshalling shared by the
+// host and OpenMP backends (both call HostKernelFn functions).
+#pragma once
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "pimg/backend.hpp"
+
+namespace pimg {
+
+class HostBuffer_ final : public DeviceBuffer {
+ public:
+  explicit HostBuffer_(std::size_t bytes) : data(bytes) {}
+  std::size_t size() const override { return data.size(); }
+  std::vector<std::uint8_t> data;
+};
+
+// The machine's CPU: model name, logical cores, memory; limits max_threads and compute_units.
+DeviceInfo host_device_info(const std::string& backend);
+
+// Calls fn with the plan's arguments resolved against buffers; returns elapsed host milliseconds.
+// Throws std::runtime_error for an argument that names no buffer or an image argument.
+double call_host_kernel(HostKernelFn fn, const LaunchPlan& plan, const std::map<std::string, DeviceBuffer*>& buffers);
+
+std::shared_ptr<DeviceBuffer> host_alloc(std::size_t bytes);
+void host_upload(DeviceBuffer& dst, std::span<const std::uint8_t> src);
+void host_download(const DeviceBuffer& src, std::span<std::uint8_t> dst);
+void host_fill(DeviceBuffer& dst, std::uint8_t value);
+
+}  // namespace pimg

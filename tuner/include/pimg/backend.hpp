@@ -1,0 +1,136 @@
+// The thin backend interface: probe devices, compile a kernel source for a configuration,
+// allocate/upload/download buffers, launch with a geometry and time it. Nothing here includes a
+// vendor header; each backend is its own CMake target registered in tuner/app/registry_builtin.cpp.
+#pragma once
+#include <array>
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <optional>
+#include <span>
+#include <string>
+#include <vector>
+
+namespace pimg {
+
+// The calling convention shared by compiled OpenMP kernels and the host backend's built-in
+// functions: buffers, integer and real arguments, each in the order they appear in the plan.
+using HostKernelFn = void (*)(void* const* buffers, const std::int64_t* ints, const double* reals);
+
+struct DeviceInfo {
+  std::string backend;   // "opencl", "openmp", "host", "cuda"
+  int index = 0;         // position within the backend's device list
+  std::string name;
+  std::string vendor;
+  std::string driver;    // driver or runtime version
+  std::string platform;  // OpenCL platform, compiler for openmp, ...
+  int compute_units = 0;
+  std::uint64_t global_mem_bytes = 0;
+  std::uint64_t local_mem_bytes = 0;
+  std::int64_t max_work_group_size = 0;
+  // Named limits constraints may use (max_work_group_size, local_mem_size, compute_units, ...).
+  std::map<std::string, double> limits;
+
+  std::string id() const { return backend + ":" + std::to_string(index); }
+};
+
+struct BackendStatus {
+  bool available = false;
+  std::string reason;  // why not, when unavailable
+};
+
+// A kernel source as the backend receives it.
+struct KernelSource {
+  std::string path;  // relative to kernels/, for logs
+  std::string text;
+  std::string hash;  // hash of text
+};
+
+enum class ArgKind { Buffer, Image2D, Int, Float };
+
+struct KernelArg {
+  ArgKind kind = ArgKind::Int;
+  std::string buffer;  // Buffer/Image2D: the workload buffer name, or "out"
+  std::int64_t i = 0;
+  double f = 0;
+  int image_width = 0, image_height = 0;  // Image2D: 1-byte texels, width x height
+
+  static KernelArg buf(std::string name) { return {ArgKind::Buffer, std::move(name)}; }
+  static KernelArg integer(std::int64_t v) { KernelArg a; a.kind = ArgKind::Int; a.i = v; return a; }
+  static KernelArg real(double v) { KernelArg a; a.kind = ArgKind::Float; a.f = v; return a; }
+  static KernelArg image(std::string name, int w, int h) {
+    KernelArg a{ArgKind::Image2D, std::move(name)};
+    a.image_width = w;
+    a.image_height = h;
+    return a;
+  }
+};
+
+// What a variant asks the backend to do for one configuration.
+struct LaunchPlan {
+  std::string entry;                                          // kernel / function name
+  std::vector<std::pair<std::string, std::string>> defines;   // -DNAME=VALUE
+  std::vector<std::string> options;                           // extra compiler options
+  int dims = 2;
+  std::array<std::size_t, 3> global{1, 1, 1};  // total work items (OpenCL sense)
+  std::array<std::size_t, 3> local{0, 0, 0};   // work-group size; 0 = backend decides
+  std::vector<KernelArg> args;
+};
+
+class Program {
+ public:
+  virtual ~Program() = default;
+};
+
+struct CompileResult {
+  std::shared_ptr<Program> program;  // null on failure
+  std::string log;                   // build log (kept on success too)
+  double ms = 0;                     // wall time of this call
+  bool cached = false;               // served from the memory or disk cache
+};
+
+class DeviceBuffer {
+ public:
+  virtual ~DeviceBuffer() = default;
+  virtual std::size_t size() const = 0;
+};
+
+struct LaunchResult {
+  bool ok = false;
+  std::string error;
+  double kernel_ms = 0;  // device-side time (profiling events / host clock for CPU backends)
+};
+
+// An opened device. Not thread-safe; one evaluation at a time.
+class Device {
+ public:
+  virtual ~Device() = default;
+  virtual const DeviceInfo& info() const = 0;
+  virtual CompileResult compile(const KernelSource& source, const LaunchPlan& plan) = 0;
+  virtual std::shared_ptr<DeviceBuffer> alloc(std::size_t bytes) = 0;
+  // A read-only 2-D image (texture) of 1-byte texels; backends without images throw.
+  virtual std::shared_ptr<DeviceBuffer> alloc_image(int width, int height) = 0;
+  virtual void upload(DeviceBuffer& dst, std::span<const std::uint8_t> src) = 0;
+  virtual void download(const DeviceBuffer& src, std::span<std::uint8_t> dst) = 0;
+  virtual void fill(DeviceBuffer& dst, std::uint8_t value) = 0;
+  virtual LaunchResult launch(Program& program, const LaunchPlan& plan,
+                              const std::map<std::string, DeviceBuffer*>& buffers) = 0;
+};
+
+class Backend {
+ public:
+  virtual ~Backend() = default;
+  virtual std::string name() const = 0;
+  virtual BackendStatus status() const = 0;
+  virtual std::vector<DeviceInfo> devices() const = 0;  // empty when unavailable
+  virtual std::unique_ptr<Device> open(const DeviceInfo& info) const = 0;
+  // A kernel source and plan that copies `bytes` from buffer "in" to "out", to measure the
+  // device's bandwidth ceiling; nullopt when the backend has none.
+  struct CopyKernel {
+    KernelSource source;
+    LaunchPlan plan;
+  };
+  virtual std::optional<CopyKernel> copy_kernel(std::size_t bytes) const = 0;
+};
+
+}  // namespace pimg

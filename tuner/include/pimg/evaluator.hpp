@@ -1,0 +1,34 @@
+// Evaluates one configuration of one variant on an opened device: plan, compile, upload, warm up,
+// then N timed runs, each with the output poisoned before and validated against the reference after.
+#pragma once
+#include <cstdint>
+#include <vector>
+
+#include "pimg/backend.hpp"
+#include "pimg/family.hpp"
+#include "pimg/result.hpp"
+#include "pimg/space.hpp"
+#include "pimg/variant.hpp"
+
+namespace pimg {
+
+struct EvalContext {
+  const Family& family;
+  const Problem& problem;
+  const Workload& workload;
+  const std::vector<std::uint8_t>& expected;  // the reference output
+  Device& device;
+  MeasureSpec measure;
+};
+
+// The byte written over the output before every run; a kernel that skips a pixel is caught.
+inline constexpr std::uint8_t kPoison = 0xA5;
+
+EvalResult evaluate(const EvalContext& ctx, const Variant& variant, const Config& config);
+
+// Device-to-device copy bandwidth in GB/s (bytes read + written), median of `repeats` runs.
+// nullopt when the backend has no copy kernel or it fails.
+std::optional<double> measure_copy_bandwidth(const Backend& backend, Device& device, std::size_t bytes,
+                                             int repeats);
+
+}  // namespace pimg

@@ -1,0 +1,72 @@
+// The family contract (CLBlast-style): a kernel family is described once — its problem attributes,
+// seeded input, serial CPU reference, comparison rule, minimum traffic and the unit users read —
+// and every variant, backend, test and report is a driver over that one description.
+#pragma once
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "pimg/problem.hpp"
+
+namespace pimg {
+
+// A named host buffer handed to variants (the image, filter weights, lookup tables, ...).
+struct HostBuffer {
+  std::string name;
+  std::vector<std::uint8_t> bytes;
+};
+
+// Everything one problem needs on the host: inputs, the size of the output, and the problem's own
+// scalars and compile-time defines that every variant of the family may use.
+struct Workload {
+  std::vector<HostBuffer> inputs;
+  std::size_t output_bytes = 0;
+  std::map<std::string, std::int64_t> scalars;      // width, height, out_width, ...
+  std::map<std::string, std::string> defines;       // PIMG_K=3, PIMG_CHANNELS=1, ...
+  const HostBuffer& input(const std::string& name) const;  // throws naming the buffer
+};
+
+// The minimum a correct implementation must move and compute, for GB/s and % of bandwidth.
+struct Traffic {
+  double bytes = 0;  // each input element read once, each output element written once
+  double ops = 0;    // arithmetic operations (multiply-adds count as two)
+};
+
+struct Validation {
+  bool ok = false;
+  std::string detail;  // "exact" or where and by how much the first mismatch differs
+};
+
+// One accepted problem attribute: its name, allowed values (empty: free-form) and default.
+struct AttrSpec {
+  std::string name;
+  std::vector<std::string> allowed;
+  std::string default_value;
+  std::string help;
+};
+
+class Family {
+ public:
+  virtual ~Family() = default;
+  virtual std::string name() const = 0;
+  virtual std::string unit() const { return "MPix/s"; }
+  virtual std::vector<AttrSpec> attributes() const = 0;
+
+  // Validates and completes the attributes (defaults filled in). Throws AttrError naming the key.
+  virtual Problem make_problem(int width, int height, int channels,
+                               std::map<std::string, std::string> attrs) const = 0;
+  // Seeded input (never all zeros) or the image file the problem names. Throws UsageError for
+  // unreadable files.
+  virtual Workload make_workload(const Problem& p) const = 0;
+  virtual std::vector<std::uint8_t> reference(const Problem& p, const Workload& w) const = 0;
+  virtual Validation compare(const Problem& p, std::span<const std::uint8_t> expected,
+                             std::span<const std::uint8_t> actual) const = 0;
+  virtual Traffic traffic(const Problem& p) const = 0;
+  // Work items in the user's unit (pixels of output for MPix/s).
+  virtual double work(const Problem& p) const = 0;
+};
+
+}  // namespace pimg

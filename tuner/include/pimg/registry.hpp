@@ -1,0 +1,52 @@
+// Name-keyed registries of families, variants, backends and strategies, filled by explicit
+// register_*() calls in tuner/app/registry_builtin.cpp (no self-registering statics: the linker drops them).
+#pragma once
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "pimg/backend.hpp"
+#include "pimg/family.hpp"
+#include "pimg/strategy.hpp"
+#include "pimg/variant.hpp"
+
+namespace pimg {
+
+class Registry {
+ public:
+  void add_family(std::unique_ptr<Family> f);
+  void add_variant(std::unique_ptr<Variant> v);
+  void add_backend(std::unique_ptr<Backend> b);
+  void add_strategy(StrategyInfo s);
+  // Native functions the host backend runs (serial reference, library baselines).
+  void add_host_function(const std::string& name, HostKernelFn fn);
+
+  const Family* family(const std::string& name) const;      // null if unknown
+  const Variant* variant(const std::string& family, const std::string& name) const;
+  const Backend* backend(const std::string& name) const;
+  const StrategyInfo* strategy(const std::string& name) const;
+  HostKernelFn host_function(const std::string& name) const;  // null if unknown
+
+  std::vector<const Family*> families() const;
+  std::vector<const Variant*> variants(const std::string& family) const;
+  std::vector<const Backend*> backends() const;
+  std::vector<const StrategyInfo*> strategies() const;
+
+  // The registry with everything this build was configured with.
+  static const Registry& builtin();
+
+ private:
+  std::map<std::string, std::unique_ptr<Family>> families_;
+  std::map<std::string, std::unique_ptr<Variant>> variants_;  // key "family/name"
+  std::map<std::string, std::unique_ptr<Backend>> backends_;
+  std::map<std::string, StrategyInfo> strategies_;
+  std::map<std::string, HostKernelFn> host_functions_;
+};
+
+// Kernel sources compiled into the binary (kernels/**), by path relative to kernels/, with
+// `#include "path"` lines naming other embedded files expanded in place; hash covers the result.
+const KernelSource* kernel_source(const std::string& path);
+std::vector<std::string> kernel_source_paths();
+
+}  // namespace pimg

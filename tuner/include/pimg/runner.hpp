@@ -1,0 +1,63 @@
+// The sequential runner: for each selected device, problem and variant, asks the strategy for
+// configurations, skips those already stored (resume), evaluates the rest and stores each result
+// in its own transaction. Observers see progress; they never change what is measured.
+#pragma once
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "pimg/registry.hpp"
+#include "pimg/result.hpp"
+#include "pimg/space.hpp"
+
+namespace pimg {
+
+class Store;
+
+struct RunEvent {
+  const DeviceInfo* device = nullptr;
+  const Problem* problem = nullptr;
+  const Variant* variant = nullptr;
+  const Config* config = nullptr;
+  const EvalResult* result = nullptr;
+  bool skipped = false;  // already stored; not measured again
+};
+
+class RunObserver {
+ public:
+  virtual ~RunObserver() = default;
+  virtual void on_start(std::size_t planned) { (void)planned; }
+  virtual void on_message(const std::string& line) { (void)line; }
+  virtual void on_result(const RunEvent& e) { (void)e; }
+  virtual void on_finish() {}
+};
+
+struct TuneOptions {
+  std::vector<std::string> backends;  // empty: the space file's
+  std::vector<std::string> devices;   // index or name substring; empty: the space file's
+  std::optional<int> repeats;         // overrides measure.repeats
+  bool resume = true;                 // skip configurations already stored
+  std::string command_line;
+};
+
+// A device chosen for tuning, with the reason when a selected backend has none.
+struct SelectedDevice {
+  const Backend* backend = nullptr;
+  DeviceInfo info;
+};
+
+// Resolves the space's backend/device selection (and the CLI overrides). Throws UsageError for an
+// unknown backend or a device selector that matches nothing.
+std::vector<SelectedDevice> select_devices(const Registry& reg, const Space& space, const TuneOptions& opt,
+                                           RunObserver& obs);
+
+struct TuneSummary {
+  std::size_t measured = 0, skipped = 0, ok = 0, failed = 0;
+  std::int64_t run_id = 0;
+};
+
+TuneSummary tune(const Registry& reg, const Space& space, Store& store, const TuneOptions& opt,
+                 RunObserver& obs);
+
+}  // namespace pimg

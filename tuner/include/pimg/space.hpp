@@ -1,0 +1,82 @@
+// A space file (YAML) loaded and checked: the family's problems, the backends and devices to use,
+// each variant's parameter values and constraints, the strategy and the measurement settings.
+// Every error names file:line:column and is a UsageError (exit code 2).
+#pragma once
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "pimg/backend.hpp"
+#include "pimg/config.hpp"
+#include "pimg/problem.hpp"
+
+namespace pimg {
+
+class Registry;
+
+struct SourcePos {
+  std::string file;
+  int line = 0, column = 0;  // 1-based; 0 when unknown
+  std::string str() const;   // "file:line:column"
+};
+
+struct ParamValues {
+  std::string name;
+  std::vector<Value> values;
+  SourcePos pos;
+};
+
+struct Constraint {
+  std::string expr;
+  SourcePos pos;
+};
+
+struct VariantSpace {
+  std::string variant;
+  std::vector<ParamValues> params;   // every declared parameter; defaults fill the missing ones
+  std::vector<Constraint> constraints;
+  SourcePos pos;
+  // Every valid configuration on a device, in lexicographic order of the parameters.
+  // Throws UsageError (with the constraint's position) if a constraint fails to evaluate.
+  std::vector<Config> enumerate(const DeviceInfo& device) const;
+  std::uint64_t raw_size() const;  // product of value counts
+};
+
+struct BackendSelection {
+  std::string backend;
+  std::vector<std::string> devices;  // index or name substrings; empty = all
+  SourcePos pos;
+};
+
+struct StrategySpec {
+  std::string name = "exhaustive";
+  std::map<std::string, std::string> options;  // validated against the strategy's declaration
+  std::uint64_t seed = 1;
+  SourcePos pos;
+};
+
+struct MeasureSpec {
+  int warmups = 1;
+  int repeats = 5;
+  double timeout_s = 10;
+};
+
+struct Space {
+  std::string file;
+  std::string family;
+  std::vector<Problem> problems;
+  std::vector<BackendSelection> backends;
+  std::vector<VariantSpace> variants;
+  StrategySpec strategy;
+  MeasureSpec measure;
+};
+
+// Loads and validates a space file against the registry (families, variants, strategies).
+Space load_space(const std::string& path, const Registry& registry);
+Space load_space_text(const std::string& text, const std::string& file_label, const Registry& registry);
+
+// Evaluates one constraint expression (muparser) with the given variables; throws UsageError.
+bool eval_constraint(const Constraint& c, const std::map<std::string, double>& vars);
+
+}  // namespace pimg

@@ -1,0 +1,42 @@
+// A variant: one kernel source of one family on one backend, with the parameters it understands.
+// plan() turns a configuration into defines, geometry and arguments; it never runs anything.
+// Adding a variant is one file under variants/<family>/ plus one line in its register file.
+#pragma once
+#include <string>
+#include <vector>
+
+#include "pimg/backend.hpp"
+#include "pimg/config.hpp"
+#include "pimg/family.hpp"
+
+namespace pimg {
+
+struct ParamDecl {
+  std::string name;
+  bool is_text = false;              // enum-like string parameter
+  std::vector<std::string> choices;  // allowed values of a text parameter
+  Value default_value;               // used when the space file leaves the parameter out
+  std::string help;
+};
+
+// Thrown by plan() for a configuration that cannot run on this problem or device (stored as
+// launch_error, not a crash of the tool).
+class PlanError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+class Variant {
+ public:
+  virtual ~Variant() = default;
+  virtual std::string name() const = 0;     // unique within the family, e.g. "cl_tiled"
+  virtual std::string family() const = 0;   // "conv"
+  virtual std::string backend() const = 0;  // "opencl", "openmp", "host"
+  virtual std::string source() const = 0;   // path under kernels/, or "builtin:<fn>" for host
+  virtual std::string help() const = 0;
+  virtual std::vector<ParamDecl> parameters() const = 0;
+  virtual LaunchPlan plan(const Problem& p, const Workload& w, const Config& c,
+                          const DeviceInfo& d) const = 0;
+};
+
+}  // namespace pimg

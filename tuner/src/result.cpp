@@ -1,0 +1,42 @@
+// Statuses and summary statistics of timed runs.
+#include "pimg/result.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <numeric>
+#include <stdexcept>
+
+namespace pimg {
+
+const char* to_string(Status s) {
+  switch (s) {
+    case Status::ok: return "ok";
+    case Status::compile_error: return "compile_error";
+    case Status::launch_error: return "launch_error";
+    case Status::timeout: return "timeout";
+    case Status::wrong_result: return "wrong_result";
+  }
+  return "?";
+}
+
+Status status_from_string(const std::string& s) {
+  for (Status st : {Status::ok, Status::compile_error, Status::launch_error, Status::timeout, Status::wrong_result})
+    if (s == to_string(st)) return st;
+  throw std::invalid_argument("unknown status '" + s + "'");
+}
+
+Stats Stats::of(std::vector<double> v) {
+  Stats s;
+  if (v.empty()) return s;
+  std::sort(v.begin(), v.end());
+  s.min = v.front();
+  std::size_t n = v.size();
+  s.median = n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+  s.mean = std::accumulate(v.begin(), v.end(), 0.0) / static_cast<double>(n);
+  double sq = 0;
+  for (double x : v) sq += (x - s.mean) * (x - s.mean);
+  s.stddev = n > 1 ? std::sqrt(sq / static_cast<double>(n - 1)) : 0.0;
+  return s;
+}
+
+}  // namespace pimg

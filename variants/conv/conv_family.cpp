@@ -1,0 +1,299 @@
+// The conv family contract: problem attributes, seeded input, the reference, exact comparison,
+// minimum traffic and MPix/s.
+#include "conv_family.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <charconv>
+#include <cmath>
+#include <cstring>
+#include <random>
+
+#include "pimg/errors.hpp"
+#include "pimg/image_io.hpp"
+
+extern "C" {
+#include "conv/conv_rule.h"
+}
+
+namespace pimg::conv {
+namespace {
+
+struct NamedFilter {
+  const char* name;
+  int k;
+  std::vector<int> weights;
+  int divisor;
+};
+
+const std::vector<NamedFilter>& named_filters() {
+  static const std::vector<NamedFilter> filters = {
+      // seed 000's sharpening filter
+      {"sharpen3", 3, {0, -1, 0, -1, 5, -1, 0, -1, 0}, 1},
+      // seed 003's 5x5 Gaussian as the integer binomial [1 4 6 4 1]^T [1 4 6 4 1] / 256
+      {"gaussian5", 5, {1, 4, 6, 4, 1, 4, 16, 24, 16, 4, 6, 24, 36, 24, 6, 4, 16, 24, 16, 4, 1, 4, 6, 4, 1}, 256},
+      {"box3", 3, {1, 1, 1, 1, 1, 1, 1, 1, 1}, 9},
+  };
+  return filters;
+}
+
+int parse_int(const std::string& key, const std::string& text) {
+  int v = 0;
+  auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
+  if (ec != std::errc() || ptr != text.data() + text.size())
+    throw AttrError(key, fmt::format("'{}' is not an integer", text));
+  return v;
+}
+
+// "a,b,c;d,e,f;g,h,i" -> k and row-major weights; rows must be square and odd-sized.
+std::vector<int> parse_matrix(const std::string& text, int& k) {
+  std::vector<std::vector<int>> rows(1);
+  std::string cell;
+  auto flush = [&] {
+    std::string t;
+    for (char c : cell)
+      if (c != ' ') t += c;
+    if (t.empty()) throw AttrError("weights", "empty matrix entry");
+    rows.back().push_back(parse_int("weights", t));
+    cell.clear();
+  };
+  for (char c : text) {
+    if (c == ',') {
+      flush();
+    } else if (c == ';') {
+      flush();
+      rows.emplace_back();
+    } else {
+      cell += c;
+    }
+  }
+  flush();
+  k = static_cast<int>(rows.size());
+  if (k % 2 == 0 || k > 31)
+    throw AttrError("weights", fmt::format("the matrix must be KxK with K odd and at most 31, got {} rows", k));
+  std::vector<int> out;
+  for (const auto& r : rows) {
+    if (static_cast<int>(r.size()) != k)
+      throw AttrError("weights", fmt::format("row of {} values in a {}x{} matrix", r.size(), k, k));
+    out.insert(out.end(), r.begin(), r.end());
+  }
+  return out;
+}
+
+std::string matrix_text(const std::vector<int>& w, int k) {
+  std::string out;
+  for (int i = 0; i < k * k; ++i) {
+    if (i) out += (i % k == 0) ? ";" : ",";
+    out += std::to_string(w[i]);
+  }
+  return out;
+}
+
+std::vector<std::uint8_t> int32_bytes(const std::vector<int>& v) {
+  std::vector<std::uint8_t> out(v.size() * 4);
+  std::memcpy(out.data(), v.data(), out.size());
+  return out;
+}
+
+}  // namespace
+
+std::vector<AttrSpec> ConvFamily::attributes() const {
+  return {
+      {"filter", {"sharpen3", "gaussian5", "box3", "custom"}, "sharpen3",
+       "named filter, or custom with weights and divisor"},
+      {"weights", {}, "", "custom filter: KxK integer matrix (K odd), as a YAML list of rows"},
+      {"divisor", {}, "", "custom filter: positive integer the sum is divided by (rounded half away from zero)"},
+      {"layout", {"interleaved", "planar"}, "interleaved", "channel layout of 3-channel images"},
+      {"border", {"zero", "valid", "replicate"}, "zero",
+       "zero padding (seed 003), valid output only (seed 000), or replicated edges"},
+      {"input", {}, "random", "random (seeded) or the path of an image file"},
+      {"seed", {}, "1107", "random input seed (the seeds use 1107)"},
+  };
+}
+
+Problem ConvFamily::make_problem(int width, int height, int channels,
+                                 std::map<std::string, std::string> attrs) const {
+  for (const auto& spec : attributes())
+    if (!attrs.count(spec.name) && !spec.default_value.empty()) attrs[spec.name] = spec.default_value;
+  if (channels != 1 && channels != 3) throw AttrError("channels", fmt::format("must be 1 or 3, got {}", channels));
+  const std::string& filter = attrs["filter"];
+  int k = 0;
+  std::vector<int> weights;
+  int divisor = 0;
+  if (filter == "custom") {
+    if (!attrs.count("weights") || attrs["weights"].empty())
+      throw AttrError("filter", "filter: custom needs weights (a KxK list of rows)");
+    weights = parse_matrix(attrs["weights"], k);
+    if (!attrs.count("divisor") || attrs["divisor"].empty()) throw AttrError("filter", "filter: custom needs a divisor");
+    divisor = parse_int("divisor", attrs["divisor"]);
+  } else {
+    auto it = std::find_if(named_filters().begin(), named_filters().end(),
+                           [&](const NamedFilter& f) { return filter == f.name; });
+    if (it == named_filters().end()) throw AttrError("filter", fmt::format("unknown filter '{}'", filter));
+    if (attrs.count("weights") || attrs.count("divisor"))
+      throw AttrError(attrs.count("weights") ? "weights" : "divisor",
+                      fmt::format("weights and divisor belong to filter: custom, not '{}'", filter));
+    k = it->k;
+    weights = it->weights;
+    divisor = it->divisor;
+  }
+  if (divisor <= 0) throw AttrError("divisor", fmt::format("must be a positive integer, got {}", divisor));
+  long long worst = 0;
+  for (int w : weights) worst += 255LL * std::abs(w);
+  if (worst > 2000000000LL) throw AttrError("weights", "weights too large: the sum could overflow 32-bit integers");
+  attrs["weights"] = matrix_text(weights, k);
+  attrs["divisor"] = std::to_string(divisor);
+  parse_int("seed", attrs["seed"]);
+  if (attrs["input"] != "random") {
+    auto [w, h] = image_size(attrs["input"]);
+    width = w;
+    height = h;
+  }
+  if (width <= 0 || height <= 0) throw AttrError("sizes", fmt::format("image size {}x{} is not positive", width, height));
+  if (static_cast<long long>(width) * height * channels > (1LL << 31))
+    throw AttrError("sizes", fmt::format("image {}x{}x{} exceeds 2^31 bytes", width, height, channels));
+  if (attrs["border"] == "valid" && (width < k || height < k))
+    throw AttrError("border", fmt::format("valid border needs an image of at least {}x{}", k, k));
+  if (channels == 1) attrs["layout"] = "interleaved";  // one channel: the layouts coincide
+  Problem p{"conv", width, height, channels, std::move(attrs)};
+  return p;
+}
+
+ConvSpec spec_of(const Problem& p) {
+  ConvSpec s;
+  s.width = p.width;
+  s.height = p.height;
+  s.channels = p.channels;
+  s.planar = p.attr("layout") == "planar";
+  const std::string& b = p.attr("border");
+  s.border = b == "zero" ? PIMG_BORDER_ZERO : b == "valid" ? PIMG_BORDER_VALID : PIMG_BORDER_REPLICATE;
+  s.weights = parse_matrix(p.attr("weights"), s.k);
+  s.divisor = parse_int("divisor", p.attr("divisor"));
+  s.out_width = s.border == PIMG_BORDER_VALID ? s.width - s.k + 1 : s.width;
+  s.out_height = s.border == PIMG_BORDER_VALID ? s.height - s.k + 1 : s.height;
+  return s;
+}
+
+void reference(const ConvSpec& s, const std::uint8_t* in, std::uint8_t* out) {
+  const int r = s.k / 2;
+  for (int c = 0; c < s.channels; ++c)
+    for (int oy = 0; oy < s.out_height; ++oy)
+      for (int ox = 0; ox < s.out_width; ++ox) {
+        const int cx = s.border == PIMG_BORDER_VALID ? ox + r : ox;
+        const int cy = s.border == PIMG_BORDER_VALID ? oy + r : oy;
+        int acc = 0;
+        for (int ky = 0; ky < s.k; ++ky)
+          for (int kx = 0; kx < s.k; ++kx) {
+            int x = cx + kx - r, y = cy + ky - r;
+            if (x < 0 || y < 0 || x >= s.width || y >= s.height) {
+              if (s.border == PIMG_BORDER_ZERO) continue;
+              x = pimg_clamp_int(x, 0, s.width - 1);
+              y = pimg_clamp_int(y, 0, s.height - 1);
+            }
+            acc += s.weights[ky * s.k + kx] * in[pimg_pixel_index(x, y, c, s.width, s.height, s.channels, s.planar)];
+          }
+        out[pimg_pixel_index(ox, oy, c, s.out_width, s.out_height, s.channels, s.planar)] =
+            static_cast<std::uint8_t>(pimg_conv_finish(acc, s.divisor));
+      }
+}
+
+DistinctWeights distinct_weights(const std::vector<int>& weights) {
+  DistinctWeights d;
+  for (int w : weights) {
+    auto it = std::find(d.values.begin(), d.values.end(), w);
+    if (it == d.values.end()) {
+      d.tap_index.push_back(static_cast<int>(d.values.size()));
+      d.values.push_back(w);
+    } else {
+      d.tap_index.push_back(static_cast<int>(it - d.values.begin()));
+    }
+  }
+  return d;
+}
+
+Workload ConvFamily::make_workload(const Problem& p) const {
+  const ConvSpec s = spec_of(p);
+  Workload w;
+  std::vector<std::uint8_t> pixels(static_cast<std::size_t>(s.width) * s.height * s.channels);
+  if (p.attr("input") == "random") {
+    std::mt19937 rng(static_cast<std::uint32_t>(std::stoul(p.attr("seed"))));
+    std::uniform_int_distribution<int> dist(0, 255);
+    for (auto& px : pixels) px = static_cast<std::uint8_t>(dist(rng));
+  } else {
+    Image img = load_image(p.attr("input"), s.channels);
+    if (img.width != s.width || img.height != s.height)
+      throw UsageError(fmt::format("{}: image is {}x{}, the problem says {}x{}", p.attr("input"), img.width,
+                                   img.height, s.width, s.height));
+    for (int y = 0; y < s.height; ++y)
+      for (int x = 0; x < s.width; ++x)
+        for (int c = 0; c < s.channels; ++c)
+          pixels[pimg_pixel_index(x, y, c, s.width, s.height, s.channels, s.planar)] =
+              img.pixels[(static_cast<std::size_t>(y) * s.width + x) * s.channels + c];
+  }
+  const DistinctWeights d = distinct_weights(s.weights);
+  std::vector<int> lut(d.values.size() * 256);
+  for (std::size_t i = 0; i < d.values.size(); ++i)
+    for (int v = 0; v < 256; ++v) lut[i * 256 + v] = d.values[i] * v;
+
+  w.inputs.push_back({"in", std::move(pixels)});
+  w.inputs.push_back({"weights", int32_bytes(s.weights)});
+  w.inputs.push_back({"taps", int32_bytes(d.tap_index)});
+  w.inputs.push_back({"lut", int32_bytes(lut)});
+  w.output_bytes = static_cast<std::size_t>(s.out_width) * s.out_height * s.channels;
+  w.scalars = {{"width", s.width}, {"height", s.height}, {"out_width", s.out_width}, {"out_height", s.out_height}};
+  auto list = [](const std::vector<int>& v) {
+    std::string out;
+    for (std::size_t i = 0; i < v.size(); ++i) out += (i ? "," : "") + std::to_string(v[i]);
+    return out;
+  };
+  w.defines = {{"PIMG_K", std::to_string(s.k)},
+               {"PIMG_R", std::to_string(s.k / 2)},
+               {"PIMG_CHANNELS", std::to_string(s.channels)},
+               {"PIMG_PLANAR", s.planar ? "1" : "0"},
+               {"PIMG_BORDER", std::to_string(s.border)},
+               {"PIMG_DIVISOR", std::to_string(s.divisor)},
+               {"PIMG_WEIGHTS", list(s.weights)},
+               {"PIMG_NDISTINCT", std::to_string(d.values.size())},
+               {"PIMG_TAPS", list(d.tap_index)}};
+  return w;
+}
+
+std::vector<std::uint8_t> ConvFamily::reference(const Problem& p, const Workload& w) const {
+  const ConvSpec s = spec_of(p);
+  std::vector<std::uint8_t> out(w.output_bytes);
+  conv::reference(s, w.input("in").bytes.data(), out.data());
+  return out;
+}
+
+Validation ConvFamily::compare(const Problem& p, std::span<const std::uint8_t> expected,
+                               std::span<const std::uint8_t> actual) const {
+  if (expected.size() != actual.size())
+    return {false, fmt::format("output has {} bytes, expected {}", actual.size(), expected.size())};
+  const ConvSpec s = spec_of(p);
+  std::size_t bad = 0, first = 0;
+  for (std::size_t i = 0; i < expected.size(); ++i)
+    if (expected[i] != actual[i] && bad++ == 0) first = i;
+  if (bad == 0) return {true, "exact"};
+  // Locate the first mismatch as (x, y, channel) in the output's layout.
+  std::size_t plane = static_cast<std::size_t>(s.out_width) * s.out_height;
+  std::size_t pix = s.planar ? first % plane : first / s.channels;
+  int c = static_cast<int>(s.planar ? first / plane : first % s.channels);
+  return {false, fmt::format("{} of {} bytes differ; first at x={} y={} c={}: expected {} got {}", bad,
+                             expected.size(), pix % s.out_width, pix / s.out_width, c, expected[first],
+                             actual[first])};
+}
+
+Traffic ConvFamily::traffic(const Problem& p) const {
+  const ConvSpec s = spec_of(p);
+  double in = static_cast<double>(s.width) * s.height * s.channels;
+  double out = static_cast<double>(s.out_width) * s.out_height * s.channels;
+  return {in + out, 2.0 * s.k * s.k * out};
+}
+
+double ConvFamily::work(const Problem& p) const {
+  const ConvSpec s = spec_of(p);
+  return static_cast<double>(s.out_width) * s.out_height;
+}
+
+}  // namespace pimg::conv

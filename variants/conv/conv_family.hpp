@@ -1,0 +1,46 @@
+// The conv family: KxK integer convolution of 8-bit images, 1 or 3 channels, interleaved or
+// planar, with zero, valid or replicate borders (the rule itself is kernels/conv/conv_rule.h).
+#pragma once
+#include <cstdint>
+#include <vector>
+
+#include "pimg/family.hpp"
+
+namespace pimg::conv {
+
+struct ConvSpec {
+  int width = 0, height = 0, channels = 1;
+  bool planar = false;
+  int border = 0;  // PIMG_BORDER_* of conv_rule.h
+  int k = 3;
+  std::vector<int> weights;  // k*k, row-major
+  int divisor = 1;
+  int out_width = 0, out_height = 0;
+};
+
+ConvSpec spec_of(const Problem& p);
+
+// The serial CPU reference: the definition every variant is validated against.
+void reference(const ConvSpec& s, const std::uint8_t* in, std::uint8_t* out);
+
+// Distinct weights and, per tap, its index among them (for the lookup-table variants).
+struct DistinctWeights {
+  std::vector<int> values;
+  std::vector<int> tap_index;
+};
+DistinctWeights distinct_weights(const std::vector<int>& weights);
+
+class ConvFamily final : public Family {
+ public:
+  std::string name() const override { return "conv"; }
+  std::vector<AttrSpec> attributes() const override;
+  Problem make_problem(int width, int height, int channels, std::map<std::string, std::string> attrs) const override;
+  Workload make_workload(const Problem& p) const override;
+  std::vector<std::uint8_t> reference(const Problem& p, const Workload& w) const override;
+  Validation compare(const Problem& p, std::span<const std::uint8_t> expected,
+                     std::span<const std::uint8_t> actual) const override;
+  Traffic traffic(const Problem& p) const override;
+  double work(const Problem& p) const override;
+};
+
+}  // namespace pimg::conv
