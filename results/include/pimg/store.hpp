@@ -68,9 +68,10 @@ class Store {
  public:
   static constexpr int kSchemaVersion = 1;
 
-  // Opens (creating if needed) and migrates. Throws UsageError when the file is not a usable
-  // pimg-tune database or was written by a newer schema.
-  explicit Store(const std::string& path);
+  enum class Mode { create, existing };
+  // Opens (creating it in Mode::create) and migrates. Throws UsageError when the file is missing
+  // (Mode::existing), not a usable pimg-tune database, or written by a newer schema.
+  explicit Store(const std::string& path, Mode mode = Mode::create);
   ~Store();
   Store(const Store&) = delete;
   Store& operator=(const Store&) = delete;

@@ -3,6 +3,7 @@
 // in its own transaction. Observers see progress; they never change what is measured.
 #pragma once
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -57,7 +58,19 @@ struct TuneSummary {
   std::int64_t run_id = 0;
 };
 
-TuneSummary tune(const Registry& reg, const Space& space, Store& store, const TuneOptions& opt,
-                 RunObserver& obs);
+// A tuning run in two steps: the constructor checks and prepares everything (devices, spaces,
+// strategies, inputs and references) and throws UsageError for bad input before the store is even
+// opened; run() then measures and stores.
+class Tuner {
+ public:
+  Tuner(const Registry& reg, const Space& space, const TuneOptions& opt, RunObserver& obs);
+  ~Tuner();
+  std::size_t planned() const;
+  TuneSummary run(Store& store, RunObserver& obs);
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
 
 }  // namespace pimg

@@ -1,0 +1,388 @@
+// SQLite store: migrations tracked by PRAGMA user_version, WAL journal, one transaction per
+// evaluation, and the flattened queries reports read.
+#include "pimg/store.hpp"
+
+#include <fmt/format.h>
+#include <sqlite3.h>
+
+#include <cstring>
+#include <filesystem>
+
+#include "pimg/errors.hpp"
+
+namespace pimg::detail {
+struct EmbeddedKernel {
+  const char* path;
+  const unsigned char* data;
+  std::size_t size;
+};
+extern const EmbeddedKernel kMigrations[];
+}  // namespace pimg::detail
+
+namespace pimg {
+namespace {
+
+// A prepared statement that finalizes itself; errors become std::runtime_error with the message.
+class Stmt {
+ public:
+  Stmt(sqlite3* db, const char* sql) : db_(db) {
+    if (sqlite3_prepare_v2(db, sql, -1, &st_, nullptr) != SQLITE_OK)
+      throw std::runtime_error(fmt::format("sqlite: {} in: {}", sqlite3_errmsg(db), sql));
+  }
+  ~Stmt() { sqlite3_finalize(st_); }
+  Stmt(const Stmt&) = delete;
+  Stmt& operator=(const Stmt&) = delete;
+
+  Stmt& bind(int i, std::int64_t v) { return check(sqlite3_bind_int64(st_, i, v)); }
+  Stmt& bind(int i, int v) { return check(sqlite3_bind_int64(st_, i, v)); }
+  Stmt& bind(int i, double v) { return check(sqlite3_bind_double(st_, i, v)); }
+  Stmt& bind(int i, const std::string& v) {
+    return check(sqlite3_bind_text(st_, i, v.c_str(), static_cast<int>(v.size()), SQLITE_TRANSIENT));
+  }
+  bool step() {
+    int rc = sqlite3_step(st_);
+    if (rc == SQLITE_ROW) return true;
+    if (rc == SQLITE_DONE) return false;
+    throw std::runtime_error(fmt::format("sqlite: {}", sqlite3_errmsg(db_)));
+  }
+  void reset() {
+    sqlite3_reset(st_);
+    sqlite3_clear_bindings(st_);
+  }
+  std::int64_t i64(int c) const { return sqlite3_column_int64(st_, c); }
+  double real(int c) const { return sqlite3_column_double(st_, c); }
+  std::string text(int c) const {
+    const unsigned char* t = sqlite3_column_text(st_, c);
+    return t ? std::string(reinterpret_cast<const char*>(t), static_cast<std::size_t>(sqlite3_column_bytes(st_, c)))
+             : std::string();
+  }
+
+ private:
+  Stmt& check(int rc) {
+    if (rc != SQLITE_OK) throw std::runtime_error(fmt::format("sqlite bind: {}", sqlite3_errmsg(db_)));
+    return *this;
+  }
+  sqlite3* db_;
+  sqlite3_stmt* st_ = nullptr;
+};
+
+void exec(sqlite3* db, const std::string& sql) {
+  char* err = nullptr;
+  if (sqlite3_exec(db, sql.c_str(), nullptr, nullptr, &err) != SQLITE_OK) {
+    std::string msg = err ? err : "unknown error";
+    sqlite3_free(err);
+    throw std::runtime_error("sqlite: " + msg);
+  }
+}
+
+// BEGIN IMMEDIATE ... COMMIT, rolled back if the scope exits by exception.
+class Transaction {
+ public:
+  explicit Transaction(sqlite3* db) : db_(db) { exec(db_, "BEGIN IMMEDIATE"); }
+  ~Transaction() {
+    if (!done_) sqlite3_exec(db_, "ROLLBACK", nullptr, nullptr, nullptr);
+  }
+  void commit() {
+    exec(db_, "COMMIT");
+    done_ = true;
+  }
+
+ private:
+  sqlite3* db_;
+  bool done_ = false;
+};
+
+// Attributes are stored inside the problem's canonical JSON; parse them back (flat string map).
+Problem problem_from_canonical(const std::string& family, int w, int h, int c, const std::string& json) {
+  Problem p{family, w, h, c, {}};
+  std::size_t i = 0;
+  auto read_string = [&](std::string& out) {
+    out.clear();
+    ++i;  // opening quote
+    while (i < json.size() && json[i] != '"') {
+      if (json[i] == '\\') ++i;
+      if (i < json.size()) out += json[i++];
+    }
+    ++i;  // closing quote
+  };
+  while (i < json.size()) {
+    if (json[i] != '"') {
+      ++i;
+      continue;
+    }
+    std::string key, value;
+    read_string(key);
+    while (i < json.size() && (json[i] == ':' || json[i] == ' ')) ++i;
+    if (i < json.size() && json[i] == '"') {
+      read_string(value);
+      if (key != "family") p.attrs[key] = value;
+    } else {
+      while (i < json.size() && json[i] != ',' && json[i] != '}') ++i;
+    }
+  }
+  return p;
+}
+
+}  // namespace
+
+Store::Store(const std::string& path, Mode mode) : path_(path) {
+  std::error_code ec;
+  if (mode == Mode::existing && !std::filesystem::is_regular_file(path, ec))
+    throw UsageError(fmt::format("{}: no such database", path));
+  int flags = SQLITE_OPEN_READWRITE | (mode == Mode::create ? SQLITE_OPEN_CREATE : 0);
+  if (sqlite3_open_v2(path.c_str(), &db_, flags, nullptr) != SQLITE_OK) {
+    std::string msg = db_ ? sqlite3_errmsg(db_) : "out of memory";
+    sqlite3_close(db_);
+    db_ = nullptr;
+    throw UsageError(fmt::format("{}: cannot open database ({})", path, msg));
+  }
+  sqlite3_busy_timeout(db_, 30000);
+  try {
+    exec(db_, "PRAGMA foreign_keys = ON");
+    exec(db_, "PRAGMA journal_mode = WAL");
+    exec(db_, "PRAGMA synchronous = NORMAL");
+    migrate();
+  } catch (const std::runtime_error& e) {
+    sqlite3_close(db_);
+    db_ = nullptr;
+    if (dynamic_cast<const UsageError*>(&e)) throw;
+    throw UsageError(fmt::format("{}: not a usable pimg-tune database ({})", path, e.what()));
+  }
+}
+
+Store::~Store() { sqlite3_close(db_); }
+
+int Store::schema_version() const {
+  Stmt s(db_, "PRAGMA user_version");
+  s.step();
+  return static_cast<int>(s.i64(0));
+}
+
+void Store::migrate() {
+  int current = schema_version();
+  if (current > kSchemaVersion)
+    throw UsageError(fmt::format("{}: schema version {} is newer than this pimg-tune's {}", path_, current,
+                                 kSchemaVersion));
+  if (current == 0) {
+    // A version-0 file must be empty: refuse to write our schema into someone else's database.
+    Stmt s(db_, "SELECT count(*) FROM sqlite_master");
+    s.step();
+    if (s.i64(0) != 0) throw UsageError(fmt::format("{}: not a pimg-tune database (has other tables)", path_));
+  }
+  for (const auto* m = detail::kMigrations; m->path; ++m) {
+    int number = std::atoi(m->path);  // "001_initial.sql" -> 1
+    PIMG_CHECK(number >= 1 && number <= kSchemaVersion, std::string("migration out of range: ") + m->path);
+    if (number <= current) continue;
+    Transaction t(db_);
+    exec(db_, std::string(reinterpret_cast<const char*>(m->data), m->size));
+    exec(db_, fmt::format("PRAGMA user_version = {}", number));
+    t.commit();
+    current = number;
+  }
+  PIMG_CHECK(current == kSchemaVersion, "migrations do not reach the schema version");
+}
+
+std::int64_t Store::begin_run(const RunInfo& run) {
+  Stmt s(db_, "INSERT INTO runs (host, started_at, git_commit, command_line, version) VALUES (?,?,?,?,?)");
+  s.bind(1, run.host).bind(2, run.started_at).bind(3, run.git_commit).bind(4, run.command_line).bind(5, run.version);
+  s.step();
+  return sqlite3_last_insert_rowid(db_);
+}
+
+std::int64_t Store::device_id(const DeviceInfo& d) {
+  Stmt ins(db_,
+           "INSERT OR IGNORE INTO devices (backend, name, vendor, driver, platform, compute_units, "
+           "global_mem_bytes, local_mem_bytes, max_work_group_size) VALUES (?,?,?,?,?,?,?,?,?)");
+  ins.bind(1, d.backend).bind(2, d.name).bind(3, d.vendor).bind(4, d.driver).bind(5, d.platform);
+  ins.bind(6, d.compute_units).bind(7, static_cast<std::int64_t>(d.global_mem_bytes));
+  ins.bind(8, static_cast<std::int64_t>(d.local_mem_bytes)).bind(9, d.max_work_group_size);
+  ins.step();
+  Stmt q(db_, "SELECT id FROM devices WHERE backend=? AND name=? AND driver=? AND platform=?");
+  q.bind(1, d.backend).bind(2, d.name).bind(3, d.driver).bind(4, d.platform);
+  PIMG_CHECK(q.step(), "device row missing after insert");
+  return q.i64(0);
+}
+
+std::int64_t Store::problem_id(const Problem& p, const ProblemCost& cost) {
+  std::string canonical = p.canonical();
+  Stmt ins(db_,
+           "INSERT OR IGNORE INTO problems (family, canonical, width, height, channels, work, unit, min_bytes, "
+           "min_ops) VALUES (?,?,?,?,?,?,?,?,?)");
+  ins.bind(1, p.family).bind(2, canonical).bind(3, p.width).bind(4, p.height).bind(5, p.channels);
+  ins.bind(6, cost.work).bind(7, cost.unit).bind(8, cost.traffic.bytes).bind(9, cost.traffic.ops);
+  ins.step();
+  Stmt q(db_, "SELECT id FROM problems WHERE canonical=?");
+  q.bind(1, canonical);
+  PIMG_CHECK(q.step(), "problem row missing after insert");
+  return q.i64(0);
+}
+
+std::int64_t Store::variant_id(const VariantKey& v) {
+  Stmt ins(db_, "INSERT OR IGNORE INTO variants (family, name, backend, source_hash) VALUES (?,?,?,?)");
+  ins.bind(1, v.family).bind(2, v.name).bind(3, v.backend).bind(4, v.source_hash);
+  ins.step();
+  Stmt q(db_, "SELECT id FROM variants WHERE family=? AND name=? AND backend=? AND source_hash=?");
+  q.bind(1, v.family).bind(2, v.name).bind(3, v.backend).bind(4, v.source_hash);
+  PIMG_CHECK(q.step(), "variant row missing after insert");
+  return q.i64(0);
+}
+
+std::optional<ResultRow> Store::find(std::int64_t device, std::int64_t problem, std::int64_t variant,
+                                     const Config& c) {
+  Stmt q(db_,
+         "SELECT e.id, e.status, e.median_ms FROM evaluations e JOIN configs c ON c.id = e.config_id "
+         "WHERE e.device_id=? AND e.problem_id=? AND e.variant_id=? AND c.hash=? ORDER BY e.id DESC LIMIT 1");
+  q.bind(1, device).bind(2, problem).bind(3, variant).bind(4, c.hash());
+  if (!q.step()) return std::nullopt;
+  ResultRow r;
+  r.id = q.i64(0);
+  r.config = c;
+  r.result.status = status_from_string(q.text(1));
+  r.result.kernel.median = q.real(2);
+  return r;
+}
+
+std::int64_t Store::save(std::int64_t run, std::int64_t device, std::int64_t problem, std::int64_t variant,
+                         const Config& c, const EvalResult& r) {
+  Transaction t(db_);
+  {
+    Stmt ins(db_, "INSERT OR IGNORE INTO configs (hash, canonical) VALUES (?,?)");
+    ins.bind(1, c.hash()).bind(2, c.canonical());
+    ins.step();
+  }
+  std::int64_t config_id = 0;
+  {
+    Stmt q(db_, "SELECT id FROM configs WHERE hash=?");
+    q.bind(1, c.hash());
+    PIMG_CHECK(q.step(), "config row missing after insert");
+    config_id = q.i64(0);
+  }
+  Stmt ins(db_,
+           "INSERT INTO evaluations (run_id, device_id, problem_id, variant_id, config_id, status, log, validation, "
+           "compile_ms, compile_cached, h2d_ms, d2h_ms, min_ms, median_ms, mean_ms, stddev_ms, eval_ms) "
+           "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
+  ins.bind(1, run).bind(2, device).bind(3, problem).bind(4, variant).bind(5, config_id);
+  ins.bind(6, std::string(to_string(r.status))).bind(7, r.log).bind(8, r.validation);
+  ins.bind(9, r.compile_ms).bind(10, r.compile_cached ? 1 : 0).bind(11, r.h2d_ms).bind(12, r.d2h_ms);
+  ins.bind(13, r.kernel.min).bind(14, r.kernel.median).bind(15, r.kernel.mean).bind(16, r.kernel.stddev);
+  ins.bind(17, r.eval_ms);
+  ins.step();
+  std::int64_t eval_id = sqlite3_last_insert_rowid(db_);
+  Stmt sample(db_, "INSERT INTO samples (evaluation_id, seq, kernel_ms, wall_ms) VALUES (?,?,?,?)");
+  for (std::size_t i = 0; i < r.kernel_ms.size(); ++i) {
+    sample.reset();
+    sample.bind(1, eval_id).bind(2, static_cast<std::int64_t>(i)).bind(3, r.kernel_ms[i]);
+    sample.bind(4, i < r.wall_ms.size() ? r.wall_ms[i] : 0.0);
+    sample.step();
+  }
+  t.commit();
+  return eval_id;
+}
+
+void Store::save_bandwidth(std::int64_t device, double bytes, double gbs) {
+  Stmt s(db_, "INSERT INTO bandwidth (device_id, bytes, gbs) VALUES (?,?,?)");
+  s.bind(1, device).bind(2, bytes).bind(3, gbs);
+  s.step();
+}
+
+std::optional<double> Store::bandwidth(std::int64_t device) {
+  Stmt s(db_, "SELECT gbs FROM bandwidth WHERE device_id=? ORDER BY id DESC LIMIT 1");
+  s.bind(1, device);
+  if (!s.step()) return std::nullopt;
+  return s.real(0);
+}
+
+std::vector<ResultRow> Store::rows(const RowFilter& f) const { return query_rows(f, false); }
+std::vector<ResultRow> Store::rows_with_samples(const RowFilter& f) const { return query_rows(f, true); }
+
+std::vector<ResultRow> Store::query_rows(const RowFilter& f, bool samples) const {
+  std::string sql =
+      "SELECT e.id, e.run_id, d.backend, d.name, d.vendor, d.driver, d.platform, d.compute_units, "
+      "d.global_mem_bytes, d.local_mem_bytes, d.max_work_group_size, p.family, p.width, p.height, p.channels, "
+      "p.canonical, p.work, p.unit, p.min_bytes, p.min_ops, v.name, v.backend, v.source_hash, c.canonical, "
+      "e.status, e.log, e.validation, e.compile_ms, e.compile_cached, e.h2d_ms, e.d2h_ms, e.min_ms, e.median_ms, "
+      "e.mean_ms, e.stddev_ms, e.eval_ms, e.created_at "
+      "FROM latest e JOIN devices d ON d.id = e.device_id JOIN problems p ON p.id = e.problem_id "
+      "JOIN variants v ON v.id = e.variant_id JOIN configs c ON c.id = e.config_id WHERE 1=1";
+  if (f.family) sql += " AND p.family = ?1";
+  if (f.backend) sql += " AND d.backend = ?2";
+  if (f.device) sql += " AND (instr(lower(d.name), lower(?3)) > 0 OR d.backend || ':' || d.name = ?3)";
+  if (f.size) sql += " AND (p.width || 'x' || p.height) = ?4";
+  sql += " ORDER BY e.id";
+  Stmt q(db_, sql.c_str());
+  if (f.family) q.bind(1, *f.family);
+  if (f.backend) q.bind(2, *f.backend);
+  if (f.device) q.bind(3, *f.device);
+  if (f.size) q.bind(4, *f.size);
+  std::vector<ResultRow> out;
+  while (q.step()) {
+    ResultRow r;
+    r.id = q.i64(0);
+    r.run_id = q.i64(1);
+    r.device.backend = q.text(2);
+    r.device.name = q.text(3);
+    r.device.vendor = q.text(4);
+    r.device.driver = q.text(5);
+    r.device.platform = q.text(6);
+    r.device.compute_units = static_cast<int>(q.i64(7));
+    r.device.global_mem_bytes = static_cast<std::uint64_t>(q.i64(8));
+    r.device.local_mem_bytes = static_cast<std::uint64_t>(q.i64(9));
+    r.device.max_work_group_size = q.i64(10);
+    r.problem = problem_from_canonical(q.text(11), static_cast<int>(q.i64(12)), static_cast<int>(q.i64(13)),
+                                       static_cast<int>(q.i64(14)), q.text(15));
+    r.problem.attrs.erase("width");
+    r.problem.attrs.erase("height");
+    r.problem.attrs.erase("channels");
+    r.cost.work = q.real(16);
+    r.cost.unit = q.text(17);
+    r.cost.traffic.bytes = q.real(18);
+    r.cost.traffic.ops = q.real(19);
+    r.variant = {r.problem.family, q.text(20), q.text(21), q.text(22)};
+    r.config = Config::parse_canonical(q.text(23));
+    r.result.status = status_from_string(q.text(24));
+    r.result.log = q.text(25);
+    r.result.validation = q.text(26);
+    r.result.compile_ms = q.real(27);
+    r.result.compile_cached = q.i64(28) != 0;
+    r.result.h2d_ms = q.real(29);
+    r.result.d2h_ms = q.real(30);
+    r.result.kernel = {q.real(31), q.real(32), q.real(33), q.real(34)};
+    r.result.eval_ms = q.real(35);
+    r.created_at = q.text(36);
+    out.push_back(std::move(r));
+  }
+  if (samples) {
+    Stmt s(db_, "SELECT kernel_ms, wall_ms FROM samples WHERE evaluation_id=? ORDER BY seq");
+    for (auto& r : out) {
+      s.reset();
+      s.bind(1, r.id);
+      while (s.step()) {
+        r.result.kernel_ms.push_back(s.real(0));
+        r.result.wall_ms.push_back(s.real(1));
+      }
+    }
+  }
+  return out;
+}
+
+std::vector<BandwidthRow> Store::bandwidths() const {
+  Stmt q(db_,
+         "SELECT d.backend, d.name, d.vendor, d.driver, d.platform, b.gbs, b.bytes FROM bandwidth b "
+         "JOIN devices d ON d.id = b.device_id WHERE b.id = (SELECT MAX(id) FROM bandwidth WHERE device_id = "
+         "b.device_id) ORDER BY d.backend, d.name");
+  std::vector<BandwidthRow> out;
+  while (q.step()) {
+    BandwidthRow b;
+    b.device.backend = q.text(0);
+    b.device.name = q.text(1);
+    b.device.vendor = q.text(2);
+    b.device.driver = q.text(3);
+    b.device.platform = q.text(4);
+    b.gbs = q.real(5);
+    b.bytes = q.real(6);
+    out.push_back(std::move(b));
+  }
+  return out;
+}
+
+}  // namespace pimg

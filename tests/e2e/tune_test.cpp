@@ -1,0 +1,164 @@
+// End to end: the pimg-tune binary tunes a small conv space on PoCL, OpenMP and the host into a
+// temporary database, every ok row validated, self-test variants stored as failures; then resume,
+// best, report, devices, and bad input that must exit 2 and leave the database byte-identical.
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+
+#include <array>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <sstream>
+
+#include "pimg/store.hpp"
+
+namespace fs = std::filesystem;
+
+namespace {
+
+struct Ran {
+  int code = -1;
+  std::string out;
+};
+
+Ran run(const std::string& args) {
+  std::string cmd = std::string(PIMG_TUNE_EXE) + " " + args + " 2>&1";
+  Ran r;
+  std::FILE* p = popen(cmd.c_str(), "r");
+  if (!p) return r;
+  std::array<char, 4096> buf{};
+  while (std::size_t n = std::fread(buf.data(), 1, buf.size(), p)) r.out.append(buf.data(), n);
+  int status = pclose(p);
+  r.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  return r;
+}
+
+std::string slurp(const fs::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+class TuneEndToEnd : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    dir_ = fs::temp_directory_path() / ("pimg-e2e-" + std::to_string(::getpid()));
+    fs::create_directories(dir_);
+    setenv("PIMG_CACHE_DIR", (dir_ / "cache").c_str(), 1);
+    first_ = run("conv --space " + data("conv-small.yaml") + " --db " + db() + " --report " +
+                 (dir_ / "report" / "conv.md").string());
+  }
+  static void TearDownTestSuite() { fs::remove_all(dir_); }
+  static std::string data(const std::string& name) { return std::string(PIMG_TEST_DATA) + "/e2e/" + name; }
+  static std::string db() { return (dir_ / "tune.db").string(); }
+  static inline fs::path dir_;
+  static inline Ran first_;
+};
+
+}  // namespace
+
+TEST_F(TuneEndToEnd, TunesEveryConfigurationAndValidatesIt) {
+  ASSERT_EQ(first_.code, 0) << first_.out;
+  pimg::Store store(db(), pimg::Store::Mode::existing);
+  auto rows = store.rows();
+  std::map<std::string, std::map<std::string, int>> by_variant;  // variant -> status -> count
+  for (const auto& r : rows) by_variant[r.variant.name][pimg::to_string(r.result.status)]++;
+  // Space sizes x 3 problems.
+  const std::map<std::string, int> expected_ok = {{"cl_direct", 8 * 3}, {"cl_tiled", 2 * 3},  {"cl_image", 3},
+                                                  {"omp_rows", 4 * 3},  {"omp_tiles", 3},     {"serial", 3}};
+  for (const auto& [variant, n] : expected_ok) {
+    EXPECT_EQ(by_variant[variant]["ok"], n) << variant << "\n" << first_.out;
+    EXPECT_EQ(by_variant[variant].size(), 1u) << variant << " has failures\n" << first_.out;
+  }
+  EXPECT_EQ(by_variant["selftest_compile_error"]["compile_error"], 3);
+  EXPECT_EQ(by_variant["selftest_wrong_result"]["wrong_result"], 3);
+  EXPECT_EQ(by_variant["selftest_wrong_result_omp"]["wrong_result"], 3);
+  for (const auto& r : rows) {
+    if (r.result.status == pimg::Status::ok) {
+      EXPECT_EQ(r.result.validation, "exact");
+      EXPECT_GT(r.result.kernel.median, 0);
+    } else {
+      EXPECT_FALSE(r.result.log.empty()) << r.variant.name;
+    }
+  }
+  auto samples = store.rows_with_samples();
+  for (const auto& r : samples)
+    if (r.result.status == pimg::Status::ok) EXPECT_EQ(r.result.kernel_ms.size(), 3u);
+  EXPECT_EQ(store.bandwidths().size(), 2u);  // PoCL and OpenMP copy kernels
+}
+
+TEST_F(TuneEndToEnd, RerunMeasuresNothingAndKeepsRows) {
+  ASSERT_EQ(first_.code, 0);
+  std::size_t before = pimg::Store(db(), pimg::Store::Mode::existing).rows().size();
+  Ran again = run("conv --quiet --space " + data("conv-small.yaml") + " --db " + db());
+  ASSERT_EQ(again.code, 0) << again.out;
+  EXPECT_NE(again.out.find(" 0 measured"), std::string::npos) << again.out;
+  EXPECT_EQ(pimg::Store(db(), pimg::Store::Mode::existing).rows().size(), before);
+}
+
+TEST_F(TuneEndToEnd, BestAndReport) {
+  ASSERT_EQ(first_.code, 0);
+  Ran best = run("best conv --json --db " + db());
+  ASSERT_EQ(best.code, 0) << best.out;
+  EXPECT_NE(best.out.find("\"backend\": \"opencl\""), std::string::npos) << best.out;
+  EXPECT_NE(best.out.find("\"backend\": \"openmp\""), std::string::npos) << best.out;
+  EXPECT_EQ(best.out.find("selftest"), std::string::npos) << "failed variants must not be ranked";
+  Ran table = run("best conv --top 3 --size 96x64 --db " + db());
+  ASSERT_EQ(table.code, 0) << table.out;
+  EXPECT_EQ(table.out.find("64x48"), std::string::npos) << table.out;
+
+  fs::path md = dir_ / "report" / "conv.md";
+  ASSERT_TRUE(fs::exists(md));
+  std::string text = slurp(md);
+  int svgs = 0;
+  for (const auto& e : fs::directory_iterator(md.parent_path()))
+    if (e.path().extension() == ".svg") {
+      ++svgs;
+      EXPECT_NE(slurp(e.path()).find("<svg"), std::string::npos);
+      EXPECT_NE(text.find(e.path().filename().string()), std::string::npos) << "plot not linked";
+    }
+  EXPECT_GE(svgs, 3);
+  EXPECT_NE(text.find("compile_error"), std::string::npos) << "failure summary missing";
+  Ran report = run("report --db " + db() + " --out " + (dir_ / "r2" / "all.md").string());
+  EXPECT_EQ(report.code, 0) << report.out;
+  EXPECT_EQ(slurp(dir_ / "r2" / "all.md"), text) << "the report is a pure function of the store";
+}
+
+TEST_F(TuneEndToEnd, BadInputExitsTwoAndLeavesTheDatabaseAlone) {
+  ASSERT_EQ(first_.code, 0);
+  std::string before = slurp(db());
+  Ran bad = run("conv --space " + data("bad-constraint.yaml") + " --db " + db());
+  EXPECT_EQ(bad.code, 2) << bad.out;
+  EXPECT_NE(bad.out.find("bad-constraint.yaml:10:"), std::string::npos) << bad.out;
+  EXPECT_EQ(slurp(db()), before);
+
+  Ran flag = run("conv --space " + data("conv-small.yaml") + " --db " + db() + " --repeats zero");
+  EXPECT_EQ(flag.code, 2) << flag.out;
+  Ran device = run("conv --space " + data("conv-small.yaml") + " --db " + db() + " --device no-such-gpu");
+  EXPECT_EQ(device.code, 2) << device.out;
+  EXPECT_NE(device.out.find("no-such-gpu"), std::string::npos) << device.out;
+  Ran missing = run("conv --space " + data("no-such-file.yaml") + " --db " + db());
+  EXPECT_EQ(missing.code, 2) << missing.out;
+  EXPECT_EQ(slurp(db()), before);
+
+  Ran nodb = run("best conv --db " + (dir_ / "absent.db").string());
+  EXPECT_EQ(nodb.code, 2) << nodb.out;
+  EXPECT_FALSE(fs::exists(dir_ / "absent.db"));
+  Ran family = run("best nosuchfamily --db " + db());
+  EXPECT_EQ(family.code, 2) << family.out;
+  EXPECT_EQ(run("frobnicate").code, 2);
+}
+
+TEST(Cli, DevicesAndList) {
+  Ran d = run("devices");
+  ASSERT_EQ(d.code, 0) << d.out;
+  EXPECT_NE(d.out.find("opencl:0"), std::string::npos) << d.out;
+  EXPECT_NE(d.out.find("openmp:0"), std::string::npos) << d.out;
+  EXPECT_NE(d.out.find("host:0"), std::string::npos) << d.out;
+  Ran l = run("list");
+  ASSERT_EQ(l.code, 0) << l.out;
+  for (const char* name : {"cl_direct", "cl_tiled", "cl_image", "omp_rows", "omp_tiles", "serial", "exhaustive"})
+    EXPECT_NE(l.out.find(name), std::string::npos) << name;
+}

@@ -1,0 +1,145 @@
+// The conv family contract: the reference against hand-computed values, the rounding rule,
+// borders, layouts, input generation and the comparison's report of a mismatch.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cstring>
+
+#include "conv/conv_family.hpp"
+#include "pimg/errors.hpp"
+
+extern "C" {
+#include "conv/conv_rule.h"
+}
+
+using namespace pimg;
+using pimg::conv::ConvFamily;
+
+TEST(ConvRule, RoundsHalfAwayFromZeroAndSaturates) {
+  EXPECT_EQ(pimg_div_round(5, 2), 3);
+  EXPECT_EQ(pimg_div_round(-5, 2), -3);
+  EXPECT_EQ(pimg_div_round(4, 3), 1);
+  EXPECT_EQ(pimg_div_round(128, 256), 1);
+  EXPECT_EQ(pimg_div_round(127, 256), 0);
+  EXPECT_EQ(pimg_conv_finish(-40, 1), 0);
+  EXPECT_EQ(pimg_conv_finish(300, 1), 255);
+  EXPECT_EQ(pimg_conv_finish(510, 2), 255);
+}
+
+static std::vector<std::uint8_t> run_reference(const Problem& p, const std::vector<std::uint8_t>& in) {
+  ConvFamily f;
+  Workload w = f.make_workload(p);
+  w.inputs[0].bytes = in;
+  return f.reference(p, w);
+}
+
+TEST(ConvReference, SharpenZeroBorderByHand) {
+  ConvFamily f;
+  Problem p = f.make_problem(3, 3, 1, {{"filter", "sharpen3"}, {"border", "zero"}});
+  std::vector<std::uint8_t> in = {10, 20, 30, 40, 50, 60, 70, 80, 90};
+  auto out = run_reference(p, in);
+  // centre: 5*50 - 20 - 40 - 60 - 80 = 50; corner (0,0): 5*10 - 20 - 40 = -10 -> 0;
+  // (1,0): 5*20 - 10 - 30 - 50 = 10; (2,2): 5*90 - 60 - 80 = 310 -> 255.
+  EXPECT_EQ(out[4], 50);
+  EXPECT_EQ(out[0], 0);
+  EXPECT_EQ(out[1], 10);
+  EXPECT_EQ(out[8], 255);
+}
+
+TEST(ConvReference, ValidBorderShrinksAndReplicateClamps) {
+  ConvFamily f;
+  Problem valid = f.make_problem(4, 3, 1, {{"filter", "box3"}, {"border", "valid"}});
+  std::vector<std::uint8_t> in = {0, 9, 18, 27, 9, 18, 27, 36, 18, 27, 36, 45};
+  auto out = run_reference(valid, in);
+  ASSERT_EQ(out.size(), 2u);  // (4-2) x (3-2)
+  EXPECT_EQ(out[0], 18);      // mean of the 3x3 window at (1,1)
+  EXPECT_EQ(out[1], 27);
+  Problem rep = f.make_problem(2, 1, 1, {{"filter", "box3"}, {"border", "replicate"}});
+  auto r = run_reference(rep, {0, 90});
+  // (0,0): rows all replicate the single row: 3*(0+0+90)/9 = 30
+  EXPECT_EQ(r[0], 30);
+  EXPECT_EQ(r[1], 60);
+}
+
+TEST(ConvReference, PlanarAndInterleavedAgreePerChannel) {
+  ConvFamily f;
+  Problem inter = f.make_problem(9, 7, 3, {{"filter", "gaussian5"}, {"layout", "interleaved"}});
+  Problem planar = f.make_problem(9, 7, 3, {{"filter", "gaussian5"}, {"layout", "planar"}});
+  Workload wi = f.make_workload(inter);
+  // Same pixels in planar order.
+  std::vector<std::uint8_t> pin(wi.inputs[0].bytes.size());
+  for (int y = 0; y < 7; ++y)
+    for (int x = 0; x < 9; ++x)
+      for (int c = 0; c < 3; ++c) pin[(c * 7 + y) * 9 + x] = wi.inputs[0].bytes[(y * 9 + x) * 3 + c];
+  auto oi = f.reference(inter, wi);
+  auto op = run_reference(planar, pin);
+  for (int y = 0; y < 7; ++y)
+    for (int x = 0; x < 9; ++x)
+      for (int c = 0; c < 3; ++c) ASSERT_EQ(oi[(y * 9 + x) * 3 + c], op[(c * 7 + y) * 9 + x]);
+}
+
+TEST(ConvFamily, SeededInputIsReproducibleAndNotZero) {
+  ConvFamily f;
+  Problem p = f.make_problem(64, 32, 3, {});
+  EXPECT_EQ(p.attr("seed"), "1107");
+  Workload a = f.make_workload(p), b = f.make_workload(p);
+  EXPECT_EQ(a.inputs[0].bytes, b.inputs[0].bytes);
+  EXPECT_GT(std::count_if(a.inputs[0].bytes.begin(), a.inputs[0].bytes.end(), [](auto v) { return v != 0; }), 1000);
+  Problem q = f.make_problem(64, 32, 3, {{"seed", "7"}});
+  EXPECT_NE(f.make_workload(q).inputs[0].bytes, a.inputs[0].bytes);
+}
+
+TEST(ConvFamily, CustomFilterAndLookupTable) {
+  ConvFamily f;
+  Problem p = f.make_problem(16, 16, 1, {{"filter", "custom"}, {"weights", "1,2,1;2,4,2;1,2,1"}, {"divisor", "16"}});
+  EXPECT_EQ(p.attr("weights"), "1,2,1;2,4,2;1,2,1");
+  Workload w = f.make_workload(p);
+  EXPECT_EQ(w.defines.at("PIMG_NDISTINCT"), "3");
+  EXPECT_EQ(w.defines.at("PIMG_TAPS"), "0,1,0,1,2,1,0,1,0");
+  const auto& lut = w.input("lut").bytes;
+  ASSERT_EQ(lut.size(), 3u * 256 * 4);
+  int v = 0;
+  std::memcpy(&v, lut.data() + (2 * 256 + 100) * 4, 4);
+  EXPECT_EQ(v, 400);  // distinct weight 4 times value 100
+}
+
+TEST(ConvFamily, BadAttributesNameTheKey) {
+  ConvFamily f;
+  auto key_of = [&](int w, int h, int c, std::map<std::string, std::string> a) {
+    try {
+      f.make_problem(w, h, c, a);
+    } catch (const AttrError& e) {
+      return e.key();
+    }
+    return std::string("none");
+  };
+  EXPECT_EQ(key_of(8, 8, 2, {}), "channels");
+  EXPECT_EQ(key_of(8, 8, 1, {{"filter", "emboss"}}), "filter");
+  EXPECT_EQ(key_of(8, 8, 1, {{"filter", "custom"}, {"weights", "1,2;3,4"}, {"divisor", "1"}}), "weights");
+  EXPECT_EQ(key_of(8, 8, 1, {{"filter", "custom"}, {"weights", "1"}, {"divisor", "0"}}), "divisor");
+  EXPECT_EQ(key_of(8, 8, 1, {{"filter", "sharpen3"}, {"divisor", "3"}}), "divisor");
+  EXPECT_EQ(key_of(0, 8, 1, {}), "sizes");
+  EXPECT_EQ(key_of(3, 3, 1, {{"filter", "gaussian5"}, {"border", "valid"}}), "border");
+  EXPECT_EQ(key_of(8, 8, 1, {{"seed", "x"}}), "seed");
+}
+
+TEST(ConvFamily, CompareLocatesFirstMismatch) {
+  ConvFamily f;
+  Problem p = f.make_problem(4, 2, 3, {{"layout", "planar"}});
+  std::vector<std::uint8_t> a(24, 7), b = a;
+  EXPECT_TRUE(f.compare(p, a, b).ok);
+  b[4 * 2 + 5] = 9;  // channel 1, pixel (1, 1)
+  Validation v = f.compare(p, a, b);
+  EXPECT_FALSE(v.ok);
+  EXPECT_NE(v.detail.find("x=1 y=1 c=1"), std::string::npos) << v.detail;
+  EXPECT_FALSE(f.compare(p, a, std::vector<std::uint8_t>(3)).ok);
+}
+
+TEST(ConvFamily, TrafficAndWork) {
+  ConvFamily f;
+  Problem p = f.make_problem(100, 50, 3, {{"filter", "gaussian5"}, {"border", "valid"}});
+  EXPECT_DOUBLE_EQ(f.work(p), 96.0 * 46);
+  Traffic t = f.traffic(p);
+  EXPECT_DOUBLE_EQ(t.bytes, 100.0 * 50 * 3 + 96.0 * 46 * 3);
+  EXPECT_DOUBLE_EQ(t.ops, 2.0 * 25 * 96 * 46 * 3);
+}

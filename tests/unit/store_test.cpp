@@ -1,0 +1,184 @@
+// The SQLite store: schema and migrations, round trip of every field, latest-row semantics,
+// resume lookups, refusal of foreign or newer databases.
+#include <gtest/gtest.h>
+#include <sqlite3.h>
+
+#include <unistd.h>
+
+#include <filesystem>
+
+#include "pimg/errors.hpp"
+#include "pimg/store.hpp"
+
+using namespace pimg;
+namespace fs = std::filesystem;
+
+namespace {
+
+struct TempDb {
+  fs::path path;
+  TempDb() {
+    path = fs::temp_directory_path() / ("pimg-store-test-" + std::to_string(::getpid()) + "-" +
+                                        ::testing::UnitTest::GetInstance()->current_test_info()->name() + ".db");
+    fs::remove(path);
+  }
+  ~TempDb() {
+    for (const char* suffix : {"", "-wal", "-shm"}) fs::remove(path.string() + suffix);
+  }
+};
+
+DeviceInfo device() {
+  DeviceInfo d;
+  d.backend = "opencl";
+  d.name = "pthread-test";
+  d.vendor = "PoCL";
+  d.driver = "5.0";
+  d.platform = "Portable Computing Language";
+  d.compute_units = 2;
+  d.global_mem_bytes = 1 << 30;
+  d.max_work_group_size = 4096;
+  return d;
+}
+
+EvalResult ok_result(double base) {
+  EvalResult r;
+  r.kernel_ms = {base + 0.2, base, base + 0.1};
+  r.wall_ms = {base + 1, base + 1, base + 1};
+  r.kernel = Stats::of(r.kernel_ms);
+  r.compile_ms = 12.5;
+  r.h2d_ms = 0.5;
+  r.d2h_ms = 0.25;
+  r.validation = "exact";
+  r.log = "build ok";
+  return r;
+}
+
+}  // namespace
+
+TEST(Store, CreatesSchemaAtCurrentVersion) {
+  TempDb db;
+  Store s(db.path.string());
+  EXPECT_EQ(s.schema_version(), Store::kSchemaVersion);
+}
+
+TEST(Store, RoundTripsEveryField) {
+  TempDb db;
+  Store s(db.path.string());
+  std::int64_t run = s.begin_run({"host", "2026-11-23T00:00:00Z", "abc123", "pimg-tune conv", "0.1.0"});
+  std::int64_t dev = s.device_id(device());
+  EXPECT_EQ(s.device_id(device()), dev);  // idempotent
+  Problem p{"conv", 64, 32, 3, {{"filter", "sharpen3"}, {"border", "zero"}}};
+  std::int64_t prob = s.problem_id(p, {2048, "MPix/s", {12288, 36864}});
+  std::int64_t var = s.variant_id({"conv", "cl_direct", "opencl", "feed"});
+  Config c;
+  c.set("block_x", std::int64_t{16});
+  c.set("filter_mem", std::string("constant"));
+  s.save(run, dev, prob, var, c, ok_result(2.0));
+
+  auto rows = s.rows_with_samples();
+  ASSERT_EQ(rows.size(), 1u);
+  const ResultRow& r = rows[0];
+  EXPECT_EQ(r.device.name, "pthread-test");
+  EXPECT_EQ(r.device.compute_units, 2);
+  EXPECT_EQ(r.problem, p);
+  EXPECT_DOUBLE_EQ(r.cost.work, 2048);
+  EXPECT_DOUBLE_EQ(r.cost.traffic.bytes, 12288);
+  EXPECT_EQ(r.variant.name, "cl_direct");
+  EXPECT_EQ(r.variant.source_hash, "feed");
+  EXPECT_EQ(r.config, c);
+  EXPECT_EQ(r.result.status, Status::ok);
+  EXPECT_DOUBLE_EQ(r.result.kernel.median, 2.1);
+  EXPECT_DOUBLE_EQ(r.result.compile_ms, 12.5);
+  EXPECT_EQ(r.result.kernel_ms, (std::vector<double>{2.2, 2.0, 2.1}));
+  EXPECT_EQ(r.result.validation, "exact");
+}
+
+TEST(Store, LatestEvaluationWinsAndFindSeesIt) {
+  TempDb db;
+  Store s(db.path.string());
+  std::int64_t run = s.begin_run({"h", "t", "c", "cmd", "v"});
+  std::int64_t dev = s.device_id(device());
+  std::int64_t prob = s.problem_id({"conv", 8, 8, 1, {}}, {64, "MPix/s", {128, 1}});
+  std::int64_t var = s.variant_id({"conv", "v", "opencl", "h1"});
+  Config c;
+  c.set("x", std::int64_t{1});
+  EXPECT_FALSE(s.find(dev, prob, var, c));
+  EvalResult bad;
+  bad.status = Status::wrong_result;
+  bad.log = "run 1: 3 of 64 bytes differ";
+  s.save(run, dev, prob, var, c, bad);
+  s.save(run, dev, prob, var, c, ok_result(1.0));
+  auto found = s.find(dev, prob, var, c);
+  ASSERT_TRUE(found);
+  EXPECT_EQ(found->result.status, Status::ok);
+  EXPECT_EQ(s.rows().size(), 1u);  // the earlier row is kept but not current
+  // A different source hash is a different variant row: nothing found for it.
+  std::int64_t var2 = s.variant_id({"conv", "v", "opencl", "h2"});
+  EXPECT_FALSE(s.find(dev, prob, var2, c));
+}
+
+TEST(Store, FiltersAndBandwidth) {
+  TempDb db;
+  Store s(db.path.string());
+  std::int64_t run = s.begin_run({"h", "t", "c", "cmd", "v"});
+  std::int64_t dev = s.device_id(device());
+  EXPECT_FALSE(s.bandwidth(dev));
+  s.save_bandwidth(dev, 1 << 26, 10.0);
+  s.save_bandwidth(dev, 1 << 26, 12.5);
+  EXPECT_DOUBLE_EQ(*s.bandwidth(dev), 12.5);
+  ASSERT_EQ(s.bandwidths().size(), 1u);
+  EXPECT_DOUBLE_EQ(s.bandwidths()[0].gbs, 12.5);
+  std::int64_t p1 = s.problem_id({"conv", 8, 8, 1, {}}, {64, "MPix/s", {128, 1}});
+  std::int64_t p2 = s.problem_id({"conv", 16, 8, 1, {}}, {128, "MPix/s", {256, 1}});
+  std::int64_t var = s.variant_id({"conv", "v", "opencl", "h"});
+  Config c;
+  s.save(run, dev, p1, var, c, ok_result(1));
+  s.save(run, dev, p2, var, c, ok_result(2));
+  RowFilter f;
+  f.size = "16x8";
+  EXPECT_EQ(s.rows(f).size(), 1u);
+  f = {};
+  f.device = "PTHREAD";
+  EXPECT_EQ(s.rows(f).size(), 2u);
+  f.device = "cuda";
+  EXPECT_EQ(s.rows(f).size(), 0u);
+  f = {};
+  f.family = "hist";
+  EXPECT_EQ(s.rows(f).size(), 0u);
+}
+
+TEST(Store, RefusesForeignNewerAndMissingDatabases) {
+  TempDb db;
+  EXPECT_THROW(Store(db.path.string(), Store::Mode::existing), UsageError);
+  EXPECT_FALSE(fs::exists(db.path));
+  {
+    sqlite3* raw = nullptr;
+    ASSERT_EQ(sqlite3_open(db.path.c_str(), &raw), SQLITE_OK);
+    sqlite3_exec(raw, "CREATE TABLE other (x)", nullptr, nullptr, nullptr);
+    sqlite3_close(raw);
+  }
+  EXPECT_THROW(Store{db.path.string()}, UsageError);
+  fs::remove(db.path);
+  {
+    Store s(db.path.string());
+  }
+  {
+    sqlite3* raw = nullptr;
+    ASSERT_EQ(sqlite3_open(db.path.c_str(), &raw), SQLITE_OK);
+    sqlite3_exec(raw, "PRAGMA user_version = 99", nullptr, nullptr, nullptr);
+    sqlite3_close(raw);
+  }
+  try {
+    Store s(db.path.string());
+    FAIL() << "opened a newer schema";
+  } catch (const UsageError& e) {
+    EXPECT_NE(std::string(e.what()).find("newer"), std::string::npos);
+  }
+  TempDb junk;
+  {
+    std::FILE* f = std::fopen(junk.path.c_str(), "w");
+    std::fputs("this is not a database, just text that is long enough to have a header", f);
+    std::fclose(f);
+  }
+  EXPECT_THROW(Store{junk.path.string()}, UsageError);
+}

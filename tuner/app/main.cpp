@@ -1,0 +1,216 @@
+// pimg-tune: tune a kernel family over a space file, rank and report what the store holds.
+// Exit codes: 0 success, 1 internal failure, 2 bad input (space file, flags, image, database).
+#include <CLI/CLI.hpp>
+#include <fmt/format.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include "cli/progress.hpp"
+#include "pimg/errors.hpp"
+#include "pimg/registry.hpp"
+#include "pimg/report.hpp"
+#include "pimg/runner.hpp"
+#include "pimg/space.hpp"
+#include "pimg/store.hpp"
+
+namespace fs = std::filesystem;
+using namespace pimg;
+
+namespace {
+
+constexpr const char* kDefaultDb = "pimg-tune.db";
+
+std::string join_args(int argc, char** argv) {
+  std::string out;
+  for (int i = 0; i < argc; ++i) out += (i ? " " : "") + std::string(argv[i]);
+  return out;
+}
+
+// Writes the report and its plots beside it; returns the plot count.
+std::size_t write_report(Store& store, const std::string& family, const std::string& out_path, int top) {
+  RowFilter f;
+  if (!family.empty()) f.family = family;
+  ReportOptions opt;
+  opt.family = family;
+  opt.top = top;
+  opt.plot_prefix = fs::path(out_path).stem().string();
+  Report r = make_report(store.rows(f), store.bandwidths(), opt);
+  fs::path dir = fs::path(out_path).parent_path();
+  if (!dir.empty()) fs::create_directories(dir);
+  auto write = [](const fs::path& p, const std::string& text) {
+    std::ofstream o(p);
+    o << text;
+    if (!o) throw UsageError(fmt::format("{}: cannot write", p.string()));
+  };
+  write(out_path, r.markdown);
+  for (const auto& [name, text] : r.files) write(dir / name, text);
+  return r.files.size();
+}
+
+void print_devices(const Registry& reg) {
+  for (const Backend* b : reg.backends()) {
+    BackendStatus st = b->status();
+    if (!st.available) {
+      fmt::print("{}: unavailable: {}\n", b->name(), st.reason);
+      continue;
+    }
+    for (const auto& d : b->devices())
+      fmt::print("{}  {}  [{}] driver {}  {} compute units  {:.1f} GiB  max work-group {}\n", d.id(), d.name,
+                 d.platform, d.driver, d.compute_units, static_cast<double>(d.global_mem_bytes) / (1u << 30),
+                 d.max_work_group_size);
+  }
+}
+
+void print_list(const Registry& reg) {
+  for (const Family* f : reg.families()) {
+    fmt::print("family {} (unit {})\n  problem attributes:\n", f->name(), f->unit());
+    for (const auto& a : f->attributes()) {
+      std::string allowed;
+      for (const auto& v : a.allowed) allowed += (allowed.empty() ? "" : "|") + v;
+      fmt::print("    {:<10} {:<34} default {:<10} {}\n", a.name, allowed.empty() ? "-" : allowed,
+                 a.default_value.empty() ? "-" : a.default_value, a.help);
+    }
+    fmt::print("  variants:\n");
+    for (const Variant* v : reg.variants(f->name())) {
+      fmt::print("    {:<26} {:<7} {:<28} {}\n", v->name(), v->backend(), v->source(), v->help());
+      for (const auto& p : v->parameters()) {
+        std::string choices;
+        for (const auto& c : p.choices) choices += (choices.empty() ? "" : "|") + c;
+        fmt::print("      {:<12} {:<26} default {:<8} {}\n", p.name, p.is_text ? choices : "integer",
+                   to_string(p.default_value), p.help);
+      }
+    }
+  }
+  fmt::print("strategies:\n");
+  for (const StrategyInfo* s : reg.strategies()) {
+    fmt::print("  {:<12} {}\n", s->name, s->help);
+    for (const auto& o : s->options) fmt::print("    {:<10} default {:<6} {}\n", o.name, o.default_value, o.help);
+  }
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  const Registry& reg = Registry::builtin();
+  CLI::App app{"pimg-tune: auto-tuning experiment harness for image kernels"};
+  app.require_subcommand(1);
+
+  // One tuning subcommand per registered family, all of the same shape.
+  struct TuneArgs {
+    std::string space, db = kDefaultDb, report;
+    std::vector<std::string> backends, devices;
+    std::optional<int> repeats;
+    bool no_resume = false, quiet = false;
+    int top = 5;
+  } tune_args;
+  std::vector<std::pair<CLI::App*, std::string>> family_cmds;
+  for (const Family* f : reg.families()) {
+    CLI::App* cmd = app.add_subcommand(f->name(), fmt::format("tune the {} family over a space file", f->name()));
+    cmd->add_option("--space", tune_args.space, "space file (YAML), e.g. spaces/conv.yaml")->required();
+    cmd->add_option("--db", tune_args.db, "SQLite database (created if missing)")->capture_default_str();
+    cmd->add_option("--backend", tune_args.backends, "only these backends (repeatable)");
+    cmd->add_option("--device", tune_args.devices, "only devices whose index or name matches (repeatable)");
+    cmd->add_option("--repeats", tune_args.repeats, "timed runs per configuration (overrides the space file)")
+        ->check(CLI::Range(1, 100000));
+    cmd->add_flag("--no-resume", tune_args.no_resume, "measure again configurations already in the database");
+    cmd->add_option("--report", tune_args.report, "also write the markdown report (plots beside it)");
+    cmd->add_option("--top", tune_args.top, "rows per group in the ranked table")->capture_default_str();
+    cmd->add_flag("--quiet", tune_args.quiet, "no progress output");
+    family_cmds.emplace_back(cmd, f->name());
+  }
+
+  std::string db = kDefaultDb, family, device, size, out = "report/pimg-report.md";
+  int top = 1;
+  bool json = false;
+  CLI::App* best = app.add_subcommand("best", "print the best configurations per backend, device and size");
+  best->add_option("family", family, "kernel family")->required();
+  best->add_option("--db", db, "SQLite database")->capture_default_str();
+  best->add_option("--device", device, "device name substring");
+  best->add_option("--size", size, "image size WxH");
+  best->add_option("--top", top, "configurations per group")->capture_default_str()->check(CLI::Range(1, 1000000));
+  best->add_flag("--json", json, "JSON instead of a table");
+
+  CLI::App* report = app.add_subcommand("report", "write the markdown report with plots from the database");
+  report->add_option("--db", db, "SQLite database")->capture_default_str();
+  report->add_option("--family", family, "only this family");
+  report->add_option("--out", out, "markdown file; plots are written beside it")->capture_default_str();
+  report->add_option("--top", top, "rows of each top-N table")->default_val(10)->check(CLI::Range(1, 100000));
+
+  app.add_subcommand("devices", "list backends and devices (and why a backend is unavailable)");
+  app.add_subcommand("list", "list families, variants with their parameters, and strategies");
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::CallForHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForAllHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::ParseError& e) {
+    fmt::print(stderr, "pimg-tune: {}\n", e.what());
+    return 2;
+  }
+
+  try {
+    for (auto& [cmd, fam] : family_cmds) {
+      if (!cmd->parsed()) continue;
+      Space space = load_space(tune_args.space, reg);
+      if (space.family != fam)
+        throw UsageError(fmt::format("{}: the space is for family '{}', not '{}'", tune_args.space, space.family, fam));
+      TuneOptions opt;
+      opt.backends = tune_args.backends;
+      opt.devices = tune_args.devices;
+      opt.repeats = tune_args.repeats;
+      opt.resume = !tune_args.no_resume;
+      opt.command_line = join_args(argc, argv);
+      // Everything is checked before the database is opened, so bad input leaves it untouched.
+      cli::Progress progress(stderr, tune_args.quiet);
+      Tuner tuner(reg, space, opt, progress);
+      Store store(tune_args.db);
+      TuneSummary s = tuner.run(store, progress);
+      RowFilter f;
+      f.family = fam;
+      fmt::print("{}", best_table(store.rows(f), store.bandwidths(), tune_args.top));
+      if (!tune_args.report.empty()) {
+        std::size_t plots = write_report(store, fam, tune_args.report, 10);
+        fmt::print("report: {} ({} plots)\n", tune_args.report, plots);
+      }
+      fmt::print("database: {} (run {}: {} measured, {} ok, {} failed, {} already stored)\n", tune_args.db, s.run_id,
+                 s.measured, s.ok, s.failed, s.skipped);
+      return 0;
+    }
+    if (best->parsed()) {
+      if (!reg.family(family)) throw UsageError(fmt::format("best: unknown family '{}'", family));
+      Store store(db, Store::Mode::existing);
+      RowFilter f;
+      f.family = family;
+      if (!device.empty()) f.device = device;
+      if (!size.empty()) f.size = size;
+      auto rows = store.rows(f);
+      fmt::print("{}", json ? best_json(rows, store.bandwidths(), top) : best_table(rows, store.bandwidths(), top));
+      return 0;
+    }
+    if (report->parsed()) {
+      if (!family.empty() && !reg.family(family)) throw UsageError(fmt::format("report: unknown family '{}'", family));
+      Store store(db, Store::Mode::existing);
+      std::size_t plots = write_report(store, family, out, top);
+      fmt::print("report: {} ({} plots)\n", out, plots);
+      return 0;
+    }
+    if (app.got_subcommand("devices")) {
+      print_devices(reg);
+      return 0;
+    }
+    if (app.got_subcommand("list")) {
+      print_list(reg);
+      return 0;
+    }
+  } catch (const UsageError& e) {
+    fmt::print(stderr, "pimg-tune: {}\n", e.what());
+    return 2;
+  } catch (const std::exception& e) {
+    fmt::print(stderr, "pimg-tune: error: {}\n", e.what());
+    return 1;
+  }
+  return 0;
+}

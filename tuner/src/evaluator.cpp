@@ -1,0 +1,147 @@
+// One configuration, measured: plan -> compile -> upload -> warm-ups -> timed runs, each with the
+// output poisoned before and validated after. Every failure becomes a status, never an exception.
+#include "pimg/evaluator.hpp"
+
+#include <fmt/format.h>
+
+#include <chrono>
+
+#include "pimg/registry.hpp"
+
+namespace pimg {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+double ms_since(Clock::time_point t0) { return std::chrono::duration<double, std::milli>(Clock::now() - t0).count(); }
+
+EvalResult fail(EvalResult r, Status s, std::string log, Clock::time_point t0) {
+  r.status = s;
+  r.log = std::move(log);
+  r.eval_ms = ms_since(t0);
+  r.kernel = Stats::of(r.kernel_ms);
+  return r;
+}
+
+const KernelSource& source_for(const Variant& v, KernelSource& builtin) {
+  if (v.source().rfind("builtin:", 0) == 0) {
+    builtin = {v.source(), "", hash128(v.source())};
+    return builtin;
+  }
+  const KernelSource* s = kernel_source(v.source());
+  if (!s) throw std::runtime_error(fmt::format("variant {} names a missing kernel source {}", v.name(), v.source()));
+  return *s;
+}
+
+}  // namespace
+
+EvalResult evaluate(const EvalContext& ctx, const Variant& variant, const Config& config) {
+  const auto t0 = Clock::now();
+  EvalResult r;
+  LaunchPlan plan;
+  try {
+    plan = variant.plan(ctx.problem, ctx.workload, config, ctx.device.info());
+  } catch (const PlanError& e) {
+    return fail(r, Status::launch_error, e.what(), t0);
+  }
+
+  KernelSource builtin;
+  const KernelSource& source = source_for(variant, builtin);
+  CompileResult compiled = ctx.device.compile(source, plan);
+  r.compile_ms = compiled.ms;
+  r.compile_cached = compiled.cached;
+  if (!compiled.program) return fail(r, Status::compile_error, compiled.log, t0);
+
+  // Device buffers: every workload input an argument names, plus the output.
+  std::map<std::string, std::shared_ptr<DeviceBuffer>> owned;
+  std::map<std::string, DeviceBuffer*> buffers;
+  try {
+    const auto t_up = Clock::now();
+    for (const auto& a : plan.args) {
+      if (a.kind != ArgKind::Buffer && a.kind != ArgKind::Image2D) continue;
+      if (a.buffer == "out" || owned.count(a.buffer)) continue;
+      const HostBuffer& host = ctx.workload.input(a.buffer);
+      auto dev = a.kind == ArgKind::Image2D ? ctx.device.alloc_image(a.image_width, a.image_height)
+                                            : ctx.device.alloc(host.bytes.size());
+      ctx.device.upload(*dev, host.bytes);
+      buffers[a.buffer] = dev.get();
+      owned[a.buffer] = std::move(dev);
+    }
+    r.h2d_ms = ms_since(t_up);
+    owned["out"] = ctx.device.alloc(ctx.workload.output_bytes);
+    buffers["out"] = owned["out"].get();
+  } catch (const std::exception& e) {
+    return fail(r, Status::launch_error, fmt::format("buffer setup: {}", e.what()), t0);
+  }
+
+  const double timeout_ms = ctx.measure.timeout_s * 1000.0;
+  std::vector<std::uint8_t> output(ctx.workload.output_bytes);
+  const int total = ctx.measure.warmups + ctx.measure.repeats;
+  for (int run = 0; run < total; ++run) {
+    const bool timed = run >= ctx.measure.warmups;
+    try {
+      ctx.device.fill(*buffers["out"], kPoison);
+    } catch (const std::exception& e) {
+      return fail(r, Status::launch_error, fmt::format("poisoning the output: {}", e.what()), t0);
+    }
+    const auto t_run = Clock::now();
+    LaunchResult launched = ctx.device.launch(*compiled.program, plan, buffers);
+    const double wall = ms_since(t_run);
+    if (!launched.ok) return fail(r, Status::launch_error, launched.error, t0);
+    if (wall > timeout_ms)
+      return fail(r, Status::timeout,
+                  fmt::format("run {} took {:.1f} ms, over the {:.1f} s timeout", run + 1, wall, ctx.measure.timeout_s),
+                  t0);
+    // Validate every run: the output was poisoned, so a skipped or stale pixel shows.
+    const auto t_down = Clock::now();
+    try {
+      ctx.device.download(*buffers["out"], output);
+    } catch (const std::exception& e) {
+      return fail(r, Status::launch_error, fmt::format("download: {}", e.what()), t0);
+    }
+    if (run == ctx.measure.warmups) r.d2h_ms = ms_since(t_down);
+    Validation v = ctx.family.compare(ctx.problem, ctx.expected, output);
+    if (!v.ok) return fail(r, Status::wrong_result, fmt::format("run {}: {}", run + 1, v.detail), t0);
+    r.validation = v.detail;
+    if (timed) {
+      r.kernel_ms.push_back(launched.kernel_ms);
+      r.wall_ms.push_back(wall);
+    }
+  }
+  r.status = Status::ok;
+  r.log = compiled.log;
+  r.kernel = Stats::of(r.kernel_ms);
+  r.eval_ms = ms_since(t0);
+  return r;
+}
+
+std::optional<double> measure_copy_bandwidth(const Backend& backend, Device& device, std::size_t bytes,
+                                             int repeats) {
+  auto copy = backend.copy_kernel(bytes);
+  if (!copy) return std::nullopt;
+  try {
+    CompileResult c = device.compile(copy->source, copy->plan);
+    if (!c.program) return std::nullopt;
+    auto in = device.alloc(bytes);
+    auto out = device.alloc(bytes);
+    std::vector<std::uint8_t> pattern(bytes);
+    for (std::size_t i = 0; i < bytes; ++i) pattern[i] = static_cast<std::uint8_t>(i * 131 + 7);
+    device.upload(*in, pattern);
+    std::map<std::string, DeviceBuffer*> buffers{{"in", in.get()}, {"out", out.get()}};
+    std::vector<double> times;
+    for (int i = 0; i < repeats + 1; ++i) {
+      LaunchResult l = device.launch(*c.program, copy->plan, buffers);
+      if (!l.ok) return std::nullopt;
+      if (i > 0) times.push_back(l.kernel_ms);  // the first run warms up
+    }
+    std::vector<std::uint8_t> check(bytes);
+    device.download(*out, check);
+    if (check != pattern) return std::nullopt;
+    double median = Stats::of(times).median;
+    if (median <= 0) return std::nullopt;
+    return 2.0 * static_cast<double>(bytes) / (median * 1e-3) / 1e9;
+  } catch (const std::exception&) {
+    return std::nullopt;
+  }
+}
+
+}  // namespace pimg

@@ -1,0 +1,237 @@
+// The sequential runner. Everything that can be wrong with the input is checked before the first
+// row is written; then each evaluation is stored in its own transaction as soon as it is measured.
+#include "pimg/runner.hpp"
+
+#include <fmt/format.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cctype>
+#include <chrono>
+#include <ctime>
+
+#include "pimg/errors.hpp"
+#include "pimg/evaluator.hpp"
+#include "pimg/store.hpp"
+
+#ifndef PIMG_GIT_COMMIT
+#define PIMG_GIT_COMMIT "unknown"
+#endif
+#ifndef PIMG_VERSION
+#define PIMG_VERSION "0"
+#endif
+
+namespace pimg {
+namespace {
+
+std::string lower(std::string s) {
+  for (auto& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return s;
+}
+
+bool matches(const DeviceInfo& d, const std::string& selector) {
+  if (!selector.empty() && std::all_of(selector.begin(), selector.end(), ::isdigit))
+    return std::stoi(selector) == d.index;
+  return lower(d.name).find(lower(selector)) != std::string::npos ||
+         lower(d.platform).find(lower(selector)) != std::string::npos;
+}
+
+std::string utc_now() {
+  std::time_t t = std::time(nullptr);
+  std::tm tm{};
+  gmtime_r(&t, &tm);
+  char buf[32];
+  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
+  return buf;
+}
+
+std::string hostname() {
+  char buf[256] = {};
+  if (gethostname(buf, sizeof buf - 1) != 0) return "unknown";
+  return buf;
+}
+
+// One strategy's walk: a variant on a device for a problem.
+struct Task {
+  std::size_t device = 0, problem = 0;
+  const Variant* variant = nullptr;
+  std::vector<Config> configs;
+  std::unique_ptr<Strategy> strategy;
+};
+
+}  // namespace
+
+std::vector<SelectedDevice> select_devices(const Registry& reg, const Space& space, const TuneOptions& opt,
+                                           RunObserver& obs) {
+  std::vector<BackendSelection> wanted = space.backends;
+  if (!opt.backends.empty()) {
+    std::vector<BackendSelection> chosen;
+    for (const auto& name : opt.backends) {
+      if (!reg.backend(name)) {
+        std::string known;
+        for (const auto* b : reg.backends()) known += (known.empty() ? "" : ", ") + b->name();
+        throw UsageError(fmt::format("--backend {}: unknown backend (known: {})", name, known));
+      }
+      auto it = std::find_if(wanted.begin(), wanted.end(), [&](const auto& b) { return b.backend == name; });
+      chosen.push_back(it != wanted.end() ? *it : BackendSelection{name, {}, {}});
+    }
+    wanted = chosen;
+  }
+  std::vector<SelectedDevice> out;
+  std::vector<bool> selector_used(opt.devices.size(), false);
+  for (const auto& sel : wanted) {
+    const Backend* b = reg.backend(sel.backend);
+    PIMG_CHECK(b, "space loader let an unknown backend through: " + sel.backend);
+    BackendStatus st = b->status();
+    if (!st.available) {
+      if (!opt.backends.empty()) throw UsageError(fmt::format("--backend {}: unavailable: {}", sel.backend, st.reason));
+      obs.on_message(fmt::format("{}: unavailable ({}), skipped", sel.backend, st.reason));
+      continue;
+    }
+    std::vector<DeviceInfo> devices = b->devices();
+    const std::vector<std::string>& selectors = opt.devices.empty() ? sel.devices : opt.devices;
+    for (const auto& s : sel.devices) {
+      if (!opt.devices.empty()) break;
+      if (std::none_of(devices.begin(), devices.end(), [&](const DeviceInfo& d) { return matches(d, s); })) {
+        std::string names;
+        for (const auto& d : devices) names += fmt::format("{}{}: {}", names.empty() ? "" : ", ", d.index, d.name);
+        throw UsageError(fmt::format("{}: {} device '{}' matches none of: {}", sel.pos.str(), sel.backend, s, names));
+      }
+    }
+    for (const auto& d : devices) {
+      bool take = selectors.empty();
+      for (std::size_t i = 0; i < selectors.size(); ++i)
+        if (matches(d, selectors[i])) {
+          take = true;
+          if (!opt.devices.empty()) selector_used[i] = true;
+        }
+      if (take) out.push_back({b, d});
+    }
+  }
+  for (std::size_t i = 0; i < opt.devices.size(); ++i)
+    if (!selector_used[i]) throw UsageError(fmt::format("--device {}: matches no device of the selected backends", opt.devices[i]));
+  if (out.empty()) throw UsageError(fmt::format("{}: no device available for any selected backend", space.file));
+  return out;
+}
+
+struct Tuner::Impl {
+  Impl(const Registry& r, const Space& s, const TuneOptions& o) : reg(r), space(s), opt(o) {}
+  const Registry& reg;
+  const Space& space;
+  TuneOptions opt;
+  const Family* family = nullptr;
+  MeasureSpec measure;
+  std::vector<SelectedDevice> devices;
+  std::vector<Task> tasks;
+  std::vector<Workload> workloads;
+  std::vector<std::vector<std::uint8_t>> expected;
+  std::size_t planned = 0;
+};
+
+Tuner::Tuner(const Registry& reg, const Space& space, const TuneOptions& opt, RunObserver& obs)
+    : impl_(std::make_unique<Impl>(reg, space, opt)) {
+  Impl& m = *impl_;
+  m.family = reg.family(space.family);
+  PIMG_CHECK(m.family, "space loader let an unknown family through: " + space.family);
+  const StrategyInfo* strategy = reg.strategy(space.strategy.name);
+  PIMG_CHECK(strategy, "space loader let an unknown strategy through: " + space.strategy.name);
+  const OptionValues strategy_options = resolve_options(*strategy, space.strategy.options);
+  m.measure = space.measure;
+  if (opt.repeats) {
+    if (*opt.repeats < 1) throw UsageError(fmt::format("--repeats {}: must be at least 1", *opt.repeats));
+    m.measure.repeats = *opt.repeats;
+  }
+  m.devices = select_devices(reg, space, opt, obs);
+  for (const auto& vs : space.variants) {
+    const Variant* v = reg.variant(space.family, vs.variant);
+    PIMG_CHECK(v, "space loader let an unknown variant through: " + vs.variant);
+    bool on_some_device = false, nonempty = false;
+    for (std::size_t d = 0; d < m.devices.size(); ++d) {
+      if (m.devices[d].info.backend != v->backend()) continue;
+      on_some_device = true;
+      std::vector<Config> configs = vs.enumerate(m.devices[d].info);
+      if (configs.empty()) continue;
+      nonempty = true;
+      for (std::size_t p = 0; p < space.problems.size(); ++p) m.tasks.push_back({d, p, v, configs, nullptr});
+    }
+    if (on_some_device && !nonempty)
+      throw UsageError(fmt::format("{}: variant {}: the constraints leave no valid configuration on any selected device",
+                                   vs.pos.str(), vs.variant));
+  }
+  if (m.tasks.empty()) throw UsageError(fmt::format("{}: no variant runs on the selected devices", space.file));
+  // Device-major order, so each device is opened once; strategies keep references into tasks, so
+  // they are made only after the vector stops moving.
+  std::stable_sort(m.tasks.begin(), m.tasks.end(), [](const Task& a, const Task& b) { return a.device < b.device; });
+  for (auto& t : m.tasks) {
+    t.strategy = strategy->make(t.configs, strategy_options, space.strategy.seed);
+    m.planned += t.strategy->planned();
+  }
+  // Inputs and references once per problem; input files are read here, before anything is written.
+  for (const auto& p : space.problems) {
+    m.workloads.push_back(m.family->make_workload(p));
+    m.expected.push_back(m.family->reference(p, m.workloads.back()));
+  }
+}
+
+Tuner::~Tuner() = default;
+
+std::size_t Tuner::planned() const { return impl_->planned; }
+
+TuneSummary Tuner::run(Store& store, RunObserver& obs) {
+  Impl& m = *impl_;
+  TuneSummary summary;
+  summary.run_id = store.begin_run({hostname(), utc_now(), PIMG_GIT_COMMIT, m.opt.command_line, PIMG_VERSION});
+  obs.on_start(m.planned);
+  std::unique_ptr<Device> open_device;
+  std::size_t open_index = m.devices.size();
+  std::int64_t device_row = 0;
+  for (auto& t : m.tasks) {
+    const SelectedDevice& sd = m.devices[t.device];
+    if (open_index != t.device) {
+      open_device = sd.backend->open(sd.info);
+      open_index = t.device;
+      device_row = store.device_id(sd.info);
+      if (!store.bandwidth(device_row)) {
+        constexpr std::size_t kCopyBytes = 64u << 20;
+        if (auto gbs = measure_copy_bandwidth(*sd.backend, *open_device, kCopyBytes, 10)) {
+          store.save_bandwidth(device_row, kCopyBytes, *gbs);
+          obs.on_message(fmt::format("{} {}: copy bandwidth {:.1f} GB/s", sd.info.id(), sd.info.name, *gbs));
+        }
+      }
+    }
+    const Problem& problem = m.space.problems[t.problem];
+    const ProblemCost cost{m.family->work(problem), m.family->unit(), m.family->traffic(problem)};
+    const std::int64_t problem_row = store.problem_id(problem, cost);
+    const std::string source = t.variant->source();
+    const bool builtin = source.rfind("builtin:", 0) == 0;
+    const KernelSource* ks = builtin ? nullptr : kernel_source(source);
+    PIMG_CHECK(ks || builtin, "missing kernel source " + source);
+    const std::int64_t variant_row =
+        store.variant_id({m.family->name(), t.variant->name(), t.variant->backend(), ks ? ks->hash : hash128(source)});
+    EvalContext ctx{*m.family, problem, m.workloads[t.problem], m.expected[t.problem], *open_device, m.measure};
+    while (auto config = t.strategy->next()) {
+      RunEvent ev{&sd.info, &problem, t.variant, &*config, nullptr, false};
+      if (m.opt.resume) {
+        if (auto stored = store.find(device_row, problem_row, variant_row, *config)) {
+          t.strategy->tell(*config, {stored->result.status, stored->result.kernel.median});
+          ev.result = &stored->result;
+          ev.skipped = true;
+          ++summary.skipped;
+          obs.on_result(ev);
+          continue;
+        }
+      }
+      EvalResult r = evaluate(ctx, *t.variant, *config);
+      store.save(summary.run_id, device_row, problem_row, variant_row, *config, r);
+      t.strategy->tell(*config, {r.status, r.kernel.median});
+      ++summary.measured;
+      (r.status == Status::ok ? summary.ok : summary.failed)++;
+      ev.result = &r;
+      obs.on_result(ev);
+    }
+  }
+  obs.on_finish();
+  return summary;
+}
+
+}  // namespace pimg
