@@ -3,6 +3,7 @@
 
 #include <unistd.h>
 
+#include <atomic>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -42,7 +43,8 @@ std::optional<std::vector<unsigned char>> cache_read(const std::string& sub, con
 
 void cache_write(const std::string& sub, const std::string& key, const std::vector<unsigned char>& bytes) {
   std::string final_path = cache_path(sub, key);
-  std::string tmp = final_path + ".tmp" + std::to_string(::getpid());
+  static std::atomic<unsigned> counter{0};
+  std::string tmp = final_path + ".tmp" + std::to_string(::getpid()) + "-" + std::to_string(counter++);
   {
     std::ofstream out(tmp, std::ios::binary);
     out.write(reinterpret_cast<const char*>(bytes.data()), static_cast<std::streamsize>(bytes.size()));

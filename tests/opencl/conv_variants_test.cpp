@@ -1,0 +1,156 @@
+// Every OpenCL conv variant, over a covering sample of its knobs, on the problem matrix
+// {1ch, 3ch interleaved, 3ch planar} x {zero, valid, replicate} x {sharpen3, gaussian5} at 37x23:
+// the output must equal the serial reference byte for byte. Plus the two self-test variants.
+#include <gtest/gtest.h>
+
+#include <tuple>
+
+#include "cl_fixture.hpp"
+
+namespace pimg::cltest {
+namespace {
+
+struct Shape {
+  const char* name;
+  int channels;
+  const char* layout;
+};
+const Shape kShapes[] = {{"c1", 1, "interleaved"}, {"c3i", 3, "interleaved"}, {"c3p", 3, "planar"}};
+const char* const kBorders[] = {"zero", "valid", "replicate"};
+const char* const kFilters[] = {"sharpen3", "gaussian5"};
+
+// One configuration of the OpenCL knobs; arith is left out when empty (cl_tiled, cl_image).
+Config knobs(int bx, int by, int ix, int iy, const char* filter_mem, int unroll, const char* arith = "") {
+  Config c = config({{"block_x", bx}, {"block_y", by}, {"items_x", ix}, {"items_y", iy},
+                     {"filter_mem", filter_mem}, {"unroll", unroll}});
+  if (*arith) c.set("arith", std::string(arith));
+  return c;
+}
+
+// Each knob value appears at least once, blocks 8x8 and 16x4, items 1 and 2 in both directions;
+// for cl_direct every filter_mem x arith pair.
+std::vector<Config> direct_configs() {
+  return {knobs(8, 8, 1, 1, "global", 1, "mul"),   knobs(16, 4, 2, 2, "constant", 0, "lut"),
+          knobs(8, 8, 2, 1, "private", 1, "lut"),  knobs(16, 4, 1, 2, "private", 0, "mul"),
+          knobs(16, 4, 2, 1, "global", 0, "lut"),  knobs(8, 8, 1, 2, "constant", 1, "mul")};
+}
+
+// For cl_tiled and cl_image (no arith knob).
+std::vector<Config> knob_configs() {
+  return {knobs(8, 8, 1, 1, "global", 1), knobs(16, 4, 2, 2, "constant", 0), knobs(8, 8, 2, 1, "private", 0),
+          knobs(16, 4, 1, 2, "private", 1)};
+}
+
+Problem make(const Shape& shape, const char* border, const char* filter, int width = 37, int height = 23) {
+  return conv_family().make_problem(width, height, shape.channels,
+                                    {{"layout", shape.layout}, {"border", border}, {"filter", filter}});
+}
+
+using MatrixParam = std::tuple<const char*, int, const char*, const char*>;  // variant, shape, border, filter
+
+class ConvMatrix : public ::testing::TestWithParam<MatrixParam> {};
+
+TEST_P(ConvMatrix, BitExactWithReference) {
+  const auto& [variant, shape, border, filter] = GetParam();
+  const Problem p = make(kShapes[shape], border, filter);
+  const std::string name = variant;
+  for (const Config& c : name == "cl_direct" ? direct_configs() : knob_configs()) {
+    SCOPED_TRACE(name + " " + c.brief() + " on " + p.label());
+    const EvalResult r = evaluate_on(device(), p, name, c);
+    EXPECT_EQ(to_string(r.status), std::string("ok")) << r.log;
+    EXPECT_EQ(r.validation, "exact");
+  }
+}
+
+std::string matrix_name(const ::testing::TestParamInfo<MatrixParam>& info) {
+  const auto& [variant, shape, border, filter] = info.param;
+  return std::string(variant) + "_" + kShapes[shape].name + "_" + border + "_" + filter;
+}
+
+INSTANTIATE_TEST_SUITE_P(OpenCl, ConvMatrix,
+                         ::testing::Combine(::testing::Values("cl_direct", "cl_tiled", "cl_image"),
+                                            ::testing::Values(0, 1, 2), ::testing::ValuesIn(kBorders),
+                                            ::testing::ValuesIn(kFilters)),
+                         matrix_name);
+
+TEST(ConvVariants, DefaultConfigurationsAreExactOnLargerOddImage) {
+  const Problem p = make(kShapes[1], "replicate", "gaussian5", 131, 67);
+  for (const char* v : {"cl_direct", "cl_tiled", "cl_image"}) {
+    SCOPED_TRACE(v);
+    const EvalResult r = evaluate_on(device(), p, v, Config{});
+    EXPECT_EQ(to_string(r.status), std::string("ok")) << r.log;
+    EXPECT_EQ(r.validation, "exact");
+  }
+}
+
+TEST(ConvVariants, RegisteredWithTheirParameters) {
+  for (const char* v : {"cl_direct", "cl_tiled", "cl_image", "selftest_compile_error", "selftest_wrong_result"}) {
+    const Variant* variant = registry().variant("conv", v);
+    ASSERT_NE(variant, nullptr) << v;
+    EXPECT_EQ(variant->backend(), "opencl");
+    EXPECT_EQ(variant->family(), "conv");
+    EXPECT_NE(kernel_source(variant->source()), nullptr) << variant->source();
+  }
+  auto names = [](const Variant* v) {
+    std::vector<std::string> out;
+    for (const auto& d : v->parameters()) out.push_back(d.name);
+    return out;
+  };
+  EXPECT_EQ(names(registry().variant("conv", "cl_direct")),
+            (std::vector<std::string>{"block_x", "block_y", "items_x", "items_y", "filter_mem", "unroll", "arith"}));
+  EXPECT_EQ(names(registry().variant("conv", "cl_tiled")),
+            (std::vector<std::string>{"block_x", "block_y", "items_x", "items_y", "filter_mem", "unroll"}));
+  EXPECT_EQ(names(registry().variant("conv", "selftest_wrong_result")),
+            (std::vector<std::string>{"block_x", "block_y"}));
+}
+
+TEST(ConvVariants, PlanRejectsWhatTheDeviceCannotRun) {
+  const Problem p = make(kShapes[1], "zero", "sharpen3");
+  const Workload w = conv_family().make_workload(p);
+  DeviceInfo d = device().info();
+  const Variant& direct = *registry().variant("conv", "cl_direct");
+  const Variant& tiled = *registry().variant("conv", "cl_tiled");
+  const Variant& image = *registry().variant("conv", "cl_image");
+
+  const auto group = static_cast<int>(d.limits.at("max_work_group_size"));
+  EXPECT_THROW(direct.plan(p, w, config({{"block_x", group}, {"block_y", 2}}), d), PlanError);
+  EXPECT_THROW(direct.plan(p, w, config({{"filter_mem", "texture"}}), d), PlanError);
+  EXPECT_THROW(direct.plan(p, w, config({{"items_x", 0}}), d), PlanError);
+
+  DeviceInfo small_local = d;
+  small_local.limits["local_mem_size"] = 64;
+  EXPECT_THROW(tiled.plan(p, w, Config{}, small_local), PlanError);
+
+  DeviceInfo no_images = d;
+  no_images.limits["image_support"] = 0;
+  EXPECT_THROW(image.plan(p, w, Config{}, no_images), PlanError);
+  DeviceInfo narrow_images = d;
+  narrow_images.limits["image2d_max_width"] = 100;  // 37 pixels x 3 channels = 111 texels
+  EXPECT_THROW(image.plan(p, w, Config{}, narrow_images), PlanError);
+
+  const LaunchPlan plan = tiled.plan(p, w, config({{"block_x", 8}, {"block_y", 4}, {"items_x", 2}}), d);
+  EXPECT_EQ(plan.dims, 2);
+  EXPECT_EQ(plan.global[0], 24u);  // ceil(37 / 2) = 19, rounded up to 8
+  EXPECT_EQ(plan.global[1], 24u);  // 23 rounded up to 4
+  EXPECT_EQ(plan.local[0], 8u);
+  EXPECT_EQ(plan.local[1], 4u);
+}
+
+TEST(Selftest, CompileErrorVariantFailsWithABuildLog) {
+  const Problem p = make(kShapes[0], "zero", "sharpen3");
+  const EvalResult r = evaluate_on(device(), p, "selftest_compile_error", Config{});
+  EXPECT_EQ(to_string(r.status), std::string("compile_error"));
+  EXPECT_FALSE(r.log.empty());
+  EXPECT_NE(r.log.find("undeclared_accumulator"), std::string::npos) << r.log;
+}
+
+TEST(Selftest, WrongResultVariantIsCaught) {
+  for (const char* filter : kFilters) {
+    const Problem p = make(kShapes[1], "replicate", filter);
+    const EvalResult r = evaluate_on(device(), p, "selftest_wrong_result", config({{"block_x", 8}, {"block_y", 8}}));
+    EXPECT_EQ(to_string(r.status), std::string("wrong_result")) << filter << ": " << r.log;
+  }
+}
+
+}  // namespace
+}  // namespace pimg::cltest

@@ -1,0 +1,204 @@
+// The OpenCL backend on PoCL (or any ICD device): discovery and limits, the memory and disk compile
+// caches, build logs of failed builds, the copy kernel, buffer and image round trips, and launch
+// errors returned as LaunchResult rather than thrown.
+#include <gtest/gtest.h>
+#include <stdlib.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+
+#include "cl_fixture.hpp"
+
+namespace pimg::cltest {
+namespace {
+
+// Points the compile cache at a fresh temporary folder for one test, so the first build is cold.
+class ScopedCacheDir {
+ public:
+  ScopedCacheDir() {
+    std::string tmpl = (std::filesystem::temp_directory_path() / "pimg-cl-cache-XXXXXX").string();
+    dir_ = mkdtemp(tmpl.data());
+    if (const char* old = std::getenv("PIMG_CACHE_DIR")) old_ = old;
+    setenv("PIMG_CACHE_DIR", dir_.c_str(), 1);
+  }
+  ~ScopedCacheDir() {
+    if (old_.empty())
+      unsetenv("PIMG_CACHE_DIR");
+    else
+      setenv("PIMG_CACHE_DIR", old_.c_str(), 1);
+    std::error_code ec;
+    std::filesystem::remove_all(dir_, ec);
+  }
+
+ private:
+  std::string dir_, old_;
+};
+
+std::vector<std::uint8_t> pattern(std::size_t n) {
+  std::vector<std::uint8_t> out(n);
+  for (std::size_t i = 0; i < n; ++i) out[i] = static_cast<std::uint8_t>(i * 131 + 7);
+  return out;
+}
+
+TEST(OpenClBackend, AvailableWithDescribedDevices) {
+  const BackendStatus s = backend().status();
+  ASSERT_TRUE(s.available) << s.reason;
+  const auto devices = backend().devices();
+  ASSERT_FALSE(devices.empty());
+  for (std::size_t i = 0; i < devices.size(); ++i) {
+    const DeviceInfo& d = devices[i];
+    EXPECT_EQ(d.backend, "opencl");
+    EXPECT_EQ(d.index, static_cast<int>(i));
+    EXPECT_FALSE(d.name.empty());
+    EXPECT_FALSE(d.driver.empty());
+    EXPECT_FALSE(d.platform.empty());
+    EXPECT_GT(d.compute_units, 0);
+    EXPECT_GT(d.global_mem_bytes, 0u);
+    EXPECT_GT(d.max_work_group_size, 0);
+    for (const char* limit : {"max_work_group_size", "local_mem_size", "compute_units", "global_mem_size",
+                              "max_constant_buffer_size", "max_work_item_size_0", "max_work_item_size_1",
+                              "max_work_item_size_2", "image_support", "image2d_max_width", "image2d_max_height"})
+      EXPECT_TRUE(d.limits.count(limit)) << limit;
+  }
+}
+
+TEST(OpenClBackend, SecondCompileIsServedFromMemoryThenDiskCache) {
+  ScopedCacheDir cache;
+  const Problem p = conv_family().make_problem(37, 23, 3, {{"border", "zero"}, {"filter", "gaussian5"}});
+  const Workload w = conv_family().make_workload(p);
+  const Variant& v = *registry().variant("conv", "cl_direct");
+  const LaunchPlan plan = v.plan(p, w, Config{}, device().info());
+  const KernelSource& src = *kernel_source(v.source());
+
+  const CompileResult cold = device().compile(src, plan);
+  ASSERT_TRUE(cold.program) << cold.log;
+  EXPECT_FALSE(cold.cached);
+  const CompileResult warm = device().compile(src, plan);
+  ASSERT_TRUE(warm.program) << warm.log;
+  EXPECT_TRUE(warm.cached);
+
+  // A freshly opened device has an empty memory cache: the binary comes from disk and still runs.
+  auto fresh = backend().open(device().info());
+  const CompileResult disk = fresh->compile(src, plan);
+  ASSERT_TRUE(disk.program) << disk.log;
+  EXPECT_TRUE(disk.cached);
+  const EvalResult r = evaluate_on(*fresh, p, "cl_direct", Config{});
+  EXPECT_EQ(to_string(r.status), std::string("ok")) << r.log;
+  EXPECT_TRUE(r.compile_cached);
+  EXPECT_EQ(r.validation, "exact");
+  std::printf("[ timing ] cl_direct gaussian5 c3: cold build %.1f ms, memory hit %.3f ms, disk hit %.1f ms\n",
+              cold.ms, warm.ms, disk.ms);
+
+  // Different defines are a different program.
+  LaunchPlan other = plan;
+  other.defines.emplace_back("PIMG_TEST_EXTRA", "1");
+  EXPECT_FALSE(device().compile(src, other).cached);
+}
+
+TEST(OpenClBackend, FailedBuildsKeepTheLog) {
+  const KernelSource bad{"inline/bad.cl", "__kernel void k(__global int* o) { o[0] = missing_name; }", "bad-hash"};
+  LaunchPlan plan;
+  plan.entry = "k";
+  const CompileResult r = device().compile(bad, plan);
+  EXPECT_FALSE(r.program);
+  EXPECT_NE(r.log.find("missing_name"), std::string::npos) << r.log;
+  EXPECT_NE(r.log.find("CL_BUILD_PROGRAM_FAILURE"), std::string::npos) << r.log;
+
+  const KernelSource good{"inline/good.cl", "__kernel void k(__global int* o) { o[0] = 1; }", "good-hash"};
+  plan.entry = "not_there";
+  const CompileResult missing = device().compile(good, plan);
+  EXPECT_FALSE(missing.program);
+  EXPECT_NE(missing.log.find("no kernel 'not_there'"), std::string::npos) << missing.log;
+}
+
+TEST(OpenClBackend, CopyKernelCopies) {
+  const std::size_t bytes = 64 * 1024;
+  auto copy = backend().copy_kernel(bytes);
+  ASSERT_TRUE(copy);
+  EXPECT_EQ(copy->plan.global[0], bytes / 16);
+  const CompileResult c = device().compile(copy->source, copy->plan);
+  ASSERT_TRUE(c.program) << c.log;
+  auto in = device().alloc(bytes);
+  auto out = device().alloc(bytes);
+  const auto data = pattern(bytes);
+  device().upload(*in, data);
+  device().fill(*out, kPoison);
+  const LaunchResult l = device().launch(*c.program, copy->plan, {{"in", in.get()}, {"out", out.get()}});
+  ASSERT_TRUE(l.ok) << l.error;
+  EXPECT_GE(l.kernel_ms, 0.0);
+  std::vector<std::uint8_t> back(bytes);
+  device().download(*out, back);
+  EXPECT_EQ(back, data);
+  const auto gbps = measure_copy_bandwidth(backend(), device(), bytes, 3);
+  ASSERT_TRUE(gbps);
+  EXPECT_GT(*gbps, 0.0);
+}
+
+TEST(OpenClBackend, BuffersAndImagesRoundTrip) {
+  auto buf = device().alloc(1000);
+  EXPECT_EQ(buf->size(), 1000u);
+  device().fill(*buf, 0x5A);
+  std::vector<std::uint8_t> back(1000);
+  device().download(*buf, back);
+  EXPECT_EQ(back, std::vector<std::uint8_t>(1000, 0x5A));
+
+  auto img = device().alloc_image(37, 5);
+  EXPECT_EQ(img->size(), 37u * 5u);
+  const auto texels = pattern(37 * 5);
+  device().upload(*img, texels);
+  std::vector<std::uint8_t> img_back(37 * 5);
+  device().download(*img, img_back);
+  EXPECT_EQ(img_back, texels);
+  device().fill(*img, 7);
+  device().download(*img, img_back);
+  EXPECT_EQ(img_back, std::vector<std::uint8_t>(37 * 5, 7));
+
+  EXPECT_THROW(device().upload(*buf, std::vector<std::uint8_t>(1001)), std::runtime_error);
+}
+
+TEST(OpenClBackend, LaunchErrorsAreReturnedNotThrown) {
+  const KernelSource src{"inline/add.cl", "__kernel void add(__global int* o, int v) { o[get_global_id(0)] += v; }",
+                         "add-hash"};
+  LaunchPlan plan;
+  plan.entry = "add";
+  plan.dims = 1;
+  plan.global = {4, 1, 1};
+  plan.args = {KernelArg::buf("out"), KernelArg::integer(3)};
+  const CompileResult c = device().compile(src, plan);
+  ASSERT_TRUE(c.program) << c.log;
+  auto out = device().alloc(16);
+  device().fill(*out, 0);
+  const std::map<std::string, DeviceBuffer*> buffers{{"out", out.get()}};
+  ASSERT_TRUE(device().launch(*c.program, plan, buffers).ok);
+  std::vector<std::uint8_t> back(16);
+  device().download(*out, back);
+  EXPECT_EQ(back[0], 3);
+  EXPECT_EQ(back[12], 3);
+
+  LaunchResult r = device().launch(*c.program, plan, {});
+  EXPECT_FALSE(r.ok);
+  EXPECT_NE(r.error.find("no buffer 'out'"), std::string::npos) << r.error;
+
+  LaunchPlan huge = plan;
+  huge.args[1] = KernelArg::integer(std::int64_t{1} << 40);
+  r = device().launch(*c.program, huge, buffers);
+  EXPECT_FALSE(r.ok);
+  EXPECT_NE(r.error.find("32-bit"), std::string::npos) << r.error;
+
+  LaunchPlan uneven = plan;
+  uneven.global = {5, 1, 1};
+  uneven.local = {2, 0, 0};  // 5 is not a multiple of 2 in OpenCL 1.2
+  r = device().launch(*c.program, uneven, buffers);
+  EXPECT_FALSE(r.ok);
+  EXPECT_NE(r.error.find("clEnqueueNDRangeKernel"), std::string::npos) << r.error;
+
+  LaunchPlan as_image = plan;
+  as_image.args[0] = KernelArg::image("out", 4, 4);
+  r = device().launch(*c.program, as_image, buffers);
+  EXPECT_FALSE(r.ok);
+  EXPECT_NE(r.error.find("buffer"), std::string::npos) << r.error;
+}
+
+}  // namespace
+}  // namespace pimg::cltest

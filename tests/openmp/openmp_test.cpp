@@ -1,0 +1,351 @@
+// The OpenMP backend and its conv variants: kernels compiled per configuration must match the serial
+// reference exactly over layouts, borders, filters and odd sizes; plus the compile cache (memory and
+// disk), compiler failures, the copy kernel, the harness self-test and the OpenCV baselines.
+#include <gtest/gtest.h>
+#include <stdlib.h>
+
+#include <atomic>
+#include <cstdio>
+#include <filesystem>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "openmp_backend.hpp"
+#include "pimg/evaluator.hpp"
+#include "pimg/registry.hpp"
+
+namespace fs = std::filesystem;
+
+namespace pimg {
+namespace {
+
+// A private compile cache ($PIMG_CACHE_DIR) and temporary directory ($TMPDIR) for this process, so
+// every run starts cold and leftovers of the backend's temporary files can be checked for.
+class ScratchEnvironment : public ::testing::Environment {
+ public:
+  void SetUp() override {
+    std::string pattern = (fs::temp_directory_path() / "pimg-openmp-test-XXXXXX").string();
+    ASSERT_NE(mkdtemp(pattern.data()), nullptr);
+    root() = pattern;
+    fs::create_directories(cache_dir());
+    fs::create_directories(tmp_dir());
+    setenv("PIMG_CACHE_DIR", cache_dir().c_str(), 1);
+    setenv("TMPDIR", tmp_dir().c_str(), 1);
+  }
+  void TearDown() override {
+    std::error_code ec;
+    fs::remove_all(root(), ec);
+  }
+  static fs::path& root() {
+    static fs::path path;
+    return path;
+  }
+  static fs::path cache_dir() { return root() / "cache"; }
+  static fs::path tmp_dir() { return root() / "tmp"; }
+};
+
+[[maybe_unused]] const auto* const kScratch = ::testing::AddGlobalTestEnvironment(new ScratchEnvironment);
+
+const Registry& reg() { return Registry::builtin(); }
+
+// The builtin registry's openmp device, opened once.
+Device& omp_device() {
+  static std::unique_ptr<Device> device = [] {
+    const Backend* b = reg().backend("openmp");
+    return b->open(b->devices().at(0));
+  }();
+  return *device;
+}
+
+Device& host_device() {
+  static std::unique_ptr<Device> device = [] {
+    const Backend* b = reg().backend("host");
+    return b->open(b->devices().at(0));
+  }();
+  return *device;
+}
+
+Problem conv_problem(int width, int height, int channels, const std::string& layout, const std::string& border,
+                     const std::string& filter) {
+  return reg().family("conv")->make_problem(width, height, channels,
+                                            {{"layout", layout}, {"border", border}, {"filter", filter}});
+}
+
+// One warm-up and one timed run, each with the output poisoned and validated against the reference.
+EvalResult run(Device& device, const std::string& variant, const Problem& p, const Config& c) {
+  const Family& family = *reg().family("conv");
+  const Workload w = family.make_workload(p);
+  const std::vector<std::uint8_t> expected = family.reference(p, w);
+  const Variant* v = reg().variant("conv", variant);
+  EXPECT_NE(v, nullptr) << variant;
+  EvalContext ctx{family, p, w, expected, device, MeasureSpec{1, 1, 60}};
+  return evaluate(ctx, *v, c);
+}
+
+Config config(std::initializer_list<std::pair<const char*, Value>> values) {
+  Config c;
+  for (const auto& [name, value] : values) c.set(name, value);
+  return c;
+}
+
+Value i(std::int64_t v) { return v; }
+Value t(const char* v) { return std::string(v); }
+
+bool tmp_is_empty() { return fs::is_empty(ScratchEnvironment::tmp_dir()); }
+
+struct Shape {
+  int channels;
+  const char* layout;
+};
+const Shape kShapes[] = {{1, "interleaved"}, {3, "interleaved"}, {3, "planar"}};
+const char* const kBorders[] = {"zero", "valid", "replicate"};
+const char* const kFilters[] = {"sharpen3", "gaussian5"};
+
+TEST(OpenmpBackend, StatusAndDevice) {
+  const Backend* b = reg().backend("openmp");
+  ASSERT_NE(b, nullptr);
+  ASSERT_TRUE(b->status().available) << b->status().reason;
+  const auto devices = b->devices();
+  ASSERT_EQ(devices.size(), 1u);
+  EXPECT_EQ(devices[0].backend, "openmp");
+  EXPECT_FALSE(devices[0].platform.empty());
+  EXPECT_EQ(devices[0].driver.rfind("OpenMP ", 0), 0u) << devices[0].driver;
+  EXPECT_GE(devices[0].limits.at("max_threads"), 1);
+  EXPECT_THROW(omp_device().alloc_image(4, 4), std::runtime_error);
+}
+
+TEST(OpenmpBackend, MissingCompilerMakesItUnavailable) {
+  const char* old = std::getenv("PIMG_HOST_CXX");
+  const std::string saved = old ? old : "";
+  setenv("PIMG_HOST_CXX", "/nonexistent/pimg-c++", 1);
+  auto b = make_openmp_backend();
+  const BackendStatus s = b->status();
+  const auto devices = b->devices();
+  if (old)
+    setenv("PIMG_HOST_CXX", saved.c_str(), 1);
+  else
+    unsetenv("PIMG_HOST_CXX");
+  EXPECT_FALSE(s.available);
+  EXPECT_NE(s.reason.find("/nonexistent/pimg-c++"), std::string::npos) << s.reason;
+  EXPECT_TRUE(devices.empty());
+}
+
+// A sample of knob combinations: every schedule, unroll 0/1, arith mul/lut, simd 0/1, tiles 8x8 and
+// 64x16, threads 0 (OpenMP decides), 1 and 2. Each problem takes two of them in turn, so every
+// combination meets several layouts, borders and filters; sizes change at run time, not compile time.
+struct Knobs {
+  const char* variant;
+  Config config;
+};
+std::vector<Knobs> knob_sample() {
+  return {
+      {"omp_rows", config({{"threads", i(1)}, {"schedule", t("static")}, {"chunk", i(1)}, {"unroll", i(1)},
+                           {"arith", t("mul")}, {"simd", i(1)}})},
+      {"omp_tiles", config({{"tile_x", i(8)}, {"tile_y", i(8)}, {"threads", i(2)}, {"schedule", t("static")},
+                            {"chunk", i(1)}, {"unroll", i(1)}, {"arith", t("mul")}, {"simd", i(1)}})},
+      {"omp_rows", config({{"threads", i(2)}, {"schedule", t("dynamic")}, {"chunk", i(2)}, {"unroll", i(0)},
+                           {"arith", t("lut")}, {"simd", i(1)}})},
+      {"omp_tiles", config({{"tile_x", i(64)}, {"tile_y", i(16)}, {"threads", i(1)}, {"schedule", t("dynamic")},
+                            {"chunk", i(1)}, {"unroll", i(1)}, {"arith", t("lut")}, {"simd", i(1)}})},
+      {"omp_rows", config({{"threads", i(2)}, {"schedule", t("guided")}, {"chunk", i(1)}, {"unroll", i(1)},
+                           {"arith", t("lut")}, {"simd", i(0)}})},
+      {"omp_tiles", config({{"tile_x", i(8)}, {"tile_y", i(8)}, {"threads", i(2)}, {"schedule", t("guided")},
+                            {"chunk", i(2)}, {"unroll", i(0)}, {"arith", t("mul")}, {"simd", i(1)}})},
+      {"omp_rows", config({{"threads", i(0)}, {"schedule", t("static")}, {"chunk", i(3)}, {"unroll", i(0)},
+                           {"arith", t("mul")}, {"simd", i(0)}})},
+      {"omp_tiles", config({{"tile_x", i(64)}, {"tile_y", i(16)}, {"threads", i(2)}, {"schedule", t("static")},
+                            {"chunk", i(1)}, {"unroll", i(0)}, {"arith", t("lut")}, {"simd", i(0)}})},
+      {"omp_tiles", config({{"tile_x", i(8)}, {"tile_y", i(8)}, {"threads", i(0)}, {"schedule", t("dynamic")},
+                            {"chunk", i(1)}, {"unroll", i(1)}, {"arith", t("mul")}, {"simd", i(0)}})},
+  };
+}
+
+struct Job {
+  const Knobs* knobs;
+  Problem problem;  // at the first size; the other sizes reuse the compiled library
+};
+
+// Compiles every job on two threads (two devices of the builtin backend share its memory cache), so
+// the sequential evaluations afterwards find their libraries loaded. Returns the failures' logs.
+std::vector<std::string> precompile(const std::vector<Job>& jobs) {
+  const Backend* b = reg().backend("openmp");
+  const Family& family = *reg().family("conv");
+  std::atomic<std::size_t> next{0};
+  std::mutex mu;
+  std::vector<std::string> failures;
+  auto worker = [&] {
+    auto device = b->open(b->devices().at(0));
+    for (std::size_t k = next++; k < jobs.size(); k = next++) {
+      const Variant& v = *reg().variant("conv", jobs[k].knobs->variant);
+      const Workload w = family.make_workload(jobs[k].problem);
+      const CompileResult r =
+          device->compile(*kernel_source(v.source()), v.plan(jobs[k].problem, w, jobs[k].knobs->config, device->info()));
+      std::lock_guard lock(mu);
+      if (!r.program) failures.push_back(r.log);
+    }
+  };
+  std::thread helper(worker);
+  worker();
+  helper.join();
+  return failures;
+}
+
+TEST(OpenmpVariants, MatchTheReferenceExactly) {
+  const auto knobs = knob_sample();
+  std::vector<Job> jobs;
+  for (const Shape& shape : kShapes)
+    for (const char* border : kBorders)
+      for (const char* filter : kFilters)
+        for (int pick = 0; pick < 2; ++pick)
+          jobs.push_back({&knobs[jobs.size() % knobs.size()],
+                          conv_problem(37, 23, shape.channels, shape.layout, border, filter)});
+  for (const auto& log : precompile(jobs)) ADD_FAILURE() << log;
+
+  for (const Job& job : jobs) {
+    const Problem& first = job.problem;
+    // Tiny images (smaller than the window) only exist for the padded borders.
+    std::vector<std::pair<int, int>> sizes = {{37, 23}, {70, 9}};
+    if (first.attr("border") != "valid") sizes.push_back({4, 3});
+    for (const auto& [w, h] : sizes) {
+      const Problem p = conv_problem(w, h, first.channels, first.attr("layout"), first.attr("border"),
+                                     first.attr("filter"));
+      const EvalResult r = run(omp_device(), job.knobs->variant, p, job.knobs->config);
+      EXPECT_EQ(r.status, Status::ok) << job.knobs->variant << " " << job.knobs->config.brief() << " on "
+                                      << p.label() << ": " << r.log;
+      EXPECT_TRUE(r.compile_cached);
+    }
+  }
+  EXPECT_TRUE(tmp_is_empty());
+}
+
+TEST(OpenmpVariants, DefaultsAndBadKnobs) {
+  const Problem p = conv_problem(37, 23, 3, "interleaved", "zero", "sharpen3");
+  EXPECT_EQ(run(omp_device(), "omp_rows", p, Config{}).status, Status::ok);
+  const EvalResult bad = run(omp_device(), "omp_rows", p, config({{"schedule", t("auto")}}));
+  EXPECT_EQ(bad.status, Status::launch_error);
+  EXPECT_NE(bad.log.find("schedule"), std::string::npos) << bad.log;
+  EXPECT_EQ(run(omp_device(), "omp_tiles", p, config({{"tile_x", i(0)}})).status, Status::launch_error);
+}
+
+TEST(OpenmpVariants, SelftestIsCaughtAsWrongResult) {
+  const Problem p = conv_problem(37, 23, 1, "interleaved", "replicate", "sharpen3");
+  const EvalResult r = run(omp_device(), "selftest_wrong_result_omp", p, Config{});
+  EXPECT_EQ(r.status, Status::wrong_result) << r.log;
+  EXPECT_NE(r.log.find("1 of"), std::string::npos) << r.log;
+}
+
+TEST(OpenmpBackend, CompileCacheInMemoryAndOnDisk) {
+  const Problem p = conv_problem(70, 9, 1, "interleaved", "zero", "gaussian5");
+  const Workload w = reg().family("conv")->make_workload(p);
+  const Variant* v = reg().variant("conv", "omp_rows");
+  // chunk 5 appears nowhere else, so this configuration has not been compiled in this process.
+  const LaunchPlan plan = v->plan(p, w, config({{"chunk", i(5)}}), omp_device().info());
+  const KernelSource& source = *kernel_source(v->source());
+
+  auto backend = make_openmp_backend();
+  auto device = backend->open(backend->devices().at(0));
+  const CompileResult cold = device->compile(source, plan);
+  ASSERT_TRUE(cold.program) << cold.log;
+  EXPECT_FALSE(cold.cached);
+  const CompileResult memory = device->compile(source, plan);
+  ASSERT_TRUE(memory.program);
+  EXPECT_TRUE(memory.cached);
+  EXPECT_NE(memory.log.find("memory cache"), std::string::npos) << memory.log;
+
+  auto fresh = make_openmp_backend();
+  auto fresh_device = fresh->open(fresh->devices().at(0));
+  const CompileResult disk = fresh_device->compile(source, plan);
+  ASSERT_TRUE(disk.program) << disk.log;
+  EXPECT_TRUE(disk.cached);
+  EXPECT_NE(disk.log.find("disk cache"), std::string::npos) << disk.log;
+  std::printf("conv_omp compile: cold %.0f ms, memory cache %.3f ms, disk cache %.2f ms\n", cold.ms, memory.ms,
+              disk.ms);
+
+  // The library loaded from disk runs and is exact.
+  const EvalResult r = run(*fresh_device, "omp_rows", p, config({{"chunk", i(5)}}));
+  EXPECT_EQ(r.status, Status::ok) << r.log;
+  EXPECT_TRUE(r.compile_cached);
+  EXPECT_TRUE(tmp_is_empty());
+}
+
+TEST(OpenmpBackend, CompilerErrorsAndMissingSymbols) {
+  KernelSource broken{"test/broken.cpp", "extern \"C\" void broken() { this is not C++; }\n", ""};
+  broken.hash = hash128(broken.text);
+  LaunchPlan plan;
+  plan.entry = "broken";
+  const CompileResult r = omp_device().compile(broken, plan);
+  EXPECT_FALSE(r.program);
+  EXPECT_FALSE(r.cached);
+  EXPECT_NE(r.log.find("error"), std::string::npos) << r.log;
+  EXPECT_NE(r.log.find("exited with status"), std::string::npos) << r.log;
+
+  KernelSource fine{"test/fine.cpp", "extern \"C\" void present() {}\n", ""};
+  fine.hash = hash128(fine.text);
+  plan.entry = "absent";
+  const CompileResult missing = omp_device().compile(fine, plan);
+  EXPECT_FALSE(missing.program);
+  EXPECT_NE(missing.log.find("'absent'"), std::string::npos) << missing.log;
+  EXPECT_TRUE(tmp_is_empty());
+}
+
+TEST(OpenmpBackend, CopyKernelCopies) {
+  const Backend* b = reg().backend("openmp");
+  const std::size_t bytes = 3 * 1000 * 1000 + 17;
+  auto copy = b->copy_kernel(bytes);
+  ASSERT_TRUE(copy);
+  const CompileResult c = omp_device().compile(copy->source, copy->plan);
+  ASSERT_TRUE(c.program) << c.log;
+  std::vector<std::uint8_t> pattern(bytes), back(bytes);
+  for (std::size_t k = 0; k < bytes; ++k) pattern[k] = static_cast<std::uint8_t>(k * 31 + k / 997);
+  auto in = omp_device().alloc(bytes);
+  auto out = omp_device().alloc(bytes);
+  omp_device().upload(*in, pattern);
+  omp_device().fill(*out, kPoison);
+  const LaunchResult l = omp_device().launch(*c.program, copy->plan, {{"in", in.get()}, {"out", out.get()}});
+  ASSERT_TRUE(l.ok) << l.error;
+  omp_device().download(*out, back);
+  EXPECT_TRUE(back == pattern);
+  const auto gbs = measure_copy_bandwidth(*b, omp_device(), bytes, 3);
+  ASSERT_TRUE(gbs);
+  EXPECT_GT(*gbs, 0);
+}
+
+TEST(OpencvVariants, Filter2dMatchesExactly) {
+  if (!reg().variant("conv", "opencv_filter2d")) GTEST_SKIP() << "built without OpenCV";
+  for (const Shape& shape : kShapes)
+    for (const char* border : kBorders)
+      for (const char* filter : {"sharpen3", "gaussian5", "box3"})
+        for (const auto& [w, h] : {std::pair{37, 23}, std::pair{70, 9}, std::pair{321, 239}}) {
+          const Problem p = conv_problem(w, h, shape.channels, shape.layout, border, filter);
+          const EvalResult r = run(host_device(), "opencv_filter2d", p, Config{});
+          EXPECT_EQ(r.status, Status::ok) << p.label() << ": " << r.log;
+        }
+}
+
+TEST(OpencvVariants, GaussianOnlyForGaussian5) {
+  if (!reg().variant("conv", "opencv_gaussian")) GTEST_SKIP() << "built without OpenCV";
+  const EvalResult r = run(host_device(), "opencv_gaussian", conv_problem(37, 23, 1, "interleaved", "zero", "sharpen3"),
+                           Config{});
+  EXPECT_EQ(r.status, Status::launch_error);
+  EXPECT_NE(r.log.find("applies only to filter gaussian5"), std::string::npos) << r.log;
+}
+
+// Records, per layout and border, whether cv::GaussianBlur's fixed-point rounding agrees with the
+// conv rule on seeded random input (the outcome is a finding, printed for the report).
+TEST(OpencvVariants, GaussianBlurAgainstTheRule) {
+  if (!reg().variant("conv", "opencv_gaussian")) GTEST_SKIP() << "built without OpenCV";
+  for (const Shape& shape : kShapes)
+    for (const char* border : kBorders)
+      for (const auto& [w, h] : {std::pair{70, 23}, std::pair{321, 239}}) {
+        const Problem p = conv_problem(w, h, shape.channels, shape.layout, border, "gaussian5");
+        const EvalResult r = run(host_device(), "opencv_gaussian", p, Config{});
+        std::printf("opencv_gaussian %dx%d c%d %s %s: %s %s\n", w, h, shape.channels, shape.layout, border,
+                    to_string(r.status), r.status == Status::ok ? r.validation.c_str() : r.log.c_str());
+        EXPECT_TRUE(r.status == Status::ok || r.status == Status::wrong_result) << r.log;
+      }
+}
+
+}  // namespace
+}  // namespace pimg

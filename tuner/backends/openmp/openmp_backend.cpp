@@ -1,0 +1,380 @@
+// OpenMP backend: runs the host compiler (posix_spawn, no shell) once per configuration, caches the
+// shared libraries in memory and on disk (cache sub "openmp"), loads them with dlopen and calls the
+// entry as a HostKernelFn on host buffers, timed with the host clock.
+#include "openmp_backend.hpp"
+
+#include <dlfcn.h>
+#include <fcntl.h>
+#include <fmt/format.h>
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cctype>
+#include <cerrno>
+#include <chrono>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <map>
+#include <mutex>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "host_memory.hpp"
+#include "pimg/cache.hpp"
+#include "pimg/config.hpp"
+#include "pimg/registry.hpp"
+
+extern char** environ;
+
+namespace pimg {
+namespace {
+
+namespace fs = std::filesystem;
+
+// Flags every kernel and the availability probe are built with; defines and plan options follow.
+const std::vector<std::string> kBaseFlags = {"-O3", "-march=native", "-fopenmp", "-fPIC", "-shared", "-std=c++17"};
+
+// Compiled to check that the compiler builds and the runtime runs OpenMP shared libraries.
+constexpr const char* kProbeSource = R"(#include <omp.h>
+extern "C" int pimg_openmp_probe(int* max_threads) {
+  int threads = 0;
+#pragma omp parallel reduction(+ : threads)
+  threads += 1;
+  *max_threads = omp_get_max_threads();
+  return threads > 0 ? _OPENMP : 0;
+}
+)";
+
+// A private temporary directory, removed with everything in it when the object goes away.
+class TempDir {
+ public:
+  TempDir() {
+    std::string pattern = (fs::temp_directory_path() / "pimg-omp-XXXXXX").string();
+    if (!mkdtemp(pattern.data()))
+      throw std::runtime_error(fmt::format("cannot create a temporary directory {}: {}", pattern, std::strerror(errno)));
+    path_ = pattern;
+  }
+  ~TempDir() {
+    std::error_code ec;
+    fs::remove_all(path_, ec);
+  }
+  TempDir(const TempDir&) = delete;
+  TempDir& operator=(const TempDir&) = delete;
+  const fs::path& path() const { return path_; }
+
+ private:
+  fs::path path_;
+};
+
+std::string read_file(const fs::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+}
+
+void write_file(const fs::path& path, const std::string& text) {
+  std::ofstream out(path, std::ios::binary);
+  out << text;
+  if (!out.flush()) throw std::runtime_error(fmt::format("cannot write {}", path.string()));
+}
+
+std::string join(const std::vector<std::string>& parts, const std::string& sep) {
+  std::string out;
+  for (std::size_t i = 0; i < parts.size(); ++i) out += (i ? sep : "") + parts[i];
+  return out;
+}
+
+std::string trim(std::string s) {
+  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.back()))) s.pop_back();
+  return s;
+}
+
+struct ToolRun {
+  bool ok = false;     // started and exited with status 0
+  std::string output;  // stdout and stderr together, then why it failed
+};
+
+// Runs argv (argv[0] looked up in PATH) with no shell, stdin from /dev/null and stdout and stderr
+// both captured through a file in `dir`.
+ToolRun run_tool(const std::vector<std::string>& argv, const fs::path& dir) {
+  ToolRun r;
+  const std::string log_path = (dir / "tool.log").string();
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0);
+  posix_spawn_file_actions_addopen(&actions, 1, log_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
+  posix_spawn_file_actions_adddup2(&actions, 1, 2);
+  std::vector<char*> args;
+  for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
+  args.push_back(nullptr);
+  pid_t pid = 0;
+  const int err = posix_spawnp(&pid, args[0], &actions, nullptr, args.data(), environ);
+  posix_spawn_file_actions_destroy(&actions);
+  if (err != 0) {
+    r.output = fmt::format("cannot run '{}': {}", argv[0], std::strerror(err));
+    return r;
+  }
+  int status = 0;
+  while (waitpid(pid, &status, 0) < 0) {
+    if (errno != EINTR) {
+      r.output = fmt::format("waiting for '{}' failed: {}", argv[0], std::strerror(errno));
+      return r;
+    }
+  }
+  r.output = read_file(log_path);
+  if (WIFEXITED(status) && WEXITSTATUS(status) == 0) {
+    r.ok = true;
+  } else if (WIFEXITED(status)) {
+    r.output += fmt::format("'{}' exited with status {}", argv[0], WEXITSTATUS(status));
+  } else if (WIFSIGNALED(status)) {
+    r.output += fmt::format("'{}' was killed by signal {}", argv[0], WTERMSIG(status));
+  }
+  return r;
+}
+
+std::string dl_error() {
+  const char* e = dlerror();
+  return e ? e : "unknown dynamic loader error";
+}
+
+std::string openmp_version_text(int v) {
+  static const std::map<int, const char*> names = {{200505, "2.5"}, {200805, "3.0"}, {201107, "3.1"},
+                                                   {201307, "4.0"}, {201511, "4.5"}, {201811, "5.0"},
+                                                   {202011, "5.1"}, {202111, "5.2"}};
+  auto it = names.find(v);
+  return it == names.end() ? fmt::format("OpenMP {}", v) : fmt::format("OpenMP {} ({})", it->second, v);
+}
+
+class OmpProgram final : public Program {
+ public:
+  explicit OmpProgram(HostKernelFn f) : fn(f) {}
+  HostKernelFn fn;
+};
+
+// The compiler and everything learnt about it, shared by a backend and the devices it opened:
+// the probe result (computed once) and the libraries loaded so far (the memory cache).
+class Toolchain {
+ public:
+  const BackendStatus& status() {
+    std::call_once(probed_, [this] { probe(); });
+    return status_;
+  }
+  const std::string& version() {
+    status();
+    return version_;
+  }
+  int openmp_version() {
+    status();
+    return openmp_version_;
+  }
+  int max_threads() {
+    status();
+    return max_threads_;
+  }
+
+  CompileResult compile(const KernelSource& source, const LaunchPlan& plan) {
+    CompileResult r;
+    if (!status().available) {
+      r.log = "the openmp backend is unavailable: " + status_.reason;
+      return r;
+    }
+    std::vector<std::string> flags = kBaseFlags;
+    for (const auto& [name, value] : plan.defines) flags.push_back("-D" + name + "=" + value);
+    flags.insert(flags.end(), plan.options.begin(), plan.options.end());
+    const std::string key = hash128(join({source.hash, compiler_, join(flags, "\n"), version_, cpu_model_}, "\n\n"));
+
+    void* lib = nullptr;
+    {
+      std::lock_guard lock(mu_);
+      if (auto it = libraries_.find(key); it != libraries_.end()) lib = it->second;
+    }
+    if (lib) {
+      r.cached = true;
+      r.log = "loaded from the memory cache";
+    } else {
+      lib = load_or_build(source, flags, key, r);
+      if (!lib) return r;
+      std::lock_guard lock(mu_);
+      libraries_.emplace(key, lib);
+    }
+    dlerror();
+    void* sym = dlsym(lib, plan.entry.c_str());
+    if (!sym) {
+      r.log += fmt::format("\nno symbol '{}' in the compiled library (is it extern \"C\"?)", plan.entry);
+      return r;
+    }
+    r.program = std::make_shared<OmpProgram>(reinterpret_cast<HostKernelFn>(sym));
+    return r;
+  }
+
+ private:
+  // The disk cache entry when it loads, else a fresh build written to the cache. Null on failure,
+  // with the reason in r.log. Loaded libraries are never closed: programs may point into them.
+  void* load_or_build(const KernelSource& source, const std::vector<std::string>& flags, const std::string& key,
+                      CompileResult& r) {
+    const std::string cached_path = cache_path("openmp", key + ".so");
+    if (fs::exists(cached_path)) {
+      if (void* lib = dlopen(cached_path.c_str(), RTLD_NOW | RTLD_LOCAL)) {
+        r.cached = true;
+        r.log = fmt::format("loaded {} from the disk cache", cached_path);
+        return lib;
+      }
+      r.log = fmt::format("ignoring the unloadable disk cache entry {}: {}\n", cached_path, dl_error());
+    }
+    TempDir tmp;
+    const fs::path src = tmp.path() / "src.cpp";
+    const fs::path out = tmp.path() / "lib.so";
+    write_file(src, source.text);
+    std::vector<std::string> argv{compiler_};
+    argv.insert(argv.end(), flags.begin(), flags.end());
+    argv.insert(argv.end(), {"-o", out.string(), src.string()});
+    ToolRun run = run_tool(argv, tmp.path());
+    r.log += fmt::format("{} [{}]\n{}", join(argv, " "), source.path, run.output);
+    if (!run.ok) return nullptr;
+    void* lib = dlopen(out.c_str(), RTLD_NOW | RTLD_LOCAL);
+    if (!lib) {
+      r.log += fmt::format("\ndlopen failed: {}", dl_error());
+      return nullptr;
+    }
+    const std::string bytes = read_file(out);
+    cache_write("openmp", key + ".so", std::vector<unsigned char>(bytes.begin(), bytes.end()));
+    return lib;
+  }
+
+  // Finds the compiler, reads its version and builds, loads and calls a tiny OpenMP library.
+  void probe() {
+    if (const char* env = std::getenv("PIMG_HOST_CXX"); env && *env)
+      compiler_ = env;
+    else if (*PIMG_DEFAULT_HOST_CXX)
+      compiler_ = PIMG_DEFAULT_HOST_CXX;
+    else
+      compiler_ = "c++";
+    cpu_model_ = host_device_info("openmp").name;
+    try {
+      TempDir tmp;
+      ToolRun v = run_tool({compiler_, "--version"}, tmp.path());
+      if (!v.ok) {
+        status_ = {false, fmt::format("the host compiler '{}' does not run: {}", compiler_, trim(v.output))};
+        return;
+      }
+      version_ = trim(v.output.substr(0, v.output.find('\n')));
+      write_file(tmp.path() / "probe.cpp", kProbeSource);
+      std::vector<std::string> argv{compiler_};
+      argv.insert(argv.end(), kBaseFlags.begin(), kBaseFlags.end());
+      argv.insert(argv.end(), {"-o", (tmp.path() / "probe.so").string(), (tmp.path() / "probe.cpp").string()});
+      ToolRun build = run_tool(argv, tmp.path());
+      if (!build.ok) {
+        status_ = {false, fmt::format("'{}' cannot build an OpenMP shared library: {}", compiler_, trim(build.output))};
+        return;
+      }
+      void* lib = dlopen((tmp.path() / "probe.so").c_str(), RTLD_NOW | RTLD_LOCAL);
+      if (!lib) {
+        status_ = {false, fmt::format("cannot load an OpenMP shared library built by '{}': {}", compiler_, dl_error())};
+        return;
+      }
+      auto fn = reinterpret_cast<int (*)(int*)>(dlsym(lib, "pimg_openmp_probe"));
+      openmp_version_ = fn ? fn(&max_threads_) : 0;
+      if (openmp_version_ <= 0) {
+        status_ = {false, fmt::format("'{}' built the OpenMP probe without OpenMP", compiler_)};
+        return;
+      }
+      status_ = {true, ""};
+    } catch (const std::exception& e) {
+      status_ = {false, e.what()};
+    }
+  }
+
+  std::once_flag probed_;
+  BackendStatus status_;
+  std::string compiler_, version_, cpu_model_;
+  int openmp_version_ = 0;
+  int max_threads_ = 0;
+  std::mutex mu_;
+  std::map<std::string, void*> libraries_;  // cache key -> dlopen handle
+};
+
+class OmpDevice final : public Device {
+ public:
+  OmpDevice(DeviceInfo info, std::shared_ptr<Toolchain> tc) : info_(std::move(info)), tc_(std::move(tc)) {}
+  const DeviceInfo& info() const override { return info_; }
+  CompileResult compile(const KernelSource& source, const LaunchPlan& plan) override {
+    const auto t0 = std::chrono::steady_clock::now();
+    CompileResult r;
+    try {
+      r = tc_->compile(source, plan);
+    } catch (const std::exception& e) {
+      r.log += e.what();
+    }
+    r.ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+    return r;
+  }
+  std::shared_ptr<DeviceBuffer> alloc(std::size_t bytes) override { return host_alloc(bytes); }
+  std::shared_ptr<DeviceBuffer> alloc_image(int, int) override {
+    throw std::runtime_error("the openmp backend has no images");
+  }
+  void upload(DeviceBuffer& dst, std::span<const std::uint8_t> src) override { host_upload(dst, src); }
+  void download(const DeviceBuffer& src, std::span<std::uint8_t> dst) override { host_download(src, dst); }
+  void fill(DeviceBuffer& dst, std::uint8_t value) override { host_fill(dst, value); }
+  LaunchResult launch(Program& program, const LaunchPlan& plan,
+                      const std::map<std::string, DeviceBuffer*>& buffers) override {
+    LaunchResult r;
+    auto* p = dynamic_cast<OmpProgram*>(&program);
+    if (!p) {
+      r.error = "not a program of the openmp backend";
+      return r;
+    }
+    try {
+      r.kernel_ms = call_host_kernel(p->fn, plan, buffers);
+      r.ok = true;
+    } catch (const std::exception& e) {
+      r.error = e.what();
+    }
+    return r;
+  }
+
+ private:
+  DeviceInfo info_;
+  std::shared_ptr<Toolchain> tc_;
+};
+
+class OpenmpBackend final : public Backend {
+ public:
+  std::string name() const override { return "openmp"; }
+  BackendStatus status() const override { return tc_->status(); }
+  std::vector<DeviceInfo> devices() const override {
+    if (!tc_->status().available) return {};
+    DeviceInfo d = host_device_info("openmp");
+    d.platform = tc_->version();
+    d.driver = openmp_version_text(tc_->openmp_version());
+    d.limits["max_threads"] = tc_->max_threads();
+    return {d};
+  }
+  std::unique_ptr<Device> open(const DeviceInfo& info) const override {
+    const BackendStatus& s = tc_->status();
+    if (!s.available) throw std::runtime_error("the openmp backend is unavailable: " + s.reason);
+    return std::make_unique<OmpDevice>(info, tc_);
+  }
+  std::optional<CopyKernel> copy_kernel(std::size_t bytes) const override {
+    const KernelSource* source = kernel_source("copy/copy_omp.cpp");
+    if (!source) return std::nullopt;
+    CopyKernel k{*source, {}};
+    k.plan.entry = "pimg_copy";
+    k.plan.dims = 1;
+    k.plan.global = {bytes, 1, 1};
+    k.plan.args = {KernelArg::buf("in"), KernelArg::buf("out"), KernelArg::integer(static_cast<std::int64_t>(bytes))};
+    return k;
+  }
+
+ private:
+  std::shared_ptr<Toolchain> tc_ = std::make_shared<Toolchain>();
+};
+
+}  // namespace
+
+std::unique_ptr<Backend> make_openmp_backend() { return std::make_unique<OpenmpBackend>(); }
+
+}  // namespace pimg

@@ -1,0 +1,44 @@
+// omp_tiles: kernels/conv/conv_omp.cpp with an OpenMP parallel for, collapse(2), over tile_x x tile_y
+// tiles of output pixels, compiled by the host compiler once per configuration.
+#include <fmt/format.h>
+
+#include "openmp_variants.hpp"
+#include "variant_base.hpp"
+
+namespace pimg::conv {
+namespace {
+
+class OmpTiles final : public Variant {
+ public:
+  std::string name() const override { return "omp_tiles"; }
+  std::string family() const override { return "conv"; }
+  std::string backend() const override { return "openmp"; }
+  std::string source() const override { return "conv/conv_omp.cpp"; }
+  std::string help() const override {
+    return "OpenMP parallel for, collapse(2), over tile_x x tile_y output tiles; every knob is a compile-time define";
+  }
+  std::vector<ParamDecl> parameters() const override {
+    std::vector<ParamDecl> params = {
+        {"tile_x", false, {}, std::int64_t{64}, "tile width in output pixels"},
+        {"tile_y", false, {}, std::int64_t{16}, "tile height in output rows"},
+    };
+    for (auto& d : omp_shared_parameters()) params.push_back(std::move(d));
+    return params;
+  }
+  LaunchPlan plan(const Problem&, const Workload& w, const Config& c, const DeviceInfo&) const override {
+    const auto params = parameters();
+    const std::int64_t tile_x = omp_int_param(c, params, "tile_x");
+    const std::int64_t tile_y = omp_int_param(c, params, "tile_y");
+    if (tile_x < 1 || tile_y < 1) throw PlanError(fmt::format("tiles must be at least 1x1, got {}x{}", tile_x, tile_y));
+    LaunchPlan plan = omp_conv_plan(w, c, params, 1);
+    add_define(plan, "TILE_X", std::to_string(tile_x));
+    add_define(plan, "TILE_Y", std::to_string(tile_y));
+    return plan;
+  }
+};
+
+}  // namespace
+
+std::unique_ptr<Variant> make_omp_tiles() { return std::make_unique<OmpTiles>(); }
+
+}  // namespace pimg::conv

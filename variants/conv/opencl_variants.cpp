@@ -1,0 +1,130 @@
+// The OpenCL conv variants' registration and the helpers they share (cl_common.hpp): parameter
+// declarations, knob parsing with device checks, defines, launch geometry and scalar arguments.
+#include <fmt/format.h>
+
+#include "cl_common.hpp"
+#include "pimg/registry.hpp"
+
+namespace pimg::conv {
+namespace {
+
+ParamDecl int_param(const std::string& name, std::int64_t def, const std::string& help) {
+  return {name, false, {}, def, help};
+}
+
+// The value of an integer parameter, or its declared default when the configuration omits it.
+std::int64_t int_value(const Config& c, const std::string& name, std::int64_t def) {
+  return c.has(name) ? c.integer(name) : def;
+}
+
+int positive(const Config& c, const std::string& name, std::int64_t def) {
+  const std::int64_t v = int_value(c, name, def);
+  if (v < 1 || v > 4096) throw PlanError(fmt::format("{}={} is outside 1..4096", name, v));
+  return static_cast<int>(v);
+}
+
+std::size_t round_up(std::size_t v, std::size_t m) { return ceil_div(v, m) * m; }
+
+}  // namespace
+
+std::vector<ParamDecl> cl_block_params() {
+  const ClKnobs def;
+  return {int_param("block_x", def.block_x, "work-group width (local size x)"),
+          int_param("block_y", def.block_y, "work-group height (local size y)")};
+}
+
+std::vector<ParamDecl> cl_knob_params(bool with_arith) {
+  const ClKnobs def;
+  std::vector<ParamDecl> out = cl_block_params();
+  out.push_back(int_param("items_x", def.items_x, "output pixels per work item along x"));
+  out.push_back(int_param("items_y", def.items_y, "output pixels per work item along y"));
+  out.push_back({"filter_mem", true, {"global", "constant", "private"}, std::string("constant"),
+                 "where the weights live: __global or __constant argument, or private compile-time literals"});
+  out.push_back(int_param("unroll", def.unroll, "1: #pragma unroll on the tap loops; 0: leave loops to the compiler"));
+  if (with_arith)
+    out.push_back({"arith", true, {"mul", "lut"}, std::string("mul"),
+                   "mul: weight * pixel; lut: a per-weight table of weight * v for every byte v"});
+  return out;
+}
+
+double cl_limit(const DeviceInfo& d, const std::string& name, double fallback) {
+  auto it = d.limits.find(name);
+  return it == d.limits.end() ? fallback : it->second;
+}
+
+ClKnobs cl_read_knobs(const Config& c, const DeviceInfo& d) {
+  ClKnobs k;
+  k.block_x = positive(c, "block_x", k.block_x);
+  k.block_y = positive(c, "block_y", k.block_y);
+  k.items_x = positive(c, "items_x", k.items_x);
+  k.items_y = positive(c, "items_y", k.items_y);
+  const std::string mem = c.has("filter_mem") ? c.text("filter_mem") : "constant";
+  if (mem == "global")
+    k.filter_mem = 0;
+  else if (mem == "constant")
+    k.filter_mem = 1;
+  else if (mem == "private")
+    k.filter_mem = 2;
+  else
+    throw PlanError(fmt::format("filter_mem '{}' is not global, constant or private", mem));
+  const std::int64_t unroll = int_value(c, "unroll", k.unroll);
+  if (unroll != 0 && unroll != 1) throw PlanError(fmt::format("unroll={} is not 0 or 1", unroll));
+  k.unroll = static_cast<int>(unroll);
+  const std::string arith = c.has("arith") ? c.text("arith") : "mul";
+  if (arith != "mul" && arith != "lut") throw PlanError(fmt::format("arith '{}' is not mul or lut", arith));
+  k.arith = arith == "lut" ? 1 : 0;
+
+  const double max_group = cl_limit(d, "max_work_group_size", static_cast<double>(d.max_work_group_size));
+  if (max_group > 0 && static_cast<double>(k.block_x) * k.block_y > max_group)
+    throw PlanError(fmt::format("work-group {}x{} = {} items exceeds max_work_group_size {}", k.block_x, k.block_y,
+                                k.block_x * k.block_y, max_group));
+  if (k.block_x > cl_limit(d, "max_work_item_size_0", k.block_x) ||
+      k.block_y > cl_limit(d, "max_work_item_size_1", k.block_y))
+    throw PlanError(fmt::format("work-group {}x{} exceeds the device's work-item sizes {}x{}", k.block_x, k.block_y,
+                                cl_limit(d, "max_work_item_size_0", 0), cl_limit(d, "max_work_item_size_1", 0)));
+  return k;
+}
+
+void cl_check_constant_bytes(std::size_t bytes, const DeviceInfo& d) {
+  const double max_constant = cl_limit(d, "max_constant_buffer_size", 0);
+  if (max_constant > 0 && static_cast<double>(bytes) > max_constant)
+    throw PlanError(fmt::format("{} bytes of __constant arguments exceed max_constant_buffer_size {}", bytes,
+                                max_constant));
+}
+
+void cl_add_defines(LaunchPlan& plan, const Workload& w, const ClKnobs& k, bool with_arith) {
+  add_problem_defines(plan, w);
+  add_define(plan, "BLOCK_X", std::to_string(k.block_x));
+  add_define(plan, "BLOCK_Y", std::to_string(k.block_y));
+  add_define(plan, "ITEMS_X", std::to_string(k.items_x));
+  add_define(plan, "ITEMS_Y", std::to_string(k.items_y));
+  add_define(plan, "FILTER_MEM", std::to_string(k.filter_mem));
+  add_define(plan, "UNROLL", std::to_string(k.unroll));
+  if (with_arith) add_define(plan, "ARITH", std::to_string(k.arith));
+}
+
+void cl_set_geometry(LaunchPlan& plan, const ConvSpec& s, const ClKnobs& k) {
+  const auto bx = static_cast<std::size_t>(k.block_x), by = static_cast<std::size_t>(k.block_y);
+  plan.dims = 2;
+  plan.global = {round_up(ceil_div(static_cast<std::size_t>(s.out_width), static_cast<std::size_t>(k.items_x)), bx),
+                 round_up(ceil_div(static_cast<std::size_t>(s.out_height), static_cast<std::size_t>(k.items_y)), by),
+                 1};
+  plan.local = {bx, by, 1};
+}
+
+void cl_add_scalar_args(LaunchPlan& plan, const ConvSpec& s) {
+  plan.args.push_back(KernelArg::integer(s.width));
+  plan.args.push_back(KernelArg::integer(s.height));
+  plan.args.push_back(KernelArg::integer(s.out_width));
+  plan.args.push_back(KernelArg::integer(s.out_height));
+}
+
+void register_opencl_variants(Registry& reg) {
+  reg.add_variant(make_cl_direct());
+  reg.add_variant(make_cl_tiled());
+  reg.add_variant(make_cl_image());
+  reg.add_variant(make_selftest_compile_error());
+  reg.add_variant(make_selftest_wrong_result());
+}
+
+}  // namespace pimg::conv

@@ -1,0 +1,30 @@
+// What the OpenMP conv variants share: the knobs of kernels/conv/conv_omp.cpp common to both
+// decompositions (threads, schedule, chunk, unroll, arith, simd), the plan they build on, and the
+// factories register_openmp_variants() (openmp_variants.cpp) registers.
+#pragma once
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "pimg/variant.hpp"
+
+namespace pimg::conv {
+
+// The parameters omp_rows and omp_tiles both declare.
+std::vector<ParamDecl> omp_shared_parameters();
+
+// The value of parameter `name` in c, else its default in decls; throws PlanError for a text value
+// outside its choices or a parameter of the wrong type.
+Value omp_param(const Config& c, const std::vector<ParamDecl>& decls, const std::string& name);
+std::int64_t omp_int_param(const Config& c, const std::vector<ParamDecl>& decls, const std::string& name);
+
+// conv_omp's plan for decomposition `decomp` (0 rows, 1 tiles): entry, the problem's defines,
+// DECOMP and the shared knobs, buffers in, out, weights, taps, lut and the four sizes.
+// Throws PlanError for knob values out of range.
+LaunchPlan omp_conv_plan(const Workload& w, const Config& c, const std::vector<ParamDecl>& decls, int decomp);
+
+std::unique_ptr<Variant> make_omp_rows();
+std::unique_ptr<Variant> make_omp_tiles();
+std::unique_ptr<Variant> make_omp_selftest();
+
+}  // namespace pimg::conv
