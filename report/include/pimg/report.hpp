@@ -11,7 +11,7 @@ namespace pimg {
 struct ReportOptions {
   std::string family;        // empty: every family in the store
   int top = 10;              // rows of each top-N table
-  std::string plot_prefix;   // file name prefix of the plots, e.g. "report" -> report-sweep-conv.svg
+  std::string plot_prefix;   // file name prefix of the plots, e.g. "report" -> report-conv-sweep.svg
 };
 
 struct Report {

@@ -1,0 +1,150 @@
+// Row metrics, orders and number formats shared by the markdown report and the `best` outputs.
+#include "metrics.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <tuple>
+
+namespace pimg::report_detail {
+
+DeviceKey device_key(const DeviceInfo& d) { return {d.backend, d.name, d.driver}; }
+
+std::string device_label(const DeviceInfo& d) { return d.backend + ":" + d.name; }
+
+bool is_baseline(const VariantKey& v) { return v.backend == "host"; }
+
+bool is_serial(const VariantKey& v) { return is_baseline(v) && v.name == "serial"; }
+
+std::string variant_label(const VariantKey& v) { return is_baseline(v) ? v.name + " (baseline)" : v.name; }
+
+BandwidthTable::BandwidthTable(const std::vector<BandwidthRow>& rows) {
+  for (const auto& r : rows) {
+    if (!(r.gbs > 0) || !std::isfinite(r.gbs)) continue;
+    auto [it, inserted] = gbs_.emplace(device_key(r.device), r.gbs);
+    if (!inserted) it->second = std::max(it->second, r.gbs);
+  }
+}
+
+std::optional<double> BandwidthTable::gbs(const DeviceInfo& d) const {
+  auto it = gbs_.find(device_key(d));
+  if (it == gbs_.end()) return std::nullopt;
+  return it->second;
+}
+
+Metrics metrics_of(const ResultRow& r, const BandwidthTable& bw) {
+  Metrics m;
+  m.median_ms = r.result.kernel.median;
+  m.min_ms = r.result.kernel.min;
+  m.stddev_ms = r.result.kernel.stddev;
+  if (!(m.median_ms > 0) || !std::isfinite(m.median_ms)) return m;
+  const double seconds = m.median_ms * 1e-3;
+  if (r.cost.work > 0) m.rate = r.cost.work / seconds / 1e6;
+  if (r.cost.traffic.bytes > 0) {
+    m.gbs = r.cost.traffic.bytes / seconds / 1e9;
+    if (auto copy = bw.gbs(r.device)) m.bandwidth_pct = *m.gbs / *copy * 100;
+  }
+  return m;
+}
+
+std::string unit_of(const ResultRow& r) { return r.cost.unit.empty() ? "MPix/s" : r.cost.unit; }
+
+bool problem_less(const Problem& a, const Problem& b) {
+  const auto pixels = [](const Problem& p) { return static_cast<std::int64_t>(p.width) * p.height; };
+  return std::forward_as_tuple(a.family, a.channels, a.attrs, pixels(a), a.width, a.height) <
+         std::forward_as_tuple(b.family, b.channels, b.attrs, pixels(b), b.width, b.height);
+}
+
+namespace {
+
+auto variant_tuple(const VariantKey& v) { return std::tie(v.name, v.backend, v.source_hash, v.family); }
+
+bool total_less(const ResultRow& a, const ResultRow& b) {
+  if (problem_less(a.problem, b.problem)) return true;
+  if (problem_less(b.problem, a.problem)) return false;
+  const DeviceKey da = device_key(a.device), db = device_key(b.device);
+  if (da != db) return da < db;
+  if (variant_tuple(a.variant) != variant_tuple(b.variant)) return variant_tuple(a.variant) < variant_tuple(b.variant);
+  const std::string ca = a.config.canonical(), cb = b.config.canonical();
+  if (ca != cb) return ca < cb;
+  return a.id < b.id;
+}
+
+}  // namespace
+
+bool rank_less(const ResultRow& a, const ResultRow& b) {
+  const auto key = [](const ResultRow& r) {
+    const double m = r.result.kernel.median;
+    return std::isfinite(m) ? m : std::numeric_limits<double>::infinity();
+  };
+  if (key(a) != key(b)) return key(a) < key(b);
+  return total_less(a, b);
+}
+
+std::vector<const ResultRow*> sorted_rows(const std::vector<ResultRow>& rows) {
+  std::vector<const ResultRow*> out;
+  out.reserve(rows.size());
+  for (const auto& r : rows) out.push_back(&r);
+  std::stable_sort(out.begin(), out.end(), [](const ResultRow* a, const ResultRow* b) { return total_less(*a, *b); });
+  return out;
+}
+
+std::vector<RankedGroup> ranked_groups(const std::vector<ResultRow>& rows) {
+  struct GroupLess {
+    bool operator()(const std::pair<Problem, DeviceKey>& a, const std::pair<Problem, DeviceKey>& b) const {
+      if (problem_less(a.first, b.first)) return true;
+      if (problem_less(b.first, a.first)) return false;
+      return a.second < b.second;
+    }
+  };
+  std::map<std::pair<Problem, DeviceKey>, RankedGroup, GroupLess> groups;
+  for (const ResultRow* r : sorted_rows(rows)) {
+    if (r->result.status != Status::ok) continue;
+    RankedGroup& g = groups[{r->problem, device_key(r->device)}];
+    if (g.rows.empty()) {
+      g.problem = r->problem;
+      g.device = r->device;
+    }
+    g.rows.push_back(r);
+  }
+  std::vector<RankedGroup> out;
+  for (auto& [key, g] : groups) {
+    std::stable_sort(g.rows.begin(), g.rows.end(),
+                     [](const ResultRow* a, const ResultRow* b) { return rank_less(*a, *b); });
+    out.push_back(std::move(g));
+  }
+  return out;
+}
+
+std::string fmt_ms(double ms) {
+  if (!std::isfinite(ms) || ms < 0) return kDash;
+  if (ms >= 100) return fmt::format("{:.1f}", ms);
+  if (ms >= 1) return fmt::format("{:.3f}", ms);
+  if (ms == 0) return "0";
+  const int decimals = std::min(9, 3 - static_cast<int>(std::floor(std::log10(ms))));
+  return fmt::format("{:.{}f}", ms, decimals);
+}
+
+std::string fmt_rate(const std::optional<double>& v) { return v ? fmt::format("{:.1f}", *v) : kDash; }
+
+std::string fmt_gbs(const std::optional<double>& v) { return v ? fmt::format("{:.2f}", *v) : kDash; }
+
+std::string fmt_pct(const std::optional<double>& v) { return v ? fmt::format("{:.1f}%", *v) : kDash; }
+
+std::string fmt_speedup(double x) {
+  if (!std::isfinite(x) || !(x > 0)) return kDash;
+  if (x >= 100) return fmt::format("{:.0f}x", x);
+  if (x >= 10) return fmt::format("{:.1f}x", x);
+  return fmt::format("{:.2f}x", x);
+}
+
+std::string fmt_bytes(std::uint64_t bytes) {
+  if (bytes == 0) return kDash;
+  return fmt::format("{:.1f} GiB", static_cast<double>(bytes) / (1024.0 * 1024.0 * 1024.0));
+}
+
+std::string brief_or_dash(const Config& c) { return c.empty() ? kDash : c.brief(); }
+
+}  // namespace pimg::report_detail

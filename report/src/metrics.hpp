@@ -1,0 +1,77 @@
+// What every view of the store computes alike: device keys and labels, baselines, the bandwidth
+// match, a row's throughput metrics, the order of problems and of ranked rows, the ranked groups
+// of `best`, and the fixed number formats all outputs print with.
+#pragma once
+#include <compare>
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "pimg/store.hpp"
+
+namespace pimg::report_detail {
+
+inline constexpr const char* kDash = "\u2013";  // an unknown or absent value
+
+struct DeviceKey {
+  std::string backend, name, driver;
+  auto operator<=>(const DeviceKey&) const = default;
+};
+DeviceKey device_key(const DeviceInfo& d);
+std::string device_label(const DeviceInfo& d);  // backend:name
+
+// Variants of the host backend are baselines: the serial reference and library implementations.
+bool is_baseline(const VariantKey& v);
+bool is_serial(const VariantKey& v);
+std::string variant_label(const VariantKey& v);  // the name, with " (baseline)" for baselines
+
+// Measured copy bandwidth of each device, matched by backend, name and driver.
+class BandwidthTable {
+ public:
+  explicit BandwidthTable(const std::vector<BandwidthRow>& rows);
+  std::optional<double> gbs(const DeviceInfo& d) const;
+
+ private:
+  std::map<DeviceKey, double> gbs_;
+};
+
+struct Metrics {
+  double median_ms = 0, min_ms = 0, stddev_ms = 0;
+  std::optional<double> rate;           // millions of cost.unit items per second (MPix/s)
+  std::optional<double> gbs;            // minimum traffic per second / 1e9
+  std::optional<double> bandwidth_pct;  // gbs / the device's measured copy bandwidth * 100
+};
+Metrics metrics_of(const ResultRow& r, const BandwidthTable& bw);
+std::string unit_of(const ResultRow& r);  // cost.unit, "MPix/s" when none is stored
+
+// Problems order by family, channels, attributes, then pixel count, width and height, so a size
+// sweep reads from small to large.
+bool problem_less(const Problem& a, const Problem& b);
+struct ProblemLess {
+  bool operator()(const Problem& a, const Problem& b) const { return problem_less(a, b); }
+};
+// Ranking: median time, then names and ids so ties always break the same way.
+bool rank_less(const ResultRow& a, const ResultRow& b);
+// A total order of rows (family, problem, device, variant, configuration, id): inputs in any
+// order give the same report.
+std::vector<const ResultRow*> sorted_rows(const std::vector<ResultRow>& rows);
+
+// The ok rows of one problem on one device, ranked.
+struct RankedGroup {
+  Problem problem;
+  DeviceInfo device;
+  std::vector<const ResultRow*> rows;
+};
+std::vector<RankedGroup> ranked_groups(const std::vector<ResultRow>& rows);
+
+std::string fmt_ms(double ms);  // 4 significant digits below 1 ms, then 3 and 1 decimals
+std::string fmt_rate(const std::optional<double>& v);
+std::string fmt_gbs(const std::optional<double>& v);
+std::string fmt_pct(const std::optional<double>& v);
+std::string fmt_speedup(double x);
+std::string fmt_bytes(std::uint64_t bytes);
+std::string brief_or_dash(const Config& c);
+
+}  // namespace pimg::report_detail

@@ -1,0 +1,541 @@
+// `pimg-tune report`: per family, the devices, size sweeps, per-problem rankings, parameter
+// sensitivity and failures as markdown, with SVG plots beside it. A pure function of stored rows:
+// rows are sorted first, so the same store always gives the same bytes.
+#include "pimg/report.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <array>
+#include <set>
+#include <tuple>
+
+#include "charts.hpp"
+#include "metrics.hpp"
+#include "table.hpp"
+
+namespace pimg {
+namespace {
+
+using namespace report_detail;
+using Align = Table::Align;
+
+constexpr std::array<Status, 5> kStatuses = {Status::ok, Status::compile_error, Status::launch_error, Status::timeout,
+                                             Status::wrong_result};
+constexpr std::size_t kFailureExamples = 3;
+constexpr std::size_t kLogChars = 160;
+
+std::string slug(std::string_view s) {
+  std::string out;
+  for (char c : s) {
+    const bool alnum = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9');
+    if (alnum)
+      out += static_cast<char>(c >= 'A' && c <= 'Z' ? c - 'A' + 'a' : c);
+    else if (!out.empty() && out.back() != '-')
+      out += '-';
+  }
+  while (!out.empty() && out.back() == '-') out.pop_back();
+  return out;
+}
+
+// The first non-blank line of a log, trimmed and cut to kLogChars characters.
+std::string first_line(const EvalResult& r) {
+  const std::string& text = r.log.find_first_not_of(" \t\r\n") == std::string::npos ? r.validation : r.log;
+  std::size_t start = 0;
+  std::string line;
+  while (start <= text.size()) {
+    std::size_t end = text.find('\n', start);
+    if (end == std::string::npos) end = text.size();
+    line = text.substr(start, end - start);
+    const auto b = line.find_first_not_of(" \t\r");
+    if (b != std::string::npos) {
+      line = line.substr(b, line.find_last_not_of(" \t\r") - b + 1);
+      break;
+    }
+    line.clear();
+    start = end + 1;
+  }
+  if (line.empty()) return kDash;
+  std::size_t chars = 0, cut = 0;
+  for (std::size_t i = 0; i < line.size(); ++i) {
+    if ((static_cast<unsigned char>(line[i]) & 0xC0) == 0x80) continue;
+    if (++chars == kLogChars) cut = i;
+    if (chars > kLogChars) return line.substr(0, cut) + "\u2026";
+  }
+  return line;
+}
+
+std::int64_t pixels(const Problem& p) { return static_cast<std::int64_t>(p.width) * p.height; }
+
+// Larger pixel count first; among equal sizes the later problem in problem order.
+bool larger(const Problem& a, const Problem& b) {
+  if (pixels(a) != pixels(b)) return pixels(a) > pixels(b);
+  return problem_less(b, a);
+}
+
+// What the problems of one size sweep share: channels and attributes.
+std::string sweep_group(const Problem& p) {
+  std::string out = fmt::format("c{}", p.channels);
+  for (const auto& [k, v] : p.attrs) out += fmt::format(" {}={}", k, v);
+  return out;
+}
+
+std::string image_link(const std::string& alt, const std::string& file) {
+  const bool wrap = file.find_first_of(" ()<>") != std::string::npos;
+  return fmt::format("![{}]({})\n\n", md_escape(alt), wrap ? "<" + file + ">" : file);
+}
+
+std::vector<const ResultRow*> ok_ranked(const std::vector<const ResultRow*>& rows) {
+  std::vector<const ResultRow*> ok;
+  for (const ResultRow* r : rows)
+    if (r->result.status == Status::ok) ok.push_back(r);
+  std::stable_sort(ok.begin(), ok.end(), [](const ResultRow* a, const ResultRow* b) { return rank_less(*a, *b); });
+  return ok;
+}
+
+// Bar labels "rank. variant k=v ..." naming only the parameters that differ among the bars.
+std::vector<std::string> bar_labels(const std::vector<const ResultRow*>& rows) {
+  std::map<std::string, std::set<Value>> values;
+  std::map<std::string, std::size_t> present;
+  for (const ResultRow* r : rows)
+    for (const auto& [k, v] : r->config.values()) {
+      values[k].insert(v);
+      ++present[k];
+    }
+  std::vector<std::string> labels;
+  for (std::size_t i = 0; i < rows.size(); ++i) {
+    std::string label = fmt::format("{}. {}", i + 1, rows[i]->variant.name);
+    for (const auto& [k, v] : rows[i]->config.values())
+      if (values[k].size() > 1 || present[k] < rows.size()) label += fmt::format(" {}={}", k, to_string(v));
+    labels.push_back(std::move(label));
+  }
+  return labels;
+}
+
+class FamilyReport {
+ public:
+  FamilyReport(std::string family, std::vector<const ResultRow*> rows, const BandwidthTable& bw,
+               const ReportOptions& opt, Report& out);
+  void write();
+
+ private:
+  void summary();
+  void devices();
+  void sweeps();
+  void problems();
+  void problem_on_device(const Problem& problem, const DeviceKey& dk, const std::vector<const ResultRow*>& rows,
+                         bool plot);
+  void top_chart(const Problem& problem, const std::string& device, const std::vector<const ResultRow*>& shown);
+  void sensitivity();
+  void failures();
+  void how_to_read();
+  std::string add_plot(const std::string& kind, const std::string& detail, std::string svg);
+  std::optional<double> serial_ms(const Problem& p) const;
+  std::size_t top_count(std::size_t n) const { return opt_.top > 0 ? std::min<std::size_t>(n, opt_.top) : n; }
+
+  std::string family_;
+  std::vector<const ResultRow*> rows_;  // in sorted_rows() order
+  const BandwidthTable& bw_;
+  const ReportOptions& opt_;
+  Report& out_;
+  std::string& md_;
+  std::map<DeviceKey, DeviceInfo> devices_;
+  std::map<DeviceKey, std::string> labels_;
+  std::string unit_;
+};
+
+FamilyReport::FamilyReport(std::string family, std::vector<const ResultRow*> rows, const BandwidthTable& bw,
+                           const ReportOptions& opt, Report& out)
+    : family_(std::move(family)), rows_(std::move(rows)), bw_(bw), opt_(opt), out_(out), md_(out.markdown) {
+  std::map<std::string, int> uses;
+  for (const ResultRow* r : rows_)
+    if (devices_.emplace(device_key(r->device), r->device).second) ++uses[device_label(r->device)];
+  for (const auto& [key, info] : devices_) {
+    std::string label = device_label(info);
+    if (uses[label] > 1) label += " (driver " + (key.driver.empty() ? std::string(kDash) : key.driver) + ")";
+    labels_[key] = label;
+  }
+  unit_ = rows_.empty() ? "MPix/s" : unit_of(*rows_.front());
+}
+
+void FamilyReport::write() {
+  summary();
+  devices();
+  sweeps();
+  problems();
+  sensitivity();
+  failures();
+  how_to_read();
+}
+
+std::string FamilyReport::add_plot(const std::string& kind, const std::string& detail, std::string svg) {
+  std::string base;
+  for (const std::string& part : {opt_.plot_prefix, slug(family_), kind, slug(detail)})
+    if (!part.empty()) base += (base.empty() ? "" : "-") + part;
+  std::string name = base + ".svg";
+  for (int n = 2; out_.files.count(name); ++n) name = fmt::format("{}-{}.svg", base, n);
+  out_.files.emplace(name, std::move(svg));
+  return name;
+}
+
+std::optional<double> FamilyReport::serial_ms(const Problem& p) const {
+  std::optional<double> best;
+  for (const ResultRow* r : rows_)
+    if (r->result.status == Status::ok && is_serial(r->variant) && r->problem == p &&
+        (!best || r->result.kernel.median < *best))
+      best = r->result.kernel.median;
+  return best;
+}
+
+void FamilyReport::summary() {
+  std::set<std::pair<std::string, std::string>> variants;
+  std::set<Problem, ProblemLess> problems;
+  std::size_t ok = 0;
+  for (const ResultRow* r : rows_) {
+    variants.emplace(r->variant.name, r->variant.backend);
+    problems.insert(r->problem);
+    if (r->result.status == Status::ok) ++ok;
+  }
+  md_ += fmt::format("# pimg-tune report: {}\n\n", md_escape(family_));
+  md_ += fmt::format("{} stored evaluations ({} ok, {} failed) of {} variants on {} devices and {} problems.\n\n",
+                     rows_.size(), ok, rows_.size() - ok, variants.size(), devices_.size(), problems.size());
+}
+
+void FamilyReport::devices() {
+  md_ += "## Devices\n\n";
+  Table t({{"backend"},
+           {"device"},
+           {"vendor"},
+           {"driver"},
+           {"compute units", Align::right},
+           {"memory", Align::right},
+           {"copy bandwidth", Align::right}});
+  for (const auto& [key, d] : devices_) {
+    const auto gbs = bw_.gbs(d);
+    t.add({d.backend, d.name, d.vendor.empty() ? kDash : d.vendor, d.driver.empty() ? kDash : d.driver,
+           d.compute_units > 0 ? std::to_string(d.compute_units) : kDash, fmt_bytes(d.global_mem_bytes),
+           gbs ? fmt::format("{:.1f} GB/s", *gbs) : kDash});
+  }
+  md_ += t.markdown() + "\n";
+}
+
+void FamilyReport::sweeps() {
+  // A column: tuned variants of one device (kind 0), the serial baseline (1) or another baseline (2).
+  using ColumnKey = std::tuple<int, std::string, DeviceKey>;
+  std::map<std::pair<int, std::map<std::string, std::string>>, std::vector<const ResultRow*>> groups;
+  for (const ResultRow* r : rows_) groups[{r->problem.channels, r->problem.attrs}].push_back(r);
+
+  md_ += "## Size sweep\n\n";
+  md_ += "Best ok median time (ms) per image size: one column per device over its tuned variants, one per "
+         "baseline.\n\n";
+  for (const auto& [gkey, rows] : groups) {
+    std::set<Problem, ProblemLess> sizes;
+    std::map<ColumnKey, std::map<std::pair<int, int>, double>> best;
+    std::map<std::string, int> baseline_devices;
+    for (const ResultRow* r : rows) {
+      sizes.insert(r->problem);
+      const int kind = !is_baseline(r->variant) ? 0 : is_serial(r->variant) ? 1 : 2;
+      const ColumnKey key{kind, kind ? r->variant.name : "", device_key(r->device)};
+      auto [col, added] = best.try_emplace(key);
+      if (added && kind) ++baseline_devices[r->variant.name];
+      if (r->result.status != Status::ok) continue;
+      const std::pair<int, int> size{r->problem.width, r->problem.height};
+      auto it = col->second.find(size);
+      if (it == col->second.end() || r->result.kernel.median < it->second) col->second[size] = r->result.kernel.median;
+    }
+    std::vector<Table::Column> columns{{"size"}};
+    std::vector<std::string> headers;
+    for (const auto& [key, cells] : best) {
+      const auto& [kind, variant, device] = key;
+      std::string h = labels_.at(device);
+      if (kind) h = baseline_devices[variant] > 1 ? variant + " (baseline, " + h + ")" : variant + " (baseline)";
+      headers.push_back(h);
+      columns.push_back({h, Align::right});
+    }
+    columns.push_back({"best speed-up over serial", Align::right});
+    Table t(std::move(columns));
+    for (const Problem& p : sizes) {
+      const std::pair<int, int> size{p.width, p.height};
+      std::vector<std::string> cells{p.size()};
+      std::optional<double> serial;
+      std::optional<std::pair<double, std::string>> fastest;
+      std::size_t c = 0;
+      for (const auto& [key, times] : best) {
+        auto it = times.find(size);
+        cells.push_back(it == times.end() ? kDash : fmt_ms(it->second));
+        if (it != times.end()) {
+          if (std::get<0>(key) == 1 && (!serial || it->second < *serial)) serial = it->second;
+          if (std::get<0>(key) != 1 && (!fastest || it->second < fastest->first)) fastest = {{it->second, headers[c]}};
+        }
+        ++c;
+      }
+      cells.push_back(serial && fastest && fastest->first > 0
+                          ? fmt::format("{} ({})", fmt_speedup(*serial / fastest->first), fastest->second)
+                          : kDash);
+      t.add(std::move(cells));
+    }
+    const std::string group = sweep_group(rows.front()->problem);
+    const std::string label = family_ + " " + group;
+    md_ += fmt::format("### {}\n\n", md_escape(label)) + t.markdown() + "\n";
+    if (sizes.size() < 2) continue;
+    charts::LineChart chart{"Size sweep: " + label, "image width (pixels, log2 scale)",
+                            "best median time (ms, log scale)", {}};
+    std::size_t c = 0;
+    for (const auto& [key, times] : best) {
+      charts::Series s{headers[c++], {}, std::get<0>(key) != 0};
+      for (const Problem& p : sizes) {
+        auto it = times.find({p.width, p.height});
+        if (it != times.end()) s.points.emplace_back(p.width, it->second);
+      }
+      chart.series.push_back(std::move(s));
+    }
+    const std::string file = add_plot("sweep", groups.size() > 1 ? group : "",
+                                      charts::line_chart(chart));
+    md_ += image_link("size sweep: " + label, file);
+  }
+}
+
+void FamilyReport::problems() {
+  std::map<Problem, std::map<DeviceKey, std::vector<const ResultRow*>>, ProblemLess> by_problem;
+  std::map<DeviceKey, Problem> largest;
+  for (const ResultRow* r : rows_) {
+    by_problem[r->problem][device_key(r->device)].push_back(r);
+    if (r->result.status != Status::ok) continue;
+    auto [it, added] = largest.try_emplace(device_key(r->device), r->problem);
+    if (!added && larger(r->problem, it->second)) it->second = r->problem;
+  }
+
+  md_ += "## Results per problem and device\n\n";
+  md_ += fmt::format("Ok configurations ranked by median time; {} and GB/s from the median, % of bandwidth "
+                     "against the device's measured copy bandwidth.\n\n",
+                     md_escape(unit_));
+  for (const auto& [problem, by_device] : by_problem)
+    for (const auto& [dk, rows] : by_device) {
+      auto it = largest.find(dk);
+      problem_on_device(problem, dk, rows, it != largest.end() && it->second == problem);
+    }
+}
+
+void FamilyReport::problem_on_device(const Problem& problem, const DeviceKey& dk,
+                                     const std::vector<const ResultRow*>& rows, bool plot) {
+  const std::string& device = labels_.at(dk);
+  md_ += fmt::format("### {} on {}\n\n", md_escape(problem.label()), md_escape(device));
+  const auto ok = ok_ranked(rows);
+  const std::size_t failed = rows.size() - ok.size();
+  if (ok.empty()) {
+    md_ += fmt::format("No ok configuration; {} failed (see Failures).\n\n", failed);
+    return;
+  }
+  const std::vector<const ResultRow*> shown(ok.begin(), ok.begin() + static_cast<std::ptrdiff_t>(top_count(ok.size())));
+  md_ += fmt::format("Top {} of {} ok configurations{}.\n\n", shown.size(), ok.size(),
+                     failed ? fmt::format(" ({} failed)", failed) : "");
+  Table top({{"rank", Align::right},
+             {"variant"},
+             {"configuration"},
+             {"median ms", Align::right},
+             {"min ms", Align::right},
+             {"stddev ms", Align::right},
+             {unit_, Align::right},
+             {"GB/s", Align::right},
+             {"% of bandwidth", Align::right}});
+  for (std::size_t i = 0; i < shown.size(); ++i) {
+    const Metrics m = metrics_of(*shown[i], bw_);
+    top.add({std::to_string(i + 1), variant_label(shown[i]->variant), brief_or_dash(shown[i]->config),
+             fmt_ms(m.median_ms), fmt_ms(m.min_ms), fmt_ms(m.stddev_ms), fmt_rate(m.rate), fmt_gbs(m.gbs),
+             fmt_pct(m.bandwidth_pct)});
+  }
+  md_ += top.markdown() + "\n";
+
+  std::map<std::pair<std::string, std::string>, std::pair<int, int>> tried;  // ok, all
+  for (const ResultRow* r : rows) {
+    auto& [n_ok, n_all] = tried[{r->variant.name, r->variant.backend}];
+    n_all += 1;
+    n_ok += r->result.status == Status::ok ? 1 : 0;
+  }
+  const auto serial = serial_ms(problem);
+  Table per_variant({{"variant"},
+                     {"configuration"},
+                     {"ok / tried", Align::right},
+                     {"median ms", Align::right},
+                     {unit_, Align::right},
+                     {"GB/s", Align::right},
+                     {"% of bandwidth", Align::right},
+                     {"speed-up over serial", Align::right}});
+  std::set<std::pair<std::string, std::string>> seen;
+  for (const ResultRow* r : ok) {
+    const std::pair<std::string, std::string> v{r->variant.name, r->variant.backend};
+    if (!seen.insert(v).second) continue;
+    const Metrics m = metrics_of(*r, bw_);
+    per_variant.add({variant_label(r->variant), brief_or_dash(r->config),
+                     fmt::format("{} / {}", tried[v].first, tried[v].second), fmt_ms(m.median_ms), fmt_rate(m.rate),
+                     fmt_gbs(m.gbs), fmt_pct(m.bandwidth_pct),
+                     serial && m.median_ms > 0 ? fmt_speedup(*serial / m.median_ms) : kDash});
+  }
+  md_ += "Best of each variant:\n\n" + per_variant.markdown() + "\n";
+  if (plot) top_chart(problem, device, shown);
+}
+
+void FamilyReport::top_chart(const Problem& problem, const std::string& device,
+                             const std::vector<const ResultRow*>& shown) {
+  charts::BarChart chart{fmt::format("Top {} on {}: {}", shown.size(), device, problem.label()), "median time (ms)",
+                         {}, {}};
+  std::set<std::string> names;
+  for (const ResultRow* r : shown) names.insert(variant_label(r->variant));
+  chart.legend.assign(names.begin(), names.end());
+  const auto labels = bar_labels(shown);
+  for (std::size_t i = 0; i < shown.size(); ++i) {
+    const double median = shown[i]->result.kernel.median;
+    const auto color = static_cast<std::size_t>(
+        std::find(chart.legend.begin(), chart.legend.end(), variant_label(shown[i]->variant)) - chart.legend.begin());
+    chart.bars.push_back({labels[i], median, fmt_ms(median) + " ms", color});
+  }
+  md_ += image_link("top configurations on " + device, add_plot("top", device, charts::bar_chart(chart)));
+}
+
+void FamilyReport::sensitivity() {
+  std::map<std::pair<std::string, DeviceKey>, std::vector<const ResultRow*>> by_variant;
+  for (const ResultRow* r : rows_)
+    if (!is_baseline(r->variant)) by_variant[{r->variant.name, device_key(r->device)}].push_back(r);
+
+  md_ += "## Parameter sensitivity\n\n";
+  md_ += "Each tuned variant at its largest problem on each device: for every parameter with more than one "
+         "value, the median over the ok configurations with that value of their median times.\n\n";
+  bool any = false;
+  for (const auto& [key, rows] : by_variant) {
+    const auto& [variant, dk] = key;
+    std::optional<Problem> largest;
+    for (const ResultRow* r : rows)
+      if (r->result.status == Status::ok && (!largest || larger(r->problem, *largest))) largest = r->problem;
+    if (!largest) continue;
+    any = true;
+    struct Cell {
+      std::vector<double> ok_ms;
+      int failed = 0;
+    };
+    std::map<std::string, std::map<Value, Cell>> params;
+    for (const ResultRow* r : rows) {
+      if (!(r->problem == *largest)) continue;
+      for (const auto& [name, value] : r->config.values()) {
+        Cell& cell = params[name][value];
+        if (r->result.status == Status::ok)
+          cell.ok_ms.push_back(r->result.kernel.median);
+        else
+          ++cell.failed;
+      }
+    }
+    const std::string title = fmt::format("{} on {}: {}", variant, labels_.at(dk), largest->label());
+    md_ += fmt::format("### {}\n\n", md_escape(title));
+    Table t({{"parameter"},
+             {"value"},
+             {"ok configurations", Align::right},
+             {"failed", Align::right},
+             {"median ms", Align::right},
+             {"best ms", Align::right}});
+    charts::PanelChart chart{"Parameter sensitivity: " + title, "median over configurations of the median time (ms)",
+                             {}};
+    for (const auto& [name, values] : params) {
+      if (values.size() < 2) continue;
+      charts::Panel panel{name, {}};
+      for (const auto& [value, cell] : values) {
+        const Stats s = Stats::of(cell.ok_ms);
+        const bool has = !cell.ok_ms.empty();
+        t.add({name, to_string(value), std::to_string(cell.ok_ms.size()), std::to_string(cell.failed),
+               has ? fmt_ms(s.median) : kDash, has ? fmt_ms(s.min) : kDash});
+        if (has) panel.bars.emplace_back(to_string(value), s.median);
+      }
+      chart.panels.push_back(std::move(panel));
+    }
+    if (chart.panels.empty()) {
+      md_ += "No parameter takes more than one value here.\n\n";
+      continue;
+    }
+    md_ += image_link("parameter sensitivity of " + variant + " on " + labels_.at(dk),
+                      add_plot("params", variant + "-" + labels_.at(dk), charts::panel_chart(chart)));
+    md_ += t.markdown() + "\n";
+  }
+  if (!any) md_ += "No tuned variant has an ok configuration.\n\n";
+}
+
+void FamilyReport::failures() {
+  std::map<std::pair<std::string, std::string>, std::array<int, kStatuses.size()>> counts;
+  std::map<std::pair<std::string, std::string>, std::string> names;
+  std::array<std::vector<const ResultRow*>, kStatuses.size()> examples;
+  for (const ResultRow* r : rows_) {
+    const std::pair<std::string, std::string> v{r->variant.name, r->variant.backend};
+    names[v] = variant_label(r->variant);
+    const auto s = static_cast<std::size_t>(r->result.status);
+    auto [it, added] = counts.try_emplace(v);
+    if (added) it->second.fill(0);
+    ++it->second[s];
+    if (r->result.status != Status::ok) examples[s].push_back(r);
+  }
+
+  md_ += "## Failures\n\n";
+  std::vector<Table::Column> columns{{"variant"}};
+  for (Status s : kStatuses) columns.push_back({to_string(s), Align::right});
+  Table t(std::move(columns));
+  for (const auto& [v, n] : counts) {
+    std::vector<std::string> cells{names[v]};
+    for (int c : n) cells.push_back(std::to_string(c));
+    t.add(std::move(cells));
+  }
+  md_ += t.markdown() + "\n";
+  bool any = false;
+  for (Status s : kStatuses) {
+    const auto& rows = examples[static_cast<std::size_t>(s)];
+    if (rows.empty()) continue;
+    any = true;
+    md_ += fmt::format("### {} ({})\n\n", to_string(s), rows.size());
+    Table ex({{"variant"}, {"device"}, {"problem"}, {"configuration"}, {"first line of the log"}});
+    for (std::size_t i = 0; i < std::min(rows.size(), kFailureExamples); ++i) {
+      const ResultRow& r = *rows[i];
+      ex.add({variant_label(r.variant), labels_.at(device_key(r.device)), r.problem.label(),
+              brief_or_dash(r.config), first_line(r.result)});
+    }
+    md_ += ex.markdown() + "\n";
+  }
+  if (!any) md_ += "Every evaluation succeeded.\n\n";
+}
+
+void FamilyReport::how_to_read() {
+  std::set<std::size_t> runs;
+  for (const ResultRow* r : rows_)
+    if (r->result.status == Status::ok && !r->result.kernel_ms.empty()) runs.insert(r->result.kernel_ms.size());
+  std::string medians = "medians of each configuration's timed kernel runs";
+  if (runs.size() == 1) medians = fmt::format("medians of {} timed kernel runs", *runs.begin());
+  if (runs.size() > 1) medians = fmt::format("medians of {} to {} timed kernel runs", *runs.begin(), *runs.rbegin());
+  md_ += "## How to read this\n\n";
+  md_ += fmt::format(
+      "Times are {} (min and stddev over the same runs). Every ok row was validated against the serial CPU "
+      "reference, exactly. GB/s counts the problem's minimum traffic (each input read once, the output written "
+      "once); % of bandwidth divides it by the copy-kernel bandwidth measured on the same device (backend, name "
+      "and driver), {} where none is stored. Baselines run on the host backend: the serial reference and library "
+      "implementations.\n",
+      medians, kDash);
+}
+
+}  // namespace
+
+Report make_report(const std::vector<ResultRow>& rows, const std::vector<BandwidthRow>& bandwidths,
+                   const ReportOptions& opt) {
+  const BandwidthTable bw(bandwidths);
+  std::map<std::string, std::vector<const ResultRow*>> families;
+  for (const ResultRow* r : sorted_rows(rows))
+    if (opt.family.empty() || r->problem.family == opt.family) families[r->problem.family].push_back(r);
+
+  Report report;
+  if (families.empty()) {
+    report.markdown = opt.family.empty()
+                          ? "# pimg-tune report\n\nThe store holds no results.\n"
+                          : fmt::format("# pimg-tune report: {}\n\nThe store holds no results for this family.\n",
+                                        md_escape(opt.family));
+    return report;
+  }
+  for (auto& [family, family_rows] : families) {
+    if (!report.markdown.empty()) report.markdown += "\n";
+    FamilyReport(family, std::move(family_rows), bw, opt, report).write();
+  }
+  return report;
+}
+
+}  // namespace pimg

@@ -1,0 +1,501 @@
+// Reports from hand-built rows (2 OpenCL devices and the host, 3 sizes, 2 tuned variants and 2
+// baselines, failures of every status): markdown, one SVG, `best` table and JSON against expected
+// files in tests/data/report/ (PIMG_UPDATE_EXPECTED=1 rewrites them), plus targeted checks.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdlib>
+#include <fstream>
+#include <random>
+#include <sstream>
+
+#include "pimg/report.hpp"
+
+namespace pimg {
+namespace {
+
+constexpr double kGpuCopyGbs = 400;
+constexpr double kCpuCopyGbs = 40;
+
+DeviceInfo device(std::string backend, int index, std::string name, std::string vendor, std::string driver,
+                  int units, std::uint64_t gib) {
+  DeviceInfo d;
+  d.backend = std::move(backend);
+  d.index = index;
+  d.name = std::move(name);
+  d.vendor = std::move(vendor);
+  d.driver = std::move(driver);
+  d.compute_units = units;
+  d.global_mem_bytes = gib << 30;
+  return d;
+}
+
+const DeviceInfo kGpu = device("opencl", 0, "Test GPU", "Acme", "3.1", 40, 8);
+const DeviceInfo kCpu = device("opencl", 1, "Test CPU", "pocl", "5.0", 8, 16);
+const DeviceInfo kHost = device("host", 0, "Test CPU", "GenuineTest", "gcc 12", 8, 16);
+
+Problem problem(int size) {
+  Problem p;
+  p.family = "conv";
+  p.width = p.height = size;
+  p.attrs = {{"border", "zero"}, {"filter", "sharpen3"}};
+  return p;
+}
+
+double megapixels(int size) { return static_cast<double>(size) * size / 1e6; }
+
+// One evaluation: ok rows get five samples around median = megapixels * factor.
+ResultRow row(const DeviceInfo& d, int size, const std::string& variant, const std::string& backend,
+              std::map<std::string, Value> params, double factor, Status status = Status::ok,
+              std::string log = "") {
+  ResultRow r;
+  r.run_id = 1;
+  r.device = d;
+  r.problem = problem(size);
+  r.cost.work = static_cast<double>(size) * size;
+  r.cost.unit = "MPix/s";
+  r.cost.traffic.bytes = 2.0 * size * size;
+  r.cost.traffic.ops = 18.0 * size * size;
+  r.variant = {"conv", variant, backend, "src-" + variant};
+  for (auto& [k, v] : params) r.config.set(k, v);
+  const double m = megapixels(size) * factor;
+  r.result.status = status;
+  r.result.log = std::move(log);
+  if (status == Status::ok || status == Status::wrong_result) {
+    r.result.kernel_ms = {0.95 * m, 0.99 * m, m, 1.01 * m, 1.2 * m};
+    r.result.kernel = Stats::of(r.result.kernel_ms);
+  }
+  r.result.validation = status == Status::ok ? "exact" : "";
+  r.created_at = "2024-01-01T00:00:00Z";
+  return r;
+}
+
+std::vector<ResultRow> fixture_rows() {
+  std::vector<ResultRow> rows;
+  for (int size : {256, 1024, 4096}) {
+    const std::map<std::pair<int, int>, double> naive_gpu = {{{8, 4}, 0.020}, {{8, 8}, 0.016}, {{16, 4}, 0.018},
+                                                             {{16, 8}, 0.014}};
+    for (const auto& [wg, f] : naive_gpu) {
+      rows.push_back(row(kGpu, size, "cl_naive", "opencl", {{"wg_x", wg.first}, {"wg_y", wg.second}}, f));
+      const bool launch_fails = wg == std::pair{16, 8};
+      const bool times_out = size == 4096 && wg == std::pair{8, 4};
+      rows.push_back(row(kCpu, size, "cl_naive", "opencl", {{"wg_x", wg.first}, {"wg_y", wg.second}}, 10 * f,
+                         launch_fails ? Status::launch_error : times_out ? Status::timeout : Status::ok,
+                         launch_fails ? "clEnqueueNDRangeKernel: CL_INVALID_WORK_GROUP_SIZE | local 16x8 > 64\n"
+                                        "second line"
+                                      : times_out ? "\n  timed out after 2000 ms  \n" : ""));
+    }
+    const std::map<std::pair<int, std::string>, double> tiled_gpu = {
+        {{8, "private"}, 0.010}, {{8, "constant"}, 0.009}, {{16, "private"}, 0.008}};
+    for (const auto& [cfg, f] : tiled_gpu) {
+      rows.push_back(row(kGpu, size, "cl_tiled", "opencl", {{"tile", cfg.first}, {"filter", cfg.second}}, f));
+      rows.push_back(row(kCpu, size, "cl_tiled", "opencl", {{"tile", cfg.first}, {"filter", cfg.second}}, 12 * f));
+    }
+    // tile=16 filter=constant never works on the GPU; its wrong result is faster than any ok row.
+    const std::map<std::string, Value> bad = {{"tile", 16}, {"filter", std::string("constant")}};
+    if (size == 256)
+      rows.push_back(row(kGpu, size, "cl_tiled", "opencl", bad, 0, Status::compile_error,
+                         "<kernel>:12:5: error: use of undeclared identifier 'filt' *" + std::string(200, 'x') +
+                             "\n  filt[i] = 0;\n"));
+    if (size == 1024) rows.push_back(row(kGpu, size, "cl_tiled", "opencl", bad, 0, Status::timeout, "timed out"));
+    if (size == 4096)
+      rows.push_back(row(kGpu, size, "cl_tiled", "opencl", bad, 0.0001, Status::wrong_result,
+                         "first mismatch at (0, 0): expected 17, got 0"));
+    rows.push_back(row(kCpu, size, "cl_tiled", "opencl", bad, 0.13));
+    rows.push_back(row(kHost, size, "serial", "host", {}, 4.0));
+    rows.push_back(row(kHost, size, "opencv", "host", {}, 0.5));
+  }
+  for (std::size_t i = 0; i < rows.size(); ++i) rows[i].id = static_cast<std::int64_t>(i + 1);
+  return rows;
+}
+
+std::vector<BandwidthRow> fixture_bandwidths() {
+  BandwidthRow gpu{kGpu, kGpuCopyGbs, 256e6};
+  BandwidthRow cpu{kCpu, kCpuCopyGbs, 256e6};
+  BandwidthRow old_driver{kGpu, 100, 256e6};  // same GPU, another driver: must not match
+  old_driver.device.driver = "2.0";
+  return {gpu, cpu, old_driver};
+}
+
+ReportOptions options() {
+  ReportOptions o;
+  o.top = 5;
+  o.plot_prefix = "report";
+  return o;
+}
+
+std::string expected_path(const std::string& name) { return std::string(PIMG_TEST_DATA) + "/report/" + name; }
+
+// Compares with the expected file, or rewrites it when PIMG_UPDATE_EXPECTED=1.
+void expect_matches_file(const std::string& actual, const std::string& name) {
+  const char* update = std::getenv("PIMG_UPDATE_EXPECTED");
+  if (update && std::string(update) == "1") {
+    std::ofstream(expected_path(name), std::ios::binary) << actual;
+    return;
+  }
+  std::ifstream in(expected_path(name), std::ios::binary);
+  ASSERT_TRUE(in) << "missing expected file " << expected_path(name) << " (run with PIMG_UPDATE_EXPECTED=1)";
+  std::stringstream expected;
+  expected << in.rdbuf();
+  EXPECT_EQ(actual, expected.str()) << "differs from " << expected_path(name);
+}
+
+// A minimal JSON reader, enough to check that best_json parses and to read its fields.
+struct Json {
+  enum class Type { null, boolean, number, string, array, object } type = Type::null;
+  double number = 0;
+  std::string text;
+  std::vector<Json> items;
+  std::vector<std::pair<std::string, Json>> fields;
+  const Json& operator[](const std::string& key) const {
+    for (const auto& [k, v] : fields)
+      if (k == key) return v;
+    throw std::out_of_range("no field " + key);
+  }
+  bool has(const std::string& key) const {
+    return std::any_of(fields.begin(), fields.end(), [&](const auto& f) { return f.first == key; });
+  }
+};
+
+class JsonParser {
+ public:
+  explicit JsonParser(std::string_view s) : s_(s) {}
+  Json document() {
+    Json j = value();
+    space();
+    if (i_ != s_.size()) fail();
+    return j;
+  }
+
+ private:
+  [[noreturn]] void fail() const { throw std::runtime_error("invalid JSON at offset " + std::to_string(i_)); }
+  void space() {
+    while (i_ < s_.size() && std::string_view(" \t\r\n").find(s_[i_]) != std::string_view::npos) ++i_;
+  }
+  bool eat(char c) {
+    space();
+    if (i_ < s_.size() && s_[i_] == c) {
+      ++i_;
+      return true;
+    }
+    return false;
+  }
+  void expect(char c) {
+    if (!eat(c)) fail();
+  }
+  bool word(std::string_view w) {
+    if (s_.substr(i_, w.size()) != w) return false;
+    i_ += w.size();
+    return true;
+  }
+  std::string string() {
+    expect('"');
+    std::string out;
+    while (i_ < s_.size() && s_[i_] != '"') {
+      char c = s_[i_++];
+      if (static_cast<unsigned char>(c) < 0x20) fail();
+      if (c == '\\') {
+        if (i_ >= s_.size()) fail();
+        const char e = s_[i_++];
+        if (e == 'u') {
+          if (i_ + 4 > s_.size()) fail();
+          out += static_cast<char>(std::stoi(std::string(s_.substr(i_, 4)), nullptr, 16));
+          i_ += 4;
+          continue;
+        }
+        const std::string_view from = "\"\\/bfnrt", to = "\"\\/\b\f\n\r\t";
+        const auto k = from.find(e);
+        if (k == std::string_view::npos) fail();
+        c = to[k];
+      }
+      out += c;
+    }
+    expect('"');
+    return out;
+  }
+  Json value() {
+    space();
+    Json j;
+    if (i_ >= s_.size()) fail();
+    const char c = s_[i_];
+    if (c == '{') {
+      j.type = Json::Type::object;
+      ++i_;
+      if (eat('}')) return j;
+      do {
+        space();
+        std::string key = string();
+        expect(':');
+        j.fields.emplace_back(std::move(key), value());
+      } while (eat(','));
+      expect('}');
+    } else if (c == '[') {
+      j.type = Json::Type::array;
+      ++i_;
+      if (eat(']')) return j;
+      do j.items.push_back(value());
+      while (eat(','));
+      expect(']');
+    } else if (c == '"') {
+      j.type = Json::Type::string;
+      j.text = string();
+    } else if (word("null")) {
+      j.type = Json::Type::null;
+    } else if (word("true") || word("false")) {
+      j.type = Json::Type::boolean;
+    } else {
+      const std::size_t start = i_;
+      if (s_[i_] == '-') ++i_;
+      if (i_ >= s_.size() || !std::isdigit(static_cast<unsigned char>(s_[i_]))) fail();
+      while (i_ < s_.size() && std::string_view("0123456789.eE+-").find(s_[i_]) != std::string_view::npos) ++i_;
+      j.type = Json::Type::number;
+      j.number = std::stod(std::string(s_.substr(start, i_ - start)));
+    }
+    return j;
+  }
+  std::string_view s_;
+  std::size_t i_ = 0;
+};
+
+// Well-formedness of the SVG files: one root <svg> with its namespace and size, balanced tags,
+// only the five predefined entities.
+void expect_well_formed_svg(const std::string& name, const std::string& svg) {
+  SCOPED_TRACE(name);
+  EXPECT_EQ(svg.rfind("<?xml", 0), 0u);
+  EXPECT_NE(svg.find("<svg xmlns=\"http://www.w3.org/2000/svg\" width=\""), std::string::npos);
+  EXPECT_NE(svg.find(" viewBox=\"0 0 "), std::string::npos);
+  std::vector<std::string> open;
+  int roots = 0;
+  for (std::size_t i = 0; i < svg.size(); ++i) {
+    if (svg[i] == '&') {
+      const auto end = svg.find(';', i);
+      ASSERT_NE(end, std::string::npos);
+      const std::string entity = svg.substr(i, end - i + 1);
+      EXPECT_TRUE(entity == "&amp;" || entity == "&lt;" || entity == "&gt;" || entity == "&quot;" ||
+                  entity == "&apos;")
+          << entity;
+    }
+    if (svg[i] != '<' || svg.compare(i, 2, "<?") == 0) continue;
+    const auto end = svg.find('>', i);
+    ASSERT_NE(end, std::string::npos);
+    const std::string tag = svg.substr(i + 1, end - i - 1);
+    EXPECT_EQ(tag.find('<'), std::string::npos) << tag;
+    if (tag.front() == '/') {
+      ASSERT_FALSE(open.empty()) << tag;
+      EXPECT_EQ(open.back(), tag.substr(1));
+      open.pop_back();
+    } else if (tag.back() != '/') {
+      const std::string element = tag.substr(0, tag.find(' '));
+      if (open.empty()) ++roots;
+      open.push_back(element);
+    }
+    i = end;
+  }
+  EXPECT_TRUE(open.empty());
+  EXPECT_EQ(roots, 1);
+}
+
+// The markdown table row whose first cell is `first`, split into trimmed cells.
+std::vector<std::string> table_row(const std::string& markdown, const std::string& first) {
+  std::istringstream in(markdown);
+  for (std::string line; std::getline(in, line);) {
+    if (line.rfind("| " + first + " |", 0) != 0) continue;
+    std::vector<std::string> cells;
+    std::size_t start = 1;
+    for (std::size_t i = 1; i < line.size(); ++i) {
+      if (line[i] != '|' || line[i - 1] == '\\') continue;
+      std::string cell = line.substr(start, i - start);
+      cell = cell.substr(cell.find_first_not_of(' '));
+      cell = cell.substr(0, cell.find_last_not_of(' ') + 1);
+      cells.push_back(cell);
+      start = i + 1;
+    }
+    return cells;
+  }
+  return {};
+}
+
+std::string section(const std::string& markdown, const std::string& heading) {
+  const auto start = markdown.find(heading);
+  if (start == std::string::npos) return "";
+  const auto end = markdown.find("\n## ", start + heading.size());
+  return markdown.substr(start, end == std::string::npos ? std::string::npos : end - start);
+}
+
+// The report's time format: 4 significant digits below 1 ms, then 3 and 1 decimals.
+std::string ms(double v) {
+  std::ostringstream s;
+  s.setf(std::ios::fixed);
+  s.precision(v >= 100 ? 1 : v >= 1 ? 3 : 3 - static_cast<int>(std::floor(std::log10(v))));
+  s << v;
+  return s.str();
+}
+
+TEST(Report, MatchesExpectedFiles) {
+  const auto rows = fixture_rows();
+  const auto bw = fixture_bandwidths();
+  const Report r = make_report(rows, bw, options());
+  expect_matches_file(r.markdown, "report.md");
+  ASSERT_TRUE(r.files.count("report-conv-sweep.svg"));
+  expect_matches_file(r.files.at("report-conv-sweep.svg"), "report-conv-sweep.svg");
+  expect_matches_file(best_table(rows, bw, 3), "best.txt");
+  expect_matches_file(best_json(rows, bw, 3), "best.json");
+}
+
+TEST(Report, ProducesEachKindOfPlotAndLinksIt) {
+  const Report r = make_report(fixture_rows(), fixture_bandwidths(), options());
+  std::vector<std::string> names;
+  for (const auto& [name, svg] : r.files) {
+    names.push_back(name);
+    expect_well_formed_svg(name, svg);
+    EXPECT_NE(r.markdown.find("](" + name + ")"), std::string::npos) << name << " is not linked";
+  }
+  const std::vector<std::string> expected = {"report-conv-params-cl-naive-opencl-test-cpu.svg",
+                                             "report-conv-params-cl-naive-opencl-test-gpu.svg",
+                                             "report-conv-params-cl-tiled-opencl-test-cpu.svg",
+                                             "report-conv-params-cl-tiled-opencl-test-gpu.svg",
+                                             "report-conv-sweep.svg",
+                                             "report-conv-top-host-test-cpu.svg",
+                                             "report-conv-top-opencl-test-cpu.svg",
+                                             "report-conv-top-opencl-test-gpu.svg"};
+  EXPECT_EQ(names, expected);
+}
+
+TEST(Report, IsAPureFunctionOfTheRowsNotTheirOrder) {
+  auto rows = fixture_rows();
+  const Report a = make_report(rows, fixture_bandwidths(), options());
+  std::mt19937 rng(1107);
+  std::shuffle(rows.begin(), rows.end(), rng);
+  auto bw = fixture_bandwidths();
+  std::reverse(bw.begin(), bw.end());
+  const Report b = make_report(rows, bw, options());
+  EXPECT_EQ(a.markdown, b.markdown);
+  EXPECT_EQ(a.files, b.files);
+  EXPECT_EQ(best_json(fixture_rows(), fixture_bandwidths(), 3), best_json(rows, bw, 3));
+  EXPECT_EQ(best_table(fixture_rows(), fixture_bandwidths(), 3), best_table(rows, bw, 3));
+}
+
+TEST(Report, SweepTakesTheBestOkTimeOfEachColumn) {
+  const Report r = make_report(fixture_rows(), fixture_bandwidths(), options());
+  const auto header = table_row(r.markdown, "size");
+  EXPECT_EQ(header, std::vector<std::string>({"size", "opencl:Test CPU", "opencl:Test GPU", "serial (baseline)",
+                                              "opencv (baseline)", "best speed-up over serial"}));
+  const double mp = megapixels(4096);
+  // GPU: the wrong_result at 0.0001 is faster but failed; the best ok is cl_tiled at 0.008.
+  // CPU: cl_tiled at 12 * 0.008 beats cl_naive (timeout and launch error left out).
+  const auto cells = table_row(r.markdown, "4096x4096");
+  ASSERT_EQ(cells.size(), 6u);
+  EXPECT_EQ(cells[1], ms(mp * 12 * 0.008));
+  EXPECT_EQ(cells[2], ms(mp * 0.008));
+  EXPECT_EQ(cells[3], ms(mp * 4.0));
+  EXPECT_EQ(cells[4], ms(mp * 0.5));
+  EXPECT_EQ(cells[5], "500x (opencl:Test GPU)");
+}
+
+TEST(Report, FailuresNeverRanked) {
+  const auto rows = fixture_rows();
+  const std::string json = best_json(rows, fixture_bandwidths(), 100);
+  const Json doc = JsonParser(json).document();
+  ASSERT_EQ(doc.type, Json::Type::array);
+  EXPECT_EQ(doc.items.size(), 9u);  // 3 sizes x (GPU, CPU, host)
+  for (const Json& g : doc.items) {
+    std::size_t ok = 0;
+    for (const auto& r : rows)
+      ok += r.result.status == Status::ok && r.device.backend == g["backend"].text &&
+            r.device.name == g["device"].text && r.problem.width == g["width"].number;
+    EXPECT_EQ(g["results"].items.size(), ok);
+    double previous = 0;
+    for (const Json& res : g["results"].items) {
+      EXPECT_GE(res["median_ms"].number, previous);
+      previous = res["median_ms"].number;
+      const bool failing_config = res["variant"].text == "cl_tiled" && res["config"]["tile"].number == 16 &&
+                                  res["config"]["filter"].text == "constant";
+      EXPECT_FALSE(failing_config && g["device"].text == "Test GPU");
+    }
+  }
+  const std::string table = best_table(rows, fixture_bandwidths(), 100);
+  EXPECT_EQ(table.find(ms(megapixels(4096) * 0.0001)), std::string::npos);
+  const Report r = make_report(rows, fixture_bandwidths(), options());
+  const std::string ranked = section(r.markdown, "## Results per problem and device");
+  ASSERT_FALSE(ranked.empty());
+  EXPECT_EQ(ranked.find(ms(megapixels(4096) * 0.0001)), std::string::npos);
+  EXPECT_NE(ranked.find("Top 5 of 6 ok configurations (2 failed)"), std::string::npos);
+}
+
+TEST(Report, BestJsonFieldsAndBandwidthOfTheMatchingDevice) {
+  const Json doc = JsonParser(best_json(fixture_rows(), fixture_bandwidths(), 2)).document();
+  std::map<std::string, const Json*> largest;
+  for (const Json& g : doc.items) {
+    for (const char* key : {"family", "backend", "device", "driver", "size", "width", "height", "channels", "problem",
+                            "results"})
+      EXPECT_TRUE(g.has(key)) << key;
+    EXPECT_LE(g["results"].items.size(), 2u);
+    if (g["size"].text == "4096x4096") largest[g["backend"].text + ":" + g["device"].text] = &g;
+  }
+  ASSERT_EQ(largest.size(), 3u);
+  const Json& gpu = *largest.at("opencl:Test GPU");
+  EXPECT_EQ(gpu["driver"].text, "3.1");
+  EXPECT_EQ(gpu["problem"]["filter"].text, "sharpen3");
+  const Json& first = gpu["results"].items.at(0);
+  EXPECT_EQ(first["rank"].number, 1);
+  EXPECT_EQ(first["variant"].text, "cl_tiled");
+  EXPECT_EQ(first["config"]["tile"].type, Json::Type::number);
+  EXPECT_EQ(first["config"]["filter"].text, "private");
+  EXPECT_EQ(first["source_hash"].text, "src-cl_tiled");
+  EXPECT_NEAR(first["mpix_s"].number, 1 / 0.008 * 1e3, 0.01);
+  EXPECT_NEAR(first["gb_s"].number, 2 / 0.008, 0.01);  // two bytes per pixel
+  EXPECT_NEAR(first["bandwidth_pct"].number, 2 / 0.008 / kGpuCopyGbs * 100, 0.01);  // not the 2.0 driver's 100
+  const Json& cpu = largest.at("opencl:Test CPU")->operator[]("results").items.at(0);
+  EXPECT_NEAR(cpu["bandwidth_pct"].number, 2 / (12 * 0.008) / kCpuCopyGbs * 100, 0.01);
+  const Json& host = largest.at("host:Test CPU")->operator[]("results").items.at(0);
+  EXPECT_EQ(host["variant"].text, "opencv");
+  EXPECT_EQ(host["bandwidth_pct"].type, Json::Type::null);
+
+  const Json none = JsonParser(best_json(fixture_rows(), {}, 1)).document();
+  for (const Json& g : none.items) EXPECT_EQ(g["results"].items.at(0)["bandwidth_pct"].type, Json::Type::null);
+}
+
+TEST(Report, FailureSummaryCountsAndEscapesLogs) {
+  const Report r = make_report(fixture_rows(), fixture_bandwidths(), options());
+  const std::string failures = section(r.markdown, "## Failures");
+  EXPECT_EQ(table_row(failures, "cl_naive"), std::vector<std::string>({"cl_naive", "20", "0", "3", "1", "0"}));
+  EXPECT_EQ(table_row(failures, "cl_tiled"), std::vector<std::string>({"cl_tiled", "21", "1", "0", "1", "1"}));
+  EXPECT_EQ(table_row(failures, "serial (baseline)"),
+            std::vector<std::string>({"serial (baseline)", "3", "0", "0", "0", "0"}));
+  EXPECT_NE(failures.find("CL_INVALID_WORK_GROUP_SIZE \\| local 16x8 \\> 64 |"), std::string::npos);
+  EXPECT_EQ(failures.find("second line"), std::string::npos);
+  EXPECT_NE(failures.find("| timed out after 2000 ms |"), std::string::npos);
+  EXPECT_NE(failures.find("\\<kernel\\>:12:5: error: use of undeclared identifier 'filt' \\*xxx"), std::string::npos);
+  EXPECT_NE(failures.find(std::string(100, 'x') + "\u2026 |"), std::string::npos);
+  EXPECT_EQ(failures.find(std::string(101, 'x')), std::string::npos);
+}
+
+TEST(Report, EscapesNamesInMarkdownAndSvg) {
+  auto rows = fixture_rows();
+  for (auto& r : rows)
+    if (r.device.name == kGpu.name) r.device.name = "A&B <GPU> | 2";
+  const Report r = make_report(rows, fixture_bandwidths(), options());
+  EXPECT_NE(r.markdown.find("| opencl | A&B \\<GPU\\> \\| 2 | Acme |"), std::string::npos);
+  ASSERT_TRUE(r.files.count("report-conv-top-opencl-a-b-gpu-2.svg"));
+  for (const auto& [name, svg] : r.files) expect_well_formed_svg(name, svg);
+  EXPECT_NE(r.files.at("report-conv-sweep.svg").find(">opencl:A&amp;B &lt;GPU&gt; | 2</text>"), std::string::npos);
+  EXPECT_NO_THROW(JsonParser(best_json(rows, {}, 3)).document());
+}
+
+TEST(Report, FamilyFilterAndEmptyStore) {
+  ReportOptions o = options();
+  o.family = "hist";
+  const Report r = make_report(fixture_rows(), fixture_bandwidths(), o);
+  EXPECT_EQ(r.markdown, "# pimg-tune report: hist\n\nThe store holds no results for this family.\n");
+  EXPECT_TRUE(r.files.empty());
+  o.family = "conv";
+  EXPECT_EQ(make_report(fixture_rows(), fixture_bandwidths(), o).markdown,
+            make_report(fixture_rows(), fixture_bandwidths(), options()).markdown);
+  EXPECT_EQ(make_report({}, {}, options()).markdown, "# pimg-tune report\n\nThe store holds no results.\n");
+  EXPECT_EQ(JsonParser(best_json({}, {}, 3)).document().items.size(), 0u);
+  EXPECT_EQ(best_table({}, {}, 3), "No ok results stored.\n");
+}
+
+}  // namespace
+}  // namespace pimg

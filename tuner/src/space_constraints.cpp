@@ -1,0 +1,256 @@
+// Constraint expressions of a space (muparser): the load-time check of each expression, its
+// evaluation, and the enumeration of a variant's valid configurations on one device, with text
+// values as numeric ids and device limits as variables.
+#include <fmt/format.h>
+#include <muParser.h>
+
+#include <algorithm>
+#include <cctype>
+#include <cfenv>
+#include <cmath>
+#include <map>
+#include <memory>
+#include <set>
+
+#include "pimg/errors.hpp"
+#include "pimg/space.hpp"
+
+namespace pimg {
+namespace detail {
+
+// The device limit names constraints may use; a limit the device does not report is 0.
+const std::vector<std::string>& limit_names() {
+  static const std::vector<std::string> names = {
+      "max_work_group_size",  "local_mem_size",           "compute_units",
+      "global_mem_size",      "max_constant_buffer_size", "max_work_item_size_0",
+      "max_work_item_size_1", "max_work_item_size_2",     "image_support",
+      "image2d_max_width",    "image2d_max_height",       "max_threads"};
+  return names;
+}
+
+bool is_identifier(const std::string& s) {
+  if (s.empty() || !(std::isalpha(static_cast<unsigned char>(s[0])) || s[0] == '_')) return false;
+  return std::all_of(s.begin(), s.end(),
+                     [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; });
+}
+
+}  // namespace detail
+
+namespace {
+
+double mod_op(double a, double b) { return std::fmod(a, b); }
+double not_op(double a) { return a == 0 ? 1.0 : 0.0; }
+
+std::string join(const std::vector<std::string>& v) {
+  std::string out;
+  for (const auto& s : v) out += (out.empty() ? "" : ", ") + s;
+  return out.empty() ? "none" : out;
+}
+
+// One line even when the expression came from a multi-line YAML scalar.
+[[noreturn]] void fail(const Constraint& c, const std::string& message) {
+  std::string m = fmt::format("{}: constraint '{}': {}", c.pos.str(), c.expr, message);
+  std::replace(m.begin(), m.end(), '\n', ' ');
+  throw UsageError(m);
+}
+
+// A parser with the operators muparser lacks (binary %, prefix !) and without its constants _pi and
+// _e, so that every name a constraint uses is a parameter, a text value or a device limit.
+std::unique_ptr<mu::Parser> new_parser() {
+  auto p = std::make_unique<mu::Parser>();
+  p->ClearConst();
+  p->DefineOprt("%", mod_op, mu::prMUL_DIV);
+  p->DefineInfixOprt("!", not_op);
+  return p;
+}
+
+// muparser reads a lone '=' as assignment to a variable; in a constraint it is always a mistake.
+void reject_assignment(const Constraint& c) {
+  const std::string& e = c.expr;
+  for (std::size_t i = 0; i < e.size(); ++i) {
+    if (i + 1 < e.size() && e[i + 1] == '=' && (e[i] == '=' || e[i] == '<' || e[i] == '>' || e[i] == '!')) {
+      ++i;
+    } else if (e[i] == '=') {
+      fail(c, fmt::format("'=' at offset {} assigns; compare with '=='", i));
+    }
+  }
+}
+
+// Parses (first Eval) and checks there is one result; muparser errors become UsageErrors.
+double first_eval(mu::Parser& p, const Constraint& c, const std::string& unknown_hint) {
+  try {
+    p.SetExpr(c.expr);
+    double r = p.Eval();
+    if (p.GetNumResults() != 1) fail(c, "a constraint is one expression, not a comma-separated list");
+    return r;
+  } catch (const mu::Parser::exception_type& e) {
+    const std::string& tok = e.GetToken();
+    if ((e.GetCode() == mu::ecUNASSIGNABLE_TOKEN || e.GetCode() == mu::ecUNEXPECTED_VAR) &&
+        detail::is_identifier(tok) && !unknown_hint.empty())
+      fail(c, fmt::format("unknown name '{}' ({})", tok, unknown_hint));
+    fail(c, e.GetMsg());
+  }
+}
+
+// Evaluates a compiled constraint; a division by zero or undefined operation anywhere in it is an
+// error (the floating-point flags see it even where the result stays finite).
+template <class Where>
+double checked_eval(mu::Parser& p, const Constraint& c, Where where) {
+  std::feclearexcept(FE_DIVBYZERO | FE_INVALID);
+  double r = p.Eval();
+  if (!std::isfinite(r) || std::fetestexcept(FE_DIVBYZERO | FE_INVALID))
+    fail(c, fmt::format("division by zero or undefined operation at {} (result {}); guard it with '?:', "
+                        "since && and || evaluate both sides",
+                        where(), r));
+  return r;
+}
+
+// Names resolved at enumeration through muparser's variable factory: device limits and text
+// values. The load-time check guarantees every other name is a text value the file did not list;
+// it gets a fresh id, which no current parameter value can equal.
+struct NameTable {
+  std::map<std::string, double> values;  // node-based: addresses stay valid
+  double next_id = 0;
+};
+
+double* resolve_name(const char* name, void* data) {
+  auto* t = static_cast<NameTable*>(data);
+  auto [it, inserted] = t->values.try_emplace(name, 0.0);
+  if (inserted) it->second = t->next_id++;
+  return &it->second;
+}
+
+}  // namespace
+
+namespace detail {
+
+// Compiles a constraint against everything it may name at enumeration, with dummy values.
+void check_constraint(const Constraint& c, const std::vector<std::string>& params,
+                      const std::vector<std::string>& text_values) {
+  if (c.expr.find_first_not_of(" \t") == std::string::npos) fail(c, "empty expression");
+  reject_assignment(c);
+  std::set<std::string> taken(params.begin(), params.end());
+  taken.insert(limit_names().begin(), limit_names().end());
+  std::vector<std::string> constants;
+  for (const auto& t : text_values)
+    if (is_identifier(t) && taken.insert(t).second) constants.push_back(t);
+  std::vector<double> dummy(params.size() + limit_names().size(), 1.0);
+  auto p = new_parser();
+  std::size_t k = 0;
+  try {
+    for (const auto& n : params) p->DefineVar(n, &dummy[k++]);
+    for (const auto& n : limit_names()) p->DefineVar(n, &dummy[k++]);
+    for (std::size_t i = 0; i < constants.size(); ++i) p->DefineConst(constants[i], 1000.0 + static_cast<double>(i));
+  } catch (const mu::Parser::exception_type& e) {
+    fail(c, fmt::format("cannot define name '{}': {}", e.GetToken(), e.GetMsg()));
+  }
+  first_eval(*p, c,
+             fmt::format("parameters: {}; text values: {}; device limits: {}", join(params), join(constants),
+                         join(limit_names())));
+}
+
+}  // namespace detail
+
+std::string SourcePos::str() const {
+  if (line <= 0) return file;
+  return fmt::format("{}:{}:{}", file, line, column);
+}
+
+std::uint64_t VariantSpace::raw_size() const {
+  std::uint64_t n = 1;
+  for (const auto& p : params) {
+    std::uint64_t k = p.values.size();
+    if (k == 0) return 0;
+    n = n > UINT64_MAX / k ? UINT64_MAX : n * k;
+  }
+  return n;
+}
+
+std::vector<Config> VariantSpace::enumerate(const DeviceInfo& device) const {
+  std::vector<const ParamValues*> ps;
+  for (const auto& p : params) ps.push_back(&p);
+  std::sort(ps.begin(), ps.end(), [](const ParamValues* a, const ParamValues* b) { return a->name < b->name; });
+  if (raw_size() == 0) return {};
+
+  // Text values as ids 1000 + k, in sorted order, shared by all parameters of this variant.
+  std::map<std::string, double> text_ids;
+  for (const auto* p : ps)
+    for (const auto& v : p->values)
+      if (auto s = std::get_if<std::string>(&v)) text_ids.emplace(*s, 0.0);
+  double next = 1000;
+  for (auto& [_, id] : text_ids) id = next++;
+
+  NameTable names;
+  names.next_id = next;
+  for (const auto& n : detail::limit_names()) names.values[n] = 0;
+  for (const auto& [n, v] : device.limits) names.values[n] = v;
+  for (const auto& [t, id] : text_ids)
+    if (detail::is_identifier(t)) names.values.emplace(t, id);
+
+  // Each parameter's values as the numbers the expressions see.
+  std::vector<std::vector<double>> numeric(ps.size());
+  for (std::size_t i = 0; i < ps.size(); ++i)
+    for (const auto& v : ps[i]->values) {
+      auto n = std::get_if<std::int64_t>(&v);
+      numeric[i].push_back(n ? static_cast<double>(*n) : text_ids.at(std::get<std::string>(v)));
+    }
+
+  std::vector<double> vars(ps.size(), 0.0);
+  std::vector<std::unique_ptr<mu::Parser>> parsers;
+  for (const auto& c : constraints) {
+    reject_assignment(c);
+    auto p = new_parser();
+    try {
+      for (std::size_t i = 0; i < ps.size(); ++i) p->DefineVar(ps[i]->name, &vars[i]);
+      p->SetVarFactory(resolve_name, &names);
+    } catch (const mu::Parser::exception_type& e) {
+      fail(c, e.GetMsg());
+    }
+    first_eval(*p, c, "");  // compiles to bytecode once; later calls only evaluate
+    parsers.push_back(std::move(p));
+  }
+
+  auto brief = [&](const std::vector<std::size_t>& idx) {
+    std::string out;
+    for (std::size_t i = 0; i < ps.size(); ++i)
+      out += (out.empty() ? "" : " ") + ps[i]->name + "=" + to_string(ps[i]->values[idx[i]]);
+    return out;
+  };
+
+  std::vector<Config> out;
+  std::vector<std::size_t> idx(ps.size(), 0);
+  for (;;) {
+    for (std::size_t i = 0; i < ps.size(); ++i) vars[i] = numeric[i][idx[i]];
+    bool pass = true;
+    for (std::size_t k = 0; k < parsers.size() && pass; ++k) {
+      double r = checked_eval(*parsers[k], constraints[k], [&] { return brief(idx) + " on " + device.id(); });
+      pass = r != 0;
+    }
+    if (pass) {
+      Config c;
+      for (std::size_t i = 0; i < ps.size(); ++i) c.set(ps[i]->name, ps[i]->values[idx[i]]);
+      out.push_back(std::move(c));
+    }
+    std::size_t i = ps.size();
+    while (i > 0 && ++idx[i - 1] == ps[i - 1]->values.size()) idx[--i] = 0;
+    if (i == 0) break;
+  }
+  return out;
+}
+
+bool eval_constraint(const Constraint& c, const std::map<std::string, double>& vars) {
+  reject_assignment(c);
+  std::map<std::string, double> values = vars;
+  auto p = new_parser();
+  try {
+    for (auto& [n, v] : values) p->DefineVar(n, &v);
+  } catch (const mu::Parser::exception_type& e) {
+    fail(c, fmt::format("cannot define name '{}': {}", e.GetToken(), e.GetMsg()));
+  }
+  std::vector<std::string> names;
+  for (const auto& [n, _] : values) names.push_back(n);
+  first_eval(*p, c, "variables: " + join(names));
+  return checked_eval(*p, c, [&] { return std::string("the given values"); }) != 0;
+}
+
+}  // namespace pimg
