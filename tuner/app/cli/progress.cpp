@@ -32,7 +32,12 @@ void Progress::on_result(const RunEvent& e) {
   ++done_;
   if (e.skipped) ++skipped_;
   std::string where = fmt::format("{} {} {}", e.device->id(), e.problem->size(), e.variant->name());
-  current_ = where;
+  // Best so far within the current device and problem: times of different problems do not compare.
+  std::string group = e.device->id() + " " + e.problem->canonical();
+  if (group != current_) {
+    current_ = group;
+    best_ms_ = 0;
+  }
   if (e.result->status == Status::ok) {
     double ms = e.result->kernel.median;
     if (best_ms_ == 0 || ms < best_ms_) {

@@ -26,7 +26,7 @@ class Progress final : public RunObserver {
   std::size_t last_plain_ = 0;
   double best_ms_ = 0;
   std::string best_label_;
-  std::string current_;
+  std::string current_;  // device and problem of the best-so-far
   std::chrono::steady_clock::time_point start_;
   std::chrono::steady_clock::time_point last_draw_;
 };
