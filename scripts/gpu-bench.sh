@@ -1,0 +1,59 @@
+#!/usr/bin/env bash
+# One call on the bare GPU machine (Ubuntu 24.04, CUDA 13, nothing installable): build pimg-tune with
+# what scripts/gpu-carry.sh brought in .device-carry/, run the GPU and NVRTC tests, tune conv on CUDA
+# and NVIDIA OpenCL (spaces/conv-gpu.yaml), run the benchmarks, and write the database, the report,
+# the logs and a summary under out/gpu, packed as $OUT/gpu-results.tgz beside $OUT/summary.txt.
+# Usage there: bash scripts/gpu-bench.sh      (the device tool: carry .device-carry)
+set -uo pipefail
+cd "$(dirname "$0")/.."
+root=$PWD
+out=$root/out/gpu
+rm -rf "$out"
+carry=$root/.device-carry
+mkdir -p "$out"
+log() { echo "== $*" | tee -a "$out/summary.txt"; }
+
+[ -d "$carry" ] || { echo "no .device-carry: run scripts/gpu-carry.sh first and carry it"; exit 2; }
+# Whatever happens, what was written comes back: one archive (the device tool returns few files).
+trap 'if [ -n "${OUT:-}" ]; then tar czf "$OUT/gpu-results.tgz" -C "$root/out" gpu; cp "$out/summary.txt" "$OUT/" 2>/dev/null; fi' EXIT
+# The NVIDIA OpenCL driver is installed but not registered with the ICD loader.
+if [ -e /usr/lib/libnvidia-opencl.so.1 ] && [ ! -e /etc/OpenCL/vendors/nvidia.icd ]; then
+  mkdir -p /etc/OpenCL/vendors && echo /usr/lib/libnvidia-opencl.so.1 > /etc/OpenCL/vendors/nvidia.icd
+fi
+opencl_lib=$(ldconfig -p | awk '/libOpenCL\.so\.1 .*x86-64/ {print $NF; exit}')
+[ -n "$opencl_lib" ] || opencl_lib=$carry/opencl/libOpenCL.so.1
+sqlite_lib=$(ldconfig -p | awk '/libsqlite3\.so\.0 .*x86-64/ {print $NF; exit}')
+export PKG_CONFIG_PATH=$carry/lib/pkgconfig
+export CPATH=$carry/include${CPATH:+:$CPATH}
+export LIBRARY_PATH=$carry/lib${LIBRARY_PATH:+:$LIBRARY_PATH}
+export LD_LIBRARY_PATH=$carry/lib:$carry/opencl${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+export PIMG_CACHE_DIR=$root/build-gpu/cache
+export PATH=/usr/local/cuda/bin:$PATH
+
+log "device: $(nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader)"
+log "date: $(date -u +%Y-%m-%dT%H:%M:%SZ)  commit: $(git rev-parse --short=12 HEAD 2>/dev/null || cat .git-commit 2>/dev/null || echo unknown)"
+t0=$(date +%s)
+cmake -S . -B build-gpu -G Ninja -DCMAKE_BUILD_TYPE=Release -DPIMG_BUILD_BENCH=ON \
+  -DSQLite3_INCLUDE_DIR="$carry/include" -DSQLite3_LIBRARY="$sqlite_lib" \
+  -DOpenCL_INCLUDE_DIR=/usr/include -DOpenCL_LIBRARY="$opencl_lib" > "$out/configure.log" 2>&1 \
+  || { tail -30 "$out/configure.log"; exit 1; }
+cmake --build build-gpu -j "$(nproc)" > "$out/build.log" 2>&1 || { grep -E "error|Error" "$out/build.log" | head -30; exit 1; }
+log "built in $(( $(date +%s) - t0 )) s"
+
+exe=build-gpu/tuner/app/pimg-tune
+$exe devices | tee "$out/devices.txt"
+
+# Validation on the GPU: every CUDA and OpenCL variant against the CPU reference.
+ctest --test-dir build-gpu -L 'nvrtc|opencl|cuda' -j 8 --output-on-failure > "$out/tests.log" 2>&1
+log "tests: $(grep -E 'tests passed|tests failed' "$out/tests.log" | tail -1)"
+
+t1=$(date +%s)
+$exe conv --space spaces/conv-gpu.yaml --db "$out/gpu.db" --report "$out/report/conv-gpu.md" --top 3 \
+  > "$out/tune.txt" 2> "$out/tune-progress.log"
+log "tune: exit $? in $(( $(date +%s) - t1 )) s; $(tail -1 "$out/tune.txt")"
+$exe best conv --db "$out/gpu.db" --json > "$out/best.json"
+
+build-gpu/bench/pimg_bench --benchmark_format=console > "$out/bench.txt" 2>&1
+log "bench: $(grep -c '^BM_' "$out/bench.txt") benchmarks"
+grep -E '^## |^\| ' "$out/report/conv-gpu.md" | grep -i -E 'ratio|npp|speed' | head -20 | tee -a "$out/summary.txt"
+tail -n 40 "$out/tune.txt"

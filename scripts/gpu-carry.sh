@@ -1,0 +1,69 @@
+#!/usr/bin/env bash
+# Prepares .device-carry/ on this workstation (Debian 12) with what the bare GPU machine (Ubuntu 24.04,
+# nothing installable) lacks to build pimg-tune: headers (sqlite3, CLI11, muparser, stb, OpenCL), the
+# shared libraries behind them (Debian builds; Ubuntu 24.04's newer glibc runs them), a pkgconf binary,
+# and relocatable CMake/pkg-config files. Real files only, no symlinks; scripts/gpu-bench.sh adds the links.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+carry=.device-carry
+arch_lib=/usr/lib/x86_64-linux-gnu
+
+# The real file behind a library name, copied under the given name (its soname).
+copy_lib() {
+  local name=$1 as=$2 path
+  path=$(readlink -f "$arch_lib/$name")
+  [ -f "$path" ] || { echo "gpu-carry: $arch_lib/$name not found (install its -dev package)" >&2; exit 1; }
+  cp "$path" "$carry/lib/$as"
+}
+
+need() {
+  [ -e "$1" ] || { echo "gpu-carry: $1 not found (install its -dev package)" >&2; exit 1; }
+}
+
+for f in /usr/include/sqlite3.h /usr/include/sqlite3ext.h /usr/include/CLI /usr/include/muParser.h \
+         /usr/include/stb /usr/include/CL/cl.h /usr/share/cmake/CLI11/CLI11Config.cmake /usr/bin/pkgconf; do
+  need "$f"
+done
+
+rm -rf "$carry"
+mkdir -p "$carry/include" "$carry/lib/pkgconfig" "$carry/share/cmake/CLI11" "$carry/bin"
+
+cp /usr/include/sqlite3.h /usr/include/sqlite3ext.h "$carry/include/"
+cp -rL /usr/include/CLI /usr/include/stb /usr/include/CL "$carry/include/"
+cp /usr/include/muParser*.h "$carry/include/"
+cp /usr/share/cmake/CLI11/CLI11Config*.cmake "$carry/share/cmake/CLI11/"
+
+copy_lib libmuparser.so libmuparser.so.2
+copy_lib libstb.so libstb.so.0
+copy_lib libOpenCL.so.1 libOpenCL.so.1
+copy_lib libpkgconf.so.3 libpkgconf.so.3
+cp "$(readlink -f /usr/bin/pkgconf)" "$carry/bin/pkgconf"
+
+# pkgconf resolves ${pcfiledir} to this file's directory, so the prefix moves with the folder.
+version=$(pkg-config --modversion muparser)
+cat > "$carry/lib/pkgconfig/muparser.pc" <<EOF
+prefix=\${pcfiledir}/../..
+libdir=\${prefix}/lib
+includedir=\${prefix}/include
+
+Name: muparser
+Description: Mathematical expressions parser library (carried from Debian 12)
+Version: $version
+Libs: -L\${libdir} -lmuparser
+Cflags: -I\${includedir}
+EOF
+
+{
+  echo "# .device-carry: made by scripts/gpu-carry.sh on $(hostname) at $(date -u +%Y-%m-%dT%H:%M:%SZ)"
+  echo "# Debian packages copied from:"
+  dpkg-query -W -f '${Package} ${Version}\n' libsqlite3-dev libcli11-dev libmuparser-dev libmuparser2v5 \
+    libstb-dev libstb0 opencl-c-headers ocl-icd-libopencl1 pkgconf-bin libpkgconf3 2>/dev/null || true
+  echo "# files:"
+  (cd "$carry" && find . -type f ! -name MANIFEST.txt | sort | xargs sha256sum)
+} > "$carry/MANIFEST.txt"
+
+if find "$carry" -type l | grep -q .; then
+  echo "gpu-carry: symlinks in $carry (the carry must hold real files)" >&2
+  exit 1
+fi
+echo "gpu-carry: $carry ready, $(du -sh "$carry" | cut -f1), $(find "$carry" -type f | wc -l) files"
