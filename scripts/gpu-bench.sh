@@ -29,11 +29,13 @@ export LIBRARY_PATH=$carry/lib${LIBRARY_PATH:+:$LIBRARY_PATH}
 export LD_LIBRARY_PATH=$carry/lib:$carry/opencl${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
 export PIMG_CACHE_DIR=$root/build-gpu/cache
 export PATH=/usr/local/cuda/bin:$PATH
+export CUDA_CACHE_PATH=$root/build-gpu/nv-cache
+command -v pkg-config >/dev/null || export PKG_CONFIG=$carry/bin/pkgconf
 
 log "device: $(nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader)"
 log "date: $(date -u +%Y-%m-%dT%H:%M:%SZ)  commit: $(git rev-parse --short=12 HEAD 2>/dev/null || cat .git-commit 2>/dev/null || echo unknown)"
 t0=$(date +%s)
-cmake -S . -B build-gpu -G Ninja -DCMAKE_BUILD_TYPE=Release -DPIMG_BUILD_BENCH=ON \
+cmake -S . -B build-gpu -G Ninja -DCMAKE_BUILD_TYPE=Release -DPIMG_BUILD_BENCH=ON -DCMAKE_PREFIX_PATH="$carry" \
   -DSQLite3_INCLUDE_DIR="$carry/include" -DSQLite3_LIBRARY="$sqlite_lib" \
   -DOpenCL_INCLUDE_DIR=/usr/include -DOpenCL_LIBRARY="$opencl_lib" > "$out/configure.log" 2>&1 \
   || { tail -30 "$out/configure.log"; exit 1; }

@@ -2,7 +2,8 @@
 # Prepares .device-carry/ on this workstation (Debian 12) with what the bare GPU machine (Ubuntu 24.04,
 # nothing installable) lacks to build pimg-tune: headers (sqlite3, CLI11, muparser, stb, OpenCL), the
 # shared libraries behind them (Debian builds; Ubuntu 24.04's newer glibc runs them), a pkgconf binary,
-# and relocatable CMake/pkg-config files. Real files only, no symlinks; scripts/gpu-bench.sh adds the links.
+# and relocatable CMake/pkg-config files. Real files only (the device tool may drop symlinks), so each
+# library is there under its soname (for running) and its unversioned name (for linking).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 carry=.device-carry
@@ -26,7 +27,7 @@ for f in /usr/include/sqlite3.h /usr/include/sqlite3ext.h /usr/include/CLI /usr/
 done
 
 rm -rf "$carry"
-mkdir -p "$carry/include" "$carry/lib/pkgconfig" "$carry/share/cmake/CLI11" "$carry/bin"
+mkdir -p "$carry/include" "$carry/lib/pkgconfig" "$carry/share/cmake/CLI11" "$carry/bin" "$carry/opencl"
 
 cp /usr/include/sqlite3.h /usr/include/sqlite3ext.h "$carry/include/"
 cp -rL /usr/include/CLI /usr/include/stb /usr/include/CL "$carry/include/"
@@ -34,9 +35,13 @@ cp /usr/include/muParser*.h "$carry/include/"
 cp /usr/share/cmake/CLI11/CLI11Config*.cmake "$carry/share/cmake/CLI11/"
 
 copy_lib libmuparser.so libmuparser.so.2
+copy_lib libmuparser.so libmuparser.so
 copy_lib libstb.so libstb.so.0
-copy_lib libOpenCL.so.1 libOpenCL.so.1
+copy_lib libstb.so libstb.so
 copy_lib libpkgconf.so.3 libpkgconf.so.3
+# The ICD loader apart from lib/, used only when the GPU machine has no libOpenCL.so.1 of its own.
+cp "$(readlink -f "$arch_lib/libOpenCL.so.1")" "$carry/opencl/libOpenCL.so.1"
+cp "$(readlink -f "$arch_lib/libOpenCL.so.1")" "$carry/opencl/libOpenCL.so"
 cp "$(readlink -f /usr/bin/pkgconf)" "$carry/bin/pkgconf"
 
 # pkgconf resolves ${pcfiledir} to this file's directory, so the prefix moves with the folder.

@@ -10,6 +10,9 @@
 #if PIMG_WITH_OPENMP
 #include "openmp_backend.hpp"
 #endif
+#if PIMG_WITH_CUDA
+#include "cuda_backend.hpp"
+#endif
 
 namespace pimg {
 
@@ -25,6 +28,9 @@ static void fill(Registry& r) {
 #endif
 #if PIMG_WITH_OPENMP
   r.add_backend(make_openmp_backend());
+#endif
+#if PIMG_WITH_CUDA
+  r.add_backend(make_cuda_backend());
 #endif
 }
 

@@ -9,6 +9,7 @@ void register_serial(Registry& reg);
 void register_opencv(Registry& reg);
 void register_opencl_variants(Registry& reg);
 void register_openmp_variants(Registry& reg);
+void register_cuda_variants(Registry& reg);
 
 void register_conv(Registry& reg) {
   reg.add_family(std::make_unique<ConvFamily>());
@@ -16,6 +17,7 @@ void register_conv(Registry& reg) {
   register_opencv(reg);
   register_opencl_variants(reg);
   register_openmp_variants(reg);
+  register_cuda_variants(reg);
 }
 
 }  // namespace pimg::conv

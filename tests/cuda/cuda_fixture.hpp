@@ -1,0 +1,98 @@
+// Shared by the CUDA tests: a registry holding the conv family and the CUDA variants (independent of
+// what the built-in registry lists), the problem matrix, and per-variant samples of configurations in
+// which every knob value appears at least once.
+#pragma once
+#include <gtest/gtest.h>
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "conv/conv_family.hpp"
+#include "conv/cuda_common.hpp"
+#include "pimg/registry.hpp"
+
+namespace pimg::cudatest {
+
+inline const Registry& registry() {
+  static const Registry& reg = *[] {
+    auto* r = new Registry;
+    r->add_family(std::make_unique<conv::ConvFamily>());
+    conv::register_cuda_variants(*r);
+    return r;
+  }();
+  return reg;
+}
+inline const Family& conv_family() { return *registry().family("conv"); }
+inline const Variant& variant(const std::string& name) {
+  const Variant* v = registry().variant("conv", name);
+  if (!v) throw std::runtime_error("no variant conv/" + name);
+  return *v;
+}
+
+inline Config config(std::initializer_list<std::pair<const char*, Value>> values) {
+  Config c;
+  for (const auto& [name, value] : values) c.set(name, value);
+  return c;
+}
+
+struct Shape {
+  const char* name;
+  int channels;
+  const char* layout;
+};
+inline const Shape kShapes[] = {{"c1", 1, "interleaved"}, {"c3i", 3, "interleaved"}, {"c3p", 3, "planar"}};
+inline const char* const kBorders[] = {"zero", "valid", "replicate"};
+inline const char* const kFilters[] = {"sharpen3", "gaussian5"};
+
+inline Problem make_problem(const Shape& shape, const char* border, const char* filter, int width = 37,
+                            int height = 23) {
+  return conv_family().make_problem(width, height, shape.channels,
+                                    {{"layout", shape.layout}, {"border", border}, {"filter", filter}});
+}
+
+// cuda_direct: filter_mem, unroll, arith, launch_bounds, maxrregcount, inline, wide and host_mem each
+// take every value; items 1 and 2 in both directions; several block shapes.
+inline std::vector<Config> direct_configs() {
+  return {
+      config({{"block_x", 32}, {"block_y", 4}, {"items_x", 1}, {"items_y", 1}, {"filter_mem", "global"}, {"unroll", 1},
+              {"arith", "mul"}, {"launch_bounds", 0}, {"maxrregcount", 0}, {"inline", 1}, {"wide", 0},
+              {"host_mem", "pageable"}}),
+      config({{"block_x", 16}, {"block_y", 8}, {"items_x", 2}, {"items_y", 2}, {"filter_mem", "constant"}, {"unroll", 0},
+              {"arith", "lut"}, {"launch_bounds", 2}, {"maxrregcount", 32}, {"inline", 0}, {"wide", 0},
+              {"host_mem", "pinned"}}),
+      config({{"block_x", 64}, {"block_y", 2}, {"items_x", 1}, {"items_y", 2}, {"filter_mem", "private"}, {"unroll", 1},
+              {"arith", "lut"}, {"launch_bounds", 0}, {"maxrregcount", 0}, {"inline", 0}, {"wide", 0},
+              {"host_mem", "pageable"}}),
+      config({{"block_x", 32}, {"block_y", 4}, {"items_x", 1}, {"items_y", 1}, {"filter_mem", "constant"}, {"unroll", 1},
+              {"arith", "mul"}, {"launch_bounds", 1}, {"maxrregcount", 0}, {"inline", 1}, {"wide", 1},
+              {"host_mem", "pinned"}}),
+      config({{"block_x", 8}, {"block_y", 8}, {"items_x", 2}, {"items_y", 2}, {"filter_mem", "private"}, {"unroll", 0},
+              {"arith", "lut"}, {"launch_bounds", 0}, {"maxrregcount", 64}, {"inline", 0}, {"wide", 1},
+              {"host_mem", "pageable"}}),
+      config({{"block_x", 16}, {"block_y", 2}, {"items_x", 1}, {"items_y", 2}, {"filter_mem", "global"}, {"unroll", 1},
+              {"arith", "lut"}, {"launch_bounds", 4}, {"maxrregcount", 0}, {"inline", 1}, {"wide", 1},
+              {"host_mem", "pageable"}}),
+  };
+}
+
+// cuda_tiled and cuda_texture (no arith, no wide).
+inline std::vector<Config> knob_configs() {
+  return {
+      config({{"block_x", 32}, {"block_y", 4}, {"items_x", 1}, {"items_y", 1}, {"filter_mem", "global"}, {"unroll", 1},
+              {"launch_bounds", 0}, {"maxrregcount", 0}, {"inline", 1}, {"host_mem", "pageable"}}),
+      config({{"block_x", 16}, {"block_y", 8}, {"items_x", 2}, {"items_y", 2}, {"filter_mem", "constant"}, {"unroll", 0},
+              {"launch_bounds", 2}, {"maxrregcount", 32}, {"inline", 0}, {"host_mem", "pinned"}}),
+      config({{"block_x", 8}, {"block_y", 8}, {"items_x", 2}, {"items_y", 1}, {"filter_mem", "private"}, {"unroll", 1},
+              {"launch_bounds", 1}, {"maxrregcount", 0}, {"inline", 0}, {"host_mem", "pageable"}}),
+  };
+}
+
+inline std::vector<Config> configs_for(const std::string& variant) {
+  if (variant == "cuda_direct") return direct_configs();
+  if (variant == "npp_filter")
+    return {config({{"host_mem", "pageable"}}), config({{"host_mem", "pinned"}})};
+  return knob_configs();
+}
+
+}  // namespace pimg::cudatest

@@ -1,0 +1,194 @@
+// On a machine with a CUDA GPU: every CUDA conv variant, over a rotating sample of its configurations,
+// on the matrix {1ch, 3ch interleaved, 3ch planar} x {zero, valid, replicate} x {sharpen3, gaussian5} at
+// 37x23, must equal the serial reference byte for byte through pimg::evaluate; NPP's rounding rule is
+// identified against alternatives. Every test skips where the CUDA backend is unavailable.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <functional>
+#include <tuple>
+
+#include "cuda_backend.hpp"
+#include "cuda_fixture.hpp"
+#include "pimg/evaluator.hpp"
+
+namespace pimg::cudatest {
+namespace {
+
+const Backend& backend() {
+  static const std::unique_ptr<Backend> b = make_cuda_backend();
+  return *b;
+}
+
+// The first CUDA device, opened once for the whole process; null when CUDA is unavailable.
+Device* device() {
+  static const std::unique_ptr<Device> dev = []() -> std::unique_ptr<Device> {
+    if (!backend().status().available) return nullptr;
+    const auto devices = backend().devices();
+    return devices.empty() ? nullptr : backend().open(devices.front());
+  }();
+  return dev.get();
+}
+
+#define REQUIRE_CUDA()                                                                     \
+  do {                                                                                     \
+    if (!device()) GTEST_SKIP() << "CUDA unavailable: " << backend().status().reason;      \
+  } while (0)
+
+// One evaluation with a single validated run (the output poisoned before it).
+EvalResult evaluate_on(const Problem& p, const std::string& name, const Config& c) {
+  const Family& family = conv_family();
+  const Workload w = family.make_workload(p);
+  const std::vector<std::uint8_t> expected = family.reference(p, w);
+  MeasureSpec measure;
+  measure.warmups = 0;
+  measure.repeats = 1;
+  EvalContext ctx{family, p, w, expected, *device(), measure};
+  return evaluate(ctx, variant(name), c);
+}
+
+void expect_exact(const Problem& p, const std::string& name, const Config& c) {
+  SCOPED_TRACE(name + " " + c.brief() + " on " + p.label());
+  const EvalResult r = evaluate_on(p, name, c);
+  EXPECT_EQ(to_string(r.status), std::string("ok")) << r.log;
+  EXPECT_EQ(r.validation, "exact");
+}
+
+using MatrixParam = std::tuple<const char*, int, int, int>;  // variant, shape, border, filter
+
+class CudaMatrix : public ::testing::TestWithParam<MatrixParam> {};
+
+// Two configurations per problem, rotating through the variant's sample so that over the 18 problems
+// every configuration (hence every knob value) meets several layouts, borders and filters.
+TEST_P(CudaMatrix, BitExactWithReference) {
+  REQUIRE_CUDA();
+  const auto& [name, shape, border, filter] = GetParam();
+  const Problem p = make_problem(kShapes[shape], kBorders[border], kFilters[filter]);
+  const std::vector<Config> configs = configs_for(name);
+  const std::size_t index = static_cast<std::size_t>(shape * 6 + border * 2 + filter);
+  for (std::size_t i = 0; i < 2; ++i) {
+    const Config& c = configs[(index + i) % configs.size()];
+    if (std::string(name) == "npp_filter" && std::string(kBorders[border]) == "zero") {
+      const EvalResult r = evaluate_on(p, name, c);
+      EXPECT_EQ(to_string(r.status), std::string("launch_error")) << "NPP has no zero border: " << r.log;
+      continue;
+    }
+    expect_exact(p, name, c);
+  }
+}
+
+std::string matrix_name(const ::testing::TestParamInfo<MatrixParam>& info) {
+  const auto& [variant, shape, border, filter] = info.param;
+  return std::string(variant) + "_" + kShapes[shape].name + "_" + kBorders[border] + "_" + kFilters[filter];
+}
+
+INSTANTIATE_TEST_SUITE_P(Cuda, CudaMatrix,
+                         ::testing::Combine(::testing::Values("cuda_direct", "cuda_tiled", "cuda_texture",
+                                                              "npp_filter"),
+                                            ::testing::Values(0, 1, 2), ::testing::Values(0, 1, 2),
+                                            ::testing::Values(0, 1)),
+                         matrix_name);
+
+TEST(CudaRun, DefaultConfigurationsAreExactOnLargerOddImages) {
+  REQUIRE_CUDA();
+  for (int shape : {1, 2}) {
+    const Problem p = make_problem(kShapes[shape], "replicate", "gaussian5", 131, 67);
+    for (const char* v : {"cuda_direct", "cuda_tiled", "cuda_texture", "npp_filter"}) expect_exact(p, v, Config{});
+  }
+}
+
+// Rows of 256 pixels are 16-byte aligned, so the wide kernel takes its vector loads and stores inside
+// the image and byte access only at the edges (and everywhere for the valid border's 252-pixel rows).
+TEST(CudaRun, WideKernelIsExactOnAlignedRows) {
+  REQUIRE_CUDA();
+  for (const Shape& shape : kShapes)
+    for (const char* border : kBorders)
+      for (const char* filter : kFilters) {
+        const Problem p = make_problem(shape, border, filter, 256, 40);
+        for (const Config& c : direct_configs())
+          if (c.integer("wide") == 1) expect_exact(p, "cuda_direct", c);
+      }
+}
+
+TEST(CudaRun, CopyKernelCopiesEveryByte) {
+  REQUIRE_CUDA();
+  const auto gbs = measure_copy_bandwidth(backend(), *device(), (1u << 20) + 5, 3);
+  ASSERT_TRUE(gbs.has_value());
+  EXPECT_GT(*gbs, 0.0);
+}
+
+// The conv reference with the division's rounding as a parameter: NPP's output is compared with each
+// rule to say which one NPP follows.
+using Rounding = std::function<int(int acc, int divisor)>;
+
+std::vector<std::uint8_t> reference_with(const conv::ConvSpec& s, const std::uint8_t* in, const Rounding& round) {
+  std::vector<std::uint8_t> out(static_cast<std::size_t>(s.out_width) * s.out_height * s.channels);
+  const int r = s.k / 2;
+  auto index = [&](int x, int y, int c, int w, int h) {
+    return s.planar ? (static_cast<std::size_t>(c) * h + y) * w + x : (static_cast<std::size_t>(y) * w + x) * s.channels + c;
+  };
+  for (int c = 0; c < s.channels; ++c)
+    for (int oy = 0; oy < s.out_height; ++oy)
+      for (int ox = 0; ox < s.out_width; ++ox) {
+        const int cx = s.border == 1 ? ox + r : ox, cy = s.border == 1 ? oy + r : oy;
+        int acc = 0;
+        for (int ky = 0; ky < s.k; ++ky)
+          for (int kx = 0; kx < s.k; ++kx) {
+            int x = cx + kx - r, y = cy + ky - r;
+            if (s.border == 0 && (x < 0 || y < 0 || x >= s.width || y >= s.height)) continue;
+            x = std::clamp(x, 0, s.width - 1);
+            y = std::clamp(y, 0, s.height - 1);
+            acc += s.weights[ky * s.k + kx] * in[index(x, y, c, s.width, s.height)];
+          }
+        out[index(ox, oy, c, s.out_width, s.out_height)] =
+            static_cast<std::uint8_t>(std::clamp(round(acc, s.divisor), 0, 255));
+      }
+  return out;
+}
+
+std::vector<std::uint8_t> run_npp(const Problem& p, const Workload& w) {
+  Device& dev = *device();
+  const LaunchPlan plan = variant("npp_filter").plan(p, w, Config{}, dev.info());
+  const KernelSource source{"builtin:npp_filter_border", "", hash128("builtin:npp_filter_border")};
+  const CompileResult compiled = dev.compile(source, plan);
+  if (!compiled.program) throw std::runtime_error("NPP program: " + compiled.log);
+  auto in = dev.alloc(w.input("in").bytes.size());
+  dev.upload(*in, w.input("in").bytes);
+  auto out = dev.alloc(w.output_bytes);
+  dev.fill(*out, kPoison);
+  const LaunchResult l = dev.launch(*compiled.program, plan, {{"in", in.get()}, {"out", out.get()}});
+  if (!l.ok) throw std::runtime_error("NPP launch: " + l.error);
+  std::vector<std::uint8_t> result(w.output_bytes);
+  dev.download(*out, result);
+  return result;
+}
+
+TEST(CudaRun, NppRoundingRuleAgainstOurs) {
+  REQUIRE_CUDA();
+  const std::vector<std::pair<std::string, Rounding>> rules = {
+      {"half away from zero (ours)", [](int a, int d) { return a >= 0 ? (a + d / 2) / d : -((-a + d / 2) / d); }},
+      {"toward zero (truncation)", [](int a, int d) { return a / d; }},
+      {"half to even",
+       [](int a, int d) {
+         const int q = a >= 0 ? a / d : -((-a) / d), rem = a - q * d;
+         if (2 * std::abs(rem) > d || (2 * std::abs(rem) == d && q % 2 != 0)) return q + (a >= 0 ? 1 : -1);
+         return q;
+       }},
+  };
+  for (const char* filter : kFilters)
+    for (int shape : {0, 1}) {
+      const Problem p = make_problem(kShapes[shape], "replicate", filter, 64, 48);
+      const Workload w = conv_family().make_workload(p);
+      const std::vector<std::uint8_t> npp = run_npp(p, w);
+      const conv::ConvSpec s = conv::spec_of(p);
+      std::string matches;
+      for (const auto& [rule, round] : rules)
+        if (reference_with(s, w.input("in").bytes.data(), round) == npp) matches += (matches.empty() ? "" : ", ") + rule;
+      std::printf("NPP FilterBorder on %s rounds like: %s\n", p.label().c_str(), matches.empty() ? "none of the rules" : matches.c_str());
+      EXPECT_NE(matches.find("(ours)"), std::string::npos)
+          << "NPP on " << p.label() << " rounds like: " << (matches.empty() ? "none of the rules" : matches);
+    }
+}
+
+}  // namespace
+}  // namespace pimg::cudatest

@@ -1,0 +1,633 @@
+// CUDA backend over the driver API (primary context per device) with NVRTC: cubins cached in memory
+// (per opened device) and on disk (pimg/cache.hpp sub "cuda"), buffers padded to 16 bytes, 1-byte
+// texture objects, pinned or pageable transfers, launches timed by CUDA events, and NPP as a built-in.
+// CUDA errors never escape launch() or compile().
+#include "cuda_backend.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdint>
+#include <cstring>
+#include <limits>
+#include <stdexcept>
+
+#include "cuda_api.hpp"
+#include "cuda_npp.hpp"
+#include "nvrtc_compiler.hpp"
+#include "pimg/cache.hpp"
+#include "pimg/config.hpp"
+#include "pimg/registry.hpp"
+
+namespace pimg {
+namespace {
+
+using cuda::DriverApi;
+
+// The loaded driver after a successful cuInit, or the reason there is none.
+struct Driver {
+  const DriverApi* api = nullptr;
+  std::string error;
+};
+
+const Driver& driver() {
+  static const Driver d = [] {
+    Driver out;
+    out.api = cuda::driver_api(out.error);
+    if (!out.api) return out;
+    if (CUresult r = out.api->cuInit(0); r != CUDA_SUCCESS) {
+      out.error = "cuInit failed: " + cuda::error_name(*out.api, r);
+      out.api = nullptr;
+    }
+    return out;
+  }();
+  return d;
+}
+
+const DriverApi& api() {
+  const Driver& d = driver();
+  if (!d.api) throw std::runtime_error(d.error);
+  return *d.api;
+}
+
+// For destructors: the table of a driver known to be loaded (every CUDA object was made through it).
+const DriverApi& loaded() noexcept { return *driver().api; }
+
+void check(CUresult r, const char* call) {
+  if (r != CUDA_SUCCESS) throw std::runtime_error(fmt::format("{}: {}", call, cuda::error_name(api(), r)));
+}
+
+int attribute(CUdevice dev, CUdevice_attribute a) {
+  int v = 0;
+  check(api().cuDeviceGetAttribute(&v, a, dev), "cuDeviceGetAttribute");
+  return v;
+}
+
+int device_count() {
+  int n = 0;
+  check(api().cuDeviceGetCount(&n), "cuDeviceGetCount");
+  return n;
+}
+
+DeviceInfo describe(int ordinal) {
+  CUdevice dev = 0;
+  check(api().cuDeviceGet(&dev, ordinal), "cuDeviceGet");
+  char name[256] = {};
+  check(api().cuDeviceGetName(name, sizeof name - 1, dev), "cuDeviceGetName");
+  std::size_t total = 0;
+  check(api().cuDeviceTotalMem(&total, dev), "cuDeviceTotalMem");
+  int version = 0;
+  check(api().cuDriverGetVersion(&version), "cuDriverGetVersion");
+  const int major = attribute(dev, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR);
+  const int minor = attribute(dev, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR);
+  const int threads = attribute(dev, CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_BLOCK);
+  const int shared = attribute(dev, CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK);
+
+  DeviceInfo info;
+  info.backend = "cuda";
+  info.index = ordinal;
+  info.name = name;
+  info.vendor = "NVIDIA";
+  info.driver = fmt::format("{}.{}", version / 1000, (version % 1000) / 10);
+  info.platform = fmt::format("CUDA sm_{}{}", major, minor);
+  info.compute_units = attribute(dev, CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT);
+  info.global_mem_bytes = total;
+  info.local_mem_bytes = static_cast<std::uint64_t>(shared);
+  info.max_work_group_size = threads;
+
+  auto& l = info.limits;
+  l["max_work_group_size"] = threads;
+  l["max_threads_per_block"] = threads;
+  l["shared_mem_per_block"] = shared;
+  l["local_mem_size"] = shared;  // OpenCL's name, so constraints written for OpenCL carry over
+  l["compute_units"] = info.compute_units;
+  l["compute_capability"] = major * 10 + minor;
+  l["max_registers_per_block"] = attribute(dev, CU_DEVICE_ATTRIBUTE_MAX_REGISTERS_PER_BLOCK);
+  l["warp_size"] = attribute(dev, CU_DEVICE_ATTRIBUTE_WARP_SIZE);
+  l["l2_cache_size"] = attribute(dev, CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE);
+  l["global_mem_size"] = static_cast<double>(total);
+  l["max_constant_buffer_size"] = attribute(dev, CU_DEVICE_ATTRIBUTE_TOTAL_CONSTANT_MEMORY);
+  l["max_work_item_size_0"] = attribute(dev, CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_X);
+  l["max_work_item_size_1"] = attribute(dev, CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_Y);
+  l["max_work_item_size_2"] = attribute(dev, CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_Z);
+  l["max_grid_size_1"] = attribute(dev, CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_Y);
+  l["image_support"] = 1;
+  l["image2d_max_width"] = attribute(dev, CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE2D_WIDTH);
+  l["image2d_max_height"] = attribute(dev, CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE2D_HEIGHT);
+  return info;
+}
+
+// The primary context of one device, retained while anything made on it lives (buffers and programs
+// hold it), and made current on the calling thread before every use.
+class Context {
+ public:
+  explicit Context(int ordinal) {
+    check(api().cuDeviceGet(&device_, ordinal), "cuDeviceGet");
+    check(api().cuDevicePrimaryCtxRetain(&context_, device_), "cuDevicePrimaryCtxRetain");
+    make_current();
+  }
+  ~Context() {
+    bind();
+    loaded().cuCtxSynchronize();
+    loaded().cuDevicePrimaryCtxRelease(device_);
+  }
+  Context(const Context&) = delete;
+  Context& operator=(const Context&) = delete;
+  void make_current() const { check(api().cuCtxSetCurrent(context_), "cuCtxSetCurrent"); }
+  void bind() const noexcept { loaded().cuCtxSetCurrent(context_); }  // for destructors
+  CUdevice device() const { return device_; }
+
+ private:
+  CUdevice device_ = 0;
+  CUcontext context_ = nullptr;
+};
+
+class CuBuffer final : public DeviceBuffer {
+ public:
+  CuBuffer(std::shared_ptr<const Context> ctx, std::size_t bytes) : ctx_(std::move(ctx)), bytes_(bytes) {}
+  ~CuBuffer() override {
+    ctx_->bind();
+    if (texture) loaded().cuTexObjectDestroy(texture);
+    if (array) loaded().cuArrayDestroy(array);
+    if (ptr) loaded().cuMemFree(ptr);
+  }
+  CuBuffer(const CuBuffer&) = delete;
+  CuBuffer& operator=(const CuBuffer&) = delete;
+  std::size_t size() const override { return bytes_; }
+  bool is_image() const { return array != nullptr; }
+
+  CUdeviceptr ptr = 0;          // plain buffers
+  CUarray array = nullptr;      // images: the texels
+  CUtexObject texture = 0;      // and the texture object kernels read
+  int width = 0, height = 0;    // image texels
+
+ private:
+  std::shared_ptr<const Context> ctx_;
+  std::size_t bytes_;
+};
+
+// A module compiled by NVRTC and the one function a plan launches.
+class CuProgram final : public Program {
+ public:
+  explicit CuProgram(std::shared_ptr<const Context> ctx) : ctx_(std::move(ctx)) {}
+  ~CuProgram() override {
+    ctx_->bind();
+    if (module) loaded().cuModuleUnload(module);
+  }
+  CuProgram(const CuProgram&) = delete;
+  CuProgram& operator=(const CuProgram&) = delete;
+
+  CUmodule module = nullptr;
+  CUfunction function = nullptr;
+
+ private:
+  std::shared_ptr<const Context> ctx_;
+};
+
+// NPP's filter with its flipped kernel in device memory.
+class NppProgram final : public Program {
+ public:
+  NppProgram(std::shared_ptr<const Context> ctx, cuda::NppFilter f) : filter(std::move(f)), ctx_(std::move(ctx)) {}
+  ~NppProgram() override {
+    ctx_->bind();
+    if (kernel) loaded().cuMemFree(kernel);
+  }
+  NppProgram(const NppProgram&) = delete;
+  NppProgram& operator=(const NppProgram&) = delete;
+
+  cuda::NppFilter filter;
+  const cuda::NppApi* npp = nullptr;
+  CUdeviceptr kernel = 0;
+
+ private:
+  std::shared_ptr<const Context> ctx_;
+};
+
+// Page-locked host memory that uploads and downloads pass through when the plan asks for pinned
+// transfers; grown on demand, freed with the device.
+class PinnedStaging {
+ public:
+  ~PinnedStaging() {
+    if (ptr_) loaded().cuMemFreeHost(ptr_);
+  }
+  std::uint8_t* get(std::size_t bytes) {
+    if (bytes > size_) {
+      if (ptr_) api().cuMemFreeHost(ptr_);
+      ptr_ = nullptr;
+      size_ = 0;
+      check(api().cuMemHostAlloc(&ptr_, bytes, 0), "cuMemHostAlloc");
+      size_ = bytes;
+    }
+    return static_cast<std::uint8_t*>(ptr_);
+  }
+
+ private:
+  void* ptr_ = nullptr;
+  std::size_t size_ = 0;
+};
+
+class CudaDevice final : public Device {
+ public:
+  CudaDevice(DeviceInfo info, int ordinal) : info_(std::move(info)), ctx_(std::make_shared<Context>(ordinal)) {
+    check(api().cuEventCreate(&start_, CU_EVENT_DEFAULT), "cuEventCreate");
+    check(api().cuEventCreate(&stop_, CU_EVENT_DEFAULT), "cuEventCreate");
+    const CUdevice dev = ctx_->device();
+    npp_ctx_.hStream = nullptr;
+    npp_ctx_.nCudaDeviceId = ordinal;
+    npp_ctx_.nMultiProcessorCount = attribute(dev, CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT);
+    npp_ctx_.nMaxThreadsPerMultiProcessor = attribute(dev, CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_MULTIPROCESSOR);
+    npp_ctx_.nMaxThreadsPerBlock = attribute(dev, CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_BLOCK);
+    npp_ctx_.nSharedMemPerBlock =
+        static_cast<std::size_t>(attribute(dev, CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK));
+    npp_ctx_.nCudaDevAttrComputeCapabilityMajor = attribute(dev, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR);
+    npp_ctx_.nCudaDevAttrComputeCapabilityMinor = attribute(dev, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR);
+    npp_ctx_.nStreamFlags = 0;  // the legacy default stream
+    npp_ctx_.nReserved0 = 0;
+  }
+
+  ~CudaDevice() override {
+    ctx_->bind();
+    loaded().cuCtxSynchronize();
+    if (start_) loaded().cuEventDestroy(start_);
+    if (stop_) loaded().cuEventDestroy(stop_);
+  }
+
+  const DeviceInfo& info() const override { return info_; }
+
+  CompileResult compile(const KernelSource& source, const LaunchPlan& plan) override {
+    const auto t0 = std::chrono::steady_clock::now();
+    CompileResult r;
+    try {
+      ctx_->make_current();
+      pinned_ = cuda::plan_wants_pinned(plan);
+      if (source.path == cuda::kNppFilterSource)
+        r.program = npp_program(plan);
+      else
+        compile_into(r, source, plan);
+    } catch (const std::exception& e) {
+      r.program.reset();
+      r.cached = false;
+      r.log += (r.log.empty() ? "" : "\n") + std::string(e.what());
+    }
+    r.ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+    return r;
+  }
+
+  std::shared_ptr<DeviceBuffer> alloc(std::size_t bytes) override {
+    ctx_->make_current();
+    auto b = std::make_shared<CuBuffer>(ctx_, bytes);
+    // Padded to a multiple of 16 bytes (at least 16), so 16-byte loads covering the last bytes stay
+    // inside the allocation; size() is the requested size.
+    check(api().cuMemAlloc(&b->ptr, std::max<std::size_t>(16, (bytes + 15) / 16 * 16)), "cuMemAlloc");
+    return b;
+  }
+
+  std::shared_ptr<DeviceBuffer> alloc_image(int width, int height) override {
+    if (width <= 0 || height <= 0) throw std::runtime_error(fmt::format("image of {}x{} texels", width, height));
+    ctx_->make_current();
+    auto b = std::make_shared<CuBuffer>(ctx_, static_cast<std::size_t>(width) * height);
+    CUDA_ARRAY_DESCRIPTOR desc{};
+    desc.Width = static_cast<std::size_t>(width);
+    desc.Height = static_cast<std::size_t>(height);
+    desc.Format = CU_AD_FORMAT_UNSIGNED_INT8;
+    desc.NumChannels = 1;
+    check(api().cuArrayCreate(&b->array, &desc), "cuArrayCreate");
+    b->width = width;
+    b->height = height;
+    CUDA_RESOURCE_DESC res{};
+    res.resType = CU_RESOURCE_TYPE_ARRAY;
+    res.res.array.hArray = b->array;
+    CUDA_TEXTURE_DESC tex{};
+    tex.addressMode[0] = tex.addressMode[1] = tex.addressMode[2] = CU_TR_ADDRESS_MODE_CLAMP;
+    tex.filterMode = CU_TR_FILTER_MODE_POINT;
+    tex.flags = CU_TRSF_READ_AS_INTEGER;  // texels as unsigned char, not normalised floats
+    check(api().cuTexObjectCreate(&b->texture, &res, &tex, nullptr), "cuTexObjectCreate");
+    return b;
+  }
+
+  void upload(DeviceBuffer& dst, std::span<const std::uint8_t> src) override {
+    auto& b = static_cast<CuBuffer&>(dst);
+    if (src.size() > b.size())
+      throw std::runtime_error(fmt::format("upload of {} bytes into a buffer of {}", src.size(), b.size()));
+    if (b.is_image() && src.size() != b.size())
+      throw std::runtime_error(fmt::format("upload of {} bytes into an image of {}", src.size(), b.size()));
+    if (src.empty()) return;
+    ctx_->make_current();
+    const std::uint8_t* host = src.data();
+    if (pinned_) {
+      std::uint8_t* stage = staging_.get(src.size());
+      std::memcpy(stage, src.data(), src.size());
+      host = stage;
+    }
+    if (b.is_image()) {
+      CUDA_MEMCPY2D copy{};
+      copy.srcMemoryType = CU_MEMORYTYPE_HOST;
+      copy.srcHost = host;
+      copy.srcPitch = static_cast<std::size_t>(b.width);
+      copy.dstMemoryType = CU_MEMORYTYPE_ARRAY;
+      copy.dstArray = b.array;
+      copy.WidthInBytes = static_cast<std::size_t>(b.width);
+      copy.Height = static_cast<std::size_t>(b.height);
+      check(api().cuMemcpy2D(&copy), "cuMemcpy2D");
+    } else {
+      check(api().cuMemcpyHtoD(b.ptr, host, src.size()), "cuMemcpyHtoD");
+    }
+    // From pageable memory the copy may return before the last DMA lands; upload times mean "on the device".
+    check(api().cuCtxSynchronize(), "cuCtxSynchronize");
+  }
+
+  void download(const DeviceBuffer& src, std::span<std::uint8_t> dst) override {
+    const auto& b = static_cast<const CuBuffer&>(src);
+    if (dst.size() > b.size())
+      throw std::runtime_error(fmt::format("download of {} bytes from a buffer of {}", dst.size(), b.size()));
+    if (b.is_image() && dst.size() != b.size())
+      throw std::runtime_error(fmt::format("download of {} bytes from an image of {}", dst.size(), b.size()));
+    if (dst.empty()) return;
+    ctx_->make_current();
+    std::uint8_t* host = pinned_ ? staging_.get(dst.size()) : dst.data();
+    if (b.is_image()) {
+      CUDA_MEMCPY2D copy{};
+      copy.srcMemoryType = CU_MEMORYTYPE_ARRAY;
+      copy.srcArray = b.array;
+      copy.dstMemoryType = CU_MEMORYTYPE_HOST;
+      copy.dstHost = host;
+      copy.dstPitch = static_cast<std::size_t>(b.width);
+      copy.WidthInBytes = static_cast<std::size_t>(b.width);
+      copy.Height = static_cast<std::size_t>(b.height);
+      check(api().cuMemcpy2D(&copy), "cuMemcpy2D");
+    } else {
+      check(api().cuMemcpyDtoH(host, b.ptr, dst.size()), "cuMemcpyDtoH");
+    }
+    if (pinned_) std::memcpy(dst.data(), host, dst.size());
+  }
+
+  void fill(DeviceBuffer& dst, std::uint8_t value) override {
+    auto& b = static_cast<CuBuffer&>(dst);
+    if (b.size() == 0) return;
+    if (b.is_image()) {
+      const std::vector<std::uint8_t> bytes(b.size(), value);
+      upload(b, bytes);
+      return;
+    }
+    ctx_->make_current();
+    check(api().cuMemsetD8(b.ptr, value, b.size()), "cuMemsetD8");
+    check(api().cuCtxSynchronize(), "cuCtxSynchronize");
+  }
+
+  LaunchResult launch(Program& program, const LaunchPlan& plan,
+                      const std::map<std::string, DeviceBuffer*>& buffers) override {
+    LaunchResult r;
+    try {
+      ctx_->make_current();
+      if (auto* p = dynamic_cast<CuProgram*>(&program))
+        r.kernel_ms = run_kernel(*p, plan, buffers);
+      else if (auto* n = dynamic_cast<NppProgram*>(&program))
+        r.kernel_ms = run_npp(*n, plan, buffers);
+      else
+        throw std::runtime_error("the program was not made by the CUDA backend");
+      r.ok = true;
+    } catch (const std::exception& e) {
+      r.error = e.what();
+    }
+    return r;
+  }
+
+ private:
+  struct Built {
+    std::shared_ptr<CuProgram> program;
+    std::string log;
+  };
+
+  // Loads a cubin and finds the entry; null when the driver rejects the image (a stale cache entry).
+  std::shared_ptr<CuProgram> load(const std::vector<unsigned char>& cubin, const std::string& entry,
+                                  const std::string& path, std::string& log) {
+    auto program = std::make_shared<CuProgram>(ctx_);
+    if (CUresult res = api().cuModuleLoadData(&program->module, cubin.data()); res != CUDA_SUCCESS) {
+      program->module = nullptr;
+      log += fmt::format("{}cuModuleLoadData: {}", log.empty() ? "" : "\n", cuda::error_name(api(), res));
+      return nullptr;
+    }
+    if (CUresult res = api().cuModuleGetFunction(&program->function, program->module, entry.c_str());
+        res != CUDA_SUCCESS) {
+      log += fmt::format("{}no kernel '{}' in {} (cuModuleGetFunction: {})", log.empty() ? "" : "\n", entry, path,
+                         cuda::error_name(api(), res));
+      return nullptr;
+    }
+    return program;
+  }
+
+  void compile_into(CompileResult& r, const KernelSource& source, const LaunchPlan& plan) {
+    if (source.path.rfind("builtin:", 0) == 0)
+      throw std::runtime_error(fmt::format("the CUDA backend has no built-in '{}'", source.path));
+    const int cc = static_cast<int>(info_.limits.at("compute_capability"));
+    const std::vector<std::string> options = cuda::nvrtc_options(plan, cc);
+    std::string joined;
+    for (const auto& o : options) joined += o + "\n";
+    const std::string key = hash128(source.hash + "\n" + joined + info_.name + "\n" + std::to_string(cc) + "\n" +
+                                    info_.driver + "\n" + cuda::nvrtc_version());
+    const std::string memory_key = key + "/" + plan.entry;
+    if (auto it = programs_.find(memory_key); it != programs_.end()) {
+      r.program = it->second.program;
+      r.log = it->second.log;
+      r.cached = true;
+      return;
+    }
+    std::shared_ptr<CuProgram> program;
+    if (auto cubin = cache_read("cuda", key)) {
+      std::string ignored;
+      program = load(*cubin, plan.entry, source.path, ignored);
+      r.cached = program != nullptr;
+    }
+    if (!program) {
+      cuda::NvrtcResult built = cuda::nvrtc_compile(source, options);
+      r.log = built.log;
+      if (!built.ok) return;
+      cache_write("cuda", key, built.cubin);
+      program = load(built.cubin, plan.entry, source.path, r.log);
+      if (!program) return;
+    }
+    programs_[memory_key] = {program, r.log};
+    r.program = std::move(program);
+  }
+
+  std::shared_ptr<Program> npp_program(const LaunchPlan& plan) {
+    std::string error;
+    const cuda::NppApi* npp = cuda::npp_api(error);
+    if (!npp) throw std::runtime_error(error);
+    auto program = std::make_shared<NppProgram>(ctx_, cuda::npp_filter_from_plan(plan));
+    program->npp = npp;
+    const std::size_t bytes = program->filter.flipped.size() * sizeof(int);
+    check(api().cuMemAlloc(&program->kernel, bytes), "cuMemAlloc");
+    check(api().cuMemcpyHtoD(program->kernel, program->filter.flipped.data(), bytes), "cuMemcpyHtoD");
+    return program;
+  }
+
+  CuBuffer& find_buffer(const std::map<std::string, DeviceBuffer*>& buffers, const std::string& name) const {
+    auto it = buffers.find(name);
+    if (it == buffers.end() || !it->second) throw std::runtime_error(fmt::format("no buffer '{}'", name));
+    return static_cast<CuBuffer&>(*it->second);
+  }
+
+  // Runs `work` between two events on the default stream; returns the elapsed milliseconds.
+  template <class Work>
+  double timed(Work&& work) {
+    check(api().cuEventRecord(start_, nullptr), "cuEventRecord");
+    work();
+    check(api().cuEventRecord(stop_, nullptr), "cuEventRecord");
+    check(api().cuEventSynchronize(stop_), "kernel execution (cuEventSynchronize)");
+    float ms = 0;
+    check(api().cuEventElapsedTime(&ms, start_, stop_), "cuEventElapsedTime");
+    return ms;
+  }
+
+  double run_kernel(CuProgram& program, const LaunchPlan& plan, const std::map<std::string, DeviceBuffer*>& buffers) {
+    if (plan.dims < 1 || plan.dims > 3) throw std::runtime_error(fmt::format("{} launch dimensions", plan.dims));
+    // Every argument in an 8-byte slot: device pointers and texture objects are 64-bit, ints 32-bit.
+    std::vector<std::uint64_t> slots(plan.args.size(), 0);
+    std::vector<void*> params(plan.args.size());
+    for (std::size_t i = 0; i < plan.args.size(); ++i) {
+      const KernelArg& a = plan.args[i];
+      const std::string what = fmt::format("argument {}", i);
+      switch (a.kind) {
+        case ArgKind::Buffer:
+        case ArgKind::Image2D: {
+          CuBuffer& b = find_buffer(buffers, a.buffer);
+          const bool want_image = a.kind == ArgKind::Image2D;
+          if (b.is_image() != want_image)
+            throw std::runtime_error(fmt::format("{} '{}': the kernel takes {} but the device memory is {}", what,
+                                                 a.buffer, want_image ? "a texture" : "a buffer",
+                                                 b.is_image() ? "an image" : "a buffer"));
+          if (want_image && (b.width != a.image_width || b.height != a.image_height))
+            throw std::runtime_error(fmt::format("{} '{}': image is {}x{}, the plan says {}x{}", what, a.buffer,
+                                                 b.width, b.height, a.image_width, a.image_height));
+          const std::uint64_t v = want_image ? static_cast<std::uint64_t>(b.texture) : static_cast<std::uint64_t>(b.ptr);
+          std::memcpy(&slots[i], &v, sizeof v);
+          break;
+        }
+        case ArgKind::Int: {
+          if (a.i < std::numeric_limits<std::int32_t>::min() || a.i > std::numeric_limits<std::int32_t>::max())
+            throw std::runtime_error(fmt::format("{}: {} does not fit a 32-bit int", what, a.i));
+          const auto v = static_cast<std::int32_t>(a.i);
+          std::memcpy(&slots[i], &v, sizeof v);
+          break;
+        }
+        case ArgKind::Float: {
+          const auto v = static_cast<float>(a.f);
+          std::memcpy(&slots[i], &v, sizeof v);
+          break;
+        }
+      }
+      params[i] = &slots[i];
+    }
+    // plan.global counts threads (OpenCL's global size); the grid is global / block, rounded up.
+    std::array<unsigned, 3> block{1, 1, 1}, grid{1, 1, 1};
+    for (int d = 0; d < plan.dims; ++d) {
+      const std::size_t local = plan.local[d] ? plan.local[d] : (d == 0 ? std::min<std::size_t>(plan.global[0], 256) : 1);
+      const std::size_t groups = (plan.global[d] + local - 1) / local;
+      if (local == 0 || groups == 0 || groups > std::numeric_limits<unsigned>::max())
+        throw std::runtime_error(fmt::format("dimension {}: global {} with block {} is not a launchable grid", d,
+                                             plan.global[d], local));
+      block[d] = static_cast<unsigned>(local);
+      grid[d] = static_cast<unsigned>(groups);
+    }
+    const double threads = static_cast<double>(block[0]) * block[1] * block[2];
+    if (threads > static_cast<double>(info_.max_work_group_size))
+      throw std::runtime_error(fmt::format("block {}x{}x{} exceeds {} threads per block", block[0], block[1],
+                                           block[2], info_.max_work_group_size));
+    return timed([&] {
+      check(api().cuLaunchKernel(program.function, grid[0], grid[1], grid[2], block[0], block[1], block[2], 0,
+                                 nullptr, params.data(), nullptr),
+            "cuLaunchKernel");
+    });
+  }
+
+  // NPP args: in, out, width, height, out_width, out_height.
+  double run_npp(NppProgram& program, const LaunchPlan& plan, const std::map<std::string, DeviceBuffer*>& buffers) {
+    if (plan.args.size() != 6 || plan.args[0].kind != ArgKind::Buffer || plan.args[1].kind != ArgKind::Buffer)
+      throw std::runtime_error("NPP filter: the plan's arguments must be in, out, width, height, out_width, out_height");
+    int dims[4];
+    for (int i = 0; i < 4; ++i) {
+      const KernelArg& a = plan.args[2 + i];
+      if (a.kind != ArgKind::Int || a.i <= 0 || a.i > std::numeric_limits<int>::max())
+        throw std::runtime_error(fmt::format("NPP filter: argument {} is not a positive image size", 2 + i));
+      dims[i] = static_cast<int>(a.i);
+    }
+    const CuBuffer& in = find_buffer(buffers, plan.args[0].buffer);
+    const CuBuffer& out = find_buffer(buffers, plan.args[1].buffer);
+    if (in.is_image() || out.is_image()) throw std::runtime_error("NPP filter: in and out must be buffers");
+    return timed([&] {
+      cuda::run_npp_filter(*program.npp, npp_ctx_, program.filter, program.kernel, in.ptr, out.ptr, dims[0], dims[1],
+                           dims[2], dims[3]);
+    });
+  }
+
+  DeviceInfo info_;
+  std::shared_ptr<const Context> ctx_;  // declared first among the CUDA objects: released last
+  CUevent start_ = nullptr, stop_ = nullptr;
+  cuda::NppStreamContext npp_ctx_{};
+  PinnedStaging staging_;
+  bool pinned_ = false;                      // transfers through staging_, as the last compiled plan asked
+  std::map<std::string, Built> programs_;    // memory cache: compile key + entry -> program
+};
+
+class CudaBackend final : public Backend {
+ public:
+  std::string name() const override { return "cuda"; }
+
+  BackendStatus status() const override {
+    const Driver& d = driver();
+    if (!d.api) return {false, d.error};
+    try {
+      if (device_count() == 0) return {false, "no CUDA device (cuDeviceGetCount found none)"};
+    } catch (const std::exception& e) {
+      return {false, e.what()};
+    }
+    if (std::string nvrtc = cuda::nvrtc_status(); !nvrtc.empty()) return {false, nvrtc};
+    return {true, ""};
+  }
+
+  std::vector<DeviceInfo> devices() const override {
+    std::vector<DeviceInfo> out;
+    if (!status().available) return out;
+    try {
+      const int n = device_count();
+      for (int i = 0; i < n; ++i) out.push_back(describe(i));
+    } catch (const std::exception&) {
+      return {};
+    }
+    return out;
+  }
+
+  std::unique_ptr<Device> open(const DeviceInfo& info) const override {
+    if (BackendStatus st = status(); !st.available) throw std::runtime_error("CUDA unavailable: " + st.reason);
+    const int n = device_count();
+    if (info.index < 0 || info.index >= n)
+      throw std::runtime_error(fmt::format("no CUDA device {} ({} found)", info.index, n));
+    DeviceInfo current = describe(info.index);
+    if (!info.name.empty() && current.name != info.name)
+      throw std::runtime_error(fmt::format("CUDA device {} is now '{}', not '{}'", info.index, current.name, info.name));
+    return std::make_unique<CudaDevice>(std::move(current), info.index);
+  }
+
+  // A grid-stride copy of 16-byte vectors plus the bytes % 16 tail, so every byte is copied.
+  std::optional<CopyKernel> copy_kernel(std::size_t bytes) const override {
+    const KernelSource* source = kernel_source("copy/copy.cu");
+    if (!source || bytes < 16 || bytes > static_cast<std::size_t>(std::numeric_limits<std::int32_t>::max()))
+      return std::nullopt;
+    CopyKernel k{*source, {}};
+    k.plan.entry = "copy_vec";
+    k.plan.dims = 1;
+    const std::size_t vectors = bytes / 16, block = 256;
+    k.plan.global = {std::min<std::size_t>((vectors + block - 1) / block * block, std::size_t{1} << 20), 1, 1};
+    k.plan.local = {block, 1, 1};
+    k.plan.args = {KernelArg::buf("in"), KernelArg::buf("out"), KernelArg::integer(static_cast<std::int64_t>(bytes))};
+    return k;
+  }
+};
+
+}  // namespace
+
+std::unique_ptr<Backend> make_cuda_backend() { return std::make_unique<CudaBackend>(); }
+
+}  // namespace pimg

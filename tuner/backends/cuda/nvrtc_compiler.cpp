@@ -1,0 +1,114 @@
+// NVRTC compiles through the dlopen'ed table of cuda_api.hpp: options from a plan, the program log,
+// and the cubin for the requested real architecture.
+#include "nvrtc_compiler.hpp"
+
+#include <fmt/format.h>
+
+#include "cuda_api.hpp"
+
+namespace pimg::cuda {
+namespace {
+
+std::string nvrtc_error(const NvrtcApi& api, const char* call, nvrtcResult r) {
+  return fmt::format("{}: {}", call, api.nvrtcGetErrorString(r));
+}
+
+// Owns one nvrtcProgram.
+class ProgramHandle {
+ public:
+  explicit ProgramHandle(const NvrtcApi& api) : api_(api) {}
+  ~ProgramHandle() {
+    if (prog_) api_.nvrtcDestroyProgram(&prog_);
+  }
+  ProgramHandle(const ProgramHandle&) = delete;
+  ProgramHandle& operator=(const ProgramHandle&) = delete;
+  nvrtcProgram* out() { return &prog_; }
+  nvrtcProgram get() const { return prog_; }
+
+ private:
+  const NvrtcApi& api_;
+  nvrtcProgram prog_ = nullptr;
+};
+
+std::string program_log(const NvrtcApi& api, nvrtcProgram p) {
+  std::size_t n = 0;
+  if (api.nvrtcGetProgramLogSize(p, &n) != NVRTC_SUCCESS || n == 0) return {};
+  std::string log(n, '\0');
+  if (api.nvrtcGetProgramLog(p, log.data()) != NVRTC_SUCCESS) return {};
+  while (!log.empty() && (log.back() == '\0' || log.back() == '\n')) log.pop_back();
+  return log;
+}
+
+}  // namespace
+
+std::string nvrtc_status() {
+  std::string error;
+  nvrtc_api(error);
+  return error;
+}
+
+std::string nvrtc_version() {
+  std::string error;
+  const NvrtcApi* api = nvrtc_api(error);
+  int major = 0, minor = 0;
+  if (!api || api->nvrtcVersion(&major, &minor) != NVRTC_SUCCESS) return {};
+  return fmt::format("{}.{}", major, minor);
+}
+
+std::vector<std::string> nvrtc_options(const LaunchPlan& plan, int compute_capability) {
+  std::vector<std::string> out = {fmt::format("--gpu-architecture=sm_{}", compute_capability), "-std=c++17",
+                                  "-default-device"};
+  for (const auto& [name, value] : plan.defines) out.push_back(fmt::format("-D{}={}", name, value));
+  for (const auto& o : plan.options)
+    if (o.rfind(kHarnessOptionPrefix, 0) != 0) out.push_back(o);
+  return out;
+}
+
+bool plan_wants_pinned(const LaunchPlan& plan) {
+  for (const auto& o : plan.options)
+    if (o == kPinnedOption) return true;
+  return false;
+}
+
+NvrtcResult nvrtc_compile(const KernelSource& source, const std::vector<std::string>& options) {
+  NvrtcResult r;
+  std::string error;
+  const NvrtcApi* api = nvrtc_api(error);
+  if (!api) {
+    r.log = error;
+    return r;
+  }
+  ProgramHandle prog(*api);
+  nvrtcResult res = api->nvrtcCreateProgram(prog.out(), source.text.c_str(), source.path.c_str(), 0, nullptr, nullptr);
+  if (res != NVRTC_SUCCESS) {
+    r.log = nvrtc_error(*api, "nvrtcCreateProgram", res);
+    return r;
+  }
+  std::vector<const char*> argv;
+  for (const auto& o : options) argv.push_back(o.c_str());
+  res = api->nvrtcCompileProgram(prog.get(), static_cast<int>(argv.size()), argv.data());
+  r.log = program_log(*api, prog.get());
+  if (res != NVRTC_SUCCESS) {
+    r.log += (r.log.empty() ? "" : "\n") + nvrtc_error(*api, "nvrtcCompileProgram", res);
+    return r;
+  }
+  std::size_t size = 0;
+  res = api->nvrtcGetCUBINSize(prog.get(), &size);
+  if (res != NVRTC_SUCCESS || size == 0) {
+    r.log += (r.log.empty() ? "" : "\n") +
+             (res != NVRTC_SUCCESS ? nvrtc_error(*api, "nvrtcGetCUBINSize", res)
+                                   : std::string("NVRTC produced no cubin (is the architecture a real sm_XY?)"));
+    return r;
+  }
+  r.cubin.resize(size);
+  res = api->nvrtcGetCUBIN(prog.get(), reinterpret_cast<char*>(r.cubin.data()));
+  if (res != NVRTC_SUCCESS) {
+    r.cubin.clear();
+    r.log += (r.log.empty() ? "" : "\n") + nvrtc_error(*api, "nvrtcGetCUBIN", res);
+    return r;
+  }
+  r.ok = true;
+  return r;
+}
+
+}  // namespace pimg::cuda

@@ -1,0 +1,37 @@
+// NVRTC as the CUDA backend uses it, without CUDA headers: the options a plan compiles with and a
+// source-to-cubin compile for a compute capability. Needs no driver and no GPU, so CI without a GPU
+// compiles every CUDA kernel source through the same path the backend takes.
+#pragma once
+#include <string>
+#include <vector>
+
+#include "pimg/backend.hpp"
+
+namespace pimg::cuda {
+
+// Plan options starting with this prefix are switches for the backend, never passed to NVRTC.
+inline constexpr const char* kHarnessOptionPrefix = "pimg:";
+// The plan option that asks for pinned (page-locked) host staging of uploads and downloads.
+inline constexpr const char* kPinnedOption = "pimg:pinned";
+
+struct NvrtcResult {
+  bool ok = false;
+  std::string log;                   // NVRTC's program log, or why NVRTC could not run
+  std::vector<unsigned char> cubin;  // the device code when ok
+};
+
+// Empty when NVRTC loads, else the reason (libraries tried and dlerror's text).
+std::string nvrtc_status();
+// "13.0"; empty when NVRTC is unavailable.
+std::string nvrtc_version();
+
+// --gpu-architecture=sm_<cc>, -std=c++17, -default-device, one -DNAME=VALUE per plan define, then the
+// plan's own options (--maxrregcount=N, ...) without the harness switches.
+std::vector<std::string> nvrtc_options(const LaunchPlan& plan, int compute_capability);
+// True when the plan carries kPinnedOption.
+bool plan_wants_pinned(const LaunchPlan& plan);
+
+// Compiles source.text to a cubin. Compile errors are a result (ok false, log), never an exception.
+NvrtcResult nvrtc_compile(const KernelSource& source, const std::vector<std::string>& options);
+
+}  // namespace pimg::cuda

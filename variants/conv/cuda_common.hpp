@@ -1,0 +1,73 @@
+// Shared by the CUDA conv variants (cuda_*.cpp, npp.cpp): their parameters, the knobs read from a
+// configuration and checked against the device (PlanError when they cannot run there), the defines and
+// NVRTC options they become, and the launch geometry and scalar arguments every conv kernel takes.
+#pragma once
+#include <memory>
+#include <vector>
+
+#include "conv_family.hpp"
+#include "pimg/registry.hpp"
+#include "variant_base.hpp"
+
+namespace pimg::conv {
+
+// The plan option the CUDA backend reads as "stage uploads and downloads through pinned host memory"
+// (kPinnedOption of tuner/backends/cuda/nvrtc_compiler.hpp); it never reaches the compiler.
+inline constexpr const char* kCudaPinnedOption = "pimg:pinned";
+
+// A configuration's knobs, as the CUDA kernels' defines and the backend's options take them.
+struct CudaKnobs {
+  int block_x = 32, block_y = 4;  // thread block
+  int items_x = 1, items_y = 1;   // output pixels (wide: 16-byte vectors along x) per thread
+  int filter_mem = 1;             // FILTER_MEM: 0 global, 1 __constant__, 2 literal weights
+  int unroll = 1;                 // UNROLL: 1 full unrolling of the tap loops, 0 none
+  int arith = 0;                  // ARITH: 0 multiply, 1 lookup table (cuda_direct only)
+  int launch_bounds = 0;          // LAUNCH_BOUNDS: 0 none, N: __launch_bounds__(threads, N)
+  int maxrregcount = 0;           // NVRTC --maxrregcount; 0 leaves registers to the compiler
+  int inline_helper = 1;          // INLINE: 1 __forceinline__, 0 __noinline__ per-pixel helper
+  int wide = 0;                   // WIDE: 16-byte loads and stores (cuda_direct only)
+  bool pinned = false;            // host_mem: pinned staging for uploads and downloads
+};
+
+// What a variant declares beyond the common knobs.
+struct CudaKnobSet {
+  bool arith = false;
+  bool wide = false;
+};
+
+// block_x, block_y, items_x, items_y, filter_mem, unroll, launch_bounds, maxrregcount, inline,
+// host_mem, and arith and wide when the set has them.
+std::vector<ParamDecl> cuda_knob_params(CudaKnobSet set);
+// host_mem alone (the NPP baseline).
+ParamDecl cuda_host_mem_param();
+// Whether the configuration asks for pinned host memory. Throws PlanError for an unknown value.
+bool cuda_pinned(const Config& c);
+
+// The knobs of c (declared defaults for parameters it leaves out), checked for range and against the
+// device's block limits. Throws PlanError.
+CudaKnobs cuda_read_knobs(const Config& c, const DeviceInfo& d);
+// A named device limit, or `fallback` when the backend does not report it.
+double cuda_limit(const DeviceInfo& d, const std::string& name, double fallback);
+// Throws PlanError when `bytes` of __constant__ data exceed max_constant_buffer_size.
+void cuda_check_constant_bytes(std::size_t bytes, const DeviceInfo& d);
+
+// The problem's defines, then BLOCK_X, BLOCK_Y, ITEMS_X, ITEMS_Y, FILTER_MEM, UNROLL, LAUNCH_BOUNDS,
+// INLINE (and ARITH, WIDE for the sets that have them); --maxrregcount and the pinned switch as options.
+void cuda_add_defines(LaunchPlan& plan, const Workload& w, const CudaKnobs& k, CudaKnobSet set);
+// dims 2; global = ceil(out / ITEMS) rounded up to the block; local = the block. Throws PlanError when
+// the grid's y extent exceeds the device's.
+void cuda_set_geometry(LaunchPlan& plan, const ConvSpec& s, const CudaKnobs& k, const DeviceInfo& d);
+// The wide kernel's geometry: x over 16-byte vectors of an output row, y over rows of every plane.
+void cuda_set_wide_geometry(LaunchPlan& plan, const ConvSpec& s, const CudaKnobs& k, const DeviceInfo& d);
+// width, height, out_width, out_height (the last arguments of every conv kernel).
+void cuda_add_scalar_args(LaunchPlan& plan, const ConvSpec& s);
+
+std::unique_ptr<Variant> make_cuda_direct();
+std::unique_ptr<Variant> make_cuda_tiled();
+std::unique_ptr<Variant> make_cuda_texture();
+std::unique_ptr<Variant> make_npp_filter();
+
+// Adds cuda_direct, cuda_tiled, cuda_texture and npp_filter.
+void register_cuda_variants(Registry& reg);
+
+}  // namespace pimg::conv

@@ -1,0 +1,49 @@
+// cuda_direct: kernels/conv/conv_cuda.cu, every thread computes ITEMS_X x ITEMS_Y pixels straight from
+// global memory (wide=0), or ITEMS_X 16-byte vectors of output bytes with 16-byte loads and stores
+// (wide=1); knobs choose where the weights live, unrolling, multiply vs lookup table, launch bounds,
+// register limit and inlining.
+#include "cuda_common.hpp"
+
+namespace pimg::conv {
+namespace {
+
+constexpr CudaKnobSet kSet{true, true};
+
+class CudaDirect final : public Variant {
+ public:
+  std::string name() const override { return "cuda_direct"; }
+  std::string family() const override { return "conv"; }
+  std::string backend() const override { return "cuda"; }
+  std::string source() const override { return "conv/conv_cuda.cu"; }
+  std::string help() const override {
+    return "CUDA direct convolution from global memory, ITEMS_X x ITEMS_Y pixels (or 16-byte vectors) per thread";
+  }
+  std::vector<ParamDecl> parameters() const override { return cuda_knob_params(kSet); }
+
+  // args: in, weights, taps, lut, out, width, height, out_width, out_height
+  LaunchPlan plan(const Problem& p, const Workload& w, const Config& c, const DeviceInfo& d) const override {
+    const ConvSpec s = spec_of(p);
+    const CudaKnobs k = cuda_read_knobs(c, d);
+    if (k.filter_mem == 1)
+      cuda_check_constant_bytes(w.input("weights").bytes.size() + w.input("taps").bytes.size() +
+                                    (k.arith ? w.input("lut").bytes.size() : 0),
+                                d);
+    LaunchPlan plan;
+    plan.entry = k.wide ? "conv_cuda_wide" : "conv_cuda_direct";
+    cuda_add_defines(plan, w, k, kSet);
+    if (k.wide)
+      cuda_set_wide_geometry(plan, s, k, d);
+    else
+      cuda_set_geometry(plan, s, k, d);
+    plan.args = {KernelArg::buf("in"), KernelArg::buf("weights"), KernelArg::buf("taps"), KernelArg::buf("lut"),
+                 KernelArg::buf("out")};
+    cuda_add_scalar_args(plan, s);
+    return plan;
+  }
+};
+
+}  // namespace
+
+std::unique_ptr<Variant> make_cuda_direct() { return std::make_unique<CudaDirect>(); }
+
+}  // namespace pimg::conv

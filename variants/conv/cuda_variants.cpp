@@ -1,0 +1,178 @@
+// The CUDA conv variants' registration and the helpers they share (cuda_common.hpp): parameter
+// declarations, knob parsing with device checks, defines and NVRTC options, launch geometry and
+// scalar arguments. The variants need no CUDA headers and register in every build.
+#include <fmt/format.h>
+
+#include "cuda_common.hpp"
+#include "pimg/registry.hpp"
+
+namespace pimg::conv {
+namespace {
+
+ParamDecl int_param(const std::string& name, std::int64_t def, const std::string& help) {
+  return {name, false, {}, def, help};
+}
+
+std::int64_t int_value(const Config& c, const std::string& name, std::int64_t def) {
+  return c.has(name) ? c.integer(name) : def;
+}
+
+int in_range(const Config& c, const std::string& name, std::int64_t def, std::int64_t lo, std::int64_t hi) {
+  const std::int64_t v = int_value(c, name, def);
+  if (v < lo || v > hi) throw PlanError(fmt::format("{}={} is outside {}..{}", name, v, lo, hi));
+  return static_cast<int>(v);
+}
+
+std::size_t round_up(std::size_t v, std::size_t m) { return ceil_div(v, m) * m; }
+
+void check_grid_y(const LaunchPlan& plan, const DeviceInfo& d) {
+  const double max_y = cuda_limit(d, "max_grid_size_1", 65535);
+  const double blocks = static_cast<double>(plan.global[1] / plan.local[1]);
+  if (blocks > max_y)
+    throw PlanError(fmt::format("{} blocks along y exceed the device's grid limit {} (raise block_y or items_y)",
+                                blocks, max_y));
+}
+
+}  // namespace
+
+std::vector<ParamDecl> cuda_knob_params(CudaKnobSet set) {
+  const CudaKnobs def;
+  std::vector<ParamDecl> out = {
+      int_param("block_x", def.block_x, "thread block width"),
+      int_param("block_y", def.block_y, "thread block height"),
+      int_param("items_x", def.items_x, set.wide ? "output pixels per thread along x (wide=1: 16-byte vectors)"
+                                                 : "output pixels per thread along x"),
+      int_param("items_y", def.items_y, "output pixels per thread along y"),
+      {"filter_mem", true, {"global", "constant", "private"}, std::string("constant"),
+       "where the weights live: global memory, __constant__ memory (compile-time data), or literal weights"},
+      int_param("unroll", def.unroll, "1: fully unrolled tap loops; 0: #pragma unroll 1"),
+      int_param("launch_bounds", def.launch_bounds,
+                "0: none; N: __launch_bounds__(block_x*block_y, N) (N blocks per multiprocessor)"),
+      int_param("maxrregcount", def.maxrregcount, "0: compiler's choice; N: --maxrregcount=N (16..255)"),
+      int_param("inline", def.inline_helper, "1: __forceinline__ per-pixel (wide: per-vector) helper; 0: __noinline__"),
+  };
+  if (set.arith)
+    out.push_back({"arith", true, {"mul", "lut"}, std::string("mul"),
+                   "mul: weight * pixel; lut: a per-weight table of weight * v for every byte v"});
+  if (set.wide)
+    out.push_back(int_param("wide", def.wide,
+                            "1: each thread computes 16-byte vectors with 16-byte loads and stores where aligned"));
+  out.push_back(cuda_host_mem_param());
+  return out;
+}
+
+ParamDecl cuda_host_mem_param() {
+  return {"host_mem", true, {"pageable", "pinned"}, std::string("pageable"),
+          "host memory of uploads and downloads: pageable, or staged through pinned (page-locked) memory"};
+}
+
+bool cuda_pinned(const Config& c) {
+  const std::string mem = c.has("host_mem") ? c.text("host_mem") : "pageable";
+  if (mem != "pageable" && mem != "pinned") throw PlanError(fmt::format("host_mem '{}' is not pageable or pinned", mem));
+  return mem == "pinned";
+}
+
+double cuda_limit(const DeviceInfo& d, const std::string& name, double fallback) {
+  auto it = d.limits.find(name);
+  return it == d.limits.end() ? fallback : it->second;
+}
+
+CudaKnobs cuda_read_knobs(const Config& c, const DeviceInfo& d) {
+  CudaKnobs k;
+  k.block_x = in_range(c, "block_x", k.block_x, 1, 1024);
+  k.block_y = in_range(c, "block_y", k.block_y, 1, 1024);
+  k.items_x = in_range(c, "items_x", k.items_x, 1, 64);
+  k.items_y = in_range(c, "items_y", k.items_y, 1, 64);
+  const std::string mem = c.has("filter_mem") ? c.text("filter_mem") : "constant";
+  if (mem == "global")
+    k.filter_mem = 0;
+  else if (mem == "constant")
+    k.filter_mem = 1;
+  else if (mem == "private")
+    k.filter_mem = 2;
+  else
+    throw PlanError(fmt::format("filter_mem '{}' is not global, constant or private", mem));
+  k.unroll = in_range(c, "unroll", k.unroll, 0, 1);
+  const std::string arith = c.has("arith") ? c.text("arith") : "mul";
+  if (arith != "mul" && arith != "lut") throw PlanError(fmt::format("arith '{}' is not mul or lut", arith));
+  k.arith = arith == "lut" ? 1 : 0;
+  k.launch_bounds = in_range(c, "launch_bounds", k.launch_bounds, 0, 32);
+  k.maxrregcount = static_cast<int>(int_value(c, "maxrregcount", k.maxrregcount));
+  if (k.maxrregcount != 0 && (k.maxrregcount < 16 || k.maxrregcount > 255))
+    throw PlanError(fmt::format("maxrregcount={} is neither 0 nor in 16..255", k.maxrregcount));
+  k.inline_helper = in_range(c, "inline", k.inline_helper, 0, 1);
+  k.wide = in_range(c, "wide", k.wide, 0, 1);
+  k.pinned = cuda_pinned(c);
+
+  const double max_threads = cuda_limit(d, "max_threads_per_block", static_cast<double>(d.max_work_group_size));
+  const double threads = static_cast<double>(k.block_x) * k.block_y;
+  if (max_threads > 0 && threads > max_threads)
+    throw PlanError(fmt::format("block {}x{} = {} threads exceeds max_threads_per_block {}", k.block_x, k.block_y,
+                                threads, max_threads));
+  if (k.block_x > cuda_limit(d, "max_work_item_size_0", k.block_x) ||
+      k.block_y > cuda_limit(d, "max_work_item_size_1", k.block_y))
+    throw PlanError(fmt::format("block {}x{} exceeds the device's block dimensions {}x{}", k.block_x, k.block_y,
+                                cuda_limit(d, "max_work_item_size_0", 0), cuda_limit(d, "max_work_item_size_1", 0)));
+  return k;
+}
+
+void cuda_check_constant_bytes(std::size_t bytes, const DeviceInfo& d) {
+  const double max_constant = cuda_limit(d, "max_constant_buffer_size", 0);
+  if (max_constant > 0 && static_cast<double>(bytes) > max_constant)
+    throw PlanError(fmt::format("{} bytes of __constant__ data exceed max_constant_buffer_size {}", bytes,
+                                max_constant));
+}
+
+void cuda_add_defines(LaunchPlan& plan, const Workload& w, const CudaKnobs& k, CudaKnobSet set) {
+  add_problem_defines(plan, w);
+  add_define(plan, "BLOCK_X", std::to_string(k.block_x));
+  add_define(plan, "BLOCK_Y", std::to_string(k.block_y));
+  add_define(plan, "ITEMS_X", std::to_string(k.items_x));
+  add_define(plan, "ITEMS_Y", std::to_string(k.items_y));
+  add_define(plan, "FILTER_MEM", std::to_string(k.filter_mem));
+  add_define(plan, "UNROLL", std::to_string(k.unroll));
+  add_define(plan, "LAUNCH_BOUNDS", std::to_string(k.launch_bounds));
+  add_define(plan, "INLINE", std::to_string(k.inline_helper));
+  if (set.arith) add_define(plan, "ARITH", std::to_string(k.arith));
+  if (set.wide) add_define(plan, "WIDE", std::to_string(k.wide));
+  if (k.maxrregcount > 0) plan.options.push_back(fmt::format("--maxrregcount={}", k.maxrregcount));
+  if (k.pinned) plan.options.push_back(kCudaPinnedOption);
+}
+
+void cuda_set_geometry(LaunchPlan& plan, const ConvSpec& s, const CudaKnobs& k, const DeviceInfo& d) {
+  const auto bx = static_cast<std::size_t>(k.block_x), by = static_cast<std::size_t>(k.block_y);
+  plan.dims = 2;
+  plan.global = {round_up(ceil_div(static_cast<std::size_t>(s.out_width), static_cast<std::size_t>(k.items_x)), bx),
+                 round_up(ceil_div(static_cast<std::size_t>(s.out_height), static_cast<std::size_t>(k.items_y)), by),
+                 1};
+  plan.local = {bx, by, 1};
+  check_grid_y(plan, d);
+}
+
+void cuda_set_wide_geometry(LaunchPlan& plan, const ConvSpec& s, const CudaKnobs& k, const DeviceInfo& d) {
+  const auto bx = static_cast<std::size_t>(k.block_x), by = static_cast<std::size_t>(k.block_y);
+  const std::size_t bytes_per_pixel = s.planar ? 1 : static_cast<std::size_t>(s.channels);
+  const std::size_t rows = static_cast<std::size_t>(s.out_height) * (s.planar ? s.channels : 1);
+  const std::size_t vectors = ceil_div(static_cast<std::size_t>(s.out_width) * bytes_per_pixel, 16);
+  plan.dims = 2;
+  plan.global = {round_up(ceil_div(vectors, static_cast<std::size_t>(k.items_x)), bx),
+                 round_up(ceil_div(rows, static_cast<std::size_t>(k.items_y)), by), 1};
+  plan.local = {bx, by, 1};
+  check_grid_y(plan, d);
+}
+
+void cuda_add_scalar_args(LaunchPlan& plan, const ConvSpec& s) {
+  plan.args.push_back(KernelArg::integer(s.width));
+  plan.args.push_back(KernelArg::integer(s.height));
+  plan.args.push_back(KernelArg::integer(s.out_width));
+  plan.args.push_back(KernelArg::integer(s.out_height));
+}
+
+void register_cuda_variants(Registry& reg) {
+  reg.add_variant(make_cuda_direct());
+  reg.add_variant(make_cuda_tiled());
+  reg.add_variant(make_cuda_texture());
+  reg.add_variant(make_npp_filter());
+}
+
+}  // namespace pimg::conv
