@@ -143,3 +143,12 @@ TEST(ConvFamily, TrafficAndWork) {
   EXPECT_DOUBLE_EQ(t.bytes, 100.0 * 50 * 3 + 96.0 * 46 * 3);
   EXPECT_DOUBLE_EQ(t.ops, 2.0 * 25 * 96 * 46 * 3);
 }
+
+TEST(ConvFamily, TruncateRuleRoundsTowardZero) {
+  ConvFamily f;
+  Problem p = f.make_problem(2, 1, 1, {{"filter", "custom"}, {"weights", "1"}, {"divisor", "2"}});
+  Workload w = f.make_workload(p);
+  w.inputs[0].bytes = {5, 7};
+  EXPECT_EQ(f.reference(p, w), (std::vector<std::uint8_t>{3, 4}));            // 2.5 -> 3, 3.5 -> 4
+  EXPECT_EQ(f.reference(p, w, "truncate"), (std::vector<std::uint8_t>{2, 3}));  // toward zero
+}

@@ -101,7 +101,7 @@ EvalResult evaluate(const EvalContext& ctx, const Variant& variant, const Config
     if (run == ctx.measure.warmups) r.d2h_ms = ms_since(t_down);
     Validation v = ctx.family.compare(ctx.problem, ctx.expected, output);
     if (!v.ok) return fail(r, Status::wrong_result, fmt::format("run {}: {}", run + 1, v.detail), t0);
-    r.validation = v.detail;
+    r.validation = variant.validation_rule().empty() ? v.detail : v.detail + " (rule " + variant.validation_rule() + ")";
     if (timed) {
       r.kernel_ms.push_back(launched.kernel_ms);
       r.wall_ms.push_back(wall);

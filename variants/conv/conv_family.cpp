@@ -194,7 +194,7 @@ void reference(const ConvSpec& s, const std::uint8_t* in, std::uint8_t* out) {
             acc += s.weights[ky * s.k + kx] * in[pimg_pixel_index(x, y, c, s.width, s.height, s.channels, s.planar)];
           }
         out[pimg_pixel_index(ox, oy, c, s.out_width, s.out_height, s.channels, s.planar)] =
-            static_cast<std::uint8_t>(pimg_conv_finish(acc, s.divisor));
+            static_cast<std::uint8_t>(s.truncate ? pimg_saturate_u8(acc / s.divisor) : pimg_conv_finish(acc, s.divisor));
       }
 }
 
@@ -259,8 +259,10 @@ Workload ConvFamily::make_workload(const Problem& p) const {
   return w;
 }
 
-std::vector<std::uint8_t> ConvFamily::reference(const Problem& p, const Workload& w) const {
-  const ConvSpec s = spec_of(p);
+std::vector<std::uint8_t> ConvFamily::reference(const Problem& p, const Workload& w, const std::string& rule) const {
+  ConvSpec s = spec_of(p);
+  PIMG_CHECK(rule.empty() || rule == "truncate", "conv has no validation rule '" + rule + "'");
+  s.truncate = rule == "truncate";
   std::vector<std::uint8_t> out(w.output_bytes);
   conv::reference(s, w.input("in").bytes.data(), out.data());
   return out;

@@ -16,6 +16,7 @@ struct ConvSpec {
   std::vector<int> weights;  // k*k, row-major
   int divisor = 1;
   int out_width = 0, out_height = 0;
+  bool truncate = false;  // rule "truncate": division rounds toward zero (NPP FilterBorder)
 };
 
 ConvSpec spec_of(const Problem& p);
@@ -36,7 +37,7 @@ class ConvFamily final : public Family {
   std::vector<AttrSpec> attributes() const override;
   Problem make_problem(int width, int height, int channels, std::map<std::string, std::string> attrs) const override;
   Workload make_workload(const Problem& p) const override;
-  std::vector<std::uint8_t> reference(const Problem& p, const Workload& w) const override;
+  std::vector<std::uint8_t> reference(const Problem& p, const Workload& w, const std::string& rule = "") const override;
   Validation compare(const Problem& p, std::span<const std::uint8_t> expected,
                      std::span<const std::uint8_t> actual) const override;
   Traffic traffic(const Problem& p) const override;

@@ -14,9 +14,13 @@ class NppFilterVariant final : public Variant {
   std::string backend() const override { return "cuda"; }
   std::string source() const override { return "builtin:npp_filter_border"; }
   std::string help() const override {
-    return "NVIDIA NPP nppiFilterBorder_8u_C1R/C3R (library baseline; replicate and valid borders)";
+    return "NVIDIA NPP nppiFilterBorder_8u_C1R/C3R (library baseline; replicate and valid borders; validated "
+           "against NPP's own rounding: division toward zero)";
   }
   std::vector<ParamDecl> parameters() const override { return {cuda_host_mem_param()}; }
+  // Measured on an H100 with NPP 13.0 (tests/cuda CudaRun.NppRoundingRuleAgainstOurs): FilterBorder
+  // divides toward zero, not half away from zero; NPP rows are validated exactly against that rule.
+  std::string validation_rule() const override { return "truncate"; }
 
   // args: in, out, width, height, out_width, out_height; the filter comes from the problem's defines.
   LaunchPlan plan(const Problem& p, const Workload& w, const Config& c, const DeviceInfo&) const override {

@@ -61,7 +61,10 @@ class Family {
   // Seeded input (never all zeros) or the image file the problem names. Throws UsageError for
   // unreadable files.
   virtual Workload make_workload(const Problem& p) const = 0;
-  virtual std::vector<std::uint8_t> reference(const Problem& p, const Workload& w) const = 0;
+  // The reference output. `rule` names another documented rounding rule of the family that a
+  // library baseline follows (e.g. conv's "truncate" for NPP); empty means the family's own rule.
+  virtual std::vector<std::uint8_t> reference(const Problem& p, const Workload& w,
+                                              const std::string& rule = "") const = 0;
   virtual Validation compare(const Problem& p, std::span<const std::uint8_t> expected,
                              std::span<const std::uint8_t> actual) const = 0;
   virtual Traffic traffic(const Problem& p) const = 0;

@@ -37,6 +37,9 @@ class Variant {
   virtual std::vector<ParamDecl> parameters() const = 0;
   virtual LaunchPlan plan(const Problem& p, const Workload& w, const Config& c,
                           const DeviceInfo& d) const = 0;
+  // The family rule this variant is validated against: empty for the family's own; a library with
+  // a documented rule of its own names it (see Family::reference) and the report says so.
+  virtual std::string validation_rule() const { return ""; }
 };
 
 }  // namespace pimg
