@@ -14,7 +14,7 @@ DeviceKey device_key(const DeviceInfo& d) { return {d.backend, d.name, d.driver}
 
 std::string device_label(const DeviceInfo& d) { return d.backend + ":" + d.name; }
 
-bool is_baseline(const VariantKey& v) { return v.backend == "host"; }
+bool is_baseline(const VariantKey& v) { return v.baseline; }
 
 bool is_serial(const VariantKey& v) { return is_baseline(v) && v.name == "serial"; }
 

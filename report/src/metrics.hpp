@@ -22,7 +22,7 @@ struct DeviceKey {
 DeviceKey device_key(const DeviceInfo& d);
 std::string device_label(const DeviceInfo& d);  // backend:name
 
-// Variants of the host backend are baselines: the serial reference and library implementations.
+// Baselines: the serial reference and library implementations (OpenCV, NPP), as the variant says.
 bool is_baseline(const VariantKey& v);
 bool is_serial(const VariantKey& v);
 std::string variant_label(const VariantKey& v);  // the name, with " (baseline)" for baselines

@@ -509,9 +509,22 @@ void FamilyReport::how_to_read() {
       "Times are {} (min and stddev over the same runs). Every ok row was validated against the serial CPU "
       "reference, exactly. GB/s counts the problem's minimum traffic (each input read once, the output written "
       "once); % of bandwidth divides it by the copy-kernel bandwidth measured on the same device (backend, name "
-      "and driver), {} where none is stored. Baselines run on the host backend: the serial reference and library "
+      "and driver), {} where none is stored. Baselines are the serial reference and library "
       "implementations.\n",
       medians, kDash);
+  // Libraries validated against a documented rule of their own (e.g. NPP's division toward zero).
+  std::set<std::string> ruled;
+  for (const ResultRow* r : rows_) {
+    const std::string& v = r->result.validation;
+    if (r->result.status == Status::ok && v.find("(rule ") != std::string::npos)
+      ruled.insert(fmt::format("{} ({})", r->variant.name, v.substr(v.find("(rule ") + 1, v.size() - v.find("(rule ") - 2)));
+  }
+  if (!ruled.empty()) {
+    std::string list;
+    for (const auto& x : ruled) list += (list.empty() ? "" : ", ") + x;
+    md_ += fmt::format("\nValidated exactly against their library's own documented rounding instead of the family's: {}.\n",
+                       md_escape(list));
+  }
 }
 
 }  // namespace

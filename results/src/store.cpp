@@ -218,8 +218,9 @@ std::int64_t Store::problem_id(const Problem& p, const ProblemCost& cost) {
 }
 
 std::int64_t Store::variant_id(const VariantKey& v) {
-  Stmt ins(db_, "INSERT OR IGNORE INTO variants (family, name, backend, source_hash) VALUES (?,?,?,?)");
-  ins.bind(1, v.family).bind(2, v.name).bind(3, v.backend).bind(4, v.source_hash);
+  Stmt ins(db_,
+           "INSERT OR IGNORE INTO variants (family, name, backend, source_hash, baseline) VALUES (?,?,?,?,?)");
+  ins.bind(1, v.family).bind(2, v.name).bind(3, v.backend).bind(4, v.source_hash).bind(5, v.baseline ? 1 : 0);
   ins.step();
   Stmt q(db_, "SELECT id FROM variants WHERE family=? AND name=? AND backend=? AND source_hash=?");
   q.bind(1, v.family).bind(2, v.name).bind(3, v.backend).bind(4, v.source_hash);
@@ -301,7 +302,7 @@ std::vector<ResultRow> Store::query_rows(const RowFilter& f, bool samples) const
       "d.global_mem_bytes, d.local_mem_bytes, d.max_work_group_size, p.family, p.width, p.height, p.channels, "
       "p.canonical, p.work, p.unit, p.min_bytes, p.min_ops, v.name, v.backend, v.source_hash, c.canonical, "
       "e.status, e.log, e.validation, e.compile_ms, e.compile_cached, e.h2d_ms, e.d2h_ms, e.min_ms, e.median_ms, "
-      "e.mean_ms, e.stddev_ms, e.eval_ms, e.created_at "
+      "e.mean_ms, e.stddev_ms, e.eval_ms, e.created_at, v.baseline "
       "FROM latest e JOIN devices d ON d.id = e.device_id JOIN problems p ON p.id = e.problem_id "
       "JOIN variants v ON v.id = e.variant_id JOIN configs c ON c.id = e.config_id WHERE 1=1";
   if (f.family) sql += " AND p.family = ?1";
@@ -330,9 +331,6 @@ std::vector<ResultRow> Store::query_rows(const RowFilter& f, bool samples) const
     r.device.max_work_group_size = q.i64(10);
     r.problem = problem_from_canonical(q.text(11), static_cast<int>(q.i64(12)), static_cast<int>(q.i64(13)),
                                        static_cast<int>(q.i64(14)), q.text(15));
-    r.problem.attrs.erase("width");
-    r.problem.attrs.erase("height");
-    r.problem.attrs.erase("channels");
     r.cost.work = q.real(16);
     r.cost.unit = q.text(17);
     r.cost.traffic.bytes = q.real(18);
@@ -349,6 +347,7 @@ std::vector<ResultRow> Store::query_rows(const RowFilter& f, bool samples) const
     r.result.kernel = {q.real(31), q.real(32), q.real(33), q.real(34)};
     r.result.eval_ms = q.real(35);
     r.created_at = q.text(36);
+    r.variant.baseline = q.i64(37) != 0;
     out.push_back(std::move(r));
   }
   if (samples) {

@@ -93,7 +93,8 @@ TEST(CudaRun, DefaultConfigurationsAreExactOnLargerOddImages) {
   REQUIRE_CUDA();
   for (int shape : {1, 2}) {
     const Problem p = make_problem(kShapes[shape], "replicate", "gaussian5", 131, 67);
-    for (const char* v : {"cuda_direct", "cuda_tiled", "cuda_texture", "npp_filter"}) expect_exact(p, v, Config{});
+    for (const char* v : {"cuda_direct", "cuda_tiled", "cuda_texture", "cuda_vec", "npp_filter"})
+      expect_exact(p, v, Config{});
   }
 }
 
@@ -108,6 +109,36 @@ TEST(CudaRun, WideKernelIsExactOnAlignedRows) {
         for (const Config& c : direct_configs())
           if (c.integer("wide") == 1) expect_exact(p, "cuda_direct", c);
       }
+}
+
+// cuda_vec over the whole matrix, with vec 4/8/16 and rows 1/4/8/16 rotating: at 37 wide every thread takes
+// the checked path; 256-pixel rows are vector-aligned, so interior threads take the fast path (the valid
+// border's 254/252-byte rows fall back except for vec 4 with gaussian5); 260 wide makes the valid gaussian5
+// output 256 pixels, aligned for every vec; 23, 40 and 41 rows leave partial row groups.
+std::vector<Config> vec_configs() {
+  return {
+      config({{"block_x", 32}, {"block_y", 4}, {"vec", 4}, {"rows", 16}}),
+      config({{"block_x", 64}, {"block_y", 2}, {"vec", 8}, {"rows", 1}, {"launch_bounds", 2}, {"host_mem", "pinned"}}),
+      config({{"block_x", 128}, {"block_y", 1}, {"vec", 16}, {"rows", 8}}),
+      config({{"block_x", 32}, {"block_y", 2}, {"vec", 16}, {"rows", 16}, {"maxrregcount", 128}}),
+      config({{"block_x", 64}, {"block_y", 1}, {"vec", 8}, {"rows", 4}, {"launch_bounds", 1}}),
+      config({{"block_x", 16}, {"block_y", 4}, {"vec", 4}, {"rows", 3}}),
+  };
+}
+
+TEST(CudaRun, VecKernelIsExactOnEveryLayoutBorderAndAlignment) {
+  REQUIRE_CUDA();
+  const std::pair<int, int> sizes[] = {{37, 23}, {256, 40}, {260, 41}};
+  std::size_t index = 0;
+  for (const auto& [width, height] : sizes)
+    for (const Shape& shape : kShapes)
+      for (const char* border : kBorders)
+        for (const char* filter : kFilters) {
+          const Problem p = make_problem(shape, border, filter, width, height);
+          const std::vector<Config> configs = vec_configs();
+          for (std::size_t i = 0; i < 3; ++i) expect_exact(p, "cuda_vec", configs[(index + i) % configs.size()]);
+          ++index;
+        }
 }
 
 TEST(CudaRun, CopyKernelCopiesEveryByte) {

@@ -80,6 +80,75 @@ INSTANTIATE_TEST_SUITE_P(Cuda, NvrtcSample,
                                            SampleParam{"cuda_texture", 2, "zero", "sharpen3"}),
                          sample_name);
 
+// cuda_vec: vec 4, 8 and 16 and rows 1, 4, 8 and 16 each appear, with several blocks and the common knobs.
+std::vector<Config> vec_configs() {
+  return {
+      config({{"block_x", 32}, {"block_y", 4}, {"vec", 4}, {"rows", 16}, {"launch_bounds", 0}, {"maxrregcount", 0},
+              {"host_mem", "pageable"}}),
+      config({{"block_x", 64}, {"block_y", 2}, {"vec", 8}, {"rows", 1}, {"launch_bounds", 2}, {"maxrregcount", 0},
+              {"host_mem", "pinned"}}),
+      config({{"block_x", 128}, {"block_y", 1}, {"vec", 16}, {"rows", 8}, {"launch_bounds", 0}, {"maxrregcount", 0},
+              {"host_mem", "pageable"}}),
+      config({{"block_x", 32}, {"block_y", 2}, {"vec", 16}, {"rows", 16}, {"launch_bounds", 0}, {"maxrregcount", 128},
+              {"host_mem", "pageable"}}),
+      config({{"block_x", 64}, {"block_y", 1}, {"vec", 8}, {"rows", 4}, {"launch_bounds", 1}, {"maxrregcount", 0},
+              {"host_mem", "pageable"}}),
+  };
+}
+
+using VecParam = std::tuple<int, const char*, const char*>;  // shape, border, filter
+
+class NvrtcVec : public NvrtcTest, public ::testing::WithParamInterface<VecParam> {};
+
+TEST_P(NvrtcVec, EveryVecAndRowsCompilesForSm90) {
+  const auto& [shape, border, filter] = GetParam();
+  const Problem p = make_problem(kShapes[shape], border, filter, 256, 40);
+  const Workload w = conv_family().make_workload(p);
+  const Variant& v = variant("cuda_vec");
+  const KernelSource* source = kernel_source(v.source());
+  ASSERT_NE(source, nullptr) << v.source();
+  for (const Config& c : vec_configs()) {
+    const LaunchPlan plan = v.plan(p, w, c, sm90_device());
+    expect_compiles(*source, plan, "cuda_vec " + c.brief() + " on " + p.label());
+  }
+}
+
+std::string vec_name(const ::testing::TestParamInfo<VecParam>& info) {
+  const auto& [shape, border, filter] = info.param;
+  return std::string("cuda_vec_") + kShapes[shape].name + "_" + border + "_" + filter;
+}
+
+// Each layout meets each border, both filters on the interleaved layouts.
+INSTANTIATE_TEST_SUITE_P(Cuda, NvrtcVec,
+                         ::testing::Values(VecParam{0, "zero", "sharpen3"}, VecParam{0, "valid", "gaussian5"},
+                                           VecParam{0, "replicate", "sharpen3"}, VecParam{1, "zero", "gaussian5"},
+                                           VecParam{1, "valid", "sharpen3"}, VecParam{1, "replicate", "gaussian5"},
+                                           VecParam{2, "zero", "gaussian5"}, VecParam{2, "valid", "sharpen3"},
+                                           VecParam{2, "replicate", "gaussian5"}),
+                         vec_name);
+
+TEST(CudaPlans, VecGeometryAndBadValues) {
+  const Problem p = make_problem(kShapes[1], "replicate", "gaussian5", 100, 30);  // 300 bytes a row
+  const Workload w = conv_family().make_workload(p);
+  const LaunchPlan plan =
+      variant("cuda_vec").plan(p, w, config({{"block_x", 8}, {"block_y", 2}, {"vec", 16}, {"rows", 4}}), sm90_device());
+  EXPECT_EQ(plan.entry, "conv_cuda_vec");
+  EXPECT_EQ(plan.global[0], 24u);  // ceil(300 / 16) = 19 vectors, rounded up to 8
+  EXPECT_EQ(plan.global[1], 8u);   // ceil(30 / 4) = 8 row groups
+  EXPECT_EQ(plan.local[0], 8u);
+  EXPECT_EQ(plan.local[1], 2u);
+  ASSERT_EQ(plan.args.size(), 6u);
+  const Problem planar = make_problem(kShapes[2], "valid", "gaussian5", 100, 30);  // 3 planes of 96 x 26
+  const LaunchPlan pp = variant("cuda_vec").plan(planar, conv_family().make_workload(planar),
+                                                 config({{"block_x", 8}, {"block_y", 2}, {"vec", 8}, {"rows", 4}}),
+                                                 sm90_device());
+  EXPECT_EQ(pp.global[0], 16u);  // 12 vectors of 8 bytes, rounded up to 8
+  EXPECT_EQ(pp.global[1], 22u);  // 3 planes x 7 row groups = 21, rounded up to 2
+  EXPECT_THROW(variant("cuda_vec").plan(p, w, config({{"vec", 12}}), sm90_device()), PlanError);
+  EXPECT_THROW(variant("cuda_vec").plan(p, w, config({{"rows", 0}}), sm90_device()), PlanError);
+  EXPECT_THROW(variant("cuda_vec").plan(p, w, config({{"block_x", 64}, {"block_y", 32}}), sm90_device()), PlanError);
+}
+
 TEST_F(NvrtcTest, CopyKernelCompiles) {
   const auto backend = make_cuda_backend();
   const auto copy = backend->copy_kernel((64u << 20) + 5);
@@ -91,7 +160,7 @@ TEST_F(NvrtcTest, CopyKernelCompiles) {
 // variant or the copy kernel (headers, *.cuh, are compiled through the sources that include them).
 TEST(NvrtcCoverage, EveryCudaKernelSourceIsCompiledHere) {
   std::set<std::string> covered = {"copy/copy.cu"};
-  for (const char* name : {"cuda_direct", "cuda_tiled", "cuda_texture"}) covered.insert(variant(name).source());
+  for (const char* name : {"cuda_direct", "cuda_tiled", "cuda_texture", "cuda_vec"}) covered.insert(variant(name).source());
   for (const auto& path : kernel_source_paths())
     if (path.size() > 3 && path.compare(path.size() - 3, 3, ".cu") == 0)
       EXPECT_TRUE(covered.count(path)) << path << " is a CUDA kernel source no test compiles";

@@ -57,7 +57,7 @@ ResultRow row(const DeviceInfo& d, int size, const std::string& variant, const s
   r.cost.unit = "MPix/s";
   r.cost.traffic.bytes = 2.0 * size * size;
   r.cost.traffic.ops = 18.0 * size * size;
-  r.variant = {"conv", variant, backend, "src-" + variant};
+  r.variant = {"conv", variant, backend, "src-" + variant, backend == "host"};
   for (auto& [k, v] : params) r.config.set(k, v);
   const double m = megapixels(size) * factor;
   r.result.status = status;

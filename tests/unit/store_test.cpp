@@ -59,6 +59,7 @@ TEST(Store, CreatesSchemaAtCurrentVersion) {
   TempDb db;
   Store s(db.path.string());
   EXPECT_EQ(s.schema_version(), Store::kSchemaVersion);
+  EXPECT_EQ(Store::kSchemaVersion, 2);
 }
 
 TEST(Store, RoundTripsEveryField) {
@@ -181,4 +182,29 @@ TEST(Store, RefusesForeignNewerAndMissingDatabases) {
     std::fclose(f);
   }
   EXPECT_THROW(Store{junk.path.string()}, UsageError);
+}
+
+TEST(Store, MigratesAVersionOneDatabase) {
+  TempDb db;
+  {
+    Store s(db.path.string());
+    std::int64_t run = s.begin_run({"h", "t", "c", "cmd", "v"});
+    std::int64_t dev = s.device_id(device());
+    std::int64_t prob = s.problem_id({"conv", 8, 8, 1, {}}, {64, "MPix/s", {128, 1}});
+    std::int64_t var = s.variant_id({"conv", "serial", "host", "h", true});
+    s.save(run, dev, prob, var, Config{}, ok_result(1));
+  }
+  {  // Turn it back into what schema 1 wrote: no baseline column.
+    sqlite3* raw = nullptr;
+    ASSERT_EQ(sqlite3_open(db.path.c_str(), &raw), SQLITE_OK);
+    ASSERT_EQ(sqlite3_exec(raw, "ALTER TABLE variants DROP COLUMN baseline; PRAGMA user_version = 1", nullptr, nullptr,
+                           nullptr),
+              SQLITE_OK);
+    sqlite3_close(raw);
+  }
+  Store s(db.path.string(), Store::Mode::existing);
+  EXPECT_EQ(s.schema_version(), 2);
+  auto rows = s.rows();
+  ASSERT_EQ(rows.size(), 1u);  // nothing lost
+  EXPECT_TRUE(rows[0].variant.baseline) << "migration 002 marks host variants as baselines";
 }

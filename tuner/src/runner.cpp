@@ -210,7 +210,8 @@ TuneSummary Tuner::run(Store& store, RunObserver& obs) {
     const KernelSource* ks = builtin ? nullptr : kernel_source(source);
     PIMG_CHECK(ks || builtin, "missing kernel source " + source);
     const std::int64_t variant_row =
-        store.variant_id({m.family->name(), t.variant->name(), t.variant->backend(), ks ? ks->hash : hash128(source)});
+        store.variant_id({m.family->name(), t.variant->name(), t.variant->backend(), ks ? ks->hash : hash128(source),
+                          t.variant->baseline()});
     const auto& expected = m.expected.at({t.problem, t.variant->validation_rule()});
     EvalContext ctx{*m.family, problem, m.workloads[t.problem], expected, *open_device, m.measure};
     while (auto config = t.strategy->next()) {

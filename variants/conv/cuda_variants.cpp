@@ -168,8 +168,11 @@ void cuda_add_scalar_args(LaunchPlan& plan, const ConvSpec& s) {
   plan.args.push_back(KernelArg::integer(s.out_height));
 }
 
+std::unique_ptr<Variant> make_cuda_vec();  // cuda_vec.cpp
+
 void register_cuda_variants(Registry& reg) {
   reg.add_variant(make_cuda_direct());
+  reg.add_variant(make_cuda_vec());
   reg.add_variant(make_cuda_tiled());
   reg.add_variant(make_cuda_texture());
   reg.add_variant(make_npp_filter());

@@ -21,6 +21,7 @@ class NppFilterVariant final : public Variant {
   // Measured on an H100 with NPP 13.0 (tests/cuda CudaRun.NppRoundingRuleAgainstOurs): FilterBorder
   // divides toward zero, not half away from zero; NPP rows are validated exactly against that rule.
   std::string validation_rule() const override { return "truncate"; }
+  bool baseline() const override { return true; }
 
   // args: in, out, width, height, out_width, out_height; the filter comes from the problem's defines.
   LaunchPlan plan(const Problem& p, const Workload& w, const Config& c, const DeviceInfo&) const override {

@@ -91,6 +91,7 @@ class OpencvVariant final : public Variant {
   std::string source() const override { return "builtin:" + function_; }
   std::string help() const override { return help_; }
   std::vector<ParamDecl> parameters() const override { return {}; }
+  bool baseline() const override { return true; }
   LaunchPlan plan(const Problem& p, const Workload&, const Config&, const DeviceInfo&) const override {
     if (gaussian5_only_ && p.attr("filter") != "gaussian5")
       throw PlanError(fmt::format("{} applies only to filter gaussian5", name_));

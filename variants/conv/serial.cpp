@@ -31,6 +31,7 @@ class Serial final : public Variant {
   std::string source() const override { return "builtin:conv_serial"; }
   std::string help() const override { return "the serial CPU reference, one thread (baseline)"; }
   std::vector<ParamDecl> parameters() const override { return {}; }
+  bool baseline() const override { return true; }
   LaunchPlan plan(const Problem& p, const Workload&, const Config&, const DeviceInfo&) const override {
     const ConvSpec s = spec_of(p);
     LaunchPlan plan;

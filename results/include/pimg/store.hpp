@@ -36,6 +36,7 @@ struct ProblemCost {
 
 struct VariantKey {
   std::string family, name, backend, source_hash;
+  bool baseline = false;  // the serial reference or a library, not a tuned kernel
 };
 
 // One stored evaluation, flattened for queries and reports.
@@ -66,7 +67,7 @@ struct RowFilter {
 
 class Store {
  public:
-  static constexpr int kSchemaVersion = 1;
+  static constexpr int kSchemaVersion = 2;
 
   enum class Mode { create, existing };
   // Opens (creating it in Mode::create) and migrates. Throws UsageError when the file is missing

@@ -40,6 +40,8 @@ class Variant {
   // The family rule this variant is validated against: empty for the family's own; a library with
   // a documented rule of its own names it (see Family::reference) and the report says so.
   virtual std::string validation_rule() const { return ""; }
+  // A baseline (the serial reference, or a library such as OpenCV or NPP) rather than a tuned kernel.
+  virtual bool baseline() const { return false; }
 };
 
 }  // namespace pimg

@@ -1,0 +1,87 @@
+// cuda_vec: kernels/conv/conv_cuda_vec.cu, every thread computes `vec` consecutive output bytes (pixels and
+// channels together) of `rows` consecutive rows, loading each input row's segment once as aligned vectors
+// and storing each output row's bytes with one vector store; literal weights, unrolled taps. Threads at the
+// image's left and right edges, and every thread of rows that are not vec-aligned, take a checked byte path.
+#include <fmt/format.h>
+
+#include "cuda_common.hpp"
+
+namespace pimg::conv {
+namespace {
+
+// Literal weights and full unrolling: the knob set's arith and wide are not declared.
+constexpr CudaKnobSet kSet{false, false};
+
+int vec_param(const Config& c, const std::string& name, int def, std::initializer_list<int> allowed) {
+  const std::int64_t v = c.has(name) ? c.integer(name) : def;
+  for (int a : allowed)
+    if (v == a) return a;
+  std::string list;
+  for (int a : allowed) list += (list.empty() ? "" : ", ") + std::to_string(a);
+  throw PlanError(fmt::format("{}={} is not one of {}", name, v, list));
+}
+
+class CudaVec final : public Variant {
+ public:
+  std::string name() const override { return "cuda_vec"; }
+  std::string family() const override { return "conv"; }
+  std::string backend() const override { return "cuda"; }
+  std::string source() const override { return "conv/conv_cuda_vec.cu"; }
+  std::string help() const override {
+    return "CUDA vectorised convolution: vec output bytes x rows rows per thread, each input row loaded once as "
+           "aligned vectors, one vector store per output row";
+  }
+  std::vector<ParamDecl> parameters() const override {
+    std::vector<ParamDecl> out;
+    for (ParamDecl& d : cuda_knob_params(kSet))
+      if (d.name == "block_x" || d.name == "block_y" || d.name == "launch_bounds" || d.name == "maxrregcount" ||
+          d.name == "host_mem")
+        out.push_back(std::move(d));
+    out.push_back({"vec", false, {}, std::int64_t{16}, "output bytes per thread along a row (4, 8 or 16): one vector"});
+    out.push_back({"rows", false, {}, std::int64_t{8}, "consecutive output rows per thread (1..32)"});
+    return out;
+  }
+
+  // args: in, out, width, height, out_width, out_height
+  LaunchPlan plan(const Problem& p, const Workload& w, const Config& c, const DeviceInfo& d) const override {
+    const ConvSpec s = spec_of(p);
+    CudaKnobs k = cuda_read_knobs(c, d);
+    k.items_x = k.items_y = 1;
+    k.filter_mem = 2;  // literal weights
+    k.unroll = 1;
+    k.arith = 0;
+    k.inline_helper = 1;
+    const int vec = vec_param(c, "vec", 16, {4, 8, 16});
+    const std::int64_t rows = c.has("rows") ? c.integer("rows") : 8;
+    if (rows < 1 || rows > 32) throw PlanError(fmt::format("rows={} is outside 1..32", rows));
+
+    LaunchPlan plan;
+    plan.entry = "conv_cuda_vec";
+    cuda_add_defines(plan, w, k, kSet);
+    add_define(plan, "VEC", std::to_string(vec));
+    add_define(plan, "ROWS", std::to_string(rows));
+
+    const auto bx = static_cast<std::size_t>(k.block_x), by = static_cast<std::size_t>(k.block_y);
+    const std::size_t row_bytes = static_cast<std::size_t>(s.out_width) * (s.planar ? 1 : s.channels);
+    const std::size_t planes = s.planar ? static_cast<std::size_t>(s.channels) : 1;
+    const std::size_t groups = ceil_div(static_cast<std::size_t>(s.out_height), static_cast<std::size_t>(rows));
+    plan.dims = 2;
+    plan.global = {ceil_div(ceil_div(row_bytes, static_cast<std::size_t>(vec)), bx) * bx,
+                   ceil_div(planes * groups, by) * by, 1};
+    plan.local = {bx, by, 1};
+    const double max_y = cuda_limit(d, "max_grid_size_1", 65535);
+    if (static_cast<double>(plan.global[1] / by) > max_y)
+      throw PlanError(fmt::format("{} blocks along y exceed the device's grid limit {} (raise block_y or rows)",
+                                  plan.global[1] / by, max_y));
+
+    plan.args = {KernelArg::buf("in"), KernelArg::buf("out")};
+    cuda_add_scalar_args(plan, s);
+    return plan;
+  }
+};
+
+}  // namespace
+
+std::unique_ptr<Variant> make_cuda_vec() { return std::make_unique<CudaVec>(); }
+
+}  // namespace pimg::conv
