@@ -52,14 +52,6 @@ extern "C" __global__ void PIMG_BOUNDS conv_cuda_direct(const uchar* __restrict_
 
 #else
 
-/* A row holds BPP bytes per pixel: interleaved rows carry all channels, planar rows one plane's. */
-#if PIMG_PLANAR
-#define BPP 1
-#define PLANES PIMG_CHANNELS
-#else
-#define BPP PIMG_CHANNELS
-#define PLANES 1
-#endif
 #define SEG (16 + (PIMG_K - 1) * BPP)    /* input bytes of one row that a 16-byte output vector reads */
 #define CHUNKS ((SEG + 15 + 15) / 16)    /* aligned 16-byte loads that can cover SEG bytes */
 

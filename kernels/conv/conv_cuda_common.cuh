@@ -13,6 +13,16 @@
 
 #define TAPS (PIMG_K * PIMG_K)
 
+/* A row holds BPP bytes per pixel: interleaved rows carry all channels, planar rows one plane's, PLANES
+   planes stacked. */
+#if PIMG_PLANAR
+#define BPP 1
+#define PLANES PIMG_CHANNELS
+#else
+#define BPP PIMG_CHANNELS
+#define PLANES 1
+#endif
+
 #if UNROLL
 #define TAP_LOOP _Pragma("unroll")
 #else

@@ -1,0 +1,167 @@
+/* CUDA vectorised KxK convolution (NVRTC), conv_cuda_vec: each thread computes VEC consecutive output bytes of
+   a row (interleaved pixels and channels together, or bytes of one plane) for ROWS consecutive rows. It walks
+   down the ROWS + K - 1 input rows once, loading each row's segment (the VEC bytes plus R * BPP halo bytes on
+   each side) as whole aligned VEC-byte vectors through __ldg, and adds it into the K rolling accumulator rows
+   that it feeds; a finished row is stored with one VEC-byte store. Weights are literals (FILTER_MEM 2) and the
+   loops are unrolled. Threads whose segment leaves the row, or whose rows are not VEC-aligned, compute their
+   bytes one by one with the border rule (the checked path). Planar images are PLANES stacked planes.
+   Defines: VEC (4, 8, 16), ROWS, BLOCK_X, BLOCK_Y, LAUNCH_BOUNDS, and the problem's PIMG_*. */
+#include "conv/conv_cuda_common.cuh"
+
+#if VEC == 4
+typedef unsigned int vec_t;
+#elif VEC == 8
+typedef uint2 vec_t;
+#elif VEC == 16
+typedef uint4 vec_t;
+#else
+#error "VEC must be 4, 8 or 16"
+#endif
+
+#define WV (VEC / 4)                         /* 32-bit words per vector */
+#define HALO (PIMG_R * BPP)                  /* halo bytes on each side of a segment */
+#define OFF ((CENTRE - PIMG_R) * BPP)        /* a window's first input byte relative to its output byte */
+#define SEG (VEC + 2 * HALO)                 /* input bytes of one row that VEC output bytes read */
+#define FLOOR_DIV(a, b) ((a) >= 0 ? (a) / (b) : -((-(a) + (b) - 1) / (b)))
+#define VLO FLOOR_DIV(OFF, VEC)              /* first vector loaded, relative to the output vector */
+#define VHI FLOOR_DIV(OFF + SEG - 1, VEC)    /* last vector loaded */
+#define NV (VHI - VLO + 1)                   /* vectors loaded per input row */
+#define SKIP (OFF - VLO * VEC)               /* the segment's first byte within the loaded vectors */
+
+static __device__ __forceinline__ void put_words(unsigned int* w, unsigned int v) { w[0] = v; }
+static __device__ __forceinline__ void put_words(unsigned int* w, uint2 v) {
+  w[0] = v.x;
+  w[1] = v.y;
+}
+static __device__ __forceinline__ void put_words(unsigned int* w, uint4 v) {
+  w[0] = v.x;
+  w[1] = v.y;
+  w[2] = v.z;
+  w[3] = v.w;
+}
+static __device__ __forceinline__ void get_words(const unsigned int* w, unsigned int* v) { *v = w[0]; }
+static __device__ __forceinline__ void get_words(const unsigned int* w, uint2* v) { *v = make_uint2(w[0], w[1]); }
+static __device__ __forceinline__ void get_words(const unsigned int* w, uint4* v) {
+  *v = make_uint4(w[0], w[1], w[2], w[3]);
+}
+
+/* Fast path: bytes [b0, b0 + VEC) of output rows oy0 .. oy0 + ROWS - 1 of one plane; the caller checked that
+   every loaded vector lies inside its input row, that rows and pointers are VEC-aligned and that the output
+   vector lies inside its row. Rows outside the image follow the border rule (zero / clamp); with the valid
+   border they only feed rows past out_height, which are not stored. */
+static __device__ __forceinline__ void rows_fast(const uchar* __restrict__ in_plane, uchar* __restrict__ out_plane,
+                                                 int b0, int oy0, int height, int out_height, int in_row_bytes,
+                                                 int out_row_bytes) {
+  FILTER_LOCALS
+  int acc[PIMG_K][VEC];
+#pragma unroll
+  for (int i = 0; i < ROWS + PIMG_K - 1; ++i) {
+    if (i < ROWS) {
+#pragma unroll
+      for (int b = 0; b < VEC; ++b) acc[i % PIMG_K][b] = 0;
+    }
+    int y = oy0 + (CENTRE - PIMG_R) + i;
+    unsigned int w[NV * WV];
+#if PIMG_BORDER == PIMG_BORDER_REPLICATE
+    y = pimg_clamp_int(y, 0, height - 1);
+    const bool have = true;
+#else
+    const bool have = y >= 0 && y < height;
+#endif
+    if (have) {
+      const vec_t* src = (const vec_t*)(in_plane + (long)y * in_row_bytes + b0) + VLO;
+#pragma unroll
+      for (int v = 0; v < NV; ++v) put_words(w + v * WV, __ldg(src + v));
+    } else {
+#pragma unroll
+      for (int q = 0; q < NV * WV; ++q) w[q] = 0u;
+    }
+    int px[SEG];
+#pragma unroll
+    for (int n = 0; n < SEG; ++n) px[n] = (int)((w[(SKIP + n) >> 2] >> (((SKIP + n) & 3) * 8)) & 0xffu);
+#pragma unroll
+    for (int ky = 0; ky < PIMG_K; ++ky) {
+      const int j = i - ky; /* the output row this input row feeds through tap row ky */
+      if (j < 0 || j >= ROWS) continue;
+#pragma unroll
+      for (int kx = 0; kx < PIMG_K; ++kx) {
+#pragma unroll
+        for (int b = 0; b < VEC; ++b) acc[j % PIMG_K][b] += TAP_TERM(ky * PIMG_K + kx, px[b + kx * BPP]);
+      }
+    }
+    const int done = i - (PIMG_K - 1); /* the output row complete after this input row */
+    if (done >= 0 && oy0 + done < out_height) {
+      unsigned int o[WV];
+#pragma unroll
+      for (int q = 0; q < WV; ++q) {
+        unsigned int word = 0u;
+#pragma unroll
+        for (int e = 0; e < 4; ++e)
+          word |= (unsigned int)pimg_conv_finish(acc[done % PIMG_K][4 * q + e], PIMG_DIVISOR) << (8 * e);
+        o[q] = word;
+      }
+      vec_t res;
+      get_words(o, &res);
+      *(vec_t*)(out_plane + (long)(oy0 + done) * out_row_bytes + b0) = res;
+    }
+  }
+}
+
+/* Byte c of input pixel (x, y) of one plane with the border rule (valid: only reached inside the image). */
+static __device__ __forceinline__ int load_checked(const uchar* __restrict__ in_plane, int x, int y, int c, int width,
+                                                   int height) {
+#if PIMG_BORDER == PIMG_BORDER_ZERO
+  if (x < 0 || y < 0 || x >= width || y >= height) return 0;
+#elif PIMG_BORDER == PIMG_BORDER_REPLICATE
+  x = pimg_clamp_int(x, 0, width - 1);
+  y = pimg_clamp_int(y, 0, height - 1);
+#endif
+  return __ldg(in_plane + ((long)y * width + x) * BPP + c);
+}
+
+/* Checked path: the same bytes and rows, each byte computed on its own with the border rule and stored alone;
+   bytes past the row and rows past out_height are skipped. */
+static __device__ __noinline__ void rows_checked(const uchar* __restrict__ in_plane, uchar* __restrict__ out_plane,
+                                                 int b0, int oy0, int width, int height, int out_height,
+                                                 int out_row_bytes) {
+  FILTER_LOCALS
+#pragma unroll 1
+  for (int j = 0; j < ROWS; ++j) {
+    const int oy = oy0 + j;
+    if (oy >= out_height) break;
+#pragma unroll 1
+    for (int b = b0; b < b0 + VEC; ++b) {
+      if (b >= out_row_bytes) break;
+      const int ox = b / BPP, c = b - ox * BPP;
+      const int x0 = ox + CENTRE - PIMG_R, y0 = oy + CENTRE - PIMG_R;
+      int acc = 0;
+#pragma unroll
+      for (int ky = 0; ky < PIMG_K; ++ky) {
+#pragma unroll
+        for (int kx = 0; kx < PIMG_K; ++kx)
+          acc += TAP_TERM(ky * PIMG_K + kx, load_checked(in_plane, x0 + kx, y0 + ky, c, width, height));
+      }
+      out_plane[(long)oy * out_row_bytes + b] = (uchar)pimg_conv_finish(acc, PIMG_DIVISOR);
+    }
+  }
+}
+
+/* x: one VEC-byte output vector per thread; y: one group of ROWS rows per thread over every plane. */
+extern "C" __global__ void PIMG_BOUNDS conv_cuda_vec(const uchar* __restrict__ in, uchar* __restrict__ out,
+                                                     int width, int height, int out_width, int out_height) {
+  const int in_row_bytes = width * BPP, out_row_bytes = out_width * BPP;
+  const int b0 = (int)(blockIdx.x * BLOCK_X + threadIdx.x) * VEC;
+  const int groups = (out_height + ROWS - 1) / ROWS;
+  const int gy = (int)(blockIdx.y * BLOCK_Y + threadIdx.y);
+  if (b0 >= out_row_bytes || gy >= PLANES * groups) return;
+  const int plane = gy / groups;
+  const int oy0 = (gy - plane * groups) * ROWS;
+  const uchar* in_plane = in + (long)plane * in_row_bytes * height;
+  uchar* out_plane = out + (long)plane * out_row_bytes * out_height;
+  const bool aligned = (in_row_bytes % VEC) == 0 && (out_row_bytes % VEC) == 0 &&
+                       (((unsigned long long)in | (unsigned long long)out) & (unsigned long long)(VEC - 1)) == 0;
+  if (aligned && b0 + VLO * VEC >= 0 && b0 + (VHI + 1) * VEC <= in_row_bytes && b0 + VEC <= out_row_bytes)
+    rows_fast(in_plane, out_plane, b0, oy0, height, out_height, in_row_bytes, out_row_bytes);
+  else
+    rows_checked(in_plane, out_plane, b0, oy0, width, height, out_height, out_row_bytes);
+}
