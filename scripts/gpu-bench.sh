@@ -3,7 +3,8 @@
 # what scripts/gpu-carry.sh brought in .device-carry/, run the GPU and NVRTC tests, tune conv on CUDA
 # and NVIDIA OpenCL (spaces/conv-gpu.yaml), run the benchmarks, and write the database, the report,
 # the logs and a summary under out/gpu, packed as $OUT/gpu-results.tgz beside $OUT/summary.txt.
-# Usage there: bash scripts/gpu-bench.sh      (the device tool: carry .device-carry)
+# Usage there: bash scripts/gpu-bench.sh [SPACE.yaml ...]   (default spaces/conv-gpu.yaml; the device tool:
+# carry .device-carry and .git-commit). Each space is tuned into the same database.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 root=$PWD
@@ -49,10 +50,14 @@ $exe devices | tee "$out/devices.txt"
 ctest --test-dir build-gpu -L 'nvrtc|opencl|cuda' -j 8 --output-on-failure > "$out/tests.log" 2>&1
 log "tests: $(grep -E 'tests passed|tests failed' "$out/tests.log" | tail -1)"
 
-t1=$(date +%s)
-$exe conv --space spaces/conv-gpu.yaml --db "$out/gpu.db" --report "$out/report/conv-gpu.md" --top 3 \
-  > "$out/tune.txt" 2> "$out/tune-progress.log"
-log "tune: exit $? in $(( $(date +%s) - t1 )) s; $(tail -1 "$out/tune.txt")"
+spaces=("$@")
+[ ${#spaces[@]} -gt 0 ] || spaces=(spaces/conv-gpu.yaml)
+for space in "${spaces[@]}"; do
+  t1=$(date +%s)
+  $exe conv --space "$space" --db "$out/gpu.db" --top 3 >> "$out/tune.txt" 2>> "$out/tune-progress.log"
+  log "tune $space: exit $? in $(( $(date +%s) - t1 )) s; $(tail -1 "$out/tune.txt")"
+done
+$exe report --db "$out/gpu.db" --out "$out/report/conv-gpu.md" > /dev/null
 $exe best conv --db "$out/gpu.db" --json > "$out/best.json"
 
 build-gpu/bench/pimg_bench --benchmark_format=console > "$out/bench.txt" 2>&1
