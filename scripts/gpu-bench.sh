@@ -3,7 +3,7 @@
 # what scripts/gpu-carry.sh brought in .device-carry/, run the GPU and NVRTC tests, tune conv on CUDA
 # and NVIDIA OpenCL (spaces/conv-gpu.yaml), run the benchmarks, and write the database, the report,
 # the logs and a summary under out/gpu, packed as $OUT/gpu-results.tgz beside $OUT/summary.txt.
-# Usage there: bash scripts/gpu-bench.sh [SPACE.yaml ...]   (default spaces/conv-gpu.yaml; the device tool:
+# Usage there: bash scripts/gpu-bench.sh [SPACE.yaml ...]   (default spaces/conv-gpu.yaml and conv-gpu-separable.yaml; the device tool:
 # carry .device-carry and .git-commit). Each space is tuned into the same database.
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -51,7 +51,7 @@ ctest --test-dir build-gpu -L 'nvrtc|opencl|cuda' -j 8 --output-on-failure > "$o
 log "tests: $(grep -E 'tests passed|tests failed' "$out/tests.log" | tail -1)"
 
 spaces=("$@")
-[ ${#spaces[@]} -gt 0 ] || spaces=(spaces/conv-gpu.yaml)
+[ ${#spaces[@]} -gt 0 ] || spaces=(spaces/conv-gpu.yaml spaces/conv-gpu-separable.yaml)
 for space in "${spaces[@]}"; do
   t1=$(date +%s)
   $exe conv --space "$space" --db "$out/gpu.db" --top 3 >> "$out/tune.txt" 2>> "$out/tune-progress.log"

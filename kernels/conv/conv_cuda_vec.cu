@@ -5,7 +5,13 @@
    that it feeds; a finished row is stored with one VEC-byte store. Weights are literals (FILTER_MEM 2) and the
    loops are unrolled. Threads whose segment leaves the row, or whose rows are not VEC-aligned, compute their
    bytes one by one with the border rule (the checked path). Planar images are PLANES stacked planes.
-   Defines: VEC (4, 8, 16), ROWS, BLOCK_X, BLOCK_Y, LAUNCH_BOUNDS, and the problem's PIMG_*. */
+   SEPARABLE 1 (only for a filter the family factorised, PIMG_SEPARABLE): each input row is first
+   filtered along x with PIMG_ROW_WEIGHTS, then added into the K rows with PIMG_COL_WEIGHTS: 2K instead
+   of K*K multiply-adds per output byte, the same integer sum. SHFL 1: a thread loads only its own
+   vector of each row and takes its neighbours' vectors from the lanes beside it (__shfl_sync); lanes at
+   a warp's edge load theirs. SHFL needs BLOCK_X to be a multiple of 32 (whole warps along a row).
+   Defines: VEC (4, 8, 16), ROWS, SEPARABLE, SHFL, BLOCK_X, BLOCK_Y, LAUNCH_BOUNDS, and the problem's
+   PIMG_*. */
 #include "conv/conv_cuda_common.cuh"
 
 #if VEC == 4
@@ -51,8 +57,15 @@ static __device__ __forceinline__ void get_words(const unsigned int* w, uint4* v
    border they only feed rows past out_height, which are not stored. */
 static __device__ __forceinline__ void rows_fast(const uchar* __restrict__ in_plane, uchar* __restrict__ out_plane,
                                                  int b0, int oy0, int height, int out_height, int in_row_bytes,
-                                                 int out_row_bytes) {
+                                                 int out_row_bytes, bool store) {
   FILTER_LOCALS
+#if SEPARABLE
+  const int colw[PIMG_K] = {PIMG_COL_WEIGHTS};
+  const int roww[PIMG_K] = {PIMG_ROW_WEIGHTS};
+#endif
+#if SHFL
+  const int lane = (int)(threadIdx.x & 31u);
+#endif
   int acc[PIMG_K][VEC];
 #pragma unroll
   for (int i = 0; i < ROWS + PIMG_K - 1; ++i) {
@@ -69,9 +82,30 @@ static __device__ __forceinline__ void rows_fast(const uchar* __restrict__ in_pl
     const bool have = y >= 0 && y < height;
 #endif
     if (have) {
+#if SHFL
+      /* Every lane of the warp comes here (the caller keeps them together); a lane whose own vector lies
+         past the row reads the row's last vector instead, and its neighbours do not use what it shares. */
+      const int own = b0 + VEC <= in_row_bytes ? b0 : in_row_bytes - VEC;
+      const vec_t* src = (const vec_t*)(in_plane + (long)y * in_row_bytes + own);
+      unsigned int mine[WV];
+      put_words(mine, __ldg(src));
+#pragma unroll
+      for (int v = 0; v < NV; ++v) {
+        const int d = VLO + v; /* which neighbour's vector */
+        if (d == 0) {
+#pragma unroll
+          for (int q = 0; q < WV; ++q) w[v * WV + q] = mine[q];
+        } else {
+#pragma unroll
+          for (int q = 0; q < WV; ++q) w[v * WV + q] = __shfl_sync(0xffffffffu, mine[q], lane + d);
+          if ((lane + d < 0 || lane + d > 31) && store) put_words(w + v * WV, __ldg(src + d));
+        }
+      }
+#else
       const vec_t* src = (const vec_t*)(in_plane + (long)y * in_row_bytes + b0) + VLO;
 #pragma unroll
       for (int v = 0; v < NV; ++v) put_words(w + v * WV, __ldg(src + v));
+#endif
     } else {
 #pragma unroll
       for (int q = 0; q < NV * WV; ++q) w[q] = 0u;
@@ -79,6 +113,22 @@ static __device__ __forceinline__ void rows_fast(const uchar* __restrict__ in_pl
     int px[SEG];
 #pragma unroll
     for (int n = 0; n < SEG; ++n) px[n] = (int)((w[(SKIP + n) >> 2] >> (((SKIP + n) & 3) * 8)) & 0xffu);
+#if SEPARABLE
+    int h[VEC]; /* this row filtered along x */
+#pragma unroll
+    for (int b = 0; b < VEC; ++b) {
+      h[b] = 0;
+#pragma unroll
+      for (int kx = 0; kx < PIMG_K; ++kx) h[b] += roww[kx] * px[b + kx * BPP];
+    }
+#pragma unroll
+    for (int ky = 0; ky < PIMG_K; ++ky) {
+      const int j = i - ky;
+      if (j < 0 || j >= ROWS) continue;
+#pragma unroll
+      for (int b = 0; b < VEC; ++b) acc[j % PIMG_K][b] += colw[ky] * h[b];
+    }
+#else
 #pragma unroll
     for (int ky = 0; ky < PIMG_K; ++ky) {
       const int j = i - ky; /* the output row this input row feeds through tap row ky */
@@ -89,8 +139,9 @@ static __device__ __forceinline__ void rows_fast(const uchar* __restrict__ in_pl
         for (int b = 0; b < VEC; ++b) acc[j % PIMG_K][b] += TAP_TERM(ky * PIMG_K + kx, px[b + kx * BPP]);
       }
     }
+#endif
     const int done = i - (PIMG_K - 1); /* the output row complete after this input row */
-    if (done >= 0 && oy0 + done < out_height) {
+    if (store && done >= 0 && oy0 + done < out_height) {
       unsigned int o[WV];
 #pragma unroll
       for (int q = 0; q < WV; ++q) {
@@ -153,15 +204,26 @@ extern "C" __global__ void PIMG_BOUNDS conv_cuda_vec(const uchar* __restrict__ i
   const int b0 = (int)(blockIdx.x * BLOCK_X + threadIdx.x) * VEC;
   const int groups = (out_height + ROWS - 1) / ROWS;
   const int gy = (int)(blockIdx.y * BLOCK_Y + threadIdx.y);
-  if (b0 >= out_row_bytes || gy >= PLANES * groups) return;
+  /* With SHFL a warp (one row group, BLOCK_X a multiple of 32) stays together through rows_fast. */
+  if (gy >= PLANES * groups) return;
+#if !SHFL
+  if (b0 >= out_row_bytes) return;
+#endif
   const int plane = gy / groups;
   const int oy0 = (gy - plane * groups) * ROWS;
   const uchar* in_plane = in + (long)plane * in_row_bytes * height;
   uchar* out_plane = out + (long)plane * out_row_bytes * out_height;
   const bool aligned = (in_row_bytes % VEC) == 0 && (out_row_bytes % VEC) == 0 &&
                        (((unsigned long long)in | (unsigned long long)out) & (unsigned long long)(VEC - 1)) == 0;
-  if (aligned && b0 + VLO * VEC >= 0 && b0 + (VHI + 1) * VEC <= in_row_bytes && b0 + VEC <= out_row_bytes)
-    rows_fast(in_plane, out_plane, b0, oy0, height, out_height, in_row_bytes, out_row_bytes);
+  const bool fast = aligned && b0 + VLO * VEC >= 0 && b0 + (VHI + 1) * VEC <= in_row_bytes &&
+                    b0 + VEC <= out_row_bytes;
+#if SHFL
+  if (aligned) rows_fast(in_plane, out_plane, b0, oy0, height, out_height, in_row_bytes, out_row_bytes, fast);
+  if (!fast && b0 < out_row_bytes) rows_checked(in_plane, out_plane, b0, oy0, width, height, out_height, out_row_bytes);
+#else
+  if (fast)
+    rows_fast(in_plane, out_plane, b0, oy0, height, out_height, in_row_bytes, out_row_bytes, true);
   else
     rows_checked(in_plane, out_plane, b0, oy0, width, height, out_height, out_row_bytes);
+#endif
 }

@@ -137,6 +137,15 @@ TEST(CudaRun, VecKernelIsExactOnEveryLayoutBorderAndAlignment) {
           const Problem p = make_problem(shape, border, filter, width, height);
           const std::vector<Config> configs = vec_configs();
           for (std::size_t i = 0; i < 3; ++i) expect_exact(p, "cuda_vec", configs[(index + i) % configs.size()]);
+          // Neighbours through shuffles (warp-edge lanes load, lanes past the row only share), and the
+          // separable passes of gaussian5 with and without them.
+          const int vec = index % 2 ? 16 : 4;
+          expect_exact(p, "cuda_vec", config({{"block_x", 32}, {"block_y", 2}, {"vec", vec}, {"rows", 4}, {"shfl", 1}}));
+          if (std::string(filter) == "gaussian5") {
+            expect_exact(p, "cuda_vec", config({{"block_x", 64}, {"block_y", 1}, {"vec", 8}, {"rows", 8}, {"separable", 1}}));
+            expect_exact(p, "cuda_vec",
+                         config({{"block_x", 32}, {"block_y", 4}, {"vec", vec}, {"rows", 3}, {"separable", 1}, {"shfl", 1}}));
+          }
           ++index;
         }
 }

@@ -9,6 +9,7 @@
 #include "cuda_backend.hpp"
 #include "cuda_fixture.hpp"
 #include "nvrtc_compiler.hpp"
+#include "pimg/space.hpp"
 
 namespace pimg::cudatest {
 namespace {
@@ -107,7 +108,14 @@ TEST_P(NvrtcVec, EveryVecAndRowsCompilesForSm90) {
   const Variant& v = variant("cuda_vec");
   const KernelSource* source = kernel_source(v.source());
   ASSERT_NE(source, nullptr) << v.source();
-  for (const Config& c : vec_configs()) {
+  std::vector<Config> configs = vec_configs();
+  configs.push_back(config({{"block_x", 32}, {"block_y", 4}, {"vec", 16}, {"rows", 8}, {"shfl", 1}}));
+  configs.push_back(config({{"block_x", 64}, {"block_y", 2}, {"vec", 4}, {"rows", 4}, {"shfl", 1}}));
+  if (std::string(filter) == "gaussian5") {
+    configs.push_back(config({{"block_x", 32}, {"block_y", 4}, {"vec", 8}, {"rows", 8}, {"separable", 1}}));
+    configs.push_back(config({{"block_x", 64}, {"block_y", 1}, {"vec", 16}, {"rows", 4}, {"separable", 1}, {"shfl", 1}}));
+  }
+  for (const Config& c : configs) {
     const LaunchPlan plan = v.plan(p, w, c, sm90_device());
     expect_compiles(*source, plan, "cuda_vec " + c.brief() + " on " + p.label());
   }
@@ -147,6 +155,13 @@ TEST(CudaPlans, VecGeometryAndBadValues) {
   EXPECT_THROW(variant("cuda_vec").plan(p, w, config({{"vec", 12}}), sm90_device()), PlanError);
   EXPECT_THROW(variant("cuda_vec").plan(p, w, config({{"rows", 0}}), sm90_device()), PlanError);
   EXPECT_THROW(variant("cuda_vec").plan(p, w, config({{"block_x", 64}, {"block_y", 32}}), sm90_device()), PlanError);
+  EXPECT_THROW(variant("cuda_vec").plan(p, w, config({{"block_x", 16}, {"shfl", 1}}), sm90_device()), PlanError);
+  EXPECT_THROW(variant("cuda_vec").plan(p, w, config({{"separable", 2}}), sm90_device()), PlanError);
+  const Problem sharpen = make_problem(kShapes[0], "zero", "sharpen3", 64, 8);
+  EXPECT_THROW(variant("cuda_vec").plan(sharpen, conv_family().make_workload(sharpen), config({{"separable", 1}}),
+                                        sm90_device()),
+               PlanError);
+  EXPECT_NO_THROW(variant("cuda_vec").plan(p, w, config({{"separable", 1}, {"shfl", 1}}), sm90_device()));
 }
 
 TEST_F(NvrtcTest, CopyKernelCompiles) {
@@ -200,3 +215,15 @@ TEST(CudaPlans, ImpossibleGeometryIsAPlanError) {
 
 }  // namespace
 }  // namespace pimg::cudatest
+
+// The GPU machine's space files load against this build's registry (variants, parameters, constraints),
+// so a typo is caught here rather than after the machine has been started.
+TEST(GpuSpaces, EverySpaceFileOfTheGpuScriptLoads) {
+  int n = 0;
+  for (const char* name : {"conv-gpu.yaml", "conv-gpu-separable.yaml"}) {
+    SCOPED_TRACE(name);
+    EXPECT_NO_THROW(pimg::load_space(std::string(PIMG_SOURCE_DIR) + "/spaces/" + name, pimg::Registry::builtin()));
+    ++n;
+  }
+  EXPECT_EQ(n, 2);
+}

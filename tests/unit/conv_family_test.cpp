@@ -103,6 +103,31 @@ TEST(ConvFamily, CustomFilterAndLookupTable) {
   EXPECT_EQ(v, 400);  // distinct weight 4 times value 100
 }
 
+TEST(ConvFamily, SeparableFactorisationIsExactOrAbsent) {
+  using pimg::conv::separable_weights;
+  const auto g = separable_weights({1, 4, 6, 4, 1, 4, 16, 24, 16, 4, 6, 24, 36, 24, 6, 4, 16, 24, 16, 4, 1, 4, 6, 4, 1}, 5);
+  ASSERT_TRUE(g.separable());
+  EXPECT_EQ(g.col, (std::vector<int>{1, 4, 6, 4, 1}));
+  EXPECT_EQ(g.row, (std::vector<int>{1, 4, 6, 4, 1}));
+  // Sobel: [1 2 1]^T [-1 0 1], zero first column and a negative lead; a zero first row.
+  const auto sobel = separable_weights({-1, 0, 1, -2, 0, 2, -1, 0, 1}, 3);
+  ASSERT_TRUE(sobel.separable());
+  EXPECT_EQ(sobel.row, (std::vector<int>{1, 0, -1}));
+  EXPECT_EQ(sobel.col, (std::vector<int>{-1, -2, -1}));
+  const auto shifted = separable_weights({0, 0, 0, 2, 4, 2, 1, 2, 1}, 3);
+  ASSERT_TRUE(shifted.separable());
+  EXPECT_EQ(shifted.col, (std::vector<int>{0, 2, 1}));
+  // sharpen3 and the second matrix have rank 2; all zeros has no factor worth a second pass.
+  EXPECT_FALSE(separable_weights({0, -1, 0, -1, 5, -1, 0, -1, 0}, 3).separable());
+  EXPECT_FALSE(separable_weights({1, 2, 1, 2, 4, 2, 1, 2, 2}, 3).separable());
+  EXPECT_FALSE(separable_weights(std::vector<int>(9, 0), 3).separable());
+  ConvFamily f;
+  const Workload w = f.make_workload(f.make_problem(16, 16, 3, {{"filter", "gaussian5"}}));
+  EXPECT_EQ(w.defines.at("PIMG_SEPARABLE"), "1");
+  EXPECT_EQ(w.defines.at("PIMG_ROW_WEIGHTS"), "1,4,6,4,1");
+  EXPECT_EQ(f.make_workload(f.make_problem(16, 16, 1, {{"filter", "sharpen3"}})).defines.at("PIMG_SEPARABLE"), "0");
+}
+
 TEST(ConvFamily, BadAttributesNameTheKey) {
   ConvFamily f;
   auto key_of = [&](int w, int h, int c, std::map<std::string, std::string> a) {

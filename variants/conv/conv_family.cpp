@@ -8,6 +8,7 @@
 #include <charconv>
 #include <cmath>
 #include <cstring>
+#include <numeric>
 #include <random>
 
 #include "pimg/errors.hpp"
@@ -212,6 +213,40 @@ DistinctWeights distinct_weights(const std::vector<int>& weights) {
   return d;
 }
 
+SeparableWeights separable_weights(const std::vector<int>& weights, int k) {
+  PIMG_CHECK(static_cast<int>(weights.size()) == k * k, "weights are not k x k");
+  // The first non-zero row, divided by the gcd of its entries, is the row factor (sign of its first
+  // non-zero entry positive); each row must then be an integer multiple of it.
+  int r0 = -1;
+  for (int y = 0; y < k && r0 < 0; ++y)
+    for (int x = 0; x < k; ++x)
+      if (weights[y * k + x] != 0) {
+        r0 = y;
+        break;
+      }
+  if (r0 < 0) return {};
+  std::vector<int> row(weights.begin() + r0 * k, weights.begin() + (r0 + 1) * k);
+  int g = 0, lead = 0;
+  for (int v : row) {
+    g = std::gcd(g, v);
+    if (lead == 0) lead = v;
+  }
+  for (int& v : row) v = (lead < 0 ? -v : v) / g;
+  int x0 = 0;
+  while (row[x0] == 0) ++x0;
+  SeparableWeights out;
+  out.col.resize(k);
+  for (int y = 0; y < k; ++y) {
+    const int w0 = weights[y * k + x0];
+    if (w0 % row[x0] != 0) return {};
+    out.col[y] = w0 / row[x0];
+    for (int x = 0; x < k; ++x)
+      if (weights[y * k + x] != out.col[y] * row[x]) return {};
+  }
+  out.row = std::move(row);
+  return out;
+}
+
 Workload ConvFamily::make_workload(const Problem& p) const {
   const ConvSpec s = spec_of(p);
   Workload w;
@@ -256,6 +291,12 @@ Workload ConvFamily::make_workload(const Problem& p) const {
                {"PIMG_WEIGHTS", list(s.weights)},
                {"PIMG_NDISTINCT", std::to_string(d.values.size())},
                {"PIMG_TAPS", list(d.tap_index)}};
+  const SeparableWeights sep = separable_weights(s.weights, s.k);
+  w.defines["PIMG_SEPARABLE"] = sep.separable() ? "1" : "0";
+  if (sep.separable()) {
+    w.defines["PIMG_COL_WEIGHTS"] = list(sep.col);
+    w.defines["PIMG_ROW_WEIGHTS"] = list(sep.row);
+  }
   return w;
 }
 

@@ -31,6 +31,15 @@ struct DistinctWeights {
 };
 DistinctWeights distinct_weights(const std::vector<int>& weights);
 
+// An exact integer factorisation weights[y * k + x] == col[y] * row[x] (a separable filter such as
+// gaussian5 = [1 4 6 4 1]^T [1 4 6 4 1]); empty vectors when there is none. Integer sums make the two
+// passes bit-identical to the KxK sum.
+struct SeparableWeights {
+  std::vector<int> col, row;
+  bool separable() const { return !row.empty(); }
+};
+SeparableWeights separable_weights(const std::vector<int>& weights, int k);
+
 class ConvFamily final : public Family {
  public:
   std::string name() const override { return "conv"; }

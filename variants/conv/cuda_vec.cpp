@@ -39,6 +39,10 @@ class CudaVec final : public Variant {
         out.push_back(std::move(d));
     out.push_back({"vec", false, {}, std::int64_t{16}, "output bytes per thread along a row (4, 8 or 16): one vector"});
     out.push_back({"rows", false, {}, std::int64_t{8}, "consecutive output rows per thread (1..32)"});
+    out.push_back({"separable", false, {}, std::int64_t{0},
+                   "1: filter each row along x, then the rows along y (only for a separable filter)"});
+    out.push_back({"shfl", false, {}, std::int64_t{0},
+                   "1: neighbours' vectors from the lanes beside through __shfl_sync (block_x a multiple of 32)"});
     return out;
   }
 
@@ -54,12 +58,20 @@ class CudaVec final : public Variant {
     const int vec = vec_param(c, "vec", 16, {4, 8, 16});
     const std::int64_t rows = c.has("rows") ? c.integer("rows") : 8;
     if (rows < 1 || rows > 32) throw PlanError(fmt::format("rows={} is outside 1..32", rows));
+    const int separable = vec_param(c, "separable", 0, {0, 1});
+    const int shfl = vec_param(c, "shfl", 0, {0, 1});
+    if (separable && w.defines.at("PIMG_SEPARABLE") != "1")
+      throw PlanError("separable=1 but the filter has no integer factorisation into a column and a row");
+    if (shfl && k.block_x % 32 != 0)
+      throw PlanError(fmt::format("shfl=1 needs block_x to be a multiple of 32 (whole warps), not {}", k.block_x));
 
     LaunchPlan plan;
     plan.entry = "conv_cuda_vec";
     cuda_add_defines(plan, w, k, kSet);
     add_define(plan, "VEC", std::to_string(vec));
     add_define(plan, "ROWS", std::to_string(rows));
+    add_define(plan, "SEPARABLE", std::to_string(separable));
+    add_define(plan, "SHFL", std::to_string(shfl));
 
     const auto bx = static_cast<std::size_t>(k.block_x), by = static_cast<std::size_t>(k.block_y);
     const std::size_t row_bytes = static_cast<std::size_t>(s.out_width) * (s.planar ? 1 : s.channels);
