@@ -136,6 +136,108 @@ TEST(ConvVariants, PlanRejectsWhatTheDeviceCannotRun) {
   EXPECT_EQ(plan.local[1], 4u);
 }
 
+// cl_vec, as cuda_vec in tests/cuda/cuda_run_test.cpp: vec 4, 8 and 16 with rows 1, 3, 4, 8 and 16 rotating
+// over the problems, and for gaussian5 the separable passes. 37x23 leaves most work-items on the checked
+// path (rows not vec-aligned), 256x40 runs the aligned fast path between the edge work-items, and 260x41
+// with the valid border has aligned output rows but input rows aligned only for vec 4.
+std::vector<Config> vec_configs() {
+  return {
+      config({{"block_x", 32}, {"block_y", 4}, {"vec", 4}, {"rows", 16}}),
+      config({{"block_x", 64}, {"block_y", 2}, {"vec", 8}, {"rows", 1}}),
+      config({{"block_x", 128}, {"block_y", 1}, {"vec", 16}, {"rows", 8}}),
+      config({{"block_x", 32}, {"block_y", 2}, {"vec", 16}, {"rows", 16}}),
+      config({{"block_x", 64}, {"block_y", 1}, {"vec", 8}, {"rows", 4}}),
+      config({{"block_x", 16}, {"block_y", 4}, {"vec", 4}, {"rows", 3}}),
+  };
+}
+
+const std::pair<int, int> kVecSizes[] = {{37, 23}, {256, 40}, {260, 41}};
+
+using VecParam = std::tuple<int, int>;  // size, shape
+
+class VecMatrix : public ::testing::TestWithParam<VecParam> {};
+
+TEST_P(VecMatrix, VecKernelIsExactOnEveryLayoutBorderAndAlignment) {
+  const auto& [size, shape] = GetParam();
+  const auto& [width, height] = kVecSizes[size];
+  const std::vector<Config> configs = vec_configs();
+  std::size_t index = static_cast<std::size_t>(size * 3 + shape) * std::size(kBorders) * std::size(kFilters);
+  for (const char* border : kBorders)
+    for (const char* filter : kFilters) {
+      const Problem p = make(kShapes[shape], border, filter, width, height);
+      std::vector<Config> run;
+      for (std::size_t i = 0; i < 3; ++i) run.push_back(configs[(index + i) % configs.size()]);
+      if (std::string(filter) == "gaussian5") {
+        const int vec = index % 2 ? 16 : 4;
+        run.push_back(config({{"block_x", 64}, {"block_y", 1}, {"vec", 8}, {"rows", 8}, {"separable", 1}}));
+        run.push_back(config({{"block_x", 32}, {"block_y", 4}, {"vec", vec}, {"rows", 3}, {"separable", 1}}));
+      }
+      for (const Config& c : run) {
+        SCOPED_TRACE("cl_vec " + c.brief() + " on " + p.label());
+        const EvalResult r = evaluate_on(device(), p, "cl_vec", c);
+        EXPECT_EQ(to_string(r.status), std::string("ok")) << r.log;
+        EXPECT_EQ(r.validation, "exact");
+      }
+      ++index;
+    }
+}
+
+std::string vec_name(const ::testing::TestParamInfo<VecParam>& info) {
+  const auto& [size, shape] = info.param;
+  return std::to_string(kVecSizes[size].first) + "x" + std::to_string(kVecSizes[size].second) + "_" +
+         kShapes[shape].name;
+}
+
+INSTANTIATE_TEST_SUITE_P(OpenCl, VecMatrix, ::testing::Combine(::testing::Values(0, 1, 2), ::testing::Values(0, 1, 2)),
+                         vec_name);
+
+TEST(ConvVariants, VecRegisteredWithItsParameters) {
+  const Variant* v = registry().variant("conv", "cl_vec");
+  ASSERT_NE(v, nullptr);
+  EXPECT_EQ(v->backend(), "opencl");
+  EXPECT_NE(kernel_source(v->source()), nullptr) << v->source();
+  std::vector<std::string> names;
+  for (const auto& d : v->parameters()) names.push_back(d.name);
+  EXPECT_EQ(names, (std::vector<std::string>{"block_x", "block_y", "vec", "rows", "separable"}));
+}
+
+TEST(ConvVariants, VecPlanRejectsBadKnobsAndSetsItsGeometry) {
+  const Variant& vec = *registry().variant("conv", "cl_vec");
+  const DeviceInfo d = device().info();
+  const Problem sharpen = make(kShapes[1], "zero", "sharpen3");
+  const Workload ws = conv_family().make_workload(sharpen);
+  const auto group = static_cast<int>(d.limits.at("max_work_group_size"));
+  EXPECT_THROW(vec.plan(sharpen, ws, config({{"block_x", group}, {"block_y", 2}}), d), PlanError);
+  EXPECT_THROW(vec.plan(sharpen, ws, config({{"block_x", 0}}), d), PlanError);
+  EXPECT_THROW(vec.plan(sharpen, ws, config({{"vec", 2}}), d), PlanError);
+  EXPECT_THROW(vec.plan(sharpen, ws, config({{"vec", 32}}), d), PlanError);
+  EXPECT_THROW(vec.plan(sharpen, ws, config({{"rows", 0}}), d), PlanError);
+  EXPECT_THROW(vec.plan(sharpen, ws, config({{"rows", 33}}), d), PlanError);
+  EXPECT_THROW(vec.plan(sharpen, ws, config({{"separable", 2}}), d), PlanError);
+  // sharpen3 has no integer factorisation; gaussian5 has one.
+  EXPECT_THROW(vec.plan(sharpen, ws, config({{"separable", 1}}), d), PlanError);
+  const Problem gauss = make(kShapes[2], "valid", "gaussian5");
+  const Workload wg = conv_family().make_workload(gauss);
+  EXPECT_NO_THROW(vec.plan(gauss, wg, config({{"separable", 1}}), d));
+
+  // 37x23, 3 channels interleaved: 111 row bytes = 14 vectors of 8, rounded up to 16; 23 rows = 6 groups of
+  // 4, rounded up to 8.
+  const LaunchPlan interleaved =
+      vec.plan(sharpen, ws, config({{"block_x", 16}, {"block_y", 4}, {"vec", 8}, {"rows", 4}}), d);
+  EXPECT_EQ(interleaved.dims, 2);
+  EXPECT_EQ(interleaved.global[0], 16u);
+  EXPECT_EQ(interleaved.global[1], 8u);
+  EXPECT_EQ(interleaved.local[0], 16u);
+  EXPECT_EQ(interleaved.local[1], 4u);
+  // Planar with the valid border: 33x19 per plane; 33 bytes = 3 vectors of 16, rounded up to 8; 3 planes x
+  // 5 groups of 4 rows = 15, rounded up to 16.
+  const LaunchPlan planar =
+      vec.plan(gauss, wg, config({{"block_x", 8}, {"block_y", 8}, {"vec", 16}, {"rows", 4}}), d);
+  EXPECT_EQ(planar.global[0], 8u);
+  EXPECT_EQ(planar.global[1], 16u);
+  EXPECT_EQ(planar.entry, "conv_vec");
+}
+
 TEST(Selftest, CompileErrorVariantFailsWithABuildLog) {
   const Problem p = make(kShapes[0], "zero", "sharpen3");
   const EvalResult r = evaluate_on(device(), p, "selftest_compile_error", Config{});

@@ -119,9 +119,12 @@ void cl_add_scalar_args(LaunchPlan& plan, const ConvSpec& s) {
   plan.args.push_back(KernelArg::integer(s.out_height));
 }
 
+std::unique_ptr<Variant> make_cl_vec();  // cl_vec.cpp
+
 void register_opencl_variants(Registry& reg) {
   reg.add_variant(make_cl_direct());
   reg.add_variant(make_cl_tiled());
+  reg.add_variant(make_cl_vec());
   reg.add_variant(make_cl_image());
   reg.add_variant(make_selftest_compile_error());
   reg.add_variant(make_selftest_wrong_result());
