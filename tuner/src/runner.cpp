@@ -13,6 +13,7 @@
 
 #include "pimg/errors.hpp"
 #include "pimg/evaluator.hpp"
+#include "pimg/isolation.hpp"
 #include "pimg/store.hpp"
 
 #ifndef PIMG_GIT_COMMIT
@@ -185,18 +186,21 @@ TuneSummary Tuner::run(Store& store, RunObserver& obs) {
   TuneSummary summary;
   summary.run_id = store.begin_run({hostname(), utc_now(), PIMG_GIT_COMMIT, m.opt.command_line, PIMG_VERSION});
   obs.on_start(m.planned);
-  std::unique_ptr<Device> open_device;
+  std::unique_ptr<DeviceSession> session;
   std::size_t open_index = m.devices.size();
   std::int64_t device_row = 0;
+  const bool isolated = m.opt.isolation && m.measure.isolation;
   for (auto& t : m.tasks) {
     const SelectedDevice& sd = m.devices[t.device];
     if (open_index != t.device) {
-      open_device = sd.backend->open(sd.info);
+      session.reset();  // one device open at a time
+      session = isolated ? open_worker(m.opt.worker_exe, *m.family, *sd.backend, sd.info, m.measure)
+                         : open_in_process(*m.family, *sd.backend, sd.info, m.measure);
       open_index = t.device;
       device_row = store.device_id(sd.info);
       if (!store.bandwidth(device_row)) {
         constexpr std::size_t kCopyBytes = 256u << 20;  // past the last-level caches of CPUs and GPUs (H100 L2: 50 MB)
-        if (auto gbs = measure_copy_bandwidth(*sd.backend, *open_device, kCopyBytes, 10)) {
+        if (auto gbs = session->copy_bandwidth(kCopyBytes, 10)) {
           store.save_bandwidth(device_row, kCopyBytes, *gbs);
           obs.on_message(fmt::format("{} {}: copy bandwidth {:.1f} GB/s", sd.info.id(), sd.info.name, *gbs));
         }
@@ -213,7 +217,6 @@ TuneSummary Tuner::run(Store& store, RunObserver& obs) {
         store.variant_id({m.family->name(), t.variant->name(), t.variant->backend(), ks ? ks->hash : hash128(source),
                           t.variant->baseline()});
     const auto& expected = m.expected.at({t.problem, t.variant->validation_rule()});
-    EvalContext ctx{*m.family, problem, m.workloads[t.problem], expected, *open_device, m.measure};
     while (auto config = t.strategy->next()) {
       RunEvent ev{&sd.info, &problem, t.variant, &*config, nullptr, false};
       if (m.opt.resume) {
@@ -226,7 +229,7 @@ TuneSummary Tuner::run(Store& store, RunObserver& obs) {
           continue;
         }
       }
-      EvalResult r = evaluate(ctx, *t.variant, *config);
+      EvalResult r = session->evaluate({problem, m.workloads[t.problem], expected, *t.variant, *config});
       store.save(summary.run_id, device_row, problem_row, variant_row, *config, r);
       t.strategy->tell(*config, {r.status, r.kernel.median});
       ++summary.measured;

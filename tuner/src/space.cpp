@@ -584,11 +584,16 @@ class Loader {
 
   MeasureSpec measure(const YAML::Node& n) const {
     MeasureSpec m;
-    for (const auto& e : entries(n, "measure", {"warmups", "repeats", "timeout_s"})) {
+    for (const auto& e : entries(n, "measure", {"warmups", "repeats", "timeout_s", "isolation"})) {
       const std::string what = "measure." + e.key;
       const YAML::Node& v = value(e, what);
       if (e.key == "warmups") m.warmups = static_cast<int>(integer(v, what, 0, INT32_MAX));
       if (e.key == "repeats") m.repeats = static_cast<int>(integer(v, what, 1, INT32_MAX));
+      if (e.key == "isolation") {
+        const std::string t = scalar(v, what);
+        if (t != "true" && t != "false") fail(v, fmt::format("{} must be true or false, got {}", what, show(t)));
+        m.isolation = t == "true";
+      }
       if (e.key == "timeout_s") {
         std::string t = scalar(v, what);
         double x = 0;

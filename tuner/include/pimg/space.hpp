@@ -60,6 +60,7 @@ struct MeasureSpec {
   int warmups = 1;
   int repeats = 5;
   double timeout_s = 10;
+  bool isolation = true;  // evaluate in a supervised worker process (docs/reliability.md)
 };
 
 struct Space {
