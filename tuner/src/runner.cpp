@@ -53,6 +53,11 @@ std::string hostname() {
   return buf;
 }
 
+// Where a problem came from in the space file (the file alone for spaces built in code).
+std::string problem_place(const Space& space, std::size_t problem) {
+  return problem < space.problem_pos.size() ? space.problem_pos[problem].str() : space.file;
+}
+
 // One strategy's walk: a variant on a device for a problem.
 struct Task {
   std::size_t device = 0, problem = 0;
@@ -168,8 +173,40 @@ Tuner::Tuner(const Registry& reg, const Space& space, const TuneOptions& opt, Ru
     t.strategy = strategy->make(t.configs, strategy_options, space.strategy.seed);
     m.planned += t.strategy->planned();
   }
+  // A problem whose buffers cannot fit on a device is refused before its inputs are made.
+  for (const auto& t : m.tasks) {
+    const DeviceInfo& d = m.devices[t.device].info;
+    const Problem& p = space.problems[t.problem];
+    const double bytes = m.family->traffic(p).bytes;  // each input and the output once
+    if (d.global_mem_bytes > 0 && bytes > static_cast<double>(d.global_mem_bytes))
+      throw UsageError(fmt::format("{}: problem {}x{}x{} needs {:.0f} MiB of buffers, more than {} ({}) has ({:.0f} MiB)",
+                                   problem_place(space, t.problem), p.width, p.height, p.channels, bytes / 1048576.0,
+                                   d.id(), d.name, static_cast<double>(d.global_mem_bytes) / 1048576.0));
+  }
   // Inputs and references once per problem; input files are read here, before anything is written.
   for (const auto& p : space.problems) m.workloads.push_back(m.family->make_workload(p));
+  // A variant none of whose configurations can launch on a device (every plan() refused) is a
+  // mistake in the space; single impossible configurations are stored as launch_error.
+  for (const auto& t : m.tasks) {
+    std::string first_error;
+    bool any = false;
+    for (const auto& c : t.configs) {
+      try {
+        t.variant->plan(space.problems[t.problem], m.workloads[t.problem], c, m.devices[t.device].info);
+        any = true;
+        break;
+      } catch (const PlanError& e) {
+        if (first_error.empty()) first_error = e.what();
+      }
+    }
+    if (!any) {
+      const auto vs = std::find_if(space.variants.begin(), space.variants.end(),
+                                   [&](const VariantSpace& v) { return v.variant == t.variant->name(); });
+      throw UsageError(fmt::format("{}: variant {}: no configuration can launch on {} ({}) for {}: {}",
+                                   vs->pos.str(), t.variant->name(), m.devices[t.device].info.id(),
+                                   m.devices[t.device].info.name, space.problems[t.problem].size(), first_error));
+    }
+  }
   for (const auto& t : m.tasks) {
     auto key = std::make_pair(t.problem, t.variant->validation_rule());
     if (!m.expected.count(key))

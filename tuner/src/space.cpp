@@ -31,7 +31,9 @@ constexpr int kMaxDepth = 64;
 constexpr std::size_t kMaxList = 100000;
 constexpr std::size_t kMaxNodes = 1000000;  // alias expansions included
 constexpr std::size_t kMaxProblems = 100000;
-constexpr std::uint64_t kMaxRawSize = 1000000000;
+// Every raw configuration is checked against the constraints when the space is enumerated (about
+// 150 ns each), so this bounds listing a space to a second or two.
+constexpr std::uint64_t kMaxRawSize = 10000000;
 constexpr std::uintmax_t kMaxFileBytes = 16u << 20;
 
 // A user's text inside a message: quoted, control characters escaped, long text shortened.
@@ -227,7 +229,7 @@ class Loader {
       fail(fam, fmt::format("unknown family {} (families: {})", show(space.family), join(names)));
     }
     space.backends = backends(value(*find("backends"), "backends"));
-    space.problems = problems(value(*find("problems"), "problems"));
+    space.problems = problems(value(*find("problems"), "problems"), space.problem_pos);
     space.variants = variants(value(*find("variants"), "variants"), space.backends);
     space.strategy = strategy(find("strategy"), root);
     if (const Entry* m = find("measure")) space.measure = measure(value(*m, "measure"));
@@ -236,13 +238,16 @@ class Loader {
 
   // --- problems ------------------------------------------------------------------------------
 
-  std::vector<Problem> problems(const YAML::Node& list) {
+  std::vector<Problem> problems(const YAML::Node& list, std::vector<SourcePos>& where) {
     if (!list.IsSequence()) fail(list, fmt::format("problems must be a list of mappings, got {}", kind(list)));
     if (list.size() == 0) fail(list, "problems has an empty value list");
     std::vector<std::string> allowed = {"sizes", "channels"};
     for (const auto& a : family_->attributes()) allowed.push_back(a.name);
     std::vector<Problem> out;
-    for (auto it = list.begin(); it != list.end(); ++it) expand(*it, allowed, out);
+    for (auto it = list.begin(); it != list.end(); ++it) {
+      expand(*it, allowed, out);
+      where.resize(out.size(), pos(*it));
+    }
     return out;
   }
 
@@ -449,7 +454,7 @@ class Loader {
 
     if (vs.raw_size() > kMaxRawSize)
       fail(e.key_node,
-           fmt::format("variant {} has {} raw configurations, more than 10^9; refused", show(e.key),
+           fmt::format("variant {} has {} raw configurations, more than 10^7; refused (narrow its value lists)", show(e.key),
                        vs.raw_size() == UINT64_MAX ? std::string("over 2^64") : std::to_string(vs.raw_size())));
 
     std::vector<std::string> text_values;

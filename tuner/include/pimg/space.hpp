@@ -67,6 +67,7 @@ struct Space {
   std::string file;
   std::string family;
   std::vector<Problem> problems;
+  std::vector<SourcePos> problem_pos;  // where each problem's entry is, parallel to problems
   std::vector<BackendSelection> backends;
   std::vector<VariantSpace> variants;
   StrategySpec strategy;
