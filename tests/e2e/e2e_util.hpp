@@ -21,9 +21,10 @@ struct Ran {
   std::string out;
 };
 
-// Runs `pimg-tune ARGS` through the shell, stdout and stderr together.
-inline Ran run(const std::string& args) {
-  std::string cmd = std::string(PIMG_TUNE_EXE) + " " + args + " 2>&1";
+// Runs `pimg-tune ARGS` through the shell, stdout and stderr together; `prefix` goes before the
+// program (a `cd DIR &&`, environment assignments).
+inline Ran run(const std::string& args, const std::string& prefix = "") {
+  std::string cmd = prefix + " " + std::string(PIMG_TUNE_EXE) + " " + args + " 2>&1";
   Ran r;
   std::FILE* p = popen(cmd.c_str(), "r");
   if (!p) return r;
