@@ -5,6 +5,8 @@
 
 #include <fmt/format.h>
 #include <yaml-cpp/depthguard.h>
+#include <yaml-cpp/eventhandler.h>
+#include <yaml-cpp/parser.h>
 #include <yaml-cpp/yaml.h>
 
 #include <algorithm>
@@ -71,6 +73,40 @@ bool parse_int64(const std::string& s, std::int64_t& out) {
   return b != e && ec == std::errc() && ptr == e;
 }
 
+// Counts parser events and gives up past a budget, and notes where documents start: yaml-cpp 0.7's
+// LoadAll can loop forever on some malformed input, yielding documents without end (found by
+// fuzz/space_fuzz.cpp; tests/data/spaces/bad/79-endless-documents.yaml).
+class EventBudget final : public YAML::EventHandler {
+ public:
+  explicit EventBudget(std::size_t budget) : left_(budget) {}
+  struct Exhausted {
+    YAML::Mark mark;
+  };
+  void OnDocumentStart(const YAML::Mark& m) override {
+    spend(m);
+    starts.push_back(m);
+  }
+  std::vector<YAML::Mark> starts;  // where each document began
+  void OnDocumentEnd() override {}
+  void OnNull(const YAML::Mark& m, YAML::anchor_t) override { spend(m); }
+  void OnAlias(const YAML::Mark& m, YAML::anchor_t) override { spend(m); }
+  void OnScalar(const YAML::Mark& m, const std::string&, YAML::anchor_t, const std::string&) override { spend(m); }
+  void OnSequenceStart(const YAML::Mark& m, const std::string&, YAML::anchor_t, YAML::EmitterStyle::value) override {
+    spend(m);
+  }
+  void OnSequenceEnd() override {}
+  void OnMapStart(const YAML::Mark& m, const std::string&, YAML::anchor_t, YAML::EmitterStyle::value) override {
+    spend(m);
+  }
+  void OnMapEnd() override {}
+
+ private:
+  void spend(const YAML::Mark& m) {
+    if (left_-- == 0) throw Exhausted{m};
+  }
+  std::size_t left_;
+};
+
 struct Entry {
   std::string key;
   YAML::Node key_node;
@@ -96,19 +132,26 @@ class Loader {
     if (text.size() > kMaxFileBytes)
       throw UsageError(
           fmt::format("{}: file of {} bytes is too large (at most {})", file_, text.size(), kMaxFileBytes));
-    std::vector<YAML::Node> docs;
+    YAML::Node root;
     try {
-      docs = YAML::LoadAll(text);
+      // First a bounded pass over the events of at most two documents, then the first one loaded.
+      std::istringstream in(text);
+      YAML::Parser parser(in);
+      EventBudget budget(kMaxNodes);
+      int documents = 0;
+      while (documents < 2 && parser.HandleNextDocument(budget)) ++documents;
+      if (documents == 0)
+        fail_mark(YAML::Mark(),
+                  "the file is empty; a space file is a mapping with family, problems, backends and variants");
+      if (documents > 1) fail_mark(budget.starts.at(1), "a space file holds one YAML document, not several");
+      root = YAML::Load(text);
+    } catch (const EventBudget::Exhausted& e) {
+      fail_mark(e.mark, fmt::format("the document has more than {} nodes; refused", kMaxNodes));
     } catch (const YAML::DeepRecursion& e) {
       fail_mark(e.mark, fmt::format("nesting deeper than {} levels is refused", kMaxDepth));
     } catch (const YAML::Exception& e) {
       fail_mark(e.mark, "invalid YAML: " + e.msg);
     }
-    if (docs.empty())
-      fail_mark(YAML::Mark(),
-                "the file is empty; a space file is a mapping with family, problems, backends and variants");
-    if (docs.size() > 1) fail(docs[1], "a space file holds one YAML document, not several");
-    const YAML::Node& root = docs[0];
     std::size_t visited = 0;
     check_shape(root, 0, visited);
     return build(root);
