@@ -1,6 +1,7 @@
 // The tuner's own cost: overhead per configuration outside compilation and kernel runs (target
-// under 5 ms), and compile time cold vs served from the disk and memory caches, as ratios measured
-// in the same run.
+// under 5 ms), in process (argument 0) and with each evaluation in the supervised worker (1, the
+// default of pimg-tune), and compile time cold vs served from the disk and memory caches, as
+// ratios measured in the same run.
 #include <benchmark/benchmark.h>
 #include <unistd.h>
 
@@ -8,6 +9,7 @@
 #include <filesystem>
 
 #include "pimg/evaluator.hpp"
+#include "pimg/isolation.hpp"
 #include "pimg/registry.hpp"
 #include "pimg/runner.hpp"
 #include "pimg/space.hpp"
@@ -47,6 +49,8 @@ void BM_TunerOverheadPerConfig(benchmark::State& state) {
   TuneOptions opt;
   opt.command_line = "bench";
   opt.resume = false;  // measure every configuration again in each iteration
+  opt.isolation = state.range(0) != 0;
+  opt.worker_exe = PIMG_TUNE_EXE;
   Store store(db.string());
   // One untimed run first: compiles land in the cache, the device's bandwidth is measured once.
   Tuner(reg, space, opt, quiet).run(store, quiet);
@@ -67,12 +71,27 @@ void BM_TunerOverheadPerConfig(benchmark::State& state) {
     configs += static_cast<double>(s.measured);
   }
   for (const char* suffix : {"", "-wal", "-shm"}) fs::remove(db.string() + suffix);
+  // A run starts one worker per device; what that costs, measured alone, and the overhead per
+  // configuration once a worker is running.
+  double start_ms = 0;
+  if (opt.isolation) {
+    const Backend& backend = *reg.backend("openmp");
+    const DeviceInfo device = backend.devices().front();
+    constexpr int kStarts = 5;
+    auto t0 = Clock::now();
+    for (int i = 0; i < kStarts; ++i) open_worker(PIMG_TUNE_EXE, *reg.family("conv"), backend, device, space.measure);
+    start_ms = std::chrono::duration<double, std::milli>(Clock::now() - t0).count() / kStarts;
+  }
+  state.counters["worker_start_ms"] = start_ms;
+  state.counters["overhead_ms_per_config_running_worker"] =
+      (overhead_sum - start_ms * static_cast<double>(state.iterations())) / configs;
+  state.counters["isolated"] = static_cast<double>(state.range(0));
   state.counters["configs"] = configs / static_cast<double>(state.iterations());
   state.counters["overhead_ms_per_config"] = overhead_sum / configs;
   state.counters["compile_ms_per_config"] = compile_sum / configs;
   state.counters["kernel_ms_per_config"] = kernel_sum / configs;
 }
-BENCHMARK(BM_TunerOverheadPerConfig)->Unit(benchmark::kMillisecond)->Iterations(3);
+BENCHMARK(BM_TunerOverheadPerConfig)->Unit(benchmark::kMillisecond)->Iterations(3)->Arg(0)->Arg(1);
 
 // Compile time of one configuration: cold (a define no cache has seen), from the disk cache (a new
 // device, so the memory cache is empty) and from the memory cache; ratios in the counters.

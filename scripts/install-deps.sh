@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Installs every Debian 12 package pimg-tune needs to build, test and tune on the CPU.
+# Installs every Debian 12 package pimg-tune needs to build, test and tune on the CPU (clang and its
+# runtime libraries for the sanitizer and libFuzzer build of scripts/sanitize.sh).
 # Idempotent: packages already present are skipped by apt-get; safe to run again.
 set -euo pipefail
 
@@ -10,6 +11,7 @@ packages=(
   libgtest-dev libgmock-dev libbenchmark-dev libstb-dev libomp-dev
   libopencv-imgproc-dev
   gnuplot-nox
+  clang libclang-rt-14-dev
 )
 
 missing=()

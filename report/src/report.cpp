@@ -20,8 +20,8 @@ namespace {
 using namespace report_detail;
 using Align = Table::Align;
 
-constexpr std::array<Status, 5> kStatuses = {Status::ok, Status::compile_error, Status::launch_error, Status::timeout,
-                                             Status::wrong_result};
+constexpr std::array<Status, 6> kStatuses = {Status::ok,      Status::compile_error, Status::launch_error,
+                                             Status::timeout, Status::wrong_result,  Status::crash};
 constexpr std::size_t kFailureExamples = 3;
 constexpr std::size_t kLogChars = 160;
 

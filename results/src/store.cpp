@@ -163,22 +163,33 @@ void Store::migrate() {
   if (current > kSchemaVersion)
     throw UsageError(fmt::format("{}: schema version {} is newer than this pimg-tune's {}", path_, current,
                                  kSchemaVersion));
-  if (current == 0) {
-    // A version-0 file must be empty: refuse to write our schema into someone else's database.
-    Stmt s(db_, "SELECT count(*) FROM sqlite_master");
-    s.step();
-    if (s.i64(0) != 0) throw UsageError(fmt::format("{}: not a pimg-tune database (has other tables)", path_));
-  }
+  if (current == kSchemaVersion) return;
+  // Table rebuilds (003) need foreign keys off; the pragma is a no-op inside a transaction.
+  exec(db_, "PRAGMA foreign_keys = OFF");
   for (const auto* m = detail::kMigrations; m->path; ++m) {
     int number = std::atoi(m->path);  // "001_initial.sql" -> 1
     PIMG_CHECK(number >= 1 && number <= kSchemaVersion, std::string("migration out of range: ") + m->path);
-    if (number <= current) continue;
     Transaction t(db_);
+    // Read again under the write lock: another process may have migrated since (two tuners
+    // starting on one new database).
+    current = schema_version();
+    if (number <= current) continue;
+    if (current == 0) {
+      // A version-0 file must be empty: refuse to write our schema into someone else's database.
+      Stmt s(db_, "SELECT count(*) FROM sqlite_master");
+      s.step();
+      if (s.i64(0) != 0) throw UsageError(fmt::format("{}: not a pimg-tune database (has other tables)", path_));
+    }
     exec(db_, std::string(reinterpret_cast<const char*>(m->data), m->size));
+    {
+      Stmt fk(db_, "PRAGMA foreign_key_check");
+      PIMG_CHECK(!fk.step(), std::string("migration broke a foreign key: ") + m->path);
+    }
     exec(db_, fmt::format("PRAGMA user_version = {}", number));
     t.commit();
     current = number;
   }
+  exec(db_, "PRAGMA foreign_keys = ON");
   PIMG_CHECK(current == kSchemaVersion, "migrations do not reach the schema version");
 }
 

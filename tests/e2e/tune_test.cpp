@@ -11,35 +11,16 @@
 #include <map>
 #include <sstream>
 
+#include "e2e/e2e_util.hpp"
 #include "pimg/store.hpp"
 
 namespace fs = std::filesystem;
 
 namespace {
 
-struct Ran {
-  int code = -1;
-  std::string out;
-};
-
-Ran run(const std::string& args) {
-  std::string cmd = std::string(PIMG_TUNE_EXE) + " " + args + " 2>&1";
-  Ran r;
-  std::FILE* p = popen(cmd.c_str(), "r");
-  if (!p) return r;
-  std::array<char, 4096> buf{};
-  while (std::size_t n = std::fread(buf.data(), 1, buf.size(), p)) r.out.append(buf.data(), n);
-  int status = pclose(p);
-  r.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  return r;
-}
-
-std::string slurp(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
+using e2e::Ran;
+using e2e::run;
+using e2e::slurp;
 
 class TuneEndToEnd : public ::testing::Test {
  protected:

@@ -3,9 +3,12 @@
 #include <gtest/gtest.h>
 #include <sqlite3.h>
 
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <filesystem>
+#include <fstream>
+#include <sstream>
 
 #include "pimg/errors.hpp"
 #include "pimg/store.hpp"
@@ -59,7 +62,7 @@ TEST(Store, CreatesSchemaAtCurrentVersion) {
   TempDb db;
   Store s(db.path.string());
   EXPECT_EQ(s.schema_version(), Store::kSchemaVersion);
-  EXPECT_EQ(Store::kSchemaVersion, 2);
+  EXPECT_EQ(Store::kSchemaVersion, 3);
 }
 
 TEST(Store, RoundTripsEveryField) {
@@ -203,8 +206,96 @@ TEST(Store, MigratesAVersionOneDatabase) {
     sqlite3_close(raw);
   }
   Store s(db.path.string(), Store::Mode::existing);
-  EXPECT_EQ(s.schema_version(), 2);
+  EXPECT_EQ(s.schema_version(), Store::kSchemaVersion);
   auto rows = s.rows();
   ASSERT_EQ(rows.size(), 1u);  // nothing lost
   EXPECT_TRUE(rows[0].variant.baseline) << "migration 002 marks host variants as baselines";
+}
+
+// A database as schema 2 wrote it (the real migration files 001 and 002, rows inserted by SQL):
+// migration 003 rebuilds the evaluations table for the status 'crash' and keeps every row and
+// sample; the view and index come back.
+TEST(Store, MigratesAVersionTwoDatabaseAndStoresCrashes) {
+  TempDb db;
+  auto sql_file = [](const std::string& name) {
+    std::ifstream in(std::string(PIMG_SOURCE_DIR) + "/results/migrations/" + name);
+    std::stringstream text;
+    text << in.rdbuf();
+    return text.str();
+  };
+  {
+    sqlite3* raw = nullptr;
+    ASSERT_EQ(sqlite3_open(db.path.c_str(), &raw), SQLITE_OK);
+    const std::string script = sql_file("001_initial.sql") + sql_file("002_variant_baseline.sql") +
+                               "INSERT INTO runs VALUES (1,'h','t','c','cmd','v');"
+                               "INSERT INTO devices VALUES (1,'opencl','d','v','1','p',2,1,1,1);"
+                               "INSERT INTO problems VALUES (1,'conv','{}',8,8,1,64,'MPix/s',128,1);"
+                               "INSERT INTO variants VALUES (1,'conv','cl_direct','opencl','h',0);"
+                               "INSERT INTO configs VALUES (1,'c1','{}');"
+                               "INSERT INTO evaluations (id, run_id, device_id, problem_id, variant_id, config_id, "
+                               "status, log, validation, compile_ms, compile_cached, h2d_ms, d2h_ms, min_ms, median_ms, "
+                               "mean_ms, stddev_ms, eval_ms) VALUES (1,1,1,1,1,1,'ok','','exact',1,0,0,0,1,2,2,0,3);"
+                               "INSERT INTO samples VALUES (1,0,2.0,2.5);"
+                               "PRAGMA user_version = 2;";
+    char* err = nullptr;
+    ASSERT_EQ(sqlite3_exec(raw, script.c_str(), nullptr, nullptr, &err), SQLITE_OK) << (err ? err : "");
+    // Schema 2 refuses the new status: this is what 003 changes.
+    EXPECT_NE(sqlite3_exec(raw, "UPDATE evaluations SET status='crash'", nullptr, nullptr, nullptr), SQLITE_OK);
+    sqlite3_close(raw);
+  }
+  Store s(db.path.string(), Store::Mode::existing);
+  EXPECT_EQ(s.schema_version(), 3);
+  auto rows = s.rows_with_samples();
+  ASSERT_EQ(rows.size(), 1u);
+  EXPECT_EQ(rows[0].result.status, Status::ok);
+  EXPECT_EQ(rows[0].result.kernel.median, 2.0);
+  ASSERT_EQ(rows[0].result.kernel_ms.size(), 1u);
+  EvalResult crashed;
+  crashed.status = Status::crash;
+  crashed.log = "worker killed by signal 11 (Segmentation fault)";
+  Config c;
+  c.set("block_x", std::int64_t{8});
+  s.save(1, 1, 1, 1, c, crashed);
+  auto after = s.rows();
+  ASSERT_EQ(after.size(), 2u);
+  EXPECT_EQ(after[1].result.status, Status::crash);
+  EXPECT_EQ(after[1].result.log, crashed.log);
+  sqlite3* raw = nullptr;
+  ASSERT_EQ(sqlite3_open(db.path.c_str(), &raw), SQLITE_OK);
+  sqlite3_stmt* st = nullptr;
+  ASSERT_EQ(sqlite3_prepare_v2(raw, "PRAGMA integrity_check", -1, &st, nullptr), SQLITE_OK);
+  ASSERT_EQ(sqlite3_step(st), SQLITE_ROW);
+  EXPECT_STREQ(reinterpret_cast<const char*>(sqlite3_column_text(st, 0)), "ok");
+  sqlite3_finalize(st);
+  ASSERT_EQ(sqlite3_prepare_v2(raw, "SELECT count(*) FROM sqlite_master WHERE name IN ('latest','evaluations_key')",
+                               -1, &st, nullptr),
+            SQLITE_OK);
+  ASSERT_EQ(sqlite3_step(st), SQLITE_ROW);
+  EXPECT_EQ(sqlite3_column_int(st, 0), 2);
+  sqlite3_finalize(st);
+  sqlite3_close(raw);
+}
+
+// Two stores opening one new database at once both end at the current schema (the version is
+// read again under the write lock, so the second does not run 001 a second time).
+TEST(Store, ConcurrentOpensOfANewDatabaseMigrateOnce) {
+  TempDb db;
+  for (int round = 0; round < 5; ++round) {
+    for (const char* suffix : {"", "-wal", "-shm"}) fs::remove(db.path.string() + suffix);
+    pid_t child = ::fork();
+    ASSERT_GE(child, 0);
+    if (child == 0) {
+      try {
+        Store s(db.path.string());
+        ::_exit(s.schema_version() == Store::kSchemaVersion ? 0 : 3);
+      } catch (...) {
+        ::_exit(4);
+      }
+    }
+    Store s(db.path.string());
+    EXPECT_EQ(s.schema_version(), Store::kSchemaVersion);
+    int status = 0;
+    ::waitpid(child, &status, 0);
+    EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << "child status " << status;
+  }
 }

@@ -8,6 +8,7 @@
 
 #include "cli/progress.hpp"
 #include "pimg/errors.hpp"
+#include "pimg/isolation.hpp"
 #include "pimg/registry.hpp"
 #include "pimg/report.hpp"
 #include "pimg/runner.hpp"
@@ -93,6 +94,8 @@ void print_list(const Registry& reg) {
 
 int main(int argc, char** argv) {
   const Registry& reg = Registry::builtin();
+  // Hidden: the worker process the tuner starts for its evaluations (docs/reliability.md).
+  if (argc == 2 && std::string(argv[1]) == "worker") return worker_main(reg);
   CLI::App app{"pimg-tune: auto-tuning experiment harness for image kernels"};
   app.require_subcommand(1);
 
@@ -101,7 +104,7 @@ int main(int argc, char** argv) {
     std::string space, db = kDefaultDb, report;
     std::vector<std::string> backends, devices;
     std::optional<int> repeats;
-    bool no_resume = false, quiet = false;
+    bool no_resume = false, quiet = false, no_isolation = false;
     int top = 5;
   } tune_args;
   std::vector<std::pair<CLI::App*, std::string>> family_cmds;
@@ -114,6 +117,8 @@ int main(int argc, char** argv) {
     cmd->add_option("--repeats", tune_args.repeats, "timed runs per configuration (overrides the space file)")
         ->check(CLI::Range(1, 100000));
     cmd->add_flag("--no-resume", tune_args.no_resume, "measure again configurations already in the database");
+    cmd->add_flag("--no-isolation", tune_args.no_isolation,
+                  "evaluate in this process instead of a supervised worker (a hung or crashing kernel stops the run)");
     cmd->add_option("--report", tune_args.report, "also write the markdown report (plots beside it)");
     cmd->add_option("--top", tune_args.top, "rows per group in the ranked table")->capture_default_str();
     cmd->add_flag("--quiet", tune_args.quiet, "no progress output");
@@ -162,6 +167,7 @@ int main(int argc, char** argv) {
       opt.devices = tune_args.devices;
       opt.repeats = tune_args.repeats;
       opt.resume = !tune_args.no_resume;
+      opt.isolation = !tune_args.no_isolation;
       opt.command_line = join_args(argc, argv);
       // Everything is checked before the database is opened, so bad input leaves it untouched.
       cli::Progress progress(stderr, tune_args.quiet);

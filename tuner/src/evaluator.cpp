@@ -78,6 +78,7 @@ EvalResult evaluate(const EvalContext& ctx, const Variant& variant, const Config
   const int total = ctx.measure.warmups + ctx.measure.repeats;
   for (int run = 0; run < total; ++run) {
     const bool timed = run >= ctx.measure.warmups;
+    if (ctx.on_run) ctx.on_run(run);
     try {
       ctx.device.fill(*buffers["out"], kPoison);
     } catch (const std::exception& e) {

@@ -15,12 +15,14 @@ const char* to_string(Status s) {
     case Status::launch_error: return "launch_error";
     case Status::timeout: return "timeout";
     case Status::wrong_result: return "wrong_result";
+    case Status::crash: return "crash";
   }
   return "?";
 }
 
 Status status_from_string(const std::string& s) {
-  for (Status st : {Status::ok, Status::compile_error, Status::launch_error, Status::timeout, Status::wrong_result})
+  for (Status st : {Status::ok, Status::compile_error, Status::launch_error, Status::timeout, Status::wrong_result,
+                    Status::crash})
     if (s == to_string(st)) return st;
   throw std::invalid_argument("unknown status '" + s + "'");
 }

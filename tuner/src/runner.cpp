@@ -13,6 +13,7 @@
 
 #include "pimg/errors.hpp"
 #include "pimg/evaluator.hpp"
+#include "pimg/isolation.hpp"
 #include "pimg/store.hpp"
 
 #ifndef PIMG_GIT_COMMIT
@@ -50,6 +51,11 @@ std::string hostname() {
   char buf[256] = {};
   if (gethostname(buf, sizeof buf - 1) != 0) return "unknown";
   return buf;
+}
+
+// Where a problem came from in the space file (the file alone for spaces built in code).
+std::string problem_place(const Space& space, std::size_t problem) {
+  return problem < space.problem_pos.size() ? space.problem_pos[problem].str() : space.file;
 }
 
 // One strategy's walk: a variant on a device for a problem.
@@ -167,8 +173,40 @@ Tuner::Tuner(const Registry& reg, const Space& space, const TuneOptions& opt, Ru
     t.strategy = strategy->make(t.configs, strategy_options, space.strategy.seed);
     m.planned += t.strategy->planned();
   }
+  // A problem whose buffers cannot fit on a device is refused before its inputs are made.
+  for (const auto& t : m.tasks) {
+    const DeviceInfo& d = m.devices[t.device].info;
+    const Problem& p = space.problems[t.problem];
+    const double bytes = m.family->traffic(p).bytes;  // each input and the output once
+    if (d.global_mem_bytes > 0 && bytes > static_cast<double>(d.global_mem_bytes))
+      throw UsageError(fmt::format("{}: problem {}x{}x{} needs {:.0f} MiB of buffers, more than {} ({}) has ({:.0f} MiB)",
+                                   problem_place(space, t.problem), p.width, p.height, p.channels, bytes / 1048576.0,
+                                   d.id(), d.name, static_cast<double>(d.global_mem_bytes) / 1048576.0));
+  }
   // Inputs and references once per problem; input files are read here, before anything is written.
   for (const auto& p : space.problems) m.workloads.push_back(m.family->make_workload(p));
+  // A variant none of whose configurations can launch on a device (every plan() refused) is a
+  // mistake in the space; single impossible configurations are stored as launch_error.
+  for (const auto& t : m.tasks) {
+    std::string first_error;
+    bool any = false;
+    for (const auto& c : t.configs) {
+      try {
+        t.variant->plan(space.problems[t.problem], m.workloads[t.problem], c, m.devices[t.device].info);
+        any = true;
+        break;
+      } catch (const PlanError& e) {
+        if (first_error.empty()) first_error = e.what();
+      }
+    }
+    if (!any) {
+      const auto vs = std::find_if(space.variants.begin(), space.variants.end(),
+                                   [&](const VariantSpace& v) { return v.variant == t.variant->name(); });
+      throw UsageError(fmt::format("{}: variant {}: no configuration can launch on {} ({}) for {}: {}",
+                                   vs->pos.str(), t.variant->name(), m.devices[t.device].info.id(),
+                                   m.devices[t.device].info.name, space.problems[t.problem].size(), first_error));
+    }
+  }
   for (const auto& t : m.tasks) {
     auto key = std::make_pair(t.problem, t.variant->validation_rule());
     if (!m.expected.count(key))
@@ -185,18 +223,21 @@ TuneSummary Tuner::run(Store& store, RunObserver& obs) {
   TuneSummary summary;
   summary.run_id = store.begin_run({hostname(), utc_now(), PIMG_GIT_COMMIT, m.opt.command_line, PIMG_VERSION});
   obs.on_start(m.planned);
-  std::unique_ptr<Device> open_device;
+  std::unique_ptr<DeviceSession> session;
   std::size_t open_index = m.devices.size();
   std::int64_t device_row = 0;
+  const bool isolated = m.opt.isolation && m.measure.isolation;
   for (auto& t : m.tasks) {
     const SelectedDevice& sd = m.devices[t.device];
     if (open_index != t.device) {
-      open_device = sd.backend->open(sd.info);
+      session.reset();  // one device open at a time
+      session = isolated ? open_worker(m.opt.worker_exe, *m.family, *sd.backend, sd.info, m.measure)
+                         : open_in_process(*m.family, *sd.backend, sd.info, m.measure);
       open_index = t.device;
       device_row = store.device_id(sd.info);
       if (!store.bandwidth(device_row)) {
         constexpr std::size_t kCopyBytes = 256u << 20;  // past the last-level caches of CPUs and GPUs (H100 L2: 50 MB)
-        if (auto gbs = measure_copy_bandwidth(*sd.backend, *open_device, kCopyBytes, 10)) {
+        if (auto gbs = session->copy_bandwidth(kCopyBytes, 10)) {
           store.save_bandwidth(device_row, kCopyBytes, *gbs);
           obs.on_message(fmt::format("{} {}: copy bandwidth {:.1f} GB/s", sd.info.id(), sd.info.name, *gbs));
         }
@@ -213,7 +254,6 @@ TuneSummary Tuner::run(Store& store, RunObserver& obs) {
         store.variant_id({m.family->name(), t.variant->name(), t.variant->backend(), ks ? ks->hash : hash128(source),
                           t.variant->baseline()});
     const auto& expected = m.expected.at({t.problem, t.variant->validation_rule()});
-    EvalContext ctx{*m.family, problem, m.workloads[t.problem], expected, *open_device, m.measure};
     while (auto config = t.strategy->next()) {
       RunEvent ev{&sd.info, &problem, t.variant, &*config, nullptr, false};
       if (m.opt.resume) {
@@ -226,7 +266,7 @@ TuneSummary Tuner::run(Store& store, RunObserver& obs) {
           continue;
         }
       }
-      EvalResult r = evaluate(ctx, *t.variant, *config);
+      EvalResult r = session->evaluate({problem, m.workloads[t.problem], expected, *t.variant, *config});
       store.save(summary.run_id, device_row, problem_row, variant_row, *config, r);
       t.strategy->tell(*config, {r.status, r.kernel.median});
       ++summary.measured;

@@ -5,6 +5,8 @@
 
 #include <fmt/format.h>
 #include <yaml-cpp/depthguard.h>
+#include <yaml-cpp/eventhandler.h>
+#include <yaml-cpp/parser.h>
 #include <yaml-cpp/yaml.h>
 
 #include <algorithm>
@@ -31,7 +33,9 @@ constexpr int kMaxDepth = 64;
 constexpr std::size_t kMaxList = 100000;
 constexpr std::size_t kMaxNodes = 1000000;  // alias expansions included
 constexpr std::size_t kMaxProblems = 100000;
-constexpr std::uint64_t kMaxRawSize = 1000000000;
+// Every raw configuration is checked against the constraints when the space is enumerated (about
+// 150 ns each), so this bounds listing a space to a second or two.
+constexpr std::uint64_t kMaxRawSize = 10000000;
 constexpr std::uintmax_t kMaxFileBytes = 16u << 20;
 
 // A user's text inside a message: quoted, control characters escaped, long text shortened.
@@ -69,6 +73,40 @@ bool parse_int64(const std::string& s, std::int64_t& out) {
   return b != e && ec == std::errc() && ptr == e;
 }
 
+// Counts parser events and gives up past a budget, and notes where documents start: yaml-cpp 0.7's
+// LoadAll can loop forever on some malformed input, yielding documents without end (found by
+// fuzz/space_fuzz.cpp; tests/data/spaces/bad/79-endless-documents.yaml).
+class EventBudget final : public YAML::EventHandler {
+ public:
+  explicit EventBudget(std::size_t budget) : left_(budget) {}
+  struct Exhausted {
+    YAML::Mark mark;
+  };
+  void OnDocumentStart(const YAML::Mark& m) override {
+    spend(m);
+    starts.push_back(m);
+  }
+  std::vector<YAML::Mark> starts;  // where each document began
+  void OnDocumentEnd() override {}
+  void OnNull(const YAML::Mark& m, YAML::anchor_t) override { spend(m); }
+  void OnAlias(const YAML::Mark& m, YAML::anchor_t) override { spend(m); }
+  void OnScalar(const YAML::Mark& m, const std::string&, YAML::anchor_t, const std::string&) override { spend(m); }
+  void OnSequenceStart(const YAML::Mark& m, const std::string&, YAML::anchor_t, YAML::EmitterStyle::value) override {
+    spend(m);
+  }
+  void OnSequenceEnd() override {}
+  void OnMapStart(const YAML::Mark& m, const std::string&, YAML::anchor_t, YAML::EmitterStyle::value) override {
+    spend(m);
+  }
+  void OnMapEnd() override {}
+
+ private:
+  void spend(const YAML::Mark& m) {
+    if (left_-- == 0) throw Exhausted{m};
+  }
+  std::size_t left_;
+};
+
 struct Entry {
   std::string key;
   YAML::Node key_node;
@@ -94,19 +132,26 @@ class Loader {
     if (text.size() > kMaxFileBytes)
       throw UsageError(
           fmt::format("{}: file of {} bytes is too large (at most {})", file_, text.size(), kMaxFileBytes));
-    std::vector<YAML::Node> docs;
+    YAML::Node root;
     try {
-      docs = YAML::LoadAll(text);
+      // First a bounded pass over the events of at most two documents, then the first one loaded.
+      std::istringstream in(text);
+      YAML::Parser parser(in);
+      EventBudget budget(kMaxNodes);
+      int documents = 0;
+      while (documents < 2 && parser.HandleNextDocument(budget)) ++documents;
+      if (documents == 0)
+        fail_mark(YAML::Mark(),
+                  "the file is empty; a space file is a mapping with family, problems, backends and variants");
+      if (documents > 1) fail_mark(budget.starts.at(1), "a space file holds one YAML document, not several");
+      root = YAML::Load(text);
+    } catch (const EventBudget::Exhausted& e) {
+      fail_mark(e.mark, fmt::format("the document has more than {} nodes; refused", kMaxNodes));
     } catch (const YAML::DeepRecursion& e) {
       fail_mark(e.mark, fmt::format("nesting deeper than {} levels is refused", kMaxDepth));
     } catch (const YAML::Exception& e) {
       fail_mark(e.mark, "invalid YAML: " + e.msg);
     }
-    if (docs.empty())
-      fail_mark(YAML::Mark(),
-                "the file is empty; a space file is a mapping with family, problems, backends and variants");
-    if (docs.size() > 1) fail(docs[1], "a space file holds one YAML document, not several");
-    const YAML::Node& root = docs[0];
     std::size_t visited = 0;
     check_shape(root, 0, visited);
     return build(root);
@@ -227,7 +272,7 @@ class Loader {
       fail(fam, fmt::format("unknown family {} (families: {})", show(space.family), join(names)));
     }
     space.backends = backends(value(*find("backends"), "backends"));
-    space.problems = problems(value(*find("problems"), "problems"));
+    space.problems = problems(value(*find("problems"), "problems"), space.problem_pos);
     space.variants = variants(value(*find("variants"), "variants"), space.backends);
     space.strategy = strategy(find("strategy"), root);
     if (const Entry* m = find("measure")) space.measure = measure(value(*m, "measure"));
@@ -236,13 +281,16 @@ class Loader {
 
   // --- problems ------------------------------------------------------------------------------
 
-  std::vector<Problem> problems(const YAML::Node& list) {
+  std::vector<Problem> problems(const YAML::Node& list, std::vector<SourcePos>& where) {
     if (!list.IsSequence()) fail(list, fmt::format("problems must be a list of mappings, got {}", kind(list)));
     if (list.size() == 0) fail(list, "problems has an empty value list");
     std::vector<std::string> allowed = {"sizes", "channels"};
     for (const auto& a : family_->attributes()) allowed.push_back(a.name);
     std::vector<Problem> out;
-    for (auto it = list.begin(); it != list.end(); ++it) expand(*it, allowed, out);
+    for (auto it = list.begin(); it != list.end(); ++it) {
+      expand(*it, allowed, out);
+      where.resize(out.size(), pos(*it));
+    }
     return out;
   }
 
@@ -449,7 +497,7 @@ class Loader {
 
     if (vs.raw_size() > kMaxRawSize)
       fail(e.key_node,
-           fmt::format("variant {} has {} raw configurations, more than 10^9; refused", show(e.key),
+           fmt::format("variant {} has {} raw configurations, more than 10^7; refused (narrow its value lists)", show(e.key),
                        vs.raw_size() == UINT64_MAX ? std::string("over 2^64") : std::to_string(vs.raw_size())));
 
     std::vector<std::string> text_values;
@@ -584,11 +632,16 @@ class Loader {
 
   MeasureSpec measure(const YAML::Node& n) const {
     MeasureSpec m;
-    for (const auto& e : entries(n, "measure", {"warmups", "repeats", "timeout_s"})) {
+    for (const auto& e : entries(n, "measure", {"warmups", "repeats", "timeout_s", "isolation"})) {
       const std::string what = "measure." + e.key;
       const YAML::Node& v = value(e, what);
       if (e.key == "warmups") m.warmups = static_cast<int>(integer(v, what, 0, INT32_MAX));
       if (e.key == "repeats") m.repeats = static_cast<int>(integer(v, what, 1, INT32_MAX));
+      if (e.key == "isolation") {
+        const std::string t = scalar(v, what);
+        if (t != "true" && t != "false") fail(v, fmt::format("{} must be true or false, got {}", what, show(t)));
+        m.isolation = t == "true";
+      }
       if (e.key == "timeout_s") {
         std::string t = scalar(v, what);
         double x = 0;

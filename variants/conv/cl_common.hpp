@@ -42,7 +42,12 @@ void cl_add_scalar_args(LaunchPlan& plan, const ConvSpec& s);
 std::unique_ptr<Variant> make_cl_direct();
 std::unique_ptr<Variant> make_cl_tiled();
 std::unique_ptr<Variant> make_cl_image();
+// A self-test kernel with cl_selftest's arguments (in, weights, out, sizes), one pixel per item.
+std::unique_ptr<Variant> make_cl_selftest(std::string name, std::string source, std::string entry, std::string help);
 std::unique_ptr<Variant> make_selftest_compile_error();
+std::unique_ptr<Variant> make_selftest_hang();
+std::unique_ptr<Variant> make_selftest_crash();
+std::unique_ptr<Variant> make_selftest_memory();
 std::unique_ptr<Variant> make_selftest_wrong_result();
 
 }  // namespace pimg::conv

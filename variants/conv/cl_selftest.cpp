@@ -1,5 +1,7 @@
 // The harness's self-test variants on OpenCL: selftest_compile_error (a kernel that must fail to
-// build) and selftest_wrong_result (a kernel that runs but drops a tap). Only block_x/block_y vary.
+// build) and selftest_wrong_result (a kernel that runs but drops a tap), and the class the other
+// self-tests (selftest_hang.cpp, selftest_crash.cpp, selftest_memory.cpp) share. Only
+// block_x/block_y vary.
 #include "cl_common.hpp"
 
 namespace pimg::conv {
@@ -36,6 +38,10 @@ class ClSelftest final : public Variant {
 };
 
 }  // namespace
+
+std::unique_ptr<Variant> make_cl_selftest(std::string name, std::string source, std::string entry, std::string help) {
+  return std::make_unique<ClSelftest>(std::move(name), std::move(source), std::move(entry), std::move(help));
+}
 
 std::unique_ptr<Variant> make_selftest_compile_error() {
   return std::make_unique<ClSelftest>("selftest_compile_error", "selftest/compile_error.cl", "conv_compile_error",

@@ -128,6 +128,9 @@ void register_opencl_variants(Registry& reg) {
   reg.add_variant(make_cl_image());
   reg.add_variant(make_selftest_compile_error());
   reg.add_variant(make_selftest_wrong_result());
+  reg.add_variant(make_selftest_hang());
+  reg.add_variant(make_selftest_crash());
+  reg.add_variant(make_selftest_memory());
 }
 
 }  // namespace pimg::conv

@@ -91,6 +91,9 @@ void register_openmp_variants(Registry& reg) {
   reg.add_variant(make_omp_rows());
   reg.add_variant(make_omp_tiles());
   reg.add_variant(make_omp_selftest());
+  reg.add_variant(make_selftest_hang_omp());
+  reg.add_variant(make_selftest_crash_omp());
+  reg.add_variant(make_selftest_memory_omp());
 }
 
 }  // namespace pimg::conv

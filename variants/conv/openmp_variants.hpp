@@ -26,5 +26,11 @@ LaunchPlan omp_conv_plan(const Workload& w, const Config& c, const std::vector<P
 std::unique_ptr<Variant> make_omp_rows();
 std::unique_ptr<Variant> make_omp_tiles();
 std::unique_ptr<Variant> make_omp_selftest();
+// A self-test kernel with selftest_wrong_result_omp's arguments (in, out, weights, sizes).
+std::unique_ptr<Variant> make_omp_selftest_variant(std::string name, std::string source, std::string entry,
+                                                   std::string help);
+std::unique_ptr<Variant> make_selftest_hang_omp();
+std::unique_ptr<Variant> make_selftest_crash_omp();
+std::unique_ptr<Variant> make_selftest_memory_omp();
 
 }  // namespace pimg::conv

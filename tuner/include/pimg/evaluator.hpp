@@ -2,6 +2,8 @@
 // then N timed runs, each with the output poisoned before and validated against the reference after.
 #pragma once
 #include <cstdint>
+#include <functional>
+#include <optional>
 #include <vector>
 
 #include "pimg/backend.hpp"
@@ -19,6 +21,9 @@ struct EvalContext {
   const std::vector<std::uint8_t>& expected;  // the reference output
   Device& device;
   MeasureSpec measure;
+  // Called before each run, warm-ups included (0-based): a worker reports it to its supervisor,
+  // which times each run against measure.timeout_s.
+  std::function<void(int run)> on_run = {};
 };
 
 // The byte written over the output before every run; a kernel that skips a pixel is caught.

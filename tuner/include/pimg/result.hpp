@@ -5,7 +5,9 @@
 
 namespace pimg {
 
-enum class Status { ok, compile_error, launch_error, timeout, wrong_result };
+// crash: the worker process running the evaluation died (signal, abort, out of memory); its log
+// holds how it ended and the tail of what it printed.
+enum class Status { ok, compile_error, launch_error, timeout, wrong_result, crash };
 
 const char* to_string(Status s);
 Status status_from_string(const std::string& s);  // throws std::invalid_argument

@@ -39,6 +39,10 @@ struct TuneOptions {
   std::vector<std::string> devices;   // index or name substring; empty: the space file's
   std::optional<int> repeats;         // overrides measure.repeats
   bool resume = true;                 // skip configurations already stored
+  // Evaluate in a supervised worker process (also needs the space's measure.isolation) started
+  // as `worker_exe worker`; false evaluates in this process.
+  bool isolation = true;
+  std::string worker_exe = "/proc/self/exe";
   std::string command_line;
 };
 

@@ -60,12 +60,14 @@ struct MeasureSpec {
   int warmups = 1;
   int repeats = 5;
   double timeout_s = 10;
+  bool isolation = true;  // evaluate in a supervised worker process (docs/reliability.md)
 };
 
 struct Space {
   std::string file;
   std::string family;
   std::vector<Problem> problems;
+  std::vector<SourcePos> problem_pos;  // where each problem's entry is, parallel to problems
   std::vector<BackendSelection> backends;
   std::vector<VariantSpace> variants;
   StrategySpec strategy;

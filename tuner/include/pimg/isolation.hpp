@@ -1,0 +1,60 @@
+// Where the runner has a configuration measured: in its own process, or in a worker process it
+// supervises (the default). A worker opens its device once and keeps the device context and the
+// compile caches between configurations; a run that never returns is killed at the timeout and a
+// worker that dies is reported as `crash`, after which the next evaluation starts a fresh worker.
+#pragma once
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "pimg/backend.hpp"
+#include "pimg/family.hpp"
+#include "pimg/result.hpp"
+#include "pimg/space.hpp"
+#include "pimg/variant.hpp"
+
+namespace pimg {
+
+class Registry;
+
+// One configuration to measure; the workload and reference belong to the caller.
+struct EvalJob {
+  const Problem& problem;
+  const Workload& workload;
+  const std::vector<std::uint8_t>& expected;
+  const Variant& variant;
+  const Config& config;
+};
+
+// A device ready to evaluate configurations, one at a time.
+class DeviceSession {
+ public:
+  virtual ~DeviceSession() = default;
+  virtual EvalResult evaluate(const EvalJob& job) = 0;
+  // The device's copy bandwidth in GB/s (see measure_copy_bandwidth); nullopt when unavailable.
+  virtual std::optional<double> copy_bandwidth(std::size_t bytes, int repeats) = 0;
+};
+
+// Opens the device in this process; a hung or crashing kernel takes the caller with it.
+std::unique_ptr<DeviceSession> open_in_process(const Family& family, const Backend& backend, const DeviceInfo& device,
+                                               const MeasureSpec& measure);
+
+// Runs evaluations in `worker_exe worker` (the pimg-tune binary), started at once so that a device
+// that cannot be opened fails here. Throws std::runtime_error when the worker cannot start or open
+// the device.
+std::unique_ptr<DeviceSession> open_worker(const std::string& worker_exe, const Family& family,
+                                           const Backend& backend, const DeviceInfo& device,
+                                           const MeasureSpec& measure);
+
+// Time allowed for everything before the first run of a configuration (reference, compile,
+// upload) and for a worker to open its device; a run itself gets measure.timeout_s.
+inline constexpr double kWorkerSetupTimeoutS = 300;
+
+// The worker side (`pimg-tune worker`): serves requests on stdin and answers on the original
+// stdout; whatever kernels or drivers print goes to stderr, which the supervisor keeps. Returns
+// the process exit code.
+int worker_main(const Registry& registry);
+
+}  // namespace pimg
