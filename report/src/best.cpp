@@ -14,25 +14,6 @@ namespace {
 
 using namespace report_detail;
 
-std::string json_string(std::string_view s) {
-  std::string out = "\"";
-  for (char c : s) {
-    switch (c) {
-      case '"': out += "\\\""; break;
-      case '\\': out += "\\\\"; break;
-      case '\n': out += "\\n"; break;
-      case '\r': out += "\\r"; break;
-      case '\t': out += "\\t"; break;
-      default:
-        if (static_cast<unsigned char>(c) < 0x20)
-          out += fmt::format("\\u{:04x}", static_cast<int>(c));
-        else
-          out += c;
-    }
-  }
-  return out + "\"";
-}
-
 std::string json_number(const std::optional<double>& v, int decimals) {
   if (!v || !std::isfinite(*v)) return "null";
   return fmt::format("{:.{}f}", *v, decimals);

@@ -7,6 +7,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "pimg/store.hpp"
@@ -73,5 +74,7 @@ std::string fmt_pct(const std::optional<double>& v);
 std::string fmt_speedup(double x);
 std::string fmt_bytes(std::uint64_t bytes);
 std::string brief_or_dash(const Config& c);
+std::string slug(std::string_view s);         // lower-case letters and digits, runs of others as one '-'
+std::string json_string(std::string_view s);  // a quoted, escaped JSON string
 
 }  // namespace pimg::report_detail

@@ -25,19 +25,6 @@ constexpr std::array<Status, 6> kStatuses = {Status::ok,      Status::compile_er
 constexpr std::size_t kFailureExamples = 3;
 constexpr std::size_t kLogChars = 160;
 
-std::string slug(std::string_view s) {
-  std::string out;
-  for (char c : s) {
-    const bool alnum = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9');
-    if (alnum)
-      out += static_cast<char>(c >= 'A' && c <= 'Z' ? c - 'A' + 'a' : c);
-    else if (!out.empty() && out.back() != '-')
-      out += '-';
-  }
-  while (!out.empty() && out.back() == '-') out.pop_back();
-  return out;
-}
-
 // The first non-blank line of a log, trimmed and cut to kLogChars characters.
 std::string first_line(const EvalResult& r) {
   const std::string& text = r.log.find_first_not_of(" \t\r\n") == std::string::npos ? r.validation : r.log;

@@ -85,6 +85,8 @@ const Registry& registry() {
     r.add_backend(std::make_unique<TestBackend>("openmp"));
     r.add_strategy(exhaustive_strategy());
     r.add_strategy(random_strategy());
+    r.add_strategy(annealing_strategy());
+    r.add_strategy(genetic_strategy());
     return r;
   }();
   return reg;

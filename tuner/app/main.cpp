@@ -10,6 +10,7 @@
 #include "pimg/errors.hpp"
 #include "pimg/isolation.hpp"
 #include "pimg/registry.hpp"
+#include "pimg/replay.hpp"
 #include "pimg/report.hpp"
 #include "pimg/runner.hpp"
 #include "pimg/space.hpp"
@@ -63,6 +64,22 @@ void print_devices(const Registry& reg) {
   }
 }
 
+// The strategies and their typed options, as `list` and each tuning command's --help show them.
+std::string strategies_help(const Registry& reg) {
+  std::string out = "strategies:\n";
+  for (const StrategyInfo* s : reg.strategies()) {
+    out += fmt::format("  {:<12} {}\n", s->name, s->help);
+    for (const auto& o : s->options) {
+      const char* type = o.type == OptionDecl::Type::Int ? "integer" : o.type == OptionDecl::Type::Real ? "number" : "text";
+      std::string range;
+      if (o.min || o.max)
+        range = fmt::format(" [{}..{}]", o.min ? fmt::format("{:g}", *o.min) : "", o.max ? fmt::format("{:g}", *o.max) : "");
+      out += fmt::format("    {:<10} {:<7} default {:<6} {}{}\n", o.name, type, o.default_value, o.help, range);
+    }
+  }
+  return out;
+}
+
 void print_list(const Registry& reg) {
   for (const Family* f : reg.families()) {
     fmt::print("family {} (unit {})\n  problem attributes:\n", f->name(), f->unit());
@@ -83,11 +100,7 @@ void print_list(const Registry& reg) {
       }
     }
   }
-  fmt::print("strategies:\n");
-  for (const StrategyInfo* s : reg.strategies()) {
-    fmt::print("  {:<12} {}\n", s->name, s->help);
-    for (const auto& o : s->options) fmt::print("    {:<10} default {:<6} {}\n", o.name, o.default_value, o.help);
-  }
+  fmt::print("{}", strategies_help(reg));
 }
 
 }  // namespace
@@ -122,6 +135,7 @@ int main(int argc, char** argv) {
     cmd->add_option("--report", tune_args.report, "also write the markdown report (plots beside it)");
     cmd->add_option("--top", tune_args.top, "rows per group in the ranked table")->capture_default_str();
     cmd->add_flag("--quiet", tune_args.quiet, "no progress output");
+    cmd->footer("The space file's strategy: {name, seed, options} takes one of these:\n" + strategies_help(reg));
     family_cmds.emplace_back(cmd, f->name());
   }
 
@@ -141,6 +155,30 @@ int main(int argc, char** argv) {
   report->add_option("--family", family, "only this family");
   report->add_option("--out", out, "markdown file; plots are written beside it")->capture_default_str();
   report->add_option("--top", top, "rows of each top-N table")->default_val(10)->check(CLI::Range(1, 100000));
+
+  std::size_t seeds = 50;
+  std::vector<std::string> strategy_names;
+  std::string strategies_report_path;
+  CLI::App* strategies = app.add_subcommand(
+      "strategies", "replay every strategy on stored results (no device): evaluations to reach the optimum");
+  strategies->add_option("--db", db, "SQLite database")->capture_default_str();
+  strategies->add_option("--family", family, "kernel family")->required();
+  strategies->add_option("--device", device, "device name substring");
+  strategies->add_option("--size", size, "image size WxH");
+  strategies->add_option("--seeds", seeds, "seeds per strategy")->capture_default_str()->check(CLI::Range(1, 100000));
+  strategies->add_option("--strategy", strategy_names, "only these strategies (repeatable; default all)");
+  strategies->add_option("--report", strategies_report_path, "also write a markdown section with convergence plots");
+
+  std::string format = "json", export_out;
+  CLI::App* exporter = app.add_subcommand("export", "export the best configurations (json, header) or all results (t4)");
+  exporter->add_option("--db", db, "SQLite database")->capture_default_str();
+  exporter->add_option("--family", family, "kernel family")->required();
+  exporter->add_option("--format", format, "json | header | t4")
+      ->capture_default_str()
+      ->check(CLI::IsMember({"json", "header", "t4"}));
+  exporter->add_option("--device", device, "device name substring");
+  exporter->add_option("--size", size, "image size WxH");
+  exporter->add_option("--out", export_out, "file to write (default: standard output)");
 
   app.add_subcommand("devices", "list backends and devices (and why a backend is unavailable)");
   app.add_subcommand("list", "list families, variants with their parameters, and strategies");
@@ -201,6 +239,50 @@ int main(int argc, char** argv) {
       Store store(db, Store::Mode::existing);
       std::size_t plots = write_report(store, family, out, top);
       fmt::print("report: {} ({} plots)\n", out, plots);
+      return 0;
+    }
+    if (strategies->parsed() || exporter->parsed()) {
+      const std::string cmd = strategies->parsed() ? "strategies" : "export";
+      if (!reg.family(family)) throw UsageError(fmt::format("{}: unknown family '{}'", cmd, family));
+      Store store(db, Store::Mode::existing);
+      RowFilter f;
+      f.family = family;
+      if (!device.empty()) f.device = device;
+      if (!size.empty()) f.size = size;
+      if (exporter->parsed()) {
+        const std::string text = format == "t4"       ? export_t4(store.rows_with_samples(f))
+                                 : format == "header" ? export_header(store.rows(f))
+                                                      : export_json(store.rows(f));
+        if (export_out.empty()) {
+          fmt::print("{}", text);
+        } else {
+          std::ofstream o(export_out);
+          o << text;
+          if (!o) throw UsageError(fmt::format("--out {}: cannot write", export_out));
+        }
+        return 0;
+      }
+      // Priors come from every stored row of the family; the filters choose the spaces replayed.
+      RowFilter all;
+      all.family = family;
+      std::vector<ReplaySpace> spaces;
+      for (auto& s : replay_spaces(store.rows(all))) {
+        const bool dev_ok = device.empty() || s.device.name.find(device) != std::string::npos ||
+                            s.device.backend + ":" + s.device.name == device;
+        if (dev_ok && (size.empty() || s.problem.size() == size)) spaces.push_back(std::move(s));
+      }
+      auto result = compare_strategies(spaces, reg, seeds, strategy_names);
+      fmt::print("{}", strategies_table(result));
+      if (!strategies_report_path.empty()) {
+        Report r = strategies_report(result, fs::path(strategies_report_path).stem().string());
+        fs::path dir = fs::path(strategies_report_path).parent_path();
+        if (!dir.empty()) fs::create_directories(dir);
+        for (const auto& [name, text] : r.files) std::ofstream(dir / name) << text;
+        std::ofstream o(strategies_report_path);
+        o << r.markdown;
+        if (!o) throw UsageError(fmt::format("--report {}: cannot write", strategies_report_path));
+        fmt::print("report: {} ({} plots)\n", strategies_report_path, r.files.size());
+      }
       return 0;
     }
     if (app.got_subcommand("devices")) {

@@ -21,6 +21,11 @@ static void fill(Registry& r) {
 
   r.add_strategy(exhaustive_strategy());
   r.add_strategy(random_strategy());
+  r.add_strategy(annealing_strategy());
+  r.add_strategy(genetic_strategy());
+  r.add_strategy(diffevo_strategy());
+  r.add_strategy(local_strategy());
+  r.add_strategy(forest_strategy());
 
   r.add_backend(make_host_backend(r));
 #if PIMG_WITH_OPENCL

@@ -62,9 +62,25 @@ std::string problem_place(const Space& space, std::size_t problem) {
 struct Task {
   std::size_t device = 0, problem = 0;
   const Variant* variant = nullptr;
-  std::vector<Config> configs;
+  SearchSpace space;
   std::unique_ptr<Strategy> strategy;
 };
+
+// Stored results of this variant on other problems or devices: prior knowledge for strategies.
+std::vector<PriorResult> prior_results(const Store& store, const DeviceInfo& device, const Problem& problem,
+                                       const std::string& variant) {
+  RowFilter f;
+  f.family = problem.family;
+  std::vector<PriorResult> out;
+  for (const auto& r : store.rows(f)) {
+    const bool same_device = r.device.backend == device.backend && r.device.name == device.name;
+    if (r.variant.name != variant || (same_device && r.problem == problem)) continue;
+    std::optional<double> ms;
+    if (r.result.status == Status::ok) ms = r.result.kernel.median;
+    out.push_back({r.device.backend + ":" + r.device.name + " " + r.problem.canonical(), r.config, ms});
+  }
+  return out;
+}
 
 }  // namespace
 
@@ -156,10 +172,10 @@ Tuner::Tuner(const Registry& reg, const Space& space, const TuneOptions& opt, Ru
     for (std::size_t d = 0; d < m.devices.size(); ++d) {
       if (m.devices[d].info.backend != v->backend()) continue;
       on_some_device = true;
-      std::vector<Config> configs = vs.enumerate(m.devices[d].info);
-      if (configs.empty()) continue;
+      SearchSpace points = vs.search_space(m.devices[d].info);
+      if (points.size() == 0) continue;
       nonempty = true;
-      for (std::size_t p = 0; p < space.problems.size(); ++p) m.tasks.push_back({d, p, v, configs, nullptr});
+      for (std::size_t p = 0; p < space.problems.size(); ++p) m.tasks.push_back({d, p, v, points, nullptr});
     }
     if (on_some_device && !nonempty)
       throw UsageError(fmt::format("{}: variant {}: the constraints leave no valid configuration on any selected device",
@@ -170,7 +186,7 @@ Tuner::Tuner(const Registry& reg, const Space& space, const TuneOptions& opt, Ru
   // they are made only after the vector stops moving.
   std::stable_sort(m.tasks.begin(), m.tasks.end(), [](const Task& a, const Task& b) { return a.device < b.device; });
   for (auto& t : m.tasks) {
-    t.strategy = strategy->make(t.configs, strategy_options, space.strategy.seed);
+    t.strategy = strategy->make(t.space, strategy_options, space.strategy.seed);
     m.planned += t.strategy->planned();
   }
   // A problem whose buffers cannot fit on a device is refused before its inputs are made.
@@ -190,9 +206,10 @@ Tuner::Tuner(const Registry& reg, const Space& space, const TuneOptions& opt, Ru
   for (const auto& t : m.tasks) {
     std::string first_error;
     bool any = false;
-    for (const auto& c : t.configs) {
+    for (std::size_t i = 0; i < t.space.size(); ++i) {
       try {
-        t.variant->plan(space.problems[t.problem], m.workloads[t.problem], c, m.devices[t.device].info);
+        t.variant->plan(space.problems[t.problem], m.workloads[t.problem], t.space.config(static_cast<PointId>(i)),
+                        m.devices[t.device].info);
         any = true;
         break;
       } catch (const PlanError& e) {
@@ -254,6 +271,7 @@ TuneSummary Tuner::run(Store& store, RunObserver& obs) {
         store.variant_id({m.family->name(), t.variant->name(), t.variant->backend(), ks ? ks->hash : hash128(source),
                           t.variant->baseline()});
     const auto& expected = m.expected.at({t.problem, t.variant->validation_rule()});
+    t.strategy->prior(prior_results(store, sd.info, problem, t.variant->name()));
     while (auto config = t.strategy->next()) {
       RunEvent ev{&sd.info, &problem, t.variant, &*config, nullptr, false};
       if (m.opt.resume) {

@@ -166,11 +166,17 @@ std::uint64_t VariantSpace::raw_size() const {
   return n;
 }
 
-std::vector<Config> VariantSpace::enumerate(const DeviceInfo& device) const {
+// The cartesian product walked as a tree, parameters in name order: a constraint is evaluated as
+// soon as every parameter it names is bound and every constraint before it has been evaluated (so
+// the documented order holds: a later constraint is never evaluated where an earlier one is zero),
+// and a zero prunes the whole subtree. Each expression is compiled once.
+SearchSpace VariantSpace::search_space(const DeviceInfo& device) const {
   std::vector<const ParamValues*> ps;
   for (const auto& p : params) ps.push_back(&p);
   std::sort(ps.begin(), ps.end(), [](const ParamValues* a, const ParamValues* b) { return a->name < b->name; });
-  if (raw_size() == 0) return {};
+  std::vector<SpaceParam> space_params;
+  for (const auto* p : ps) space_params.push_back({p->name, p->values});
+  if (raw_size() == 0) return SearchSpace(std::move(space_params), {});
 
   // Text values as ids 1000 + k, in sorted order, shared by all parameters of this variant.
   std::map<std::string, double> text_ids;
@@ -188,53 +194,77 @@ std::vector<Config> VariantSpace::enumerate(const DeviceInfo& device) const {
     if (detail::is_identifier(t)) names.values.emplace(t, id);
 
   // Each parameter's values as the numbers the expressions see.
-  std::vector<std::vector<double>> numeric(ps.size());
-  for (std::size_t i = 0; i < ps.size(); ++i)
+  const std::size_t n = ps.size();
+  std::vector<std::vector<double>> numeric(n);
+  for (std::size_t i = 0; i < n; ++i)
     for (const auto& v : ps[i]->values) {
-      auto n = std::get_if<std::int64_t>(&v);
-      numeric[i].push_back(n ? static_cast<double>(*n) : text_ids.at(std::get<std::string>(v)));
+      auto x = std::get_if<std::int64_t>(&v);
+      numeric[i].push_back(x ? static_cast<double>(*x) : text_ids.at(std::get<std::string>(v)));
     }
 
-  std::vector<double> vars(ps.size(), 0.0);
+  std::vector<double> vars(n, 0.0);
+  for (std::size_t i = 0; i < n; ++i) vars[i] = numeric[i][0];
   std::vector<std::unique_ptr<mu::Parser>> parsers;
+  // at_depth[d]: the constraints evaluated once the first d parameters are bound, in file order.
+  std::vector<std::vector<std::size_t>> at_depth(n + 1);
+  std::size_t depth = 0;
   for (const auto& c : constraints) {
     reject_assignment(c);
     auto p = new_parser();
     try {
-      for (std::size_t i = 0; i < ps.size(); ++i) p->DefineVar(ps[i]->name, &vars[i]);
+      for (std::size_t i = 0; i < n; ++i) p->DefineVar(ps[i]->name, &vars[i]);
       p->SetVarFactory(resolve_name, &names);
     } catch (const mu::Parser::exception_type& e) {
       fail(c, e.GetMsg());
     }
     first_eval(*p, c, "");  // compiles to bytecode once; later calls only evaluate
+    for (const auto& [name, _] : p->GetUsedVar())
+      for (std::size_t i = 0; i < n; ++i)
+        if (ps[i]->name == name) depth = std::max(depth, i + 1);
+    at_depth[depth].push_back(parsers.size());
     parsers.push_back(std::move(p));
   }
 
-  auto brief = [&](const std::vector<std::size_t>& idx) {
+  std::vector<std::size_t> idx(n, 0);
+  auto brief = [&] {
     std::string out;
-    for (std::size_t i = 0; i < ps.size(); ++i)
+    for (std::size_t i = 0; i < n; ++i)
       out += (out.empty() ? "" : " ") + ps[i]->name + "=" + to_string(ps[i]->values[idx[i]]);
     return out;
   };
+  // Unbound parameters sit at their first value, so an error names the first configuration (in
+  // enumeration order) at which the whole-product walk would have met it.
+  auto pass = [&](std::size_t d) {
+    for (std::size_t k : at_depth[d])
+      if (checked_eval(*parsers[k], constraints[k], [&] { return brief() + " on " + device.id(); }) == 0)
+        return false;
+    return true;
+  };
+  std::vector<std::uint32_t> coords;
+  if (!pass(0)) return SearchSpace(std::move(space_params), {});
+  if (n == 0) return SearchSpace(std::move(space_params), {0});
+  auto walk = [&](auto& self, std::size_t d) -> void {
+    for (std::size_t v = 0; v < numeric[d].size(); ++v) {
+      idx[d] = v;
+      vars[d] = numeric[d][v];
+      if (!pass(d + 1)) continue;
+      if (d + 1 == n)
+        for (std::size_t i = 0; i < n; ++i) coords.push_back(static_cast<std::uint32_t>(idx[i]));
+      else
+        self(self, d + 1);
+    }
+    idx[d] = 0;
+    vars[d] = numeric[d][0];
+  };
+  walk(walk, 0);
+  return SearchSpace(std::move(space_params), std::move(coords));
+}
 
+std::vector<Config> VariantSpace::enumerate(const DeviceInfo& device) const {
+  const SearchSpace s = search_space(device);
   std::vector<Config> out;
-  std::vector<std::size_t> idx(ps.size(), 0);
-  for (;;) {
-    for (std::size_t i = 0; i < ps.size(); ++i) vars[i] = numeric[i][idx[i]];
-    bool pass = true;
-    for (std::size_t k = 0; k < parsers.size() && pass; ++k) {
-      double r = checked_eval(*parsers[k], constraints[k], [&] { return brief(idx) + " on " + device.id(); });
-      pass = r != 0;
-    }
-    if (pass) {
-      Config c;
-      for (std::size_t i = 0; i < ps.size(); ++i) c.set(ps[i]->name, ps[i]->values[idx[i]]);
-      out.push_back(std::move(c));
-    }
-    std::size_t i = ps.size();
-    while (i > 0 && ++idx[i - 1] == ps[i - 1]->values.size()) idx[--i] = 0;
-    if (i == 0) break;
-  }
+  out.reserve(s.size());
+  for (PointId p = 0; p < s.size(); ++p) out.push_back(s.config(p));
   return out;
 }
 

@@ -1,7 +1,10 @@
-// Validation of strategy options against their typed declarations.
+// Validation of strategy options against their typed declarations, and the configuration-level
+// ask/tell every strategy offers on top of its point-level one.
 #include "pimg/strategy.hpp"
 
 #include <fmt/format.h>
+
+#include "pimg/errors.hpp"
 
 #include <stdexcept>
 
@@ -20,18 +23,47 @@ OptionValues resolve_options(const StrategyInfo& info, const std::map<std::strin
       throw std::invalid_argument(fmt::format("strategy '{}' has no option '{}' (options: {})", info.name, k,
                                               known.empty() ? "none" : known));
     }
+    double x = 0;
     try {
       std::size_t used = 0;
-      if (decl->type == OptionDecl::Type::Int) (void)std::stoll(v, &used);
-      if (decl->type == OptionDecl::Type::Real) (void)std::stod(v, &used);
+      if (decl->type == OptionDecl::Type::Int) x = static_cast<double>(std::stoll(v, &used));
+      if (decl->type == OptionDecl::Type::Real) x = std::stod(v, &used);
       if (decl->type != OptionDecl::Type::Text && used != v.size()) throw std::invalid_argument(v);
     } catch (const std::exception&) {
       throw std::invalid_argument(fmt::format("strategy option '{}' must be {}, got '{}'", k,
                                               decl->type == OptionDecl::Type::Int ? "an integer" : "a number", v));
     }
+    if (decl->type != OptionDecl::Type::Text && ((decl->min && x < *decl->min) || (decl->max && x > *decl->max))) {
+      std::string range = decl->min && decl->max ? fmt::format("in {}..{}", *decl->min, *decl->max)
+                          : decl->min             ? fmt::format(">= {}", *decl->min)
+                                                  : fmt::format("<= {}", *decl->max);
+      throw std::invalid_argument(fmt::format("strategy option '{}' must be {}, got '{}'", k, range, v));
+    }
     out[k] = v;
   }
   return out;
+}
+
+std::vector<PointId> Strategy::ask_batch(std::size_t n) {
+  std::vector<PointId> out;
+  while (out.size() < n)
+    if (auto p = ask())
+      out.push_back(*p);
+    else
+      break;
+  return out;
+}
+
+std::optional<Config> Strategy::next() {
+  auto p = ask();
+  if (!p) return std::nullopt;
+  return space_.config(*p);
+}
+
+void Strategy::tell(const Config& c, const Outcome& o) {
+  auto p = space_.find(c);
+  PIMG_CHECK(p, "told a configuration outside the strategy's space: " + c.brief());
+  observe(*p, o);
 }
 
 }  // namespace pimg

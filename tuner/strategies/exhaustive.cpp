@@ -6,16 +6,15 @@ namespace {
 
 class Exhaustive final : public Strategy {
  public:
-  explicit Exhaustive(const std::vector<Config>& space) : space_(space) {}
-  std::optional<Config> next() override {
+  explicit Exhaustive(const SearchSpace& space) : Strategy(space) {}
+  std::optional<PointId> ask() override {
     if (pos_ >= space_.size()) return std::nullopt;
-    return space_[pos_++];
+    return static_cast<PointId>(pos_++);
   }
-  void tell(const Config&, const Outcome&) override {}
+  void observe(PointId, const Outcome&) override {}
   std::size_t planned() const override { return space_.size(); }
 
  private:
-  const std::vector<Config>& space_;
   std::size_t pos_ = 0;
 };
 
@@ -23,7 +22,7 @@ class Exhaustive final : public Strategy {
 
 StrategyInfo exhaustive_strategy() {
   return {"exhaustive", "every valid configuration once, in order", {},
-          [](const std::vector<Config>& space, const OptionValues&, std::uint64_t) {
+          [](const SearchSpace& space, const OptionValues&, std::uint64_t) {
             return std::make_unique<Exhaustive>(space);
           }};
 }

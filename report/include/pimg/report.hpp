@@ -4,6 +4,7 @@
 #include <string>
 #include <vector>
 
+#include "pimg/replay.hpp"
 #include "pimg/store.hpp"
 
 namespace pimg {
@@ -25,5 +26,16 @@ Report make_report(const std::vector<ResultRow>& rows, const std::vector<Bandwid
 // The ranked terminal table and the JSON of `pimg-tune best`, from the same rows.
 std::string best_table(const std::vector<ResultRow>& rows, const std::vector<BandwidthRow>& bw, int top);
 std::string best_json(const std::vector<ResultRow>& rows, const std::vector<BandwidthRow>& bw, int top);
+
+// `pimg-tune strategies`: the replay comparison as a terminal table, and as a markdown section with
+// a convergence plot per replay space (plot files named from plot_prefix).
+std::string strategies_table(const std::vector<ReplayComparison>& comparisons);
+Report strategies_report(const std::vector<ReplayComparison>& comparisons, const std::string& plot_prefix);
+
+// `pimg-tune export`: the best ok configuration of a tuned variant per device and problem as JSON or
+// as a C++ header of #defines, and every row in the T4 results format (rows with samples).
+std::string export_json(const std::vector<ResultRow>& rows);
+std::string export_header(const std::vector<ResultRow>& rows);
+std::string export_t4(const std::vector<ResultRow>& rows);
 
 }  // namespace pimg

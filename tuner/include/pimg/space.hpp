@@ -10,6 +10,7 @@
 #include "pimg/backend.hpp"
 #include "pimg/config.hpp"
 #include "pimg/problem.hpp"
+#include "pimg/search_space.hpp"
 
 namespace pimg {
 
@@ -40,6 +41,9 @@ struct VariantSpace {
   // Every valid configuration on a device, in lexicographic order of the parameters.
   // Throws UsageError (with the constraint's position) if a constraint fails to evaluate.
   std::vector<Config> enumerate(const DeviceInfo& device) const;
+  // The same points as coordinates, built by pruning the product as a tree (see docs/spaces.md);
+  // enumerate() is this space's configurations in point order.
+  SearchSpace search_space(const DeviceInfo& device) const;
   std::uint64_t raw_size() const;  // product of value counts
 };
 

@@ -5,4 +5,9 @@
 namespace pimg {
 StrategyInfo exhaustive_strategy();
 StrategyInfo random_strategy();
+StrategyInfo annealing_strategy();
+StrategyInfo genetic_strategy();
+StrategyInfo diffevo_strategy();
+StrategyInfo local_strategy();
+StrategyInfo forest_strategy();
 }  // namespace pimg

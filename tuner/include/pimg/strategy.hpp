@@ -1,5 +1,6 @@
-// Ask/tell search strategies. A strategy sees the list of valid configurations of one variant on
-// one device and problem, proposes the next one to evaluate, and is told each outcome.
+// Ask/tell search strategies. A strategy walks the valid points of a SearchSpace (one variant on one
+// device and problem, or in a replay the union of a backend's variants), proposes the next point to
+// evaluate, and is told each outcome. It never proposes a point outside the space, nor one twice.
 // Adding a strategy: one file in tuner/strategies/ plus one line in tuner/app/registry_builtin.cpp.
 #pragma once
 #include <cstdint>
@@ -12,6 +13,7 @@
 
 #include "pimg/config.hpp"
 #include "pimg/result.hpp"
+#include "pimg/search_space.hpp"
 
 namespace pimg {
 
@@ -21,6 +23,7 @@ struct OptionDecl {
   std::string name;
   std::string default_value;
   std::string help;
+  std::optional<double> min, max;  // inclusive bounds of Int and Real options
 };
 
 using OptionValues = std::map<std::string, std::string>;  // validated, defaults filled in
@@ -30,24 +33,43 @@ struct Outcome {
   double median_ms = 0;  // meaningful when status == ok
 };
 
+// A stored evaluation from an earlier run (another size, another device) offered as prior
+// knowledge. Times are comparable only within one group (one device and problem).
+struct PriorResult {
+  std::string group;
+  Config config;
+  std::optional<double> median_ms;  // nullopt: the evaluation failed
+};
+
 class Strategy {
  public:
   virtual ~Strategy() = default;
-  virtual std::optional<Config> next() = 0;                    // nullopt: done
-  virtual void tell(const Config& c, const Outcome& o) = 0;
-  virtual std::size_t planned() const = 0;                     // evaluations it expects to ask for
+  virtual std::optional<PointId> ask() = 0;                  // nullopt: done
+  virtual void observe(PointId p, const Outcome& o) = 0;
+  virtual std::size_t planned() const = 0;                   // evaluations it expects to ask for
+  // Up to n points to evaluate before any of their outcomes is told (fewer when done).
+  virtual std::vector<PointId> ask_batch(std::size_t n);
+  // Earlier results offered before the first ask; strategies that do not learn from them ignore them.
+  virtual void prior(const std::vector<PriorResult>& results) { (void)results; }
+
+  // The same walk in configurations, for runners that evaluate configurations.
+  std::optional<Config> next();
+  void tell(const Config& c, const Outcome& o);  // c must come from next()
+
+ protected:
+  explicit Strategy(const SearchSpace& space) : space_(space) {}
+  const SearchSpace& space_;
 };
 
 struct StrategyInfo {
   std::string name;
   std::string help;
   std::vector<OptionDecl> options;
-  std::function<std::unique_ptr<Strategy>(const std::vector<Config>& space, const OptionValues& opts,
-                                          std::uint64_t seed)>
+  std::function<std::unique_ptr<Strategy>(const SearchSpace& space, const OptionValues& opts, std::uint64_t seed)>
       make;
 };
 
-// Checks option names and types against the declaration and fills in defaults.
+// Checks option names, types and bounds against the declaration and fills in defaults.
 // Throws std::invalid_argument naming the offending option.
 OptionValues resolve_options(const StrategyInfo& info, const std::map<std::string, std::string>& given);
 

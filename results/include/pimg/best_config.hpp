@@ -1,0 +1,37 @@
+// The run-time lookup: the best stored configuration of a tuned variant for a device and image
+// size, falling back from the exact device and size to the same device at the nearest size, then
+// to a device of the same architecture (exact, then nearest size), and saying which match it used.
+#pragma once
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "pimg/store.hpp"
+
+namespace pimg {
+
+struct BestConfig {
+  enum class Match { exact, nearest_size, same_architecture, same_architecture_nearest_size };
+  Match match = Match::exact;
+  std::string how;  // e.g. "same architecture (nvidia h100): NVIDIA H100 PCIe, nearest size 4096x4096"
+  ResultRow row;    // device, problem, variant, configuration and its median time
+};
+
+const char* to_string(BestConfig::Match m);
+
+// The architecture key of a device name: lower case, without memory size and memory or form-factor
+// words ("NVIDIA H100 80GB HBM3" and "NVIDIA H100 PCIe" are both "nvidia h100").
+std::string architecture_of(const std::string& device_name);
+
+// `device`: a device name (case-insensitive) or backend:name; `size`: WxH. `attrs` narrows the
+// problem (e.g. {"filter", "sharpen3"}); when several problems still match, the fastest wins.
+std::optional<BestConfig> best_config(const std::vector<ResultRow>& rows, const std::string& family,
+                                      const std::string& device, const std::string& size,
+                                      const std::map<std::string, std::string>& attrs = {});
+// The same on a database file (an older schema is migrated on open, as by every command). Throws UsageError
+// for a missing database or a malformed size.
+std::optional<BestConfig> best_config(const std::string& db, const std::string& family, const std::string& device,
+                                      const std::string& size, const std::map<std::string, std::string>& attrs = {});
+
+}  // namespace pimg
