@@ -87,6 +87,9 @@ const Registry& registry() {
     r.add_strategy(random_strategy());
     r.add_strategy(annealing_strategy());
     r.add_strategy(genetic_strategy());
+    r.add_strategy(diffevo_strategy());
+    r.add_strategy(local_strategy());
+    r.add_strategy(forest_strategy());
     return r;
   }();
   return reg;
