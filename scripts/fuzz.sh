@@ -11,10 +11,11 @@ mkdir -p "$out"
 export ASAN_OPTIONS="detect_leaks=0:max_allocation_size_mb=1000:allocator_may_return_null=1"
 seeds=$(mktemp -d)
 trap 'rm -rf "$seeds"' EXIT
-mkdir -p "$seeds/space" "$seeds/constraint" "$seeds/image"
+mkdir -p "$seeds/space" "$seeds/constraint" "$seeds/image" "$seeds/su"
 cp tests/data/spaces/good/*.yaml tests/data/e2e/*.yaml spaces/*.yaml "$seeds/space/"
 find tests/data/spaces/bad -name '*.yaml' -size -20k -exec cp {} "$seeds/space/" \;
 cp tests/data/images/bad/* "$seeds/image/"
+cp tests/data/su/*.su "$seeds/su/"
 i=0
 grep -rh -A3 'constraints' spaces tests/data/spaces/good tests/data/e2e | sed -n 's/^ *- *//p' | while read -r c; do
   i=$((i + 1))
@@ -22,7 +23,7 @@ grep -rh -A3 'constraints' spaces tests/data/spaces/good tests/data/e2e | sed -n
 done
 printf 'block_x * block_y <= max_work_group_size' > "$seeds/constraint/base"
 printf 'mem == local ? block_x %% 8 == 0 : !(block_y / 2)' > "$seeds/constraint/ops"
-for target in space constraint image; do
+for target in space constraint image su; do
   echo "fuzz: pimg_${target}_fuzz for ${seconds} s"
   build-asan/fuzz/pimg_${target}_fuzz -max_total_time="$seconds" -timeout=10 -rss_limit_mb=4096 \
     -artifact_prefix="$out/${target}-" -print_final_stats=1 "$seeds/$target" 2>&1 | tail -n 12
