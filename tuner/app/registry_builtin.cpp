@@ -4,6 +4,7 @@
 #include "host_backend.hpp"
 #include "pimg/registry.hpp"
 #include "pimg/strategies.hpp"
+#include "rotate/register.hpp"
 #if PIMG_WITH_OPENCL
 #include "opencl_backend.hpp"
 #endif
@@ -18,6 +19,7 @@ namespace pimg {
 
 static void fill(Registry& r) {
   conv::register_conv(r);
+  rotate::register_rotate(r);
 
   r.add_strategy(exhaustive_strategy());
   r.add_strategy(random_strategy());
