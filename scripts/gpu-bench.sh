@@ -4,7 +4,7 @@
 # and NVIDIA OpenCL (spaces/conv-gpu.yaml), run the benchmarks, and write the database, the report,
 # the logs and a summary under out/gpu, packed as $OUT/gpu-results.tgz beside $OUT/summary.txt.
 # Usage there: bash scripts/gpu-bench.sh [SPACE.yaml ...]   (default spaces/conv-gpu.yaml and conv-gpu-separable.yaml; the device tool:
-# carry .device-carry and .git-commit). Each space is tuned into the same database.
+# carry .device-carry and .git-commit). Each space is tuned into the same database, as the family its file names.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 root=$PWD
@@ -54,7 +54,8 @@ spaces=("$@")
 [ ${#spaces[@]} -gt 0 ] || spaces=(spaces/conv-gpu.yaml spaces/conv-gpu-separable.yaml)
 for space in "${spaces[@]}"; do
   t1=$(date +%s)
-  $exe conv --space "$space" --db "$out/gpu.db" --top 3 >> "$out/tune.txt" 2>> "$out/tune-progress.log"
+  family=$(awk '/^family:/ {print $2; exit}' "$space")   # conv, rotate, ...
+  $exe "$family" --space "$space" --db "$out/gpu.db" --top 3 >> "$out/tune.txt" 2>> "$out/tune-progress.log"
   log "tune $space: exit $? in $(( $(date +%s) - t1 )) s; $(tail -1 "$out/tune.txt")"
 done
 $exe report --db "$out/gpu.db" --out "$out/report/conv-gpu.md" > /dev/null

@@ -1,4 +1,5 @@
-// The OpenMP rotate variants (rows and tiles, every schedule, chunks, threads, tiles not dividing the image)
+// The OpenMP rotate variants (rows and tiles, every schedule, chunks, threads, tiles not dividing the image,
+// with and without the unchecked interior loop)
 // and the host baselines (serial; OpenCV's warpAffine, validated exactly against the family's "opencv" rule)
 // over the problem matrix {c1, c3 interleaved, c3 planar} x {nearest, bilinear} x four angles.
 #include <gtest/gtest.h>
@@ -23,14 +24,14 @@ Device& host() {
 
 TEST(RotateOpenMP, RowsBitExactWithReference) {
   expect_exact_everywhere(omp(), "omp_rows",
-                          {config({{"threads", 2}, {"schedule", "static"}, {"chunk", 1}}),
-                           config({{"threads", 0}, {"schedule", "dynamic"}, {"chunk", 4}}),
-                           config({{"threads", 1}, {"schedule", "guided"}, {"chunk", 1}})});
+                          {config({{"threads", 2}, {"schedule", "static"}, {"chunk", 1}, {"simd", 1}}),
+                           config({{"threads", 0}, {"schedule", "dynamic"}, {"chunk", 4}, {"simd", 0}}),
+                           config({{"threads", 1}, {"schedule", "guided"}, {"chunk", 1}, {"simd", 1}})});
 }
 
 TEST(RotateOpenMP, TilesBitExactWithReference) {
   expect_exact_everywhere(omp(), "omp_tiles",
-                          {config({{"tile_x", 8}, {"tile_y", 5}, {"threads", 2}, {"schedule", "static"}, {"chunk", 1}}),
+                          {config({{"tile_x", 8}, {"tile_y", 5}, {"threads", 2}, {"schedule", "static"}, {"chunk", 1}, {"simd", 0}}),
                            config({{"tile_x", 64}, {"tile_y", 64}, {"threads", 2}, {"schedule", "dynamic"}, {"chunk", 2}})});
 }
 
@@ -38,6 +39,7 @@ TEST(RotateOpenMP, BadKnobsAreLaunchErrors) {
   const Problem p = make_problem(kShapes[0], "nearest", "30");
   EXPECT_EQ(to_string(evaluate_on(omp(), p, "omp_rows", config({{"chunk", 0}})).status), std::string("launch_error"));
   EXPECT_EQ(to_string(evaluate_on(omp(), p, "omp_tiles", config({{"tile_x", 0}})).status), std::string("launch_error"));
+  EXPECT_EQ(to_string(evaluate_on(omp(), p, "omp_rows", config({{"simd", 2}})).status), std::string("launch_error"));
 }
 
 TEST(RotateHost, SerialIsTheReference) { expect_exact_everywhere(host(), "serial", {Config{}}); }

@@ -85,12 +85,16 @@ std::vector<ParamDecl> omp_params() {
                 "OpenMP threads (num_threads clause); 0 leaves the count to OpenMP (OMP_NUM_THREADS, else one per core)"),
       {"schedule", true, {"static", "dynamic", "guided"}, std::string("static"), "OpenMP loop schedule kind"},
       int_param("chunk", 1, "schedule chunk size in tasks (rows or tiles), at least 1"),
+      int_param("simd", 1,
+                "1: each run split into the pixels whose reads lie inside the image (found by integer division, "
+                "no checks, '#pragma omp simd') and checked ones; 0: every pixel checked"),
   };
 }
 
 LaunchPlan omp_plan(const Workload& w, const Config& c, int decomp) {
   const int threads = knob(c, "threads", 0, 0, 1024);
   const int chunk = knob(c, "chunk", 1, 1, 1 << 20);
+  const int simd = knob(c, "simd", 1, 0, 1);
   std::string schedule = text_knob(c, "schedule", "static", {"static", "dynamic", "guided"});
   std::transform(schedule.begin(), schedule.end(), schedule.begin(), [](unsigned char ch) { return std::toupper(ch); });
   LaunchPlan plan;
@@ -100,6 +104,7 @@ LaunchPlan omp_plan(const Workload& w, const Config& c, int decomp) {
   plan.defines.emplace_back("SCHED", "PIMG_SCHED_" + schedule);
   plan.defines.emplace_back("CHUNK", std::to_string(chunk));
   plan.defines.emplace_back("THREADS", std::to_string(threads));
+  plan.defines.emplace_back("SIMD", std::to_string(simd));
   const std::int64_t width = w.scalars.at("width"), height = w.scalars.at("height");
   plan.dims = 2;
   plan.global = {static_cast<std::size_t>(width), static_cast<std::size_t>(height), 1};
