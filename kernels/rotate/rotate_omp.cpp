@@ -80,12 +80,16 @@ inline void interior_pixel(const std::uint8_t* in, std::uint8_t* out, int width,
   for (int c = 0; c < kChannels; ++c)
     out[pimg_rot_index(x, y, c, width, height, kChannels, kPlanar)] = in[kPlanar ? c * width * height + n : n * kChannels + c];
 #else
+  // pimg_rot_blend expanded: top (256-fy) + bot fy is exactly the sum of the four taps times the products of
+  // their weights, so the weights are formed once per pixel and each channel takes four multiplies.
   const int qx = pimg_rot_q8(px), qy = pimg_rot_q8(py);
+  const int fx = qx & 255, fy = qy & 255;
+  const int w00 = (256 - fx) * (256 - fy), w10 = fx * (256 - fy), w01 = (256 - fx) * fy, w11 = fx * fy;
   const int step = kPlanar ? 1 : kChannels, row = width * step;
   for (int c = 0; c < kChannels; ++c) {
     const std::uint8_t* p = in + pimg_rot_index((qx >> 8) - 1, (qy >> 8) - 1, c, width, height, kChannels, kPlanar);
     out[pimg_rot_index(x, y, c, width, height, kChannels, kPlanar)] =
-        static_cast<std::uint8_t>(pimg_rot_blend(p[0], p[step], p[row], p[row + step], qx & 255, qy & 255));
+        static_cast<std::uint8_t>((p[0] * w00 + p[step] * w10 + p[row] * w01 + p[row + step] * w11 + 32768) >> 16);
   }
 #endif
 }
