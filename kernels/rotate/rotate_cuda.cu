@@ -2,13 +2,29 @@
    channel). SPREAD 0: neighbouring pixels, whose bytes PACK=1 stores as 16-, 8- or 4-byte words where the run
    is complete and aligned; SPREAD 1: pixels BLOCK_X (BLOCK_Y) apart, so a warp's byte stores are contiguous.
    LDG=1 reads the source through the read-only data cache (__ldg); INCR=1 steps the source point by the rule's
-   integer increments along a run (one add per pixel), INCR=0 evaluates the rule's formula at every pixel. */
+   integer increments along a run (one add per pixel), INCR=0 evaluates the rule's formula at every pixel.
+   TEXTURE=1 (cuda_texture) reads the source from a texture object over a CUDA array of 1-byte texels (2-D
+   block-linear layout, so a rotated walk stays in few cache lines): interleaved pixels are w*channels
+   texels wide, planes are stacked vertically; fetched at integer texel centres with point sampling, so
+   the bytes are the rule's exactly. */
 #if LDG
 #define PIMG_ROT_LOAD(p) __ldg(p)
+#endif
+#if TEXTURE
+#define PIMG_ROT_IMAGE unsigned long long
+#define PIMG_ROT_TEXEL(in, tx, ty) ((int)tex2D<unsigned char>((in), (float)(tx) + 0.5f, (float)(ty) + 0.5f))
 #endif
 #include "rotate/rotate_rule.h"
 
 typedef unsigned char uchar;
+
+#if TEXTURE
+#define IN_PARAM unsigned long long in
+#define SAMPLE pimg_rot_sample_texels
+#else
+#define IN_PARAM const uchar* __restrict__ in
+#define SAMPLE pimg_rot_sample
+#endif
 
 #if SPREAD
 #define STEP_X BLOCK_X
@@ -67,7 +83,7 @@ static __device__ __forceinline__ void store_run(uchar* __restrict__ out, int of
 }
 
 extern "C" __global__ void __launch_bounds__(BLOCK_X * BLOCK_Y)
-    rotate_cuda(const uchar* __restrict__ in, uchar* __restrict__ out, int width, int height) {
+    rotate_cuda(IN_PARAM, uchar* __restrict__ out, int width, int height) {
 #if SPREAD
   const int x0 = (int)blockIdx.x * BLOCK_X * ITEMS_X + (int)threadIdx.x;
   const int y0 = (int)blockIdx.y * BLOCK_Y * ITEMS_Y + (int)threadIdx.y;
@@ -97,7 +113,7 @@ extern "C" __global__ void __launch_bounds__(BLOCK_X * BLOCK_Y)
 #pragma unroll
         for (int c = 0; c < PIMG_CHANNELS; ++c) {
           const uchar v =
-              (uchar)pimg_rot_sample(in, px, py, c, width, height, PIMG_CHANNELS, PIMG_PLANAR, PIMG_INTERP, PIMG_FILL);
+              (uchar)SAMPLE(in, px, py, c, width, height, PIMG_CHANNELS, PIMG_PLANAR, PIMG_INTERP, PIMG_FILL);
 #if SPREAD
           out[pimg_rot_index(x, y, c, width, height, PIMG_CHANNELS, PIMG_PLANAR)] = v;
 #elif PIMG_PLANAR

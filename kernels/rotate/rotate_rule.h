@@ -98,4 +98,30 @@ PIMG_ROT_FN int pimg_rot_sample(const PIMG_ROT_GLOBAL unsigned char* in, int px,
                         pimg_rot_tap(in, x0 + 1, y0 + 1, c, w, h, ch, planar, fill), qx & 255, qy & 255);
 }
 
+/* The same rule with the source read as 1-byte texels of a 2-D image (interleaved rows w*ch texels wide, planes
+   stacked vertically) through PIMG_ROT_TEXEL(in, tx, ty), `in` of type PIMG_ROT_IMAGE: both defined by a
+   kernel that reads a texture before including this file. */
+#ifdef PIMG_ROT_TEXEL
+PIMG_ROT_FN int pimg_rot_texel(PIMG_ROT_IMAGE in, int x, int y, int c, int w, int h, int ch, int planar, int fill) {
+  if (x < 0 || y < 0 || x >= w || y >= h) return fill;
+  return planar ? PIMG_ROT_TEXEL(in, x, c * h + y) : PIMG_ROT_TEXEL(in, x * ch + c, y);
+}
+
+PIMG_ROT_FN int pimg_rot_sample_texels(PIMG_ROT_IMAGE in, int px, int py, int c, int w, int h, int ch, int planar,
+                                       int interp, int fill) {
+  if (interp == PIMG_ROT_NEAREST) {
+    const int qx = px + 65536, qy = py + 65536; /* s + 1/2; the upper bounds are the texel's */
+    if (qx < 0 || qy < 0) return fill;
+    return pimg_rot_texel(in, qx >> PIMG_ROT_FRAC, qy >> PIMG_ROT_FRAC, c, w, h, ch, planar, fill);
+  }
+  const int qx = pimg_rot_q8(px), qy = pimg_rot_q8(py);
+  if (qx < 0 || qy < 0) return fill;
+  const int x0 = (qx >> 8) - 1, y0 = (qy >> 8) - 1;
+  return pimg_rot_blend(pimg_rot_texel(in, x0, y0, c, w, h, ch, planar, fill),
+                        pimg_rot_texel(in, x0 + 1, y0, c, w, h, ch, planar, fill),
+                        pimg_rot_texel(in, x0, y0 + 1, c, w, h, ch, planar, fill),
+                        pimg_rot_texel(in, x0 + 1, y0 + 1, c, w, h, ch, planar, fill), qx & 255, qy & 255);
+}
+#endif
+
 #endif

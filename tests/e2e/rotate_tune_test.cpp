@@ -41,7 +41,8 @@ TEST_F(RotateEndToEnd, TunesEveryConfigurationAndValidatesIt) {
     EXPECT_GT(r.result.kernel.median, 0);
   }
   // Configurations x 2 problems; OpenCV only where the build has it.
-  std::map<std::string, int> expected = {{"omp_rows", 4 * 2}, {"omp_tiles", 2}, {"serial", 2}, {"cl_direct", 4 * 2}};
+  std::map<std::string, int> expected = {{"omp_rows", 4 * 2}, {"omp_tiles", 2}, {"serial", 2}, {"cl_direct", 4 * 2},
+                                         {"cl_image", 2}};
   if (by_variant.count("opencv_warp")) expected["opencv_warp"] = 2;
   for (const auto& [variant, n] : expected) {
     EXPECT_EQ(by_variant[variant]["ok"], n) << variant << "\n" << first_.out;

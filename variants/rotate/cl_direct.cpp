@@ -19,17 +19,23 @@ class ClDirect final : public Variant {
 
   // args: in, out, width, height
   LaunchPlan plan(const Problem& p, const Workload& w, const Config& c, const DeviceInfo& d) const override {
-    const GridKnobs k =
-        read_grid(c, d, limit(d, "max_work_group_size", static_cast<double>(d.max_work_group_size)));
-    LaunchPlan plan;
-    plan.entry = "rotate_direct";
-    add_grid_defines(plan, w, k);
-    set_grid(plan, spec_of(p), k);
-    return plan;
+    return cl_plan(p, w, c, d, false);
   }
 };
 
 }  // namespace
+
+LaunchPlan cl_plan(const Problem& p, const Workload& w, const Config& c, const DeviceInfo& d, bool image) {
+  const RotateSpec s = spec_of(p);
+  const GridKnobs k = read_grid(c, d, limit(d, "max_work_group_size", static_cast<double>(d.max_work_group_size)));
+  LaunchPlan plan;
+  plan.entry = "rotate_direct";
+  add_grid_defines(plan, w, k);
+  plan.defines.emplace_back("IMAGE", image ? "1" : "0");
+  set_grid(plan, s, k);
+  if (image) plan.args[0] = image_arg(s, d, "image_support");
+  return plan;
+}
 
 std::unique_ptr<Variant> make_cl_direct() { return std::make_unique<ClDirect>(); }
 

@@ -10,9 +10,11 @@ void register_rotate(Registry& reg) {
   register_serial(reg);
   register_opencv(reg);
   reg.add_variant(make_cl_direct());
+  reg.add_variant(make_cl_image());
   reg.add_variant(make_omp_rows());
   reg.add_variant(make_omp_tiles());
   reg.add_variant(make_cuda_direct());
+  reg.add_variant(make_cuda_texture());
 }
 
 }  // namespace pimg::rotate

@@ -79,6 +79,17 @@ void set_grid(LaunchPlan& plan, const RotateSpec& s, const GridKnobs& k) {
   plan.args = {KernelArg::buf("in"), KernelArg::buf("out"), KernelArg::integer(s.width), KernelArg::integer(s.height)};
 }
 
+KernelArg image_arg(const RotateSpec& s, const DeviceInfo& d, const std::string& support) {
+  if (!support.empty() && limit(d, support, 0) == 0) throw PlanError("the device has no image support");
+  const int texels_x = s.planar ? s.width : s.width * s.channels;
+  const int texels_y = s.planar ? s.height * s.channels : s.height;
+  const double max_w = limit(d, "image2d_max_width", 0), max_h = limit(d, "image2d_max_height", 0);
+  if (texels_x > max_w || texels_y > max_h)
+    throw PlanError(fmt::format("input of {}x{} texels exceeds the device's 2-D image limit {}x{}", texels_x, texels_y,
+                                max_w, max_h));
+  return KernelArg::image("in", texels_x, texels_y);
+}
+
 std::vector<ParamDecl> omp_params() {
   return {
       int_param("threads", 0,

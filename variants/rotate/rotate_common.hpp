@@ -47,11 +47,24 @@ std::vector<KernelArg> host_args(const RotateSpec& s);
 // The spec a host function receives through those integer arguments.
 RotateSpec spec_from_args(const std::int64_t* ints);
 
+// The input as a 2-D image of 1-byte texels (interleaved rows w*channels wide, planes stacked vertically);
+// PlanError when the device has no images (limit `support`, if named) or they are too small.
+KernelArg image_arg(const RotateSpec& s, const DeviceInfo& d, const std::string& support);
+// The plan of kernels/rotate/rotate_direct.cl (cl_direct; cl_image with image=1). Throws PlanError.
+LaunchPlan cl_plan(const Problem& p, const Workload& w, const Config& c, const DeviceInfo& d, bool image);
+// cuda_direct's and cuda_texture's parameters: the grid's, ldg (with_ldg), incr and pack.
+std::vector<ParamDecl> cuda_params(bool with_ldg);
+// The plan of kernels/rotate/rotate_cuda.cu (cuda_direct; cuda_texture with texture=1: the input as a
+// texture object, no ldg knob). Throws PlanError.
+LaunchPlan cuda_plan(const Problem& p, const Workload& w, const Config& c, const DeviceInfo& d, bool texture);
+
 void register_serial(Registry& reg);
 void register_opencv(Registry& reg);
 std::unique_ptr<Variant> make_cl_direct();
+std::unique_ptr<Variant> make_cl_image();
 std::unique_ptr<Variant> make_omp_rows();
 std::unique_ptr<Variant> make_omp_tiles();
 std::unique_ptr<Variant> make_cuda_direct();
+std::unique_ptr<Variant> make_cuda_texture();
 
 }  // namespace pimg::rotate
