@@ -54,7 +54,7 @@ spaces=("$@")
 [ ${#spaces[@]} -gt 0 ] || spaces=(spaces/conv-gpu.yaml spaces/conv-gpu-separable.yaml)
 for space in "${spaces[@]}"; do
   t1=$(date +%s)
-  family=$(awk '/^family:/ {print $2; exit}' "$space")   # conv, rotate, ...
+  family=$(awk '/^family:/ {print $2; exit}' "$space")
   $exe "$family" --space "$space" --db "$out/gpu.db" --top 3 >> "$out/tune.txt" 2>> "$out/tune-progress.log"
   log "tune $space: exit $? in $(( $(date +%s) - t1 )) s; $(tail -1 "$out/tune.txt")"
 done

@@ -5,6 +5,7 @@
 #include "pimg/registry.hpp"
 #include "pimg/strategies.hpp"
 #include "rotate/register.hpp"
+#include "semblance/register.hpp"
 #if PIMG_WITH_OPENCL
 #include "opencl_backend.hpp"
 #endif
@@ -20,6 +21,7 @@ namespace pimg {
 static void fill(Registry& r) {
   conv::register_conv(r);
   rotate::register_rotate(r);
+  semblance::register_semblance(r);
 
   r.add_strategy(exhaustive_strategy());
   r.add_strategy(random_strategy());
