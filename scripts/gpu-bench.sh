@@ -33,6 +33,11 @@ export PATH=/usr/local/cuda/bin:$PATH
 export CUDA_CACHE_PATH=$root/build-gpu/nv-cache
 command -v pkg-config >/dev/null || export PKG_CONFIG=$carry/bin/pkgconf
 
+# The shared data the spaces read (../shared/data), when the machine's copy of the tree lacks it.
+if [ ! -e ../shared/data/semblance ] && [ -d "$carry/shared/data" ]; then
+  mkdir -p ../shared && cp -r "$carry/shared/data" ../shared/
+fi
+
 log "device: $(nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader)"
 log "date: $(date -u +%Y-%m-%dT%H:%M:%SZ)  commit: $(git rev-parse --short=12 HEAD 2>/dev/null || cat .git-commit 2>/dev/null || echo unknown)"
 t0=$(date +%s)
@@ -58,10 +63,12 @@ for space in "${spaces[@]}"; do
   $exe "$family" --space "$space" --db "$out/gpu.db" --top 3 >> "$out/tune.txt" 2>> "$out/tune-progress.log"
   log "tune $space: exit $? in $(( $(date +%s) - t1 )) s; $(tail -1 "$out/tune.txt")"
 done
-$exe report --db "$out/gpu.db" --out "$out/report/conv-gpu.md" > /dev/null
-$exe best conv --db "$out/gpu.db" --json > "$out/best.json"
+$exe report --db "$out/gpu.db" --out "$out/report/gpu.md" > /dev/null
+for family in $(for s in "${spaces[@]}"; do awk '/^family:/ {print $2; exit}' "$s"; done | sort -u); do
+  $exe best "$family" --db "$out/gpu.db" --json > "$out/best-$family.json"
+done
 
-build-gpu/bench/pimg_bench --benchmark_format=console > "$out/bench.txt" 2>&1
+[ -n "${PIMG_SKIP_BENCH:-}" ] || build-gpu/bench/pimg_bench --benchmark_format=console > "$out/bench.txt" 2>&1
 log "bench: $(grep -c '^BM_' "$out/bench.txt") benchmarks"
-grep -E '^## |^\| ' "$out/report/conv-gpu.md" | grep -i -E 'ratio|npp|speed' | head -20 | tee -a "$out/summary.txt"
+grep -E '^## |^\| ' "$out/report/gpu.md" | grep -i -E 'ratio|npp|speed' | head -20 | tee -a "$out/summary.txt"
 tail -n 40 "$out/tune.txt"
