@@ -4,7 +4,7 @@
 # and NVIDIA OpenCL (spaces/conv-gpu.yaml), run the benchmarks, and write the database, the report,
 # the logs and a summary under out/gpu, packed as $OUT/gpu-results.tgz beside $OUT/summary.txt.
 # Usage there: bash scripts/gpu-bench.sh [SPACE.yaml ...]   (default spaces/conv-gpu.yaml and conv-gpu-separable.yaml; the device tool:
-# carry .device-carry and .git-commit). Each space is tuned into the same database.
+# carry .device-carry and .git-commit). Each space is tuned into the same database, as the family its file names.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 root=$PWD

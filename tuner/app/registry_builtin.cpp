@@ -4,6 +4,7 @@
 #include "host_backend.hpp"
 #include "pimg/registry.hpp"
 #include "pimg/strategies.hpp"
+#include "rotate/register.hpp"
 #include "semblance/register.hpp"
 #if PIMG_WITH_OPENCL
 #include "opencl_backend.hpp"
@@ -19,6 +20,7 @@ namespace pimg {
 
 static void fill(Registry& r) {
   conv::register_conv(r);
+  rotate::register_rotate(r);
   semblance::register_semblance(r);
 
   r.add_strategy(exhaustive_strategy());

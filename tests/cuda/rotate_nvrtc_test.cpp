@@ -1,0 +1,96 @@
+// CI without a GPU: kernels/rotate/rotate_cuda.cu compiles through NVRTC for sm_90 over a sample in which every
+// knob value of cuda_direct and cuda_texture appears (blocks, items, spread, ldg, incr, pack), for every shape and both
+// interpolations, planned by the variant itself for an H100-like device; plus its plan checks and the GPU
+// space file.
+#include <gtest/gtest.h>
+
+#include "nvrtc_compiler.hpp"
+#include "pimg/space.hpp"
+#include "rotate/rotate_fixture.hpp"
+
+namespace pimg::rottest {
+namespace {
+
+// What plans read of an H100 (compute capability 9.0).
+DeviceInfo h100() {
+  DeviceInfo d;
+  d.backend = "cuda";
+  d.name = "NVIDIA H100 (rotate test description)";
+  d.max_work_group_size = 1024;
+  d.limits = {{"max_threads_per_block", 1024}, {"max_work_item_size_0", 1024}, {"max_work_item_size_1", 1024},
+              {"max_grid_size_1", 65535},      {"compute_capability", 90},       {"image2d_max_width", 131072},
+              {"image2d_max_height", 65536}};
+  return d;
+}
+
+// cuda_texture has no ldg knob.
+std::vector<Config> cuda_configs(bool with_ldg) {
+  auto c = [with_ldg](int bx, int by, int ix, int iy, int spread, int ldg, int incr, int pack) {
+    Config out = config({{"block_x", bx}, {"block_y", by}, {"items_x", ix}, {"items_y", iy}, {"spread", spread},
+                         {"incr", incr}, {"pack", pack}});
+    if (with_ldg) out.set("ldg", ldg);
+    return out;
+  };
+  return {c(32, 8, 1, 1, 0, 1, 1, 0), c(64, 4, 4, 2, 0, 1, 1, 1), c(32, 4, 16, 1, 0, 0, 0, 1),
+          c(128, 2, 8, 4, 0, 1, 0, 1), c(32, 8, 2, 2, 1, 0, 1, 0), c(16, 16, 4, 1, 1, 1, 0, 0)};
+}
+
+TEST(RotateNvrtc, EveryConfigurationCompilesForSm90) {
+  ASSERT_TRUE(cuda::nvrtc_status().empty()) << cuda::nvrtc_status();
+  for (const char* name : {"cuda_direct", "cuda_texture"}) {
+    const Variant& v = *Registry::builtin().variant("rotate", name);
+    const KernelSource* source = kernel_source(v.source());
+    ASSERT_NE(source, nullptr);
+    for (const Shape& shape : kShapes)
+      for (const char* interp : kInterps) {
+        const Problem p = make_problem(shape, interp, "30", 256, 64);
+        const Workload w = family().make_workload(p);
+        for (const Config& c : cuda_configs(std::string(name) == "cuda_direct")) {
+          const cuda::NvrtcResult r = cuda::nvrtc_compile(*source, cuda::nvrtc_options(v.plan(p, w, c, h100()), 90));
+          EXPECT_TRUE(r.ok) << name << " " << c.brief() << " on " << p.label() << "\n" << r.log;
+          EXPECT_FALSE(r.cubin.empty());
+        }
+      }
+  }
+}
+
+TEST(RotateNvrtc, TexturePlanTakesTheInputAsAnImage) {
+  const Variant& v = *Registry::builtin().variant("rotate", "cuda_texture");
+  const Problem planar = make_problem(kShapes[2], "bilinear", "30", 100, 30);
+  const LaunchPlan plan = v.plan(planar, family().make_workload(planar), Config{}, h100());
+  ASSERT_EQ(plan.args.size(), 4u);
+  EXPECT_EQ(plan.args[0].kind, ArgKind::Image2D);
+  EXPECT_EQ(plan.args[0].image_width, 100);
+  EXPECT_EQ(plan.args[0].image_height, 90);  // three planes stacked
+  const Problem wide = make_problem(kShapes[1], "nearest", "30", 9000, 16);
+  DeviceInfo small = h100();
+  small.limits["image2d_max_width"] = 16384;  // 27000 texels of interleaved bytes do not fit
+  EXPECT_THROW(v.plan(wide, family().make_workload(wide), Config{}, small), PlanError);
+}
+
+TEST(RotateNvrtc, PlanGeometryAndRefusals) {
+  const Variant& v = *Registry::builtin().variant("rotate", "cuda_direct");
+  const Problem p = make_problem(kShapes[1], "nearest", "30", 100, 30);
+  const Workload w = family().make_workload(p);
+  const LaunchPlan plan =
+      v.plan(p, w, config({{"block_x", 8}, {"block_y", 2}, {"items_x", 4}, {"items_y", 4}, {"pack", 1}}), h100());
+  EXPECT_EQ(plan.entry, "rotate_cuda");
+  EXPECT_EQ(plan.global[0], 32u);  // ceil(100 / 4) = 25, rounded up to 8
+  EXPECT_EQ(plan.global[1], 8u);   // ceil(30 / 4) = 8
+  ASSERT_EQ(plan.args.size(), 4u);
+  EXPECT_THROW(v.plan(p, w, config({{"block_x", 64}, {"block_y", 32}}), h100()), PlanError);
+  EXPECT_THROW(v.plan(p, w, config({{"spread", 1}, {"pack", 1}}), h100()), PlanError);
+  EXPECT_THROW(v.plan(p, w, config({{"items_x", 65}}), h100()), PlanError);
+  EXPECT_THROW(v.plan(p, w, config({{"ldg", 2}}), h100()), PlanError);
+  const Problem tall = make_problem(kShapes[0], "nearest", "30", 16, 9000);
+  EXPECT_THROW(v.plan(tall, family().make_workload(tall), config({{"block_y", 1}, {"items_y", 1}, {"pack", 0}}),
+                      DeviceInfo{.limits = {{"max_grid_size_1", 8000}}}),
+               PlanError);
+}
+
+TEST(RotateNvrtc, GpuSpaceLoads) {
+  EXPECT_NO_THROW(load_space(std::string(PIMG_SOURCE_DIR) + "/spaces/rotate-gpu.yaml", Registry::builtin()));
+}
+
+}  // namespace
+}  // namespace pimg::rottest

@@ -1,0 +1,64 @@
+// The OpenMP rotate variants (rows and tiles, every schedule, chunks, threads, tiles not dividing the image,
+// with and without the unchecked interior loop)
+// and the host baselines (serial; OpenCV's warpAffine, validated exactly against the family's "opencv" rule)
+// over the problem matrix {c1, c3 interleaved, c3 planar} x {nearest, bilinear} x four angles.
+#include <gtest/gtest.h>
+
+#include "rotate/rotate_fixture.hpp"
+
+namespace pimg::rottest {
+namespace {
+
+Device& open_first(const char* backend) {
+  const Backend* b = Registry::builtin().backend(backend);
+  return *b->open(b->devices().at(0)).release();  // kept for the process
+}
+Device& omp() {
+  static Device& d = open_first("openmp");
+  return d;
+}
+Device& host() {
+  static Device& d = open_first("host");
+  return d;
+}
+
+TEST(RotateOpenMP, RowsBitExactWithReference) {
+  expect_exact_everywhere(omp(), "omp_rows",
+                          {config({{"threads", 2}, {"schedule", "static"}, {"chunk", 1}, {"simd", 1}}),
+                           config({{"threads", 0}, {"schedule", "dynamic"}, {"chunk", 4}, {"simd", 0}}),
+                           config({{"threads", 1}, {"schedule", "guided"}, {"chunk", 1}, {"simd", 1}})});
+}
+
+TEST(RotateOpenMP, TilesBitExactWithReference) {
+  expect_exact_everywhere(omp(), "omp_tiles",
+                          {config({{"tile_x", 8}, {"tile_y", 5}, {"threads", 2}, {"schedule", "static"}, {"chunk", 1}, {"simd", 0}}),
+                           config({{"tile_x", 64}, {"tile_y", 64}, {"threads", 2}, {"schedule", "dynamic"}, {"chunk", 2}})});
+}
+
+TEST(RotateOpenMP, BadKnobsAreLaunchErrors) {
+  const Problem p = make_problem(kShapes[0], "nearest", "30");
+  EXPECT_EQ(to_string(evaluate_on(omp(), p, "omp_rows", config({{"chunk", 0}})).status), std::string("launch_error"));
+  EXPECT_EQ(to_string(evaluate_on(omp(), p, "omp_tiles", config({{"tile_x", 0}})).status), std::string("launch_error"));
+  EXPECT_EQ(to_string(evaluate_on(omp(), p, "omp_rows", config({{"simd", 2}})).status), std::string("launch_error"));
+}
+
+TEST(RotateHost, SerialIsTheReference) { expect_exact_everywhere(host(), "serial", {Config{}}); }
+
+// OpenCV rounds on its own fixed-point grid: its rows match the "opencv" rule byte for byte. Bilinear weights
+// on OpenCV's 1/32 grid differ from the family's 1/256 one, so there the rule is needed (nearest coordinates
+// differ only within 2^-10 pixel of a rounding boundary, which a given image may not meet).
+TEST(RotateHost, OpencvWarpMatchesItsRuleExactly) {
+  if (!Registry::builtin().variant("rotate", "opencv_warp")) GTEST_SKIP() << "built without OpenCV";
+  expect_exact_everywhere(host(), "opencv_warp", {Config{}});
+  for (const char* interp : kInterps) {
+    const Problem p = make_problem(kShapes[1], interp, "30", 640, 480);
+    const EvalResult r = evaluate_on(host(), p, "opencv_warp", Config{});
+    EXPECT_EQ(to_string(r.status), std::string("ok")) << r.log;
+    EXPECT_EQ(r.validation, "exact (rule opencv)");
+    const Workload w = family().make_workload(p);
+    if (std::string(interp) == "bilinear") EXPECT_NE(family().reference(p, w, "opencv"), family().reference(p, w));
+  }
+}
+
+}  // namespace
+}  // namespace pimg::rottest

@@ -1,0 +1,64 @@
+// Shared by the rotate tests of every backend: the problem matrix (shapes x interpolations x angles, odd sizes,
+// a non-zero fill) and one evaluation through pimg::evaluate, the output poisoned and compared with the
+// family's reference under the variant's own validation rule.
+#pragma once
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+#include "pimg/evaluator.hpp"
+#include "pimg/registry.hpp"
+
+namespace pimg::rottest {
+
+struct Shape {
+  const char* name;
+  int channels;
+  const char* layout;
+};
+inline const Shape kShapes[] = {{"c1", 1, "interleaved"}, {"c3i", 3, "interleaved"}, {"c3p", 3, "planar"}};
+inline const char* const kInterps[] = {"nearest", "bilinear"};
+// An acute angle, a negative one, one past 90 degrees, and a quarter turn of a non-square image.
+inline const char* const kAngles[] = {"30", "-17.5", "123.25", "90"};
+
+inline const Family& family() { return *Registry::builtin().family("rotate"); }
+
+inline Problem make_problem(const Shape& shape, const char* interp, const char* angle, int width = 37,
+                            int height = 23) {
+  return family().make_problem(width, height, shape.channels,
+                               {{"layout", shape.layout}, {"interp", interp}, {"angle", angle}, {"fill", "11"}});
+}
+
+inline Config config(std::initializer_list<std::pair<const char*, Value>> values) {
+  Config c;
+  for (const auto& [name, value] : values) c.set(name, value);
+  return c;
+}
+
+// One warm-up and one timed run, each poisoned and validated.
+inline EvalResult evaluate_on(Device& device, const Problem& p, const std::string& variant, const Config& c) {
+  const Variant* v = Registry::builtin().variant("rotate", variant);
+  if (!v) throw std::runtime_error("no variant rotate/" + variant);
+  const Workload w = family().make_workload(p);
+  const std::vector<std::uint8_t> expected = family().reference(p, w, v->validation_rule());
+  EvalContext ctx{family(), p, w, expected, device, MeasureSpec{1, 1, 60}};
+  return evaluate(ctx, *v, c);
+}
+
+// Every configuration over the whole problem matrix must validate exactly.
+inline void expect_exact_everywhere(Device& device, const std::string& variant, const std::vector<Config>& configs) {
+  for (const Shape& shape : kShapes)
+    for (const char* interp : kInterps)
+      for (const char* angle : kAngles) {
+        const Problem p = make_problem(shape, interp, angle);
+        for (const Config& c : configs) {
+          SCOPED_TRACE(variant + " " + c.brief() + " on " + p.label());
+          const EvalResult r = evaluate_on(device, p, variant, c);
+          EXPECT_EQ(to_string(r.status), std::string("ok")) << r.log;
+          EXPECT_EQ(r.validation.substr(0, 5), "exact") << r.validation;
+        }
+      }
+}
+
+}  // namespace pimg::rottest

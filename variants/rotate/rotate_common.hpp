@@ -1,0 +1,70 @@
+// Shared by the rotate variants: reading a configuration's knobs with their ranges (PlanError outside them),
+// the problem's defines, the launch geometry of the work-item kernels and the registration entry points.
+#pragma once
+#include <initializer_list>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "pimg/registry.hpp"
+#include "pimg/variant.hpp"
+#include "rotate_family.hpp"
+
+namespace pimg::rotate {
+
+inline ParamDecl int_param(const std::string& name, std::int64_t def, const std::string& help) {
+  return {name, false, {}, def, help};
+}
+
+// Integer parameter `name` (def when c leaves it out); PlanError outside lo..hi.
+int knob(const Config& c, const std::string& name, std::int64_t def, std::int64_t lo, std::int64_t hi);
+// Text parameter `name` (def when c leaves it out); PlanError unless it is one of `choices`.
+std::string text_knob(const Config& c, const std::string& name, const std::string& def,
+                      std::initializer_list<const char*> choices);
+// A named device limit, or `fallback` when the backend does not report it.
+double limit(const DeviceInfo& d, const std::string& name, double fallback);
+
+// The knobs of the work-item kernels (OpenCL and CUDA).
+struct GridKnobs {
+  int block_x = 32, block_y = 8;  // work-group / thread block
+  int items_x = 1, items_y = 1;   // output pixels per work item
+  int spread = 0;                 // 0: neighbouring pixels; 1: BLOCK_X (BLOCK_Y) apart
+};
+std::vector<ParamDecl> grid_params();
+// Throws PlanError when the block exceeds `max_group` items or the device's dimensions.
+GridKnobs read_grid(const Config& c, const DeviceInfo& d, double max_group);
+// The problem's defines, then BLOCK_X, BLOCK_Y, ITEMS_X, ITEMS_Y, SPREAD.
+void add_grid_defines(LaunchPlan& plan, const Workload& w, const GridKnobs& k);
+// dims 2; global = ceil(size / items) rounded up to the block; args in, out, width, height.
+void set_grid(LaunchPlan& plan, const RotateSpec& s, const GridKnobs& k);
+
+// The plan of kernels/rotate/rotate_omp.cpp: decomp 0 rows, 1 tiles (tile_x, tile_y).
+std::vector<ParamDecl> omp_params();
+LaunchPlan omp_plan(const Workload& w, const Config& c, int decomp);
+
+// The host functions' arguments: in, out, then width, height, channels, planar, interp, fill, cos, sin.
+std::vector<KernelArg> host_args(const RotateSpec& s);
+// The spec a host function receives through those integer arguments.
+RotateSpec spec_from_args(const std::int64_t* ints);
+
+// The input as a 2-D image of 1-byte texels (interleaved rows w*channels wide, planes stacked vertically);
+// PlanError when the device has no images (limit `support`, if named) or they are too small.
+KernelArg image_arg(const RotateSpec& s, const DeviceInfo& d, const std::string& support);
+// The plan of kernels/rotate/rotate_direct.cl (cl_direct; cl_image with image=1). Throws PlanError.
+LaunchPlan cl_plan(const Problem& p, const Workload& w, const Config& c, const DeviceInfo& d, bool image);
+// cuda_direct's and cuda_texture's parameters: the grid's, ldg (with_ldg), incr and pack.
+std::vector<ParamDecl> cuda_params(bool with_ldg);
+// The plan of kernels/rotate/rotate_cuda.cu (cuda_direct; cuda_texture with texture=1: the input as a
+// texture object, no ldg knob). Throws PlanError.
+LaunchPlan cuda_plan(const Problem& p, const Workload& w, const Config& c, const DeviceInfo& d, bool texture);
+
+void register_serial(Registry& reg);
+void register_opencv(Registry& reg);
+std::unique_ptr<Variant> make_cl_direct();
+std::unique_ptr<Variant> make_cl_image();
+std::unique_ptr<Variant> make_omp_rows();
+std::unique_ptr<Variant> make_omp_tiles();
+std::unique_ptr<Variant> make_cuda_direct();
+std::unique_ptr<Variant> make_cuda_texture();
+
+}  // namespace pimg::rotate

@@ -1,0 +1,224 @@
+// The rotate family contract: problem attributes, seeded input, the reference (and OpenCV's rule), exact
+// comparison, minimum traffic and MPix/s.
+#include "rotate_family.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <charconv>
+#include <cmath>
+#include <numbers>
+#include <random>
+#include <vector>
+
+#include "pimg/errors.hpp"
+#include "pimg/image_io.hpp"
+
+extern "C" {
+#include "rotate/rotate_rule.h"
+}
+
+namespace pimg::rotate {
+namespace {
+
+int parse_int(const std::string& key, const std::string& text) {
+  int v = 0;
+  auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
+  if (ec != std::errc() || ptr != text.data() + text.size())
+    throw AttrError(key, fmt::format("'{}' is not an integer", text));
+  return v;
+}
+
+double parse_angle(const std::string& text) {
+  double v = 0;
+  auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
+  if (ec != std::errc() || ptr != text.data() + text.size() || !std::isfinite(v))
+    throw AttrError("angle", fmt::format("'{}' is not a number of degrees", text));
+  if (std::abs(v) > 3600) throw AttrError("angle", fmt::format("{} degrees is outside -3600..3600", text));
+  return v;
+}
+
+}  // namespace
+
+std::array<int, 2> fixed_cos_sin(double degrees) {
+  // Reduce to [0, 360) first so multiples of 90 give exact 0 and +-1.
+  double d = std::fmod(degrees, 360.0);
+  if (d < 0) d += 360.0;
+  if (d == 0) return {65536, 0};
+  if (d == 90) return {0, 65536};
+  if (d == 180) return {-65536, 0};
+  if (d == 270) return {0, -65536};
+  const double r = d * std::numbers::pi / 180.0;
+  return {static_cast<int>(std::lround(std::cos(r) * 65536.0)), static_cast<int>(std::lround(std::sin(r) * 65536.0))};
+}
+
+std::vector<AttrSpec> RotateFamily::attributes() const {
+  return {
+      {"angle", {}, "30", "rotation in degrees, counterclockwise as displayed, about the image centre"},
+      {"interp", {"nearest", "bilinear"}, "nearest",
+       "nearest: the source pixel floor(s + 1/2); bilinear: 2x2 taps with 8-bit fixed-point weights"},
+      {"layout", {"interleaved", "planar"}, "interleaved", "channel layout of 3-channel images"},
+      {"fill", {}, "0", "value (0..255) of output samples whose source lies outside the image"},
+      {"input", {}, "random", "random (seeded) or the path of an image file"},
+      {"seed", {}, "1107", "random input seed"},
+  };
+}
+
+Problem RotateFamily::make_problem(int width, int height, int channels, std::map<std::string, std::string> attrs) const {
+  for (const auto& spec : attributes())
+    if (!attrs.count(spec.name) && !spec.default_value.empty()) attrs[spec.name] = spec.default_value;
+  if (channels != 1 && channels != 3) throw AttrError("channels", fmt::format("must be 1 or 3, got {}", channels));
+  attrs["angle"] = fmt::format("{}", parse_angle(attrs["angle"]));  // one spelling per angle
+  const int fill = parse_int("fill", attrs["fill"]);
+  if (fill < 0 || fill > 255) throw AttrError("fill", fmt::format("must be in 0..255, got {}", fill));
+  parse_int("seed", attrs["seed"]);
+  if (attrs["input"] != "random") {
+    auto [w, h] = image_size(attrs["input"]);
+    width = w;
+    height = h;
+  }
+  if (width <= 0 || height <= 0) throw AttrError("sizes", fmt::format("image size {}x{} is not positive", width, height));
+  const long long big = std::max(width, height), small = std::min(width, height);
+  // 32767 would do for the rule itself; the rest leaves kernels room to step a work group past the edge.
+  if (2 * big + small > 30000)
+    throw AttrError("sizes", fmt::format("image {}x{}: rotate's 32-bit fixed-point coordinates need "
+                                         "2*max(w,h) + min(w,h) <= 30000",
+                                         width, height));
+  if (channels == 1) attrs["layout"] = "interleaved";  // one channel: the layouts coincide
+  return Problem{"rotate", width, height, channels, std::move(attrs)};
+}
+
+RotateSpec spec_of(const Problem& p) {
+  RotateSpec s;
+  s.width = p.width;
+  s.height = p.height;
+  s.channels = p.channels;
+  s.planar = p.attr("layout") == "planar";
+  s.interp = p.attr("interp") == "bilinear" ? PIMG_ROT_BILINEAR : PIMG_ROT_NEAREST;
+  s.fill = parse_int("fill", p.attr("fill"));
+  s.angle = parse_angle(p.attr("angle"));
+  const auto [cs, sn] = fixed_cos_sin(s.angle);
+  s.cs = cs;
+  s.sn = sn;
+  return s;
+}
+
+void reference(const RotateSpec& s, const std::uint8_t* in, std::uint8_t* out) {
+  for (int y = 0; y < s.height; ++y)
+    for (int x = 0; x < s.width; ++x) {
+      const int px = pimg_rot_px(x, y, s.width, s.height, s.cs, s.sn);
+      const int py = pimg_rot_py(x, y, s.width, s.height, s.cs, s.sn);
+      for (int c = 0; c < s.channels; ++c)
+        out[pimg_rot_index(x, y, c, s.width, s.height, s.channels, s.planar)] = static_cast<std::uint8_t>(
+            pimg_rot_sample(in, px, py, c, s.width, s.height, s.channels, s.planar, s.interp, s.fill));
+    }
+}
+
+std::array<double, 6> opencv_matrix(const RotateSpec& s) {
+  const double c = s.cs / 65536.0, sn = s.sn / 65536.0;
+  const double cx = (s.width - 1) / 2.0, cy = (s.height - 1) / 2.0;
+  return {c, -sn, cx - c * cx + sn * cy, sn, c, cy - sn * cx - c * cy};
+}
+
+void reference_opencv(const RotateSpec& s, const std::uint8_t* in, std::uint8_t* out) {
+  // OpenCV 4.x imgwarp.cpp, WarpAffineInvoker: AB_BITS = 10, INTER_BITS = 5; saturate_cast<int>(double)
+  // rounds half to even, as lrint does in the default rounding mode.
+  constexpr int kAbBits = 10, kInterBits = 5, kTab = 1 << kInterBits;
+  const std::array<double, 6> m = opencv_matrix(s);
+  const bool nearest = s.interp == PIMG_ROT_NEAREST;
+  const int round_delta = nearest ? (1 << kAbBits) / 2 : (1 << kAbBits) / kTab / 2;
+  std::vector<int> adelta(s.width), bdelta(s.width);
+  for (int x = 0; x < s.width; ++x) {
+    adelta[x] = static_cast<int>(std::lrint(m[0] * x * (1 << kAbBits)));
+    bdelta[x] = static_cast<int>(std::lrint(m[3] * x * (1 << kAbBits)));
+  }
+  auto at = [&](int x, int y, int c) -> int {
+    if (x < 0 || y < 0 || x >= s.width || y >= s.height) return s.fill;
+    return in[pimg_rot_index(x, y, c, s.width, s.height, s.channels, s.planar)];
+  };
+  for (int y = 0; y < s.height; ++y) {
+    const int x0 = static_cast<int>(std::lrint((m[1] * y + m[2]) * (1 << kAbBits))) + round_delta;
+    const int y0 = static_cast<int>(std::lrint((m[4] * y + m[5]) * (1 << kAbBits))) + round_delta;
+    for (int x = 0; x < s.width; ++x)
+      for (int c = 0; c < s.channels; ++c) {
+        int v = 0;
+        if (nearest) {
+          v = at((x0 + adelta[x]) >> kAbBits, (y0 + bdelta[x]) >> kAbBits, c);
+        } else {
+          const int fxq = (x0 + adelta[x]) >> (kAbBits - kInterBits), fyq = (y0 + bdelta[x]) >> (kAbBits - kInterBits);
+          const int sx = fxq >> kInterBits, sy = fyq >> kInterBits, a = fxq & (kTab - 1), b = fyq & (kTab - 1);
+          // INTER_LINEAR's 15-bit weights: products of multiples of 1/32, exact.
+          const int w00 = (kTab - a) * (kTab - b) * 32, w10 = a * (kTab - b) * 32, w01 = (kTab - a) * b * 32,
+                    w11 = a * b * 32;
+          v = (at(sx, sy, c) * w00 + at(sx + 1, sy, c) * w10 + at(sx, sy + 1, c) * w01 + at(sx + 1, sy + 1, c) * w11 +
+               (1 << 14)) >> 15;
+        }
+        out[pimg_rot_index(x, y, c, s.width, s.height, s.channels, s.planar)] = static_cast<std::uint8_t>(v);
+      }
+  }
+}
+
+Workload RotateFamily::make_workload(const Problem& p) const {
+  const RotateSpec s = spec_of(p);
+  std::vector<std::uint8_t> pixels(static_cast<std::size_t>(s.width) * s.height * s.channels);
+  if (p.attr("input") == "random") {
+    std::mt19937 rng(static_cast<std::uint32_t>(std::stoul(p.attr("seed"))));
+    std::uniform_int_distribution<int> dist(0, 255);
+    for (auto& px : pixels) px = static_cast<std::uint8_t>(dist(rng));
+  } else {
+    const Image img = load_image(p.attr("input"), s.channels);
+    if (img.width != s.width || img.height != s.height)
+      throw UsageError(fmt::format("{}: image is {}x{}, the problem says {}x{}", p.attr("input"), img.width,
+                                   img.height, s.width, s.height));
+    for (int y = 0; y < s.height; ++y)
+      for (int x = 0; x < s.width; ++x)
+        for (int c = 0; c < s.channels; ++c)
+          pixels[pimg_rot_index(x, y, c, s.width, s.height, s.channels, s.planar)] =
+              img.pixels[(static_cast<std::size_t>(y) * s.width + x) * s.channels + c];
+  }
+  Workload w;
+  w.inputs.push_back({"in", std::move(pixels)});
+  w.output_bytes = static_cast<std::size_t>(s.width) * s.height * s.channels;
+  w.scalars = {{"width", s.width}, {"height", s.height}};
+  w.defines = {{"PIMG_CHANNELS", std::to_string(s.channels)}, {"PIMG_PLANAR", s.planar ? "1" : "0"},
+               {"PIMG_INTERP", std::to_string(s.interp)},     {"PIMG_FILL", std::to_string(s.fill)},
+               {"PIMG_COS", std::to_string(s.cs)},            {"PIMG_SIN", std::to_string(s.sn)}};
+  return w;
+}
+
+std::vector<std::uint8_t> RotateFamily::reference(const Problem& p, const Workload& w, const std::string& rule) const {
+  PIMG_CHECK(rule.empty() || rule == "opencv", "rotate has no validation rule '" + rule + "'");
+  const RotateSpec s = spec_of(p);
+  std::vector<std::uint8_t> out(w.output_bytes);
+  if (rule == "opencv")
+    reference_opencv(s, w.input("in").bytes.data(), out.data());
+  else
+    rotate::reference(s, w.input("in").bytes.data(), out.data());
+  return out;
+}
+
+Validation RotateFamily::compare(const Problem& p, std::span<const std::uint8_t> expected,
+                                 std::span<const std::uint8_t> actual) const {
+  if (expected.size() != actual.size())
+    return {false, fmt::format("output has {} bytes, expected {}", actual.size(), expected.size())};
+  if (std::equal(expected.begin(), expected.end(), actual.begin())) return {true, "exact"};
+  const RotateSpec s = spec_of(p);
+  std::size_t bad = 0, first = 0;
+  for (std::size_t i = 0; i < expected.size(); ++i)
+    if (expected[i] != actual[i] && bad++ == 0) first = i;
+  const std::size_t plane = static_cast<std::size_t>(s.width) * s.height;
+  const std::size_t pix = s.planar ? first % plane : first / s.channels;
+  const int c = static_cast<int>(s.planar ? first / plane : first % s.channels);
+  return {false, fmt::format("{} of {} bytes differ; first at x={} y={} c={}: expected {} got {}", bad,
+                             expected.size(), pix % s.width, pix / s.width, c, expected[first], actual[first])};
+}
+
+Traffic RotateFamily::traffic(const Problem& p) const {
+  // Each input byte read at most once and each output byte written once: the copy bound.
+  const double bytes = static_cast<double>(p.width) * p.height * p.channels;
+  return {2 * bytes, 0};
+}
+
+double RotateFamily::work(const Problem& p) const { return static_cast<double>(p.width) * p.height; }
+
+}  // namespace pimg::rotate
