@@ -5,6 +5,7 @@
 
 #include "cuda_fixture.hpp"
 #include "nvrtc_compiler.hpp"
+#include "pimg/registry.hpp"
 
 namespace pimg::cudatest {
 namespace {
@@ -23,10 +24,13 @@ DeviceInfo h100_like() {
 
 Value i(std::int64_t v) { return v; }
 
+// The built-in registry, with the hist and histeq families (the fixture's holds conv only).
+const Registry& builtin() { return Registry::builtin(); }
+
 void expect_compiles(const char* family, const char* name, const Problem& p, const Config& c) {
-  const Variant* v = registry().variant(family, name);
+  const Variant* v = builtin().variant(family, name);
   ASSERT_NE(v, nullptr) << name;
-  const Workload w = registry().family(family)->make_workload(p);
+  const Workload w = builtin().family(family)->make_workload(p);
   const LaunchPlan plan = v->plan(p, w, c, h100_like());
   const KernelSource* source = kernel_source(v->source());
   ASSERT_NE(source, nullptr) << v->source();
@@ -47,7 +51,7 @@ TEST(HistNvrtc, EveryKernelCompilesForSm90) {
       {"cuda_outpart", config({{"block", i(256)}, {"bpg", i(256)}})},
   };
   for (int channels : {1, 3}) {
-    const Problem p = registry().family("hist")->make_problem(67, 31, channels, {});
+    const Problem p = builtin().family("hist")->make_problem(67, 31, channels, {});
     for (const auto& [name, c] : configs) {
       if (channels == 3 && std::string(name) == "cuda_shared" && c.integer("copies") == 32) continue;  // 96 KiB
       expect_compiles("hist", name, p, c);
@@ -57,7 +61,7 @@ TEST(HistNvrtc, EveryKernelCompilesForSm90) {
 
 TEST(HisteqNvrtc, EveryPipelineCompilesForSm90) {
   ASSERT_TRUE(cuda::nvrtc_status().empty()) << cuda::nvrtc_status();
-  const Problem p = registry().family("histeq")->make_problem(67, 31, 1, {});
+  const Problem p = builtin().family("histeq")->make_problem(67, 31, 1, {});
   const std::vector<std::pair<const char*, Config>> configs = {
       {"cuda_separate", config({{"cdf", "device"}, {"vec", i(16)}, {"map_vec", i(16)}, {"copies", i(8)}})},
       {"cuda_separate", config({{"cdf", "host"}, {"vec", i(4)}, {"map_vec", i(4)}, {"hist_block", i(512)}})},

@@ -81,7 +81,7 @@ TEST(HistFamily, BadAttributesNameTheKey) {
     try {
       f.make_problem(8, 8, channels, std::move(attrs));
     } catch (const AttrError& e) {
-      return std::string(e.what());
+      return e.key() + ": " + e.what();
     }
     return std::string("accepted");
   };
