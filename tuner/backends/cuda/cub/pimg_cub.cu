@@ -57,10 +57,10 @@ extern "C" int pimg_cub_histogram_even(const unsigned char* in, unsigned* bins, 
     });
   }
   if (channels == 3) {
-    unsigned* hists[3] = {bins, bins + 256, bins + 512};
-    int levels[3] = {257, 257, 257};
-    int lower[3] = {0, 0, 0};
-    int upper[3] = {256, 256, 256};
+    const ::cuda::std::array<unsigned*, 3> hists{bins, bins + 256, bins + 512};
+    const ::cuda::std::array<int, 3> levels{257, 257, 257};
+    const ::cuda::std::array<int, 3> lower{0, 0, 0};
+    const ::cuda::std::array<int, 3> upper{256, 256, 256};
     return with_temp([&](void* temp, size_t& bytes) {
       return cub::DeviceHistogram::MultiHistogramEven<3, 3>(temp, bytes, in, hists, levels, lower, upper,
                                                               static_cast<int>(pixels));
