@@ -9,6 +9,8 @@ void register_cuda_variants(Registry& reg) {
   reg.add_variant(make_packed("cuda"));
   reg.add_variant(make_cuda_shared());
   reg.add_variant(make_outpart("cuda"));
+  reg.add_variant(make_cub_histogram());
+  reg.add_variant(make_npp_histogram());
 }
 
 }  // namespace pimg::hist

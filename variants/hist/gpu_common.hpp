@@ -54,5 +54,7 @@ std::unique_ptr<Variant> make_packed(const std::string& backend);
 std::unique_ptr<Variant> make_outpart(const std::string& backend);
 std::unique_ptr<Variant> make_cl_local();
 std::unique_ptr<Variant> make_cuda_shared();
+std::unique_ptr<Variant> make_cub_histogram();
+std::unique_ptr<Variant> make_npp_histogram();
 
 }  // namespace pimg::hist

@@ -78,7 +78,8 @@ void reference(const std::uint8_t* in, std::size_t samples, int channels, std::u
     for (std::size_t i = 0; i < samples; ++i) ++out[in[i]];
     return;
   }
-  for (std::size_t i = 0; i < samples; ++i) ++out[PIMG_HIST_SLOT(i, in[i], static_cast<std::size_t>(channels))];
+  for (std::size_t i = 0; i + channels <= samples; i += channels)
+    for (int c = 0; c < channels; ++c) ++out[PIMG_HIST_SLOT(static_cast<std::size_t>(c), in[i + c], channels)];
 }
 
 std::vector<AttrSpec> HistFamily::attributes() const { return input_attributes(); }

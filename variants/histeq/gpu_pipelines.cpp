@@ -146,11 +146,14 @@ class Pipeline final : public Variant {
 
 }  // namespace
 
+std::unique_ptr<Variant> make_cub_npp();  // cub_npp.cpp
+
 void register_gpu_variants(Registry& reg) {
   for (const char* backend : {"opencl", "cuda"}) {
     reg.add_variant(std::make_unique<Pipeline>(backend, false));
     reg.add_variant(std::make_unique<Pipeline>(backend, true));
   }
+  reg.add_variant(make_cub_npp());
 }
 
 }  // namespace pimg::histeq
