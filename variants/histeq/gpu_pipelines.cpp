@@ -7,8 +7,12 @@
 // Scratch buffers are poisoned before every run, so every pipeline initialises what it reads.
 #include <fmt/format.h>
 
+#include <cstring>
+#include <span>
+
 #include "hist/gpu_common.hpp"
 #include "histeq_family.hpp"
+#include "pimg/errors.hpp"
 
 namespace pimg::histeq {
 namespace {
@@ -19,11 +23,15 @@ using hist::int_param;
 
 // Host step of the separate pipeline with cdf=host: the partial histograms (bytes / 1024 groups of
 // 256 uint32) summed, then the family's LUT; `total` is the pixel count.
-void histeq_host_lut(const std::uint8_t* partials, std::size_t bytes, std::uint8_t* lut, std::size_t, std::int64_t total) {
+void histeq_host_lut(std::span<const std::uint8_t> partials, std::span<std::uint8_t> lut, std::int64_t total) {
+  PIMG_CHECK(lut.size() == 256 && partials.size() % 1024 == 0, "histeq host step: unexpected buffer sizes");
   std::uint32_t hist[256] = {};
-  const auto* p = reinterpret_cast<const std::uint32_t*>(partials);
-  for (std::size_t i = 0; i < bytes / sizeof(std::uint32_t); ++i) hist[i % 256] += p[i];
-  lut_from_hist(hist, total, lut);
+  for (std::size_t i = 0; i < partials.size() / sizeof(std::uint32_t); ++i) {
+    std::uint32_t v = 0;
+    std::memcpy(&v, partials.data() + i * sizeof v, sizeof v);
+    hist[i % 256] += v;
+  }
+  lut_from_hist(hist, total, lut.data());
 }
 
 class Pipeline final : public Variant {
@@ -113,10 +121,11 @@ class Pipeline final : public Variant {
       steps = {clear, hist_step, map_step};
     } else if (host_cdf) {
       LaunchStep host;
-      host.host = &histeq_host_lut;
+      host.host = [total](std::span<const std::uint8_t> in, std::span<std::uint8_t> out) {
+        histeq_host_lut(in, out, total);
+      };
       host.host_in = "partials";
       host.host_out = "lut";
-      host.host_int = total;
       steps = {hist_step, host, map_step};
     } else {
       LaunchStep lut;

@@ -4,6 +4,7 @@
 #include <dlfcn.h>
 
 #include <cstdlib>
+#include <stdexcept>
 #include <vector>
 
 namespace pimg::cuda {
@@ -58,6 +59,17 @@ const CubApi* cub_api(std::string& error) {
     return nullptr;
   }
   return &loaded.api;
+}
+
+const CubApi* load_cub() {
+  std::string error;
+  const CubApi* api = cub_api(error);
+  if (!api) throw std::runtime_error(error);
+  return api;
+}
+
+void check_cub(const CubApi& api, int code, const char* what) {
+  if (code != 0) throw std::runtime_error(std::string(what) + ": " + api.error(code));
 }
 
 }  // namespace pimg::cuda

@@ -16,5 +16,9 @@ struct CubApi {
 // $PIMG_CUB_LIBRARY, else the library this build made (PIMG_CUB_LIBRARY), else libpimg_cub.so on the
 // loader's path. Loaded once per process; null with `error` saying why when it cannot be.
 const CubApi* cub_api(std::string& error);
+// cub_api() or std::runtime_error saying why it cannot load.
+const CubApi* load_cub();
+// Throws std::runtime_error "<what>: <CUDA error text>" for a non-zero code of a CubApi call.
+void check_cub(const CubApi& api, int code, const char* what);
 
 }  // namespace pimg::cuda
