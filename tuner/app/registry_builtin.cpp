@@ -1,6 +1,8 @@
 // The registry of this build: every family, variant, strategy and backend, registered explicitly.
 // The only file where backend build options (#if PIMG_WITH_*) appear.
 #include "conv/register.hpp"
+#include "hist/register.hpp"
+#include "histeq/register.hpp"
 #include "host_backend.hpp"
 #include "pimg/registry.hpp"
 #include "pimg/strategies.hpp"
@@ -22,6 +24,8 @@ static void fill(Registry& r) {
   conv::register_conv(r);
   rotate::register_rotate(r);
   semblance::register_semblance(r);
+  hist::register_hist(r);
+  histeq::register_histeq(r);
 
   r.add_strategy(exhaustive_strategy());
   r.add_strategy(random_strategy());

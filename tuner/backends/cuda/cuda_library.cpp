@@ -8,9 +8,16 @@
 
 namespace pimg::cuda {
 
+std::unique_ptr<LibraryCall> make_cub_histogram_even(const LaunchPlan& plan);  // lib_hist.cpp
+std::unique_ptr<LibraryCall> make_npp_histogram_even(const LaunchPlan& plan);  // lib_hist.cpp
+std::unique_ptr<LibraryCall> make_histeq_cub_npp(const LaunchPlan& plan);      // lib_histeq.cpp
+
 // One line per library baseline; each is defined in its family's lib_<family>.cpp.
 const std::map<std::string, LibraryFactory>& library_calls() {
   static const std::map<std::string, LibraryFactory> table{
+      {"cub_histogram_even", &make_cub_histogram_even},
+      {"npp_histogram_even", &make_npp_histogram_even},
+      {"histeq_cub_npp", &make_histeq_cub_npp},
   };
   return table;
 }

@@ -1,0 +1,58 @@
+/* hist: input partition as experts write it (NVRTC): GROUPS blocks of BLOCK threads stride over the
+ * input with VEC-byte loads (4: 32-bit, 16: 128-bit), ITEMS loads in flight per thread before counting;
+ * each block counts into COPIES shared-memory sub-histograms (BLOCK / COPIES consecutive threads share
+ * one: COPIES = BLOCK / 32 privatises one per warp), initialised by every thread, and adds its non-zero
+ * bins to the global histogram with atomics at the end. */
+#include "hist/hist_cuda_common.cuh"
+
+extern "C" __global__ void __launch_bounds__(BLOCK) hist_shared(const unsigned char* __restrict__ in, unsigned* bins,
+                                                                 int samples) {
+  __shared__ unsigned sub[COPIES * NBINS];
+  for (int i = threadIdx.x; i < COPIES * NBINS; i += BLOCK) sub[i] = 0u;
+  __syncthreads();
+
+  unsigned* mine = sub + (threadIdx.x * COPIES / BLOCK) * NBINS;
+  auto add = [&](int slot) { atomicAdd(&mine[slot], 1u); };
+  const int stride = gridDim.x * BLOCK;
+  const int id = blockIdx.x * BLOCK + threadIdx.x;
+#if VEC == 16
+  const uint4* v = reinterpret_cast<const uint4*>(in);
+  const int nvec = samples / 16;
+  int i = id;
+  for (; i + (ITEMS - 1) * stride < nvec; i += ITEMS * stride) {
+    uint4 q[ITEMS];
+#pragma unroll
+    for (int k = 0; k < ITEMS; ++k) q[k] = __ldg(v + i + k * stride);
+#pragma unroll
+    for (int k = 0; k < ITEMS; ++k) {
+      count_vec4(q[k], ((i + k * stride) * 16) % PIMG_CHANNELS, add);
+    }
+  }
+  for (; i < nvec; i += stride) {
+    count_vec4(__ldg(v + i), (i * 16) % PIMG_CHANNELS, add);
+  }
+#elif VEC == 4
+  const unsigned* v = reinterpret_cast<const unsigned*>(in);
+  const int nvec = samples / 4;
+  int i = id;
+  for (; i + (ITEMS - 1) * stride < nvec; i += ITEMS * stride) {
+    unsigned q[ITEMS];
+#pragma unroll
+    for (int k = 0; k < ITEMS; ++k) q[k] = __ldg(v + i + k * stride);
+#pragma unroll
+    for (int k = 0; k < ITEMS; ++k) count_word(q[k], ((i + k * stride) * 4) % PIMG_CHANNELS, add);
+  }
+  for (; i < nvec; i += stride) count_word(__ldg(v + i), (i * 4) % PIMG_CHANNELS, add);
+#else
+#error "VEC must be 4 or 16"
+#endif
+  for (int t = nvec * VEC + id; t < samples; t += stride) add(((t % PIMG_CHANNELS) << 8) + in[t]);
+  __syncthreads();
+
+  for (int b = threadIdx.x; b < NBINS; b += BLOCK) {
+    unsigned total = 0;
+#pragma unroll
+    for (int r = 0; r < COPIES; ++r) total += sub[r * NBINS + b];
+    if (total) atomicAdd(&bins[b], total);
+  }
+}

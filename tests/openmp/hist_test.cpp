@@ -1,0 +1,128 @@
+// The hist and histeq families on the CPU: omp_private over every merge x copies x wide x schedule and
+// omp_histeq over schedules, on 1 and 3 channels, odd sizes, uniform and peaked inputs and a constant
+// image; the serial and OpenCV baselines (calcHist, equalizeHist) compared exactly with the references.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include "pimg/evaluator.hpp"
+#include "pimg/registry.hpp"
+
+namespace pimg {
+namespace {
+
+const Registry& registry() { return Registry::builtin(); }
+
+Device& open_first(const char* backend) {
+  static std::map<std::string, std::unique_ptr<Device>> devices;
+  auto& d = devices[backend];
+  if (!d) {
+    const Backend* b = registry().backend(backend);
+    d = b->open(b->devices().at(0));
+  }
+  return *d;
+}
+
+EvalResult run(const char* family, const char* backend, const std::string& variant, const Problem& p, const Config& c) {
+  const Family& f = *registry().family(family);
+  const Workload w = f.make_workload(p);
+  const std::vector<std::uint8_t> expected = f.reference(p, w);
+  const Variant* v = registry().variant(family, variant);
+  EXPECT_NE(v, nullptr) << variant;
+  EvalContext ctx{f, p, w, expected, open_first(backend), MeasureSpec{1, 2, 60}};
+  return evaluate(ctx, *v, c);
+}
+
+Config cfg(std::initializer_list<std::pair<const char*, Value>> values) {
+  Config c;
+  for (const auto& [name, value] : values) c.set(name, value);
+  return c;
+}
+
+// A PGM of one grey value: the constant image whose equalisation leaves it unchanged.
+std::string constant_pgm(int w, int h, int value) {
+  const auto path = std::filesystem::temp_directory_path() / ("pimg-hist-const-" + std::to_string(value) + ".pgm");
+  std::ofstream f(path, std::ios::binary);
+  f << "P5\n" << w << " " << h << "\n255\n" << std::string(static_cast<std::size_t>(w) * h, static_cast<char>(value));
+  return path.string();
+}
+
+std::vector<Problem> hist_problems() {
+  const Family& f = *registry().family("hist");
+  std::vector<Problem> out;
+  for (int channels : {1, 3})
+    for (const char* dist : {"uniform", "peaked"})
+      for (auto [w, h] : {std::pair{1, 1}, std::pair{37, 23}, std::pair{333, 517}})
+        out.push_back(f.make_problem(w, h, channels, {{"dist", dist}}));
+  out.push_back(f.make_problem(0, 0, 1, {{"input", constant_pgm(61, 17, 200)}}));
+  return out;
+}
+
+TEST(HistOpenmp, PrivateHistogramsMatchTheReference) {
+  for (const Problem& p : hist_problems())
+    for (const char* merge : {"atomic", "critical", "reduction"})
+      for (std::int64_t copies : {1, 2, 4})
+        for (std::int64_t wide : {0, 1}) {
+          const Config c = cfg({{"merge", std::string(merge)},
+                                {"copies", copies},
+                                {"wide", wide},
+                                {"threads", std::int64_t{copies == 2 ? 2 : 0}},
+                                {"schedule", std::string(copies == 4 ? "dynamic" : "static")},
+                                {"chunk", std::int64_t{copies == 1 ? 1 : 3}}});
+          const EvalResult r = run("hist", "openmp", "omp_private", p, c);
+          EXPECT_EQ(r.status, Status::ok) << p.label() << " " << c.brief() << ": " << r.log;
+        }
+}
+
+TEST(HistOpenmp, BadKnobsAreLaunchErrors) {
+  const Problem p = registry().family("hist")->make_problem(16, 16, 1, {});
+  EXPECT_EQ(run("hist", "openmp", "omp_private", p, cfg({{"copies", std::int64_t{3}}})).status, Status::launch_error);
+  EXPECT_EQ(run("hist", "openmp", "omp_private", p, cfg({{"merge", std::string("none")}})).status,
+            Status::launch_error);
+}
+
+TEST(HistHost, SerialAndOpencvMatch) {
+  for (const Problem& p : hist_problems()) {
+    EXPECT_EQ(run("hist", "host", "serial", p, Config{}).status, Status::ok) << p.label();
+    if (registry().variant("hist", "opencv_calchist")) {
+      const EvalResult r = run("hist", "host", "opencv_calchist", p, Config{});
+      EXPECT_EQ(r.status, Status::ok) << p.label() << ": " << r.log;
+    }
+  }
+}
+
+std::vector<Problem> histeq_problems() {
+  const Family& f = *registry().family("histeq");
+  std::vector<Problem> out;
+  for (const char* dist : {"uniform", "peaked"})
+    for (auto [w, h] : {std::pair{1, 1}, std::pair{2, 1}, std::pair{37, 23}, std::pair{640, 480}})
+      out.push_back(f.make_problem(w, h, 1, {{"dist", dist}}));
+  for (int seed = 1; seed <= 20; ++seed)
+    out.push_back(f.make_problem(97, 89, 1, {{"dist", "peaked"}, {"seed", std::to_string(seed)}}));
+  out.push_back(f.make_problem(0, 0, 1, {{"input", constant_pgm(61, 17, 33)}}));
+  return out;
+}
+
+TEST(HisteqOpenmp, MatchesTheReference) {
+  for (const Problem& p : histeq_problems())
+    for (const char* schedule : {"static", "dynamic", "guided"}) {
+      const Config c = cfg({{"schedule", std::string(schedule)}, {"chunk", std::int64_t{2}}});
+      const EvalResult r = run("histeq", "openmp", "omp_histeq", p, c);
+      EXPECT_EQ(r.status, Status::ok) << p.label() << " " << schedule << ": " << r.log;
+    }
+}
+
+// OpenCV's equalizeHist is the family's rule: every problem, compared exactly.
+TEST(HisteqHost, SerialAndOpencvEqualizeHistMatch) {
+  for (const Problem& p : histeq_problems()) {
+    EXPECT_EQ(run("histeq", "host", "serial", p, Config{}).status, Status::ok) << p.label();
+    if (registry().variant("histeq", "opencv_equalizehist")) {
+      const EvalResult r = run("histeq", "host", "opencv_equalizehist", p, Config{});
+      EXPECT_EQ(r.status, Status::ok) << p.label() << ": " << r.log;
+    }
+  }
+}
+
+}  // namespace
+}  // namespace pimg

@@ -1,0 +1,79 @@
+// libpimg_cub.so: CUB's histogram and the histeq LUT kernel behind the C interface of pimg_cub.h.
+#include <cub/device/device_histogram.cuh>
+
+#include "pimg_cub.h"
+
+#include "histeq/histeq_rule.h"
+
+namespace {
+
+// Temporary storage kept between calls (grown when a call needs more).
+void* g_temp = nullptr;
+size_t g_temp_bytes = 0;
+
+cudaError_t ensure_temp(size_t bytes) {
+  if (bytes <= g_temp_bytes) return cudaSuccess;
+  if (g_temp) cudaFree(g_temp);
+  g_temp = nullptr;
+  g_temp_bytes = 0;
+  const cudaError_t e = cudaMalloc(&g_temp, bytes);
+  if (e == cudaSuccess) g_temp_bytes = bytes;
+  return e;
+}
+
+template <class Call>
+int with_temp(Call call) {
+  size_t bytes = 0;
+  cudaError_t e = call(static_cast<void*>(nullptr), bytes);
+  if (e != cudaSuccess) return static_cast<int>(e);
+  e = ensure_temp(bytes == 0 ? 1 : bytes);
+  if (e != cudaSuccess) return static_cast<int>(e);
+  return static_cast<int>(call(g_temp, bytes));
+}
+
+__global__ void __launch_bounds__(256) histeq_lut_kernel(const unsigned* hist, unsigned char* lut, int total) {
+  __shared__ unsigned cdf[256];
+  __shared__ int lo;
+  const int t = threadIdx.x;
+  cdf[t] = hist[t];
+  __syncthreads();
+  for (int off = 1; off < 256; off <<= 1) {
+    const unsigned add = t >= off ? cdf[t - off] : 0u;
+    __syncthreads();
+    cdf[t] += add;
+    __syncthreads();
+  }
+  if (cdf[t] > 0u && (t == 0 || cdf[t - 1] == 0u)) lo = t;
+  __syncthreads();
+  lut[t] = static_cast<unsigned char>(pimg_histeq_value(t, lo, static_cast<int>(cdf[lo]), static_cast<int>(cdf[t]), total));
+}
+
+}  // namespace
+
+extern "C" int pimg_cub_histogram_even(const unsigned char* in, unsigned* bins, long long pixels, int channels) {
+  if (channels == 1) {
+    return with_temp([&](void* temp, size_t& bytes) {
+      return cub::DeviceHistogram::HistogramEven(temp, bytes, in, bins, 257, 0, 256, static_cast<int>(pixels));
+    });
+  }
+  if (channels == 3) {
+    const ::cuda::std::array<unsigned*, 3> hists{bins, bins + 256, bins + 512};
+    const ::cuda::std::array<int, 3> levels{257, 257, 257};
+    const ::cuda::std::array<int, 3> lower{0, 0, 0};
+    const ::cuda::std::array<int, 3> upper{256, 256, 256};
+    return with_temp([&](void* temp, size_t& bytes) {
+      return cub::DeviceHistogram::MultiHistogramEven<3, 3>(temp, bytes, in, hists, levels, lower, upper,
+                                                              static_cast<int>(pixels));
+    });
+  }
+  return static_cast<int>(cudaErrorInvalidValue);
+}
+
+extern "C" int pimg_cub_histeq_lut(const unsigned* hist, unsigned char* lut, int total) {
+  histeq_lut_kernel<<<1, 256>>>(hist, lut, total);
+  return static_cast<int>(cudaGetLastError());
+}
+
+extern "C" int pimg_cub_synchronize(void) { return static_cast<int>(cudaDeviceSynchronize()); }
+
+extern "C" const char* pimg_cub_error(int code) { return cudaGetErrorString(static_cast<cudaError_t>(code)); }

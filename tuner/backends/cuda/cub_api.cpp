@@ -1,0 +1,75 @@
+// Loads libpimg_cub.so and resolves the C interface of cub/pimg_cub.h (see cub_api.hpp).
+#include "cub_api.hpp"
+
+#include <dlfcn.h>
+
+#include <cstdlib>
+#include <stdexcept>
+#include <vector>
+
+namespace pimg::cuda {
+namespace {
+
+struct Loaded {
+  CubApi api;
+  std::string error;
+  bool ok = false;
+};
+
+template <class F>
+bool resolve(void* lib, const char* name, F& fn, std::string& error) {
+  fn = reinterpret_cast<F>(dlsym(lib, name));
+  if (!fn) error = std::string("libpimg_cub lacks ") + name;
+  return fn != nullptr;
+}
+
+Loaded load() {
+  Loaded l;
+  std::vector<std::string> candidates;
+  if (const char* env = std::getenv("PIMG_CUB_LIBRARY"); env && *env) candidates.emplace_back(env);
+#ifdef PIMG_CUB_LIBRARY
+  candidates.emplace_back(PIMG_CUB_LIBRARY);
+#endif
+  candidates.emplace_back("libpimg_cub.so");
+  void* lib = nullptr;
+  std::string tried;
+  for (const auto& c : candidates) {
+    lib = dlopen(c.c_str(), RTLD_NOW | RTLD_LOCAL);
+    if (lib) break;
+    const char* e = dlerror();
+    tried += (tried.empty() ? "" : "; ") + c + ": " + (e ? e : "not loadable");
+  }
+  if (!lib) {
+    l.error = "libpimg_cub.so not found (built only where nvcc is; set PIMG_CUB_LIBRARY): " + tried;
+    return l;
+  }
+  l.ok = resolve(lib, "pimg_cub_histogram_even", l.api.histogram_even, l.error) &&
+         resolve(lib, "pimg_cub_histeq_lut", l.api.histeq_lut, l.error) &&
+         resolve(lib, "pimg_cub_synchronize", l.api.synchronize, l.error) &&
+         resolve(lib, "pimg_cub_error", l.api.error, l.error);
+  return l;
+}
+
+}  // namespace
+
+const CubApi* cub_api(std::string& error) {
+  static const Loaded loaded = load();
+  if (!loaded.ok) {
+    error = loaded.error;
+    return nullptr;
+  }
+  return &loaded.api;
+}
+
+const CubApi* load_cub() {
+  std::string error;
+  const CubApi* api = cub_api(error);
+  if (!api) throw std::runtime_error(error);
+  return api;
+}
+
+void check_cub(const CubApi& api, int code, const char* what) {
+  if (code != 0) throw std::runtime_error(std::string(what) + ": " + api.error(code));
+}
+
+}  // namespace pimg::cuda

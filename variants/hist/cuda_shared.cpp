@@ -1,0 +1,53 @@
+// cuda_shared: kernels/hist/hist_cuda_shared.cu, input partition as experts write it: GROUPS blocks
+// stride over the input with 4- or 16-byte loads, ITEMS loads in flight per thread, COPIES shared
+// sub-histograms per block (one per warp when COPIES = BLOCK / 32), merged with global atomics; a clear
+// kernel zeroes the bins first.
+#include "gpu_common.hpp"
+
+namespace pimg::hist {
+namespace {
+
+class CudaShared final : public Variant {
+ public:
+  std::string name() const override { return "cuda_shared"; }
+  std::string family() const override { return "hist"; }
+  std::string backend() const override { return "cuda"; }
+  std::string source() const override { return "hist/hist_cuda_shared.cu"; }
+  std::string help() const override {
+    return "CUDA input partition: per-warp (COPIES) shared sub-histograms, VEC-byte loads, ITEMS loads in flight, "
+           "GROUPS blocks, merged with global atomics";
+  }
+  std::vector<ParamDecl> parameters() const override {
+    return {int_param("block", 256, "threads per block"),
+            int_param("groups", 0, "blocks striding over the input; 0: 4 per multiprocessor"),
+            int_param("copies", 8, "shared sub-histograms per block; BLOCK/COPIES consecutive threads share one"),
+            int_param("vec", 16, "bytes per load: 4 (32-bit) or 16 (128-bit)"),
+            int_param("items", 2, "loads issued per thread before counting them")};
+  }
+  LaunchPlan plan(const Problem& p, const Workload& w, const Config& c, const DeviceInfo& d) const override {
+    const auto decls = parameters();
+    const int block = int_in(c, decls, "block", 32, 1024);
+    const int copies = int_in(c, decls, "copies", 1, 32);
+    const int vec = int_in(c, decls, "vec", 4, 16);
+    const int items = int_in(c, decls, "items", 1, 16);
+    if (vec != 4 && vec != 16) throw PlanError("vec must be 4 or 16");
+    if (copies > block) throw PlanError("copies cannot exceed block");
+    check_group(d, static_cast<std::size_t>(block), static_cast<std::size_t>(copies) * 1024 * p.channels);
+    GpuKernel k{"hist_shared",
+                {{"BLOCK", std::to_string(block)},
+                 {"COPIES", std::to_string(copies)},
+                 {"VEC", std::to_string(vec)},
+                 {"ITEMS", std::to_string(items)}},
+                1};
+    k.global = {groups_of(c, decls, d, 4) * block, 1, 1};
+    k.local = {static_cast<std::size_t>(block), 1, 1};
+    k.count = static_cast<std::int64_t>(spec_of(p).samples());
+    return gpu_hist_plan(w, k, true, "hist_clear");
+  }
+};
+
+}  // namespace
+
+std::unique_ptr<Variant> make_cuda_shared() { return std::make_unique<CudaShared>(); }
+
+}  // namespace pimg::hist

@@ -1,0 +1,60 @@
+// Shared by the OpenCL and CUDA hist variants: the knobs they declare alike, and the plan every one
+// builds: the problem's defines plus the knobs, a 1-D or 2-D range, the (in, bins, n) arguments and,
+// for variants that add into the bins with atomics, a clear kernel launched first.
+#pragma once
+#include <array>
+#include <string>
+#include <vector>
+
+#include "hist_common.hpp"
+
+namespace pimg::hist {
+
+// A GPU hist variant whose name, backend, kernel source and help are given at construction: the
+// algorithms that have the same knobs on OpenCL and CUDA are one class registered twice.
+class GpuVariant : public Variant {
+ public:
+  struct Desc {
+    std::string name, backend, source, help;
+  };
+  explicit GpuVariant(Desc d) : d_(std::move(d)) {}
+  std::string name() const override { return d_.name; }
+  std::string family() const override { return "hist"; }
+  std::string backend() const override { return d_.backend; }
+  std::string source() const override { return d_.source; }
+  std::string help() const override { return d_.help; }
+
+ protected:
+  bool cuda() const { return d_.backend == "cuda"; }
+
+ private:
+  Desc d_;
+};
+
+// One GPU hist kernel launch as a variant describes it.
+struct GpuKernel {
+  std::string entry;
+  std::vector<std::pair<std::string, std::string>> defines;  // knobs, beside the problem's
+  int dims = 1;
+  std::array<std::size_t, 3> global{1, 1, 1};
+  std::array<std::size_t, 3> local{0, 0, 0};
+  std::int64_t count = 0;  // the kernel's last argument: pixels or samples
+};
+
+// The plan of kernel k on the problem: (in, out, count) arguments. With `clear`, the plan's own
+// entry is `clear_entry` zeroing the output's bins and k runs after it as a step.
+LaunchPlan gpu_hist_plan(const Workload& w, const GpuKernel& k, bool clear, const std::string& clear_entry);
+
+// The GROUPS knob: the number of work-groups (blocks), 0 for `per_unit` per compute unit.
+std::size_t groups_of(const Config& c, const std::vector<ParamDecl>& decls, const DeviceInfo& d, int per_unit);
+
+// The factories opencl_variants.cpp and cuda_variants.cpp register; `backend` is opencl or cuda.
+std::unique_ptr<Variant> make_global(const std::string& backend);
+std::unique_ptr<Variant> make_packed(const std::string& backend);
+std::unique_ptr<Variant> make_outpart(const std::string& backend);
+std::unique_ptr<Variant> make_cl_local();
+std::unique_ptr<Variant> make_cuda_shared();
+std::unique_ptr<Variant> make_cub_histogram();
+std::unique_ptr<Variant> make_npp_histogram();
+
+}  // namespace pimg::hist

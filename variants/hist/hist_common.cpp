@@ -1,0 +1,78 @@
+// The hist variants' shared parameter helpers (hist_common.hpp) and the family's registration list:
+// adding a variant is a file plus a line here.
+#include "hist_common.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cctype>
+
+namespace pimg::hist {
+
+int int_in(const Config& c, const std::vector<ParamDecl>& decls, const std::string& name, int lo, int hi) {
+  const std::int64_t v = conv::omp_int_param(c, decls, name);
+  if (v < lo || v > hi) throw PlanError(fmt::format("{}={} is outside {}..{}", name, v, lo, hi));
+  return static_cast<int>(v);
+}
+
+std::string text_of(const Config& c, const std::vector<ParamDecl>& decls, const std::string& name) {
+  return std::get<std::string>(conv::omp_param(c, decls, name));
+}
+
+int choice_index(const std::vector<ParamDecl>& decls, const std::string& name, const std::string& value) {
+  for (const auto& d : decls)
+    if (d.name == name)
+      return static_cast<int>(std::find(d.choices.begin(), d.choices.end(), value) - d.choices.begin());
+  throw PlanError(fmt::format("no parameter '{}'", name));
+}
+
+double limit(const DeviceInfo& d, const std::string& name, double fallback) {
+  auto it = d.limits.find(name);
+  return it == d.limits.end() || it->second <= 0 ? fallback : it->second;
+}
+
+void check_group(const DeviceInfo& d, std::size_t threads, std::size_t local_bytes) {
+  const double max_group = limit(d, "max_work_group_size", static_cast<double>(d.max_work_group_size));
+  if (max_group > 0 && static_cast<double>(threads) > max_group)
+    throw PlanError(fmt::format("a group of {} items exceeds max_work_group_size {}", threads, max_group));
+  if (static_cast<double>(threads) > limit(d, "max_work_item_size_0", static_cast<double>(threads)))
+    throw PlanError(fmt::format("a group of {} items exceeds max_work_item_size_0 {}", threads,
+                                limit(d, "max_work_item_size_0", 0)));
+  const double local = limit(d, "local_mem_size", static_cast<double>(d.local_mem_bytes));
+  if (local > 0 && static_cast<double>(local_bytes) > local)
+    throw PlanError(fmt::format("{} bytes of local memory exceed local_mem_size {}", local_bytes, local));
+}
+
+std::vector<ParamDecl> omp_parallel_params() {
+  return {int_param("threads", 0,
+                    "OpenMP threads (num_threads clause); 0 leaves the count to OpenMP (OMP_NUM_THREADS, else one per core)"),
+          text_param("schedule", {"static", "dynamic", "guided"}, "static", "OpenMP loop schedule kind"),
+          int_param("chunk", 1, "schedule chunk size in tasks, at least 1")};
+}
+
+void add_omp_parallel_defines(LaunchPlan& plan, const Config& c, const std::vector<ParamDecl>& decls) {
+  const int threads = int_in(c, decls, "threads", 0, 1024);
+  const int chunk = int_in(c, decls, "chunk", 1, 1 << 20);
+  std::string schedule = text_of(c, decls, "schedule");
+  std::transform(schedule.begin(), schedule.end(), schedule.begin(), [](unsigned char ch) { return std::toupper(ch); });
+  plan.defines.emplace_back("THREADS", std::to_string(threads));
+  plan.defines.emplace_back("SCHED", "PIMG_SCHED_" + schedule);
+  plan.defines.emplace_back("CHUNK", std::to_string(chunk));
+}
+
+void register_serial(Registry& reg);
+std::unique_ptr<Variant> make_omp_private();
+void register_opencv(Registry& reg);
+void register_opencl_variants(Registry& reg);
+void register_cuda_variants(Registry& reg);
+
+void register_hist(Registry& reg) {
+  reg.add_family(std::make_unique<HistFamily>());
+  register_serial(reg);
+  register_opencv(reg);
+  reg.add_variant(make_omp_private());
+  register_opencl_variants(reg);
+  register_cuda_variants(reg);
+}
+
+}  // namespace pimg::hist

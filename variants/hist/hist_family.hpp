@@ -1,0 +1,45 @@
+// The hist family: 256-bin histograms of 8-bit images, 1 channel or 3 interleaved channels (one
+// histogram per channel), output as uint32 counts channel after channel (kernels/hist/hist_rule.h).
+#pragma once
+#include <cstdint>
+#include <vector>
+
+#include "pimg/family.hpp"
+
+namespace pimg::hist {
+
+struct HistSpec {
+  int width = 0, height = 0, channels = 1;
+  std::size_t samples() const { return static_cast<std::size_t>(width) * height * channels; }
+  std::size_t bins() const { return 256u * static_cast<std::size_t>(channels); }
+};
+
+HistSpec spec_of(const Problem& p);
+
+// The serial CPU reference: out[c * 256 + v] counts the samples of channel c equal to v.
+void reference(const std::uint8_t* in, std::size_t samples, int channels, std::uint32_t* out);
+
+// Seeded pixels for the random inputs of hist and histeq: `uniform` over 0..255, or `peaked` (the sum
+// of four uniform draws in 0..63, a bell around 126 that makes atomics collide). Never all zeros.
+std::vector<std::uint8_t> random_pixels(std::size_t n, std::uint32_t seed, const std::string& dist);
+// The interleaved samples of the problem's input: random_pixels, or the image file it names.
+std::vector<std::uint8_t> input_pixels(const Problem& p);
+// The attributes hist and histeq share: input, seed, dist.
+std::vector<AttrSpec> input_attributes();
+// Fills defaults, checks seed, dist and size, and takes the size from an image file. Throws AttrError.
+void complete_input_attrs(std::map<std::string, std::string>& attrs, int& width, int& height, int channels);
+
+class HistFamily final : public Family {
+ public:
+  std::string name() const override { return "hist"; }
+  std::vector<AttrSpec> attributes() const override;
+  Problem make_problem(int width, int height, int channels, std::map<std::string, std::string> attrs) const override;
+  Workload make_workload(const Problem& p) const override;
+  std::vector<std::uint8_t> reference(const Problem& p, const Workload& w, const std::string& rule = "") const override;
+  Validation compare(const Problem& p, std::span<const std::uint8_t> expected,
+                     std::span<const std::uint8_t> actual) const override;
+  Traffic traffic(const Problem& p) const override;
+  double work(const Problem& p) const override;
+};
+
+}  // namespace pimg::hist

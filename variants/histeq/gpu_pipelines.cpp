@@ -1,0 +1,168 @@
+// The histeq pipelines on OpenCL (kernels/histeq/histeq.cl) and CUDA (kernels/histeq/histeq_cuda.cu):
+//   separate: histeq_hist writes one partial histogram per group to scratch, then the CDF and LUT
+//             either on the device (histeq_lut, one group of 256 items scanning in local memory) or on
+//             the host (a host step reading the partials and writing the LUT), then histeq_map;
+//   fused:    histeq_clear, histeq_hist adding into a 256-bin scratch histogram with atomics, then
+//             histeq_map with every group building the LUT itself from that histogram (no LUT kernel).
+// Scratch buffers are poisoned before every run, so every pipeline initialises what it reads.
+#include <fmt/format.h>
+
+#include <cstring>
+#include <span>
+
+#include "hist/gpu_common.hpp"
+#include "histeq_family.hpp"
+#include "pimg/errors.hpp"
+
+namespace pimg::histeq {
+namespace {
+
+using hist::ceil_div;
+using hist::int_in;
+using hist::int_param;
+
+// Host step of the separate pipeline with cdf=host: the partial histograms (bytes / 1024 groups of
+// 256 uint32) summed, then the family's LUT; `total` is the pixel count.
+void histeq_host_lut(std::span<const std::uint8_t> partials, std::span<std::uint8_t> lut, std::int64_t total) {
+  PIMG_CHECK(lut.size() == 256 && partials.size() % 1024 == 0, "histeq host step: unexpected buffer sizes");
+  std::uint32_t hist[256] = {};
+  for (std::size_t i = 0; i < partials.size() / sizeof(std::uint32_t); ++i) {
+    std::uint32_t v = 0;
+    std::memcpy(&v, partials.data() + i * sizeof v, sizeof v);
+    hist[i % 256] += v;
+  }
+  lut_from_hist(hist, total, lut.data());
+}
+
+class Pipeline final : public Variant {
+ public:
+  Pipeline(std::string backend, bool fused) : backend_(std::move(backend)), fused_(fused) {}
+  std::string name() const override { return (cuda() ? "cuda_" : "cl_") + std::string(fused_ ? "fused" : "separate"); }
+  std::string family() const override { return "histeq"; }
+  std::string backend() const override { return backend_; }
+  std::string source() const override { return cuda() ? "histeq/histeq_cuda.cu" : "histeq/histeq.cl"; }
+  std::string help() const override {
+    return fused_ ? "clear, histogram with local sub-histograms merged by atomics, map kernel building the LUT per "
+                    "group (2 kernels over the image, no LUT kernel)"
+                  : "histogram to per-group partials, CDF + LUT on the device (one-group scan) or the host, map";
+  }
+  std::vector<ParamDecl> parameters() const override {
+    std::vector<ParamDecl> out = {
+        int_param("hist_block", 256, "work-group size of the histogram kernel"),
+        int_param("groups", 0, "groups of the histogram kernel; 0: 2 per compute unit"),
+        int_param("copies", 1, "local sub-histograms per histogram group (hist_block / 32: one per warp)"),
+        int_param("vec", 16, "bytes per load of the histogram kernel: 4 or 16"),
+        int_param("map_block", 256, "work-group size of the map kernel"),
+        int_param("map_groups", 0, "groups of the map kernel; 0: one per map_block x map_vec x 8 pixels"),
+        int_param("map_vec", 16, "bytes per load and store of the map kernel: 4 or 16"),
+    };
+    if (!fused_)
+      out.push_back(hist::text_param("cdf", {"device", "host"}, "device",
+                                     "device: a one-group scan kernel; host: a host step between the kernels"));
+    return out;
+  }
+
+  LaunchPlan plan(const Problem& p, const Workload&, const Config& c, const DeviceInfo& d) const override {
+    const auto decls = parameters();
+    const int hist_block = int_in(c, decls, "hist_block", 32, 1024);
+    const int copies = int_in(c, decls, "copies", 1, 32);
+    const int vec = int_in(c, decls, "vec", 4, 16);
+    const int map_block = int_in(c, decls, "map_block", 32, 1024);
+    const int map_vec = int_in(c, decls, "map_vec", 4, 16);
+    if (vec != 4 && vec != 16) throw PlanError("vec must be 4 or 16");
+    if (map_vec != 4 && map_vec != 16) throw PlanError("map_vec must be 4 or 16");
+    if (copies > hist_block) throw PlanError("copies cannot exceed hist_block");
+    if (fused_ && map_block < 256) throw PlanError("the fused map kernel builds the LUT with 256 items: map_block >= 256");
+    hist::check_group(d, static_cast<std::size_t>(hist_block), static_cast<std::size_t>(copies) * 1024);
+    hist::check_group(d, static_cast<std::size_t>(map_block), 256 * 5 + 8);
+    const std::size_t groups = hist::groups_of(c, decls, d, 2);
+    const std::size_t n = static_cast<std::size_t>(p.width) * p.height;
+    const int map_groups = int_in(c, decls, "map_groups", 0, 1 << 20);
+    const std::size_t mgroups =
+        map_groups > 0 ? static_cast<std::size_t>(map_groups)
+                       : std::max<std::size_t>(1, ceil_div(n, static_cast<std::size_t>(map_block) * map_vec * 8));
+    const bool host_cdf = !fused_ && hist::text_of(c, decls, "cdf") == "host";
+    const auto total = static_cast<std::int64_t>(n);
+
+    LaunchPlan plan;
+    plan.defines = {{"HIST_BLOCK", std::to_string(hist_block)}, {"COPIES", std::to_string(copies)},
+                    {"VEC", std::to_string(vec)},               {"MERGE", fused_ ? "1" : "0"},
+                    {"MAP_BLOCK", std::to_string(map_block)},   {"MAP_VEC", std::to_string(map_vec)},
+                    {"LUT_IN_MAP", fused_ ? "1" : "0"}};
+    // The rule's division must be correctly rounded (histeq_rule.h); NVRTC's default already is.
+    if (!cuda()) plan.options.push_back("-cl-fp32-correctly-rounded-divide-sqrt");
+    const std::string hist_buf = fused_ ? "hist" : "partials";
+    plan.scratch.push_back({hist_buf, (fused_ ? 1 : groups) * 256 * sizeof(std::uint32_t)});
+    if (!fused_) plan.scratch.push_back({"lut", 256});
+
+    LaunchStep hist_step;
+    hist_step.entry = "histeq_hist";
+    hist_step.dims = 1;
+    hist_step.global = {groups * hist_block, 1, 1};
+    hist_step.local = {static_cast<std::size_t>(hist_block), 1, 1};
+    hist_step.args = {KernelArg::buf("in"), KernelArg::buf(hist_buf), KernelArg::integer(total)};
+
+    LaunchStep map_step;
+    map_step.entry = "histeq_map";
+    map_step.dims = 1;
+    map_step.global = {mgroups * map_block, 1, 1};
+    map_step.local = {static_cast<std::size_t>(map_block), 1, 1};
+    map_step.args = {KernelArg::buf("in"), KernelArg::buf(fused_ ? "hist" : "lut"), KernelArg::buf("out"),
+                     KernelArg::integer(total), KernelArg::integer(total)};
+
+    std::vector<LaunchStep> steps;
+    if (fused_) {
+      LaunchStep clear;
+      clear.entry = "histeq_clear";
+      clear.dims = 1;
+      clear.global = {256, 1, 1};
+      clear.local = {256, 1, 1};
+      clear.args = {KernelArg::buf("hist")};
+      steps = {clear, hist_step, map_step};
+    } else if (host_cdf) {
+      LaunchStep host;
+      host.host = [total](std::span<const std::uint8_t> in, std::span<std::uint8_t> out) {
+        histeq_host_lut(in, out, total);
+      };
+      host.host_in = "partials";
+      host.host_out = "lut";
+      steps = {hist_step, host, map_step};
+    } else {
+      LaunchStep lut;
+      lut.entry = "histeq_lut";
+      lut.dims = 1;
+      lut.global = {256, 1, 1};
+      lut.local = {256, 1, 1};
+      lut.args = {KernelArg::buf("partials"), KernelArg::buf("lut"), KernelArg::integer(static_cast<std::int64_t>(groups)),
+                  KernelArg::integer(total)};
+      steps = {hist_step, lut, map_step};
+    }
+    const LaunchStep& first = steps.front();
+    plan.entry = first.entry;
+    plan.dims = first.dims;
+    plan.global = first.global;
+    plan.local = first.local;
+    plan.args = first.args;
+    plan.steps.assign(steps.begin() + 1, steps.end());
+    return plan;
+  }
+
+ private:
+  bool cuda() const { return backend_ == "cuda"; }
+  std::string backend_;
+  bool fused_;
+};
+
+}  // namespace
+
+std::unique_ptr<Variant> make_cub_npp();  // cub_npp.cpp
+
+void register_gpu_variants(Registry& reg) {
+  for (const char* backend : {"opencl", "cuda"}) {
+    reg.add_variant(std::make_unique<Pipeline>(backend, false));
+    reg.add_variant(std::make_unique<Pipeline>(backend, true));
+  }
+  reg.add_variant(make_cub_npp());
+}
+
+}  // namespace pimg::histeq
