@@ -1,6 +1,9 @@
 // The registry of this build: every family, variant, strategy and backend, registered explicitly.
 // The only file where backend build options (#if PIMG_WITH_*) appear.
+#include "bgr2rgba/register.hpp"
 #include "conv/register.hpp"
+#include "flip/register.hpp"
+#include "maxpool/register.hpp"
 #include "host_backend.hpp"
 #include "pimg/registry.hpp"
 #include "pimg/strategies.hpp"
@@ -18,6 +21,9 @@ namespace pimg {
 
 static void fill(Registry& r) {
   conv::register_conv(r);
+  bgr2rgba::register_bgr2rgba(r);
+  flip::register_flip(r);
+  maxpool::register_maxpool(r);
 
   r.add_strategy(exhaustive_strategy());
   r.add_strategy(random_strategy());
