@@ -43,23 +43,23 @@ typedef unsigned int uint;
 #define PIX_BYTE(w, i) (((w)[(i) >> 2] >> (((i)&3) * 8)) & 0xffu)
 #define PIX_WORD(b0, b1, b2, b3) ((uint)(b0) | ((uint)(b1) << 8) | ((uint)(b2) << 16) | ((uint)(b3) << 24))
 
-/* 16-byte vector load and store of four words (p 16-byte aligned). */
-#define PIX_LOAD16(w, k, p)                  \
+/* 16-byte vector load of *ptr_ into words 4k_..4k_+3 of arr_, and the store back (ptr_ 16-byte aligned). */
+#define PIX_LOAD16(arr_, k_, ptr_)           \
   do {                                       \
-    const uint4 pix_v_ = *(p);               \
-    (w)[4 * (k) + 0] = pix_v_.x;             \
-    (w)[4 * (k) + 1] = pix_v_.y;             \
-    (w)[4 * (k) + 2] = pix_v_.z;             \
-    (w)[4 * (k) + 3] = pix_v_.w;             \
+    const uint4 pix_v_ = *(ptr_);            \
+    (arr_)[4 * (k_) + 0] = pix_v_.x;         \
+    (arr_)[4 * (k_) + 1] = pix_v_.y;         \
+    (arr_)[4 * (k_) + 2] = pix_v_.z;         \
+    (arr_)[4 * (k_) + 3] = pix_v_.w;         \
   } while (0)
-#define PIX_STORE16(p, w, k)                 \
+#define PIX_STORE16(ptr_, arr_, k_)          \
   do {                                       \
     uint4 pix_v_;                            \
-    pix_v_.x = (w)[4 * (k) + 0];             \
-    pix_v_.y = (w)[4 * (k) + 1];             \
-    pix_v_.z = (w)[4 * (k) + 2];             \
-    pix_v_.w = (w)[4 * (k) + 3];             \
-    *(p) = pix_v_;                           \
+    pix_v_.x = (arr_)[4 * (k_) + 0];         \
+    pix_v_.y = (arr_)[4 * (k_) + 1];         \
+    pix_v_.z = (arr_)[4 * (k_) + 2];         \
+    pix_v_.w = (arr_)[4 * (k_) + 3];         \
+    *(ptr_) = pix_v_;                        \
   } while (0)
 
 #endif
