@@ -52,7 +52,7 @@ PIX_KERNEL void bgr2rgba_1d(PIX_GLOBAL const uchar* PIX_RESTRICT in, PIX_GLOBAL 
 PIX_KERNEL void bgr2rgba_staged(PIX_GLOBAL const uchar* PIX_RESTRICT in, PIX_GLOBAL uchar* PIX_RESTRICT out, int width,
                                 int height) {
   PIX_LOCAL uint stage[STAGE_WORDS];
-  PIX_LOCAL uchar* bytes = (PIX_LOCAL uchar*)stage;
+  PIX_LOCAL_PTR uchar* bytes = (PIX_LOCAL_PTR uchar*)stage;
   const uint n = (uint)width * (uint)height;
   const uint first = (uint)PIX_GROUP(0) * STAGE_PIXELS; /* the block's first pixel */
   const int lid = PIX_LID(0);

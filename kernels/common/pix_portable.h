@@ -9,6 +9,7 @@
 #define PIX_KERNEL __kernel
 #define PIX_GLOBAL __global
 #define PIX_LOCAL __local
+#define PIX_LOCAL_PTR __local /* address space of a pointer into local memory */
 #define PIX_RESTRICT restrict
 #define PIX_FN inline
 #define PIX_BARRIER() barrier(CLK_LOCAL_MEM_FENCE)
@@ -22,6 +23,7 @@ typedef unsigned int uint;
 #define PIX_KERNEL extern "C" __global__
 #define PIX_GLOBAL
 #define PIX_LOCAL __shared__
+#define PIX_LOCAL_PTR
 #define PIX_RESTRICT __restrict__
 #define PIX_FN static __device__ __forceinline__
 #define PIX_BARRIER() __syncthreads()
