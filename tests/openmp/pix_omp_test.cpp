@@ -41,7 +41,7 @@ std::vector<Config> omp_configs(const std::string& variant, const char* extra, s
       c.set("tile_x", std::int64_t{i == 2 ? 512 : 8});
       c.set("tile_y", std::int64_t{i == 1 ? 3 : 64});
     }
-    if (*extra) c.set(extra, extra_values[i % extra_values.size()]);
+    c.set(extra, extra_values[i % extra_values.size()]);
     out.push_back(c);
   }
   return out;
@@ -50,12 +50,12 @@ std::vector<Config> omp_configs(const std::string& variant, const char* extra, s
 TEST(PixOpenmp, Bgr2RgbaVariantsAndBaselinesExact) {
   for (const auto& [w, h] : {std::pair{37, 23}, std::pair{64, 16}}) {
     const Problem p = problem("bgr2rgba", w, h, 3);
-    for (const char* v : {"omp_rows", "omp_tiles"}) expect_exact(p, v, omp_configs(v, "", {}));
+    for (const char* v : {"omp_rows", "omp_tiles"}) expect_exact(p, v, omp_configs(v, "shuffle", {Value{0}, Value{1}}));
     expect_exact(p, "serial", {Config{}});
     if (registry().variant("bgr2rgba", "opencv_cvtcolor")) expect_exact(p, "opencv_cvtcolor", {Config{}});
   }
   const Problem alpha = problem("bgr2rgba", 19, 7, 3, {{"alpha", "0"}});
-  expect_exact(alpha, "omp_rows", {Config{}});
+  expect_exact(alpha, "omp_rows", {config({{"shuffle", 0}}), config({{"shuffle", 1}})});
 }
 
 struct Shape {
