@@ -5,6 +5,7 @@
 
 #include "cuda_fixture.hpp"
 #include "nvrtc_compiler.hpp"
+#include "pimg/space.hpp"
 #include "pix_eval.hpp"
 
 namespace pimg::cudatest {
@@ -60,6 +61,13 @@ TEST_F(PixNvrtc, FlipAndMaxpoolKernelsCompile) {
                     {config({{"block_x", 64}, {"block_y", 2}, {"groups", 1}}),
                      config({{"block_x", 128}, {"block_y", 1}, {"groups", 4}})});
     expect_compiles(m, "cuda_tree", {config({{"block_x", 32}, {"block_y", 8}}), config({{"block_x", 64}, {"block_y", 16}})});
+  }
+}
+
+TEST(PixGpuSpaces, LoadAgainstThisBuild) {
+  for (const char* name : {"bgr2rgba-gpu.yaml", "flip-gpu.yaml", "maxpool-gpu.yaml"}) {
+    SCOPED_TRACE(name);
+    EXPECT_NO_THROW(load_space(std::string(PIMG_SOURCE_DIR) + "/spaces/" + name, Registry::builtin()));
   }
 }
 
