@@ -52,15 +52,20 @@ log "tests: $(grep -E 'tests passed|tests failed' "$out/tests.log" | tail -1)"
 
 spaces=("$@")
 [ ${#spaces[@]} -gt 0 ] || spaces=(spaces/conv-gpu.yaml spaces/conv-gpu-separable.yaml)
+families=()
 for space in "${spaces[@]}"; do
   t1=$(date +%s)
-  $exe conv --space "$space" --db "$out/gpu.db" --top 3 >> "$out/tune.txt" 2>> "$out/tune-progress.log"
+  family=$(awk '/^family:/ {print $2; exit}' "$space")
+  [[ " ${families[*]} " == *" $family "* ]] || families+=("$family")
+  $exe "$family" --space "$space" --db "$out/gpu.db" --top 3 >> "$out/tune.txt" 2>> "$out/tune-progress.log"
   log "tune $space: exit $? in $(( $(date +%s) - t1 )) s; $(tail -1 "$out/tune.txt")"
 done
-$exe report --db "$out/gpu.db" --out "$out/report/conv-gpu.md" > /dev/null
-$exe best conv --db "$out/gpu.db" --json > "$out/best.json"
+for family in "${families[@]}"; do
+  $exe report --db "$out/gpu.db" --family "$family" --out "$out/report/$family-gpu.md" > /dev/null
+  $exe best "$family" --db "$out/gpu.db" --json > "$out/best-$family.json"
+done
 
 build-gpu/bench/pimg_bench --benchmark_format=console > "$out/bench.txt" 2>&1
 log "bench: $(grep -c '^BM_' "$out/bench.txt") benchmarks"
-grep -E '^## |^\| ' "$out/report/conv-gpu.md" | grep -i -E 'ratio|npp|speed' | head -20 | tee -a "$out/summary.txt"
+cat "$out"/report/*-gpu.md | grep -E '^## |^\| ' | grep -i -E 'ratio|npp|speed' | head -20 | tee -a "$out/summary.txt"
 tail -n 40 "$out/tune.txt"

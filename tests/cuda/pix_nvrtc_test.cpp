@@ -1,6 +1,8 @@
 // CI without a GPU: the CUDA kernels of bgr2rgba, flip and maxpool compile through NVRTC for sm_90 over
 // samples of configurations in which every knob value appears, planned by the variants themselves for
 // an H100-like device, on 1 and 3 channels, interleaved and planar, odd and 16-byte aligned sizes.
+// Where a CUDA device is present, each configuration also runs there on the problem and on a 37x23
+// version of it, and must equal the reference byte for byte (the output poisoned before each run).
 #include <gtest/gtest.h>
 
 #include "cuda_fixture.hpp"
@@ -13,6 +15,25 @@ namespace {
 
 using pixtest::problem;
 
+// The first CUDA device, opened once; null without one.
+Device* gpu() {
+  static const std::unique_ptr<Device> dev = []() -> std::unique_ptr<Device> {
+    const Backend* b = pixtest::registry().backend("cuda");
+    if (!b || !b->status().available || b->devices().empty()) return nullptr;
+    return b->open(b->devices().front());
+  }();
+  return dev.get();
+}
+
+void expect_exact_on_gpu(const Problem& p, const std::string& name, const Config& c) {
+  const std::map<std::string, std::string> attrs = p.attrs;
+  for (const Problem& q : {p, pixtest::problem(p.family, 37, 23, p.channels, attrs)}) {
+    const EvalResult r = pixtest::evaluate_variant(*gpu(), q, name, c);
+    EXPECT_EQ(to_string(r.status), std::string("ok")) << name << " " << c.brief() << " on " << q.label() << "\n" << r.log;
+    EXPECT_EQ(r.validation, "exact") << name << " " << c.brief() << " on " << q.label();
+  }
+}
+
 void expect_compiles(const Problem& p, const std::string& name, const std::vector<Config>& configs) {
   const Variant* v = pixtest::registry().variant(p.family, name);
   ASSERT_NE(v, nullptr) << p.family << "/" << name;
@@ -24,6 +45,7 @@ void expect_compiles(const Problem& p, const std::string& name, const std::vecto
     const cuda::NvrtcResult r = cuda::nvrtc_compile(*source, cuda::nvrtc_options(plan, 90));
     EXPECT_TRUE(r.ok) << name << " " << c.brief() << " on " << p.label() << "\n" << r.log;
     EXPECT_FALSE(r.cubin.empty());
+    if (gpu()) expect_exact_on_gpu(p, name, c);
   }
 }
 
