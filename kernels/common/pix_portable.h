@@ -13,6 +13,7 @@
 #define PIX_RESTRICT restrict
 #define PIX_FN inline
 #define PIX_BARRIER() barrier(CLK_LOCAL_MEM_FENCE)
+#define PIX_BARRIER_GLOBAL() barrier(CLK_GLOBAL_MEM_FENCE) /* the block's global writes visible to it */
 #define PIX_LID(d) ((int)get_local_id(d))
 #define PIX_GROUP(d) ((int)get_group_id(d))
 #define PIX_VMAX4(a, b) as_uint(max(as_uchar4(a), as_uchar4(b)))
@@ -27,6 +28,7 @@ typedef unsigned int uint;
 #define PIX_RESTRICT __restrict__
 #define PIX_FN static __device__ __forceinline__
 #define PIX_BARRIER() __syncthreads()
+#define PIX_BARRIER_GLOBAL() __syncthreads()
 #define PIX_LID(d) ((int)((d) == 0 ? threadIdx.x : (d) == 1 ? threadIdx.y : threadIdx.z))
 #define PIX_GROUP(d) ((int)((d) == 0 ? blockIdx.x : (d) == 1 ? blockIdx.y : blockIdx.z))
 #define PIX_VMAX4(a, b) __vmaxu4((a), (b))

@@ -4,9 +4,11 @@
    - flip_out: PIXELS pixels per thread, byte copies, 2-D grid over x and every plane's rows;
    - flip_vec16: GROUPS groups of 16 pixels per thread (block-strided along x), each read and written
      with SAMPLES 16-byte vectors and reversed in registers; byte path when rows are not 16-byte aligned.
-   In place (seed 002), on out after flip_copy(in, out, width, height) has copied the image there:
-   - flip_swap(out, width, height): PIXELS pixel pairs (x, width-1-x) per thread, x < width/2;
-   - flip_swap_vec16(out, width, height): group g and its mirror group swapped and reversed with 16-byte
+   In place (seed 002), taking (in, out, width, height): the output starts poisoned, so each block first
+   copies its BLOCK_Y rows from in to out (16-byte vectors when rows are 16-byte aligned), waits at a
+   barrier every thread reaches, then swaps in place within out, BLOCK_X threads per row:
+   - flip_inplace: pixel pairs (x, width-1-x), x < width/2, strided by BLOCK_X;
+   - flip_inplace_vec16: group g of 16 pixels and its mirror group swapped and reversed with 16-byte
      vectors (the middle group of an odd count reversed onto itself). */
 #include "common/pix_portable.h"
 
@@ -71,18 +73,6 @@ PIX_KERNEL void flip_vec16(PIX_GLOBAL const uchar* PIX_RESTRICT in, PIX_GLOBAL u
   }
 }
 
-/* out = in: 16 bytes per thread where the vector lies inside, bytes at the tail (1-D, block BLOCK_X x 1). */
-PIX_KERNEL void flip_copy(PIX_GLOBAL const uchar* PIX_RESTRICT in, PIX_GLOBAL uchar* PIX_RESTRICT out, int width,
-                          int height) {
-  const uint n = (uint)PLANES * (uint)height * (uint)width * SAMPLES;
-  const uint v = (uint)PIX_GROUP(0) * BLOCK_X + PIX_LID(0);
-  if (16 * v + 16 <= n) {
-    ((PIX_GLOBAL uint4*)out)[v] = ((PIX_GLOBAL const uint4*)in)[v];
-  } else {
-    for (uint i = 16 * v; i < n; ++i) out[i] = in[i];
-  }
-}
-
 /* Pixel x of the row starting at byte `row` swapped with its mirror width-1-x. */
 PIX_FN void swap_pixel(PIX_GLOBAL uchar* img, uint row, int x, int width) {
 #pragma unroll
@@ -94,44 +84,54 @@ PIX_FN void swap_pixel(PIX_GLOBAL uchar* img, uint row, int x, int width) {
   }
 }
 
-PIX_KERNEL void flip_swap(PIX_GLOBAL uchar* img, int width, int height) {
-  const int x0 = PIX_GID_X * PIXELS, r = PIX_GID_Y;
-  if (x0 < width / 2 && r < PLANES * height) {
-    const uint row = (uint)r * (uint)width * SAMPLES;
+/* Groups g and groups-1-g of 16 pixels of the row at byte `row` (16-byte aligned) swapped, each reversed. */
+PIX_FN void swap_groups(PIX_GLOBAL uchar* img, uint row, int g, int width) {
+  uint a[4 * SAMPLES], b[4 * SAMPLES], ra[4 * SAMPLES], rb[4 * SAMPLES];
+  PIX_GLOBAL uint4* left = (PIX_GLOBAL uint4*)(img + row + (uint)(16 * g) * SAMPLES);
+  PIX_GLOBAL uint4* right = (PIX_GLOBAL uint4*)(img + row + (uint)(width - 16 * g - 16) * SAMPLES);
 #pragma unroll
-    for (int i = 0; i < PIXELS; ++i)
-      if (x0 + i < width / 2) swap_pixel(img, row, x0 + i, width);
+  for (int v = 0; v < SAMPLES; ++v) {
+    PIX_LOAD16(a, v, left + v);
+    PIX_LOAD16(b, v, right + v);
+  }
+  PIX_REVERSE16(ra, a)
+  PIX_REVERSE16(rb, b)
+#pragma unroll
+  for (int v = 0; v < SAMPLES; ++v) {
+    PIX_STORE16(left + v, rb, v);
+    PIX_STORE16(right + v, ra, v);
   }
 }
 
-PIX_KERNEL void flip_swap_vec16(PIX_GLOBAL uchar* img, int width, int height) {
-  const int r = PIX_GID_Y;
-  if (r >= PLANES * height) return;
-  const uint row = (uint)r * (uint)width * SAMPLES;
-  const int groups = (width + 15) / 16;
-  const int base = PIX_GROUP(0) * BLOCK_X * GROUPS + PIX_LID(0);
-#pragma unroll
-  for (int k = 0; k < GROUPS; ++k) {
-    const int g = base + k * BLOCK_X;
-    if (g >= (groups + 1) / 2) break;
-    if (width % 16 == 0) {
-      uint a[4 * SAMPLES], b[4 * SAMPLES], ra[4 * SAMPLES], rb[4 * SAMPLES];
-      PIX_GLOBAL uint4* left = (PIX_GLOBAL uint4*)(img + row + (uint)(16 * g) * SAMPLES);
-      PIX_GLOBAL uint4* right = (PIX_GLOBAL uint4*)(img + row + (uint)(width - 16 * g - 16) * SAMPLES);
-#pragma unroll
-      for (int v = 0; v < SAMPLES; ++v) {
-        PIX_LOAD16(a, v, left + v);
-        PIX_LOAD16(b, v, right + v);
-      }
-      PIX_REVERSE16(ra, a)
-      PIX_REVERSE16(rb, b)
-#pragma unroll
-      for (int v = 0; v < SAMPLES; ++v) {
-        PIX_STORE16(left + v, rb, v);
-        PIX_STORE16(right + v, ra, v);
-      }
-    } else {
-      for (int x = 16 * g; x < width / 2 && x < 16 * g + 16; ++x) swap_pixel(img, row, x, width);
-    }
+/* Block: BLOCK_X threads per row, BLOCK_Y rows; VEC selects the swap of flip_inplace_vec16. */
+#define FLIP_INPLACE_BODY(VEC)                                                                        \
+  const int r = PIX_GID_Y, lx = PIX_LID(0);                                                           \
+  const int active = r < PLANES * height;                                                             \
+  const uint row = (uint)r * (uint)width * SAMPLES;                                                   \
+  const int row_bytes = width * SAMPLES;                                                              \
+  if (active) {                                                                                       \
+    if (row_bytes % 16 == 0) {                                                                        \
+      for (int v = lx; v < row_bytes / 16; v += BLOCK_X)                                              \
+        ((PIX_GLOBAL uint4*)(out + row))[v] = ((PIX_GLOBAL const uint4*)(in + row))[v];               \
+    } else {                                                                                          \
+      for (int i = lx; i < row_bytes; i += BLOCK_X) out[row + i] = in[row + i];                       \
+    }                                                                                                 \
+  }                                                                                                   \
+  PIX_BARRIER_GLOBAL(); /* outside any branch: every thread of the block arrives */                   \
+  if (active) {                                                                                       \
+    if (VEC && width % 16 == 0) {                                                                     \
+      for (int g = lx; g < (width / 16 + 1) / 2; g += BLOCK_X) swap_groups(out, row, g, width);       \
+    } else {                                                                                          \
+      for (int x = lx; x < width / 2; x += BLOCK_X) swap_pixel(out, row, x, width);                   \
+    }                                                                                                 \
   }
+
+PIX_KERNEL void flip_inplace(PIX_GLOBAL const uchar* PIX_RESTRICT in, PIX_GLOBAL uchar* PIX_RESTRICT out, int width,
+                             int height) {
+  FLIP_INPLACE_BODY(0)
+}
+
+PIX_KERNEL void flip_inplace_vec16(PIX_GLOBAL const uchar* PIX_RESTRICT in, PIX_GLOBAL uchar* PIX_RESTRICT out,
+                                   int width, int height) {
+  FLIP_INPLACE_BODY(1)
 }

@@ -77,6 +77,8 @@ TEST_F(PixNvrtc, FlipAndMaxpoolKernelsCompile) {
                     {config({{"block_x", 128}, {"block_y", 1}, {"vec", 0}, {"per_thread", 2}}),
                      config({{"block_x", 64}, {"block_y", 4}, {"vec", 1}, {"per_thread", 1}}),
                      config({{"block_x", 128}, {"block_y", 2}, {"vec", 1}, {"per_thread", 4}})});
+    expect_compiles(f, "cuda_flip_inplace",
+                    {config({{"block_x", 128}, {"block_y", 2}, {"vec", 0}}), config({{"block_x", 256}, {"block_y", 1}, {"vec", 1}})});
     const Problem m = problem("maxpool", 8192, 8192, channels, {{"layout", layout}});
     expect_compiles(m, "cuda_direct", {config({{"block_x", 64}, {"block_y", 4}, {"pixels", 2}})});
     expect_compiles(m, "cuda_vec16",

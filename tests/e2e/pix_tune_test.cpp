@@ -48,6 +48,7 @@ TEST_F(PixTune, EveryConfigurationStoredOkAndExact) {
   EXPECT_EQ(ok["flip"]["omp_rows"], 2 * 4);
   EXPECT_EQ(ok["flip"]["omp_tiles"], 2 * 4);
   EXPECT_EQ(ok["flip"]["cl_flip"], 4 * 4);
+  EXPECT_EQ(ok["flip"]["cl_flip_inplace"], 2 * 4);
   EXPECT_EQ(ok["maxpool"]["cl_vec16"], 2 * 4);
   EXPECT_EQ(ok["maxpool"]["cl_tree"], 4);
   EXPECT_EQ(ok["maxpool"]["serial"], 4);

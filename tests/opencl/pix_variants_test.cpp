@@ -63,6 +63,9 @@ TEST_P(PixLayouts, FlipEveryVariantExact) {
       config({{"block_x", 32}, {"block_y", 2}, {"vec", 1}, {"per_thread", 1}}),
       config({{"block_x", 2}, {"block_y", 4}, {"vec", 1}, {"per_thread", 2}})};
   expect_exact(p, "cl_flip", configs);
+  expect_exact(p, "cl_flip_inplace",
+               {config({{"block_x", 16}, {"block_y", 2}, {"vec", 0}}), config({{"block_x", 4}, {"block_y", 4}, {"vec", 1}}),
+                config({{"block_x", 1}, {"block_y", 1}, {"vec", 1}})});
 }
 
 TEST_P(PixLayouts, MaxpoolEveryVariantExact) {

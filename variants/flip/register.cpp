@@ -34,6 +34,7 @@ void register_flip(Registry& reg) {
   register_opencv(reg);
   register_omp(reg);
   register_out_of_place(reg);
+  register_in_place(reg);
 }
 
 }  // namespace pimg::flip

@@ -23,6 +23,7 @@ LaunchPlan gpu_flip_plan(const std::string& entry, const Problem& p, const Workl
 
 // Each registers its OpenCL and CUDA form (cl_<stem>, cuda_<stem>), or its host variants.
 void register_out_of_place(Registry& reg);
+void register_in_place(Registry& reg);
 void register_omp(Registry& reg);
 void register_serial(Registry& reg);
 void register_opencv(Registry& reg);
