@@ -4,6 +4,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <chrono>
 
 #include "pimg/registry.hpp"
@@ -32,6 +33,26 @@ const KernelSource& source_for(const Variant& v, KernelSource& builtin) {
   return *s;
 }
 
+// The plan of one kernel step: the plan's compile-time settings with the step's entry, geometry and args.
+LaunchPlan step_plan(const LaunchPlan& plan, const LaunchStep& step) {
+  LaunchPlan p;
+  p.entry = step.entry;
+  p.defines = plan.defines;
+  p.options = plan.options;
+  p.dims = step.dims;
+  p.global = step.global;
+  p.local = step.local;
+  p.args = step.args;
+  return p;
+}
+
+// One compiled kernel or host computation of the plan, in run order.
+struct Step {
+  LaunchPlan plan;                    // kernel steps
+  std::shared_ptr<Program> program;   // null for a host step
+  const LaunchStep* host = nullptr;   // host steps
+};
+
 }  // namespace
 
 EvalResult evaluate(const EvalContext& ctx, const Variant& variant, const Config& config) {
@@ -50,28 +71,77 @@ EvalResult evaluate(const EvalContext& ctx, const Variant& variant, const Config
   r.compile_ms = compiled.ms;
   r.compile_cached = compiled.cached;
   if (!compiled.program) return fail(r, Status::compile_error, compiled.log, t0);
+  std::vector<Step> steps{{plan, compiled.program, nullptr}};
+  for (const LaunchStep& s : plan.steps) {
+    if (s.host) {
+      steps.push_back({{}, nullptr, &s});
+      continue;
+    }
+    LaunchPlan sp = step_plan(plan, s);
+    CompileResult c = ctx.device.compile(source, sp);
+    r.compile_ms += c.ms;
+    r.compile_cached = r.compile_cached && c.cached;
+    if (!c.program) return fail(r, Status::compile_error, fmt::format("step {}: {}", s.entry, c.log), t0);
+    steps.push_back({std::move(sp), std::move(c.program), nullptr});
+  }
 
-  // Device buffers: every workload input an argument names, plus the output.
+  // Device buffers: every workload input an argument names, the scratch buffers, and the output.
   std::map<std::string, std::shared_ptr<DeviceBuffer>> owned;
   std::map<std::string, DeviceBuffer*> buffers;
+  std::vector<std::string> poisoned{"out"};
   try {
-    const auto t_up = Clock::now();
-    for (const auto& a : plan.args) {
-      if (a.kind != ArgKind::Buffer && a.kind != ArgKind::Image2D) continue;
-      if (a.buffer == "out" || owned.count(a.buffer)) continue;
-      const HostBuffer& host = ctx.workload.input(a.buffer);
-      auto dev = a.kind == ArgKind::Image2D ? ctx.device.alloc_image(a.image_width, a.image_height)
-                                            : ctx.device.alloc(host.bytes.size());
-      ctx.device.upload(*dev, host.bytes);
-      buffers[a.buffer] = dev.get();
-      owned[a.buffer] = std::move(dev);
-    }
-    r.h2d_ms = ms_since(t_up);
     owned["out"] = ctx.device.alloc(ctx.workload.output_bytes);
     buffers["out"] = owned["out"].get();
+    for (const ScratchBuffer& s : plan.scratch) {
+      const bool clash = std::any_of(ctx.workload.inputs.begin(), ctx.workload.inputs.end(),
+                                     [&](const HostBuffer& b) { return b.name == s.name; });
+      if (owned.count(s.name) || clash || s.bytes == 0)
+        throw std::runtime_error(fmt::format("scratch buffer '{}' is empty or not uniquely named", s.name));
+      owned[s.name] = ctx.device.alloc(s.bytes);
+      buffers[s.name] = owned[s.name].get();
+      poisoned.push_back(s.name);
+    }
+    const auto t_up = Clock::now();
+    for (const Step& step : steps) {
+      if (step.host) continue;
+      for (const auto& a : step.plan.args) {
+        if (a.kind != ArgKind::Buffer && a.kind != ArgKind::Image2D) continue;
+        if (owned.count(a.buffer)) continue;
+        const HostBuffer& host = ctx.workload.input(a.buffer);
+        auto dev = a.kind == ArgKind::Image2D ? ctx.device.alloc_image(a.image_width, a.image_height)
+                                              : ctx.device.alloc(host.bytes.size());
+        ctx.device.upload(*dev, host.bytes);
+        buffers[a.buffer] = dev.get();
+        owned[a.buffer] = std::move(dev);
+      }
+    }
+    r.h2d_ms = ms_since(t_up);
+    for (const Step& step : steps)
+      if (step.host && (!buffers.count(step.host->host_in) || !buffers.count(step.host->host_out)))
+        throw std::runtime_error(fmt::format("host step reads '{}' and writes '{}': no such buffer",
+                                             step.host->host_in, step.host->host_out));
   } catch (const std::exception& e) {
     return fail(r, Status::launch_error, fmt::format("buffer setup: {}", e.what()), t0);
   }
+
+  // A host step: download, compute, upload; its time (transfers included) counts as kernel time.
+  std::vector<std::uint8_t> host_in, host_out;
+  auto run_host = [&](const LaunchStep& s) -> LaunchResult {
+    LaunchResult l;
+    const auto t = Clock::now();
+    try {
+      host_in.resize(buffers[s.host_in]->size());
+      host_out.resize(buffers[s.host_out]->size());
+      ctx.device.download(*buffers[s.host_in], host_in);
+      s.host(host_in, host_out);
+      ctx.device.upload(*buffers[s.host_out], host_out);
+      l.ok = true;
+    } catch (const std::exception& e) {
+      l.error = fmt::format("host step {} -> {}: {}", s.host_in, s.host_out, e.what());
+    }
+    l.kernel_ms = ms_since(t);
+    return l;
+  };
 
   const double timeout_ms = ctx.measure.timeout_s * 1000.0;
   std::vector<std::uint8_t> output(ctx.workload.output_bytes);
@@ -80,14 +150,22 @@ EvalResult evaluate(const EvalContext& ctx, const Variant& variant, const Config
     const bool timed = run >= ctx.measure.warmups;
     if (ctx.on_run) ctx.on_run(run);
     try {
-      ctx.device.fill(*buffers["out"], kPoison);
+      for (const std::string& name : poisoned) ctx.device.fill(*buffers[name], kPoison);
     } catch (const std::exception& e) {
       return fail(r, Status::launch_error, fmt::format("poisoning the output: {}", e.what()), t0);
     }
     const auto t_run = Clock::now();
-    LaunchResult launched = ctx.device.launch(*compiled.program, plan, buffers);
+    double kernel_ms = 0;
+    for (const Step& step : steps) {
+      LaunchResult launched =
+          step.host ? run_host(*step.host) : ctx.device.launch(*step.program, step.plan, buffers);
+      if (!launched.ok) {
+        const std::string where = steps.size() > 1 ? fmt::format("step {}: ", step.host ? "host" : step.plan.entry) : "";
+        return fail(r, Status::launch_error, where + launched.error, t0);
+      }
+      kernel_ms += launched.kernel_ms;
+    }
     const double wall = ms_since(t_run);
-    if (!launched.ok) return fail(r, Status::launch_error, launched.error, t0);
     if (wall > timeout_ms)
       return fail(r, Status::timeout,
                   fmt::format("run {} took {:.1f} ms, over the {:.1f} s timeout", run + 1, wall, ctx.measure.timeout_s),
@@ -104,7 +182,7 @@ EvalResult evaluate(const EvalContext& ctx, const Variant& variant, const Config
     if (!v.ok) return fail(r, Status::wrong_result, fmt::format("run {}: {}", run + 1, v.detail), t0);
     r.validation = variant.validation_rule().empty() ? v.detail : v.detail + " (rule " + variant.validation_rule() + ")";
     if (timed) {
-      r.kernel_ms.push_back(launched.kernel_ms);
+      r.kernel_ms.push_back(kernel_ms);
       r.wall_ms.push_back(wall);
     }
   }

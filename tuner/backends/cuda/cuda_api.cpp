@@ -29,20 +29,6 @@ std::vector<std::string> toolkit_dirs() {
   return dirs;
 }
 
-// dlopen of the first name that loads: each soname as given, then inside each toolkit directory.
-void* open_toolkit_library(const std::vector<std::string>& names, std::string& tried) {
-  std::vector<std::string> candidates = names;
-  for (const auto& dir : toolkit_dirs())
-    for (const auto& n : names) candidates.push_back(dir + "/" + n);
-  std::string errors;
-  for (const auto& c : candidates) {
-    if (void* h = dlopen(c.c_str(), RTLD_NOW | RTLD_LOCAL)) return h;
-    errors += (errors.empty() ? "" : "; ") + last_dlerror();
-  }
-  tried = errors;
-  return nullptr;
-}
-
 // Looks up one symbol into `out`; false (and `error` naming it) when the library lacks it.
 template <class Fn>
 bool resolve(void* lib, const char* symbol, Fn& out, std::string& error) {
@@ -57,6 +43,20 @@ struct Loaded {
 };
 
 }  // namespace
+
+// dlopen of the first name that loads: each soname as given, then inside each toolkit directory.
+void* open_toolkit_library(const std::vector<std::string>& names, std::string& tried) {
+  std::vector<std::string> candidates = names;
+  for (const auto& dir : toolkit_dirs())
+    for (const auto& n : names) candidates.push_back(dir + "/" + n);
+  std::string errors;
+  for (const auto& c : candidates) {
+    if (void* h = dlopen(c.c_str(), RTLD_NOW | RTLD_LOCAL)) return h;
+    errors += (errors.empty() ? "" : "; ") + last_dlerror();
+  }
+  tried = errors;
+  return nullptr;
+}
 
 const DriverApi* driver_api(std::string& error) {
   static DriverApi api;

@@ -7,6 +7,7 @@
 
 #include <cstddef>
 #include <string>
+#include <vector>
 
 namespace pimg::cuda {
 
@@ -76,6 +77,10 @@ struct NppApi {
 const DriverApi* driver_api(std::string& error);
 const NvrtcApi* nvrtc_api(std::string& error);
 const NppApi* npp_api(std::string& error);
+
+// dlopen of the first name that loads: each soname as given, then inside each toolkit directory;
+// null with the loader's messages in `tried`.
+void* open_toolkit_library(const std::vector<std::string>& names, std::string& tried);
 
 // "CUDA_ERROR_NO_DEVICE" for a driver result, from cuGetErrorName.
 std::string error_name(const DriverApi& api, CUresult r);

@@ -14,6 +14,7 @@
 #include <stdexcept>
 
 #include "cuda_api.hpp"
+#include "cuda_library.hpp"
 #include "cuda_npp.hpp"
 #include "nvrtc_compiler.hpp"
 #include "pimg/cache.hpp"
@@ -204,6 +205,24 @@ class NppProgram final : public Program {
   std::shared_ptr<const Context> ctx_;
 };
 
+// A library baseline (cuda_library.hpp) made for one configuration.
+class LibraryProgram final : public Program {
+ public:
+  LibraryProgram(std::shared_ptr<const Context> ctx, std::unique_ptr<cuda::LibraryCall> c)
+      : call(std::move(c)), ctx_(std::move(ctx)) {}
+  ~LibraryProgram() override {
+    ctx_->bind();
+    call.reset();
+  }
+  LibraryProgram(const LibraryProgram&) = delete;
+  LibraryProgram& operator=(const LibraryProgram&) = delete;
+
+  std::unique_ptr<cuda::LibraryCall> call;
+
+ private:
+  std::shared_ptr<const Context> ctx_;
+};
+
 // Page-locked host memory that uploads and downloads pass through when the plan asks for pinned
 // transfers; grown on demand, freed with the device.
 class PinnedStaging {
@@ -263,6 +282,8 @@ class CudaDevice final : public Device {
       pinned_ = cuda::plan_wants_pinned(plan);
       if (source.path == cuda::kNppFilterSource)
         r.program = npp_program(plan);
+      else if (source.path.rfind("builtin:", 0) == 0)
+        r.program = library_program(source.path.substr(8), plan);
       else
         compile_into(r, source, plan);
     } catch (const std::exception& e) {
@@ -384,6 +405,8 @@ class CudaDevice final : public Device {
         r.kernel_ms = run_kernel(*p, plan, buffers);
       else if (auto* n = dynamic_cast<NppProgram*>(&program))
         r.kernel_ms = run_npp(*n, plan, buffers);
+      else if (auto* l = dynamic_cast<LibraryProgram*>(&program))
+        r.kernel_ms = run_library(*l, plan, buffers);
       else
         throw std::runtime_error("the program was not made by the CUDA backend");
       r.ok = true;
@@ -461,6 +484,23 @@ class CudaDevice final : public Device {
     check(api().cuMemAlloc(&program->kernel, bytes), "cuMemAlloc");
     check(api().cuMemcpyHtoD(program->kernel, program->filter.flipped.data(), bytes), "cuMemcpyHtoD");
     return program;
+  }
+
+  std::shared_ptr<Program> library_program(const std::string& name, const LaunchPlan& plan) {
+    const auto& table = cuda::library_calls();
+    auto it = table.find(name);
+    if (it == table.end()) throw std::runtime_error(fmt::format("the CUDA backend has no built-in '{}'", name));
+    return std::make_shared<LibraryProgram>(ctx_, it->second(plan));
+  }
+
+  double run_library(LibraryProgram& program, const LaunchPlan& plan,
+                     const std::map<std::string, DeviceBuffer*>& buffers) {
+    cuda::DevicePointers pointers;
+    for (const auto& [name, buffer] : buffers)
+      if (buffer && !static_cast<const CuBuffer*>(buffer)->is_image())
+        pointers[name] = static_cast<const CuBuffer*>(buffer)->ptr;
+    const cuda::LibraryEnv env{npp_ctx_};
+    return timed([&] { program.call->run(env, plan, pointers); });
   }
 
   CuBuffer& find_buffer(const std::map<std::string, DeviceBuffer*>& buffers, const std::string& name) const {

@@ -4,6 +4,7 @@
 #pragma once
 #include <array>
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
 #include <optional>
@@ -66,6 +67,28 @@ struct KernelArg {
   }
 };
 
+// A further step of a plan, run after the plan's own kernel in every run: another kernel of the same
+// program (entry, geometry, arguments), or, when `host` is set, a computation on the host that reads
+// buffer `host_in` (downloaded) and writes buffer `host_out` (uploaded) — e.g. a CDF computed on the CPU
+// between two kernels. A host step's time includes its two transfers.
+struct LaunchStep {
+  std::string entry;
+  int dims = 1;
+  std::array<std::size_t, 3> global{1, 1, 1};
+  std::array<std::size_t, 3> local{0, 0, 0};
+  std::vector<KernelArg> args;
+  std::function<void(std::span<const std::uint8_t> in, std::span<std::uint8_t> out)> host;
+  std::string host_in, host_out;
+};
+
+// A device buffer for intermediates (partial histograms, per-block maxima, ...). The evaluator
+// allocates it once per configuration and poisons it before every run, like the output: kernels must
+// initialise what they read, and a variant that relies on zeroed memory fails validation.
+struct ScratchBuffer {
+  std::string name;  // referenced by KernelArg::buf(name); must not clash with a workload input or "out"
+  std::size_t bytes = 0;
+};
+
 // What a variant asks the backend to do for one configuration.
 struct LaunchPlan {
   std::string entry;                                          // kernel / function name
@@ -75,6 +98,8 @@ struct LaunchPlan {
   std::array<std::size_t, 3> global{1, 1, 1};  // total work items (OpenCL sense)
   std::array<std::size_t, 3> local{0, 0, 0};   // work-group size; 0 = backend decides
   std::vector<KernelArg> args;
+  std::vector<LaunchStep> steps;       // run after the first kernel, in order; empty for one-kernel plans
+  std::vector<ScratchBuffer> scratch;  // intermediates the kernels share
 };
 
 class Program {
