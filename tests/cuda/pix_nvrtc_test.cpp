@@ -88,6 +88,15 @@ TEST_F(PixNvrtc, FlipAndMaxpoolKernelsCompile) {
   }
 }
 
+// The NPP baselines through the library-call table, exact against the reference (GPU only).
+TEST(PixNppOnGpu, SwapChannelsAndMirrorExact) {
+  if (!gpu()) GTEST_SKIP() << "no CUDA device";
+  expect_exact_on_gpu(problem("bgr2rgba", 8192, 8192, 3), "npp_swap_channels", Config{});
+  expect_exact_on_gpu(problem("bgr2rgba", 64, 16, 3, {{"alpha", "7"}}), "npp_swap_channels", Config{});
+  for (const auto& [channels, layout] : {std::pair{1, "interleaved"}, std::pair{3, "interleaved"}, std::pair{3, "planar"}})
+    expect_exact_on_gpu(problem("flip", 1000, 600, channels, {{"layout", layout}}), "npp_mirror", Config{});
+}
+
 TEST(PixGpuSpaces, LoadAgainstThisBuild) {
   for (const char* name : {"bgr2rgba-gpu.yaml", "flip-gpu.yaml", "maxpool-gpu.yaml"}) {
     SCOPED_TRACE(name);

@@ -21,6 +21,7 @@ void register_bgr2rgba(Registry& reg) {
   register_grid(reg);
   register_staged(reg);
   register_vec16(reg);
+  register_npp(reg);
 }
 
 }  // namespace pimg::bgr2rgba

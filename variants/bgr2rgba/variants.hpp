@@ -21,5 +21,6 @@ void register_vec16(Registry& reg);
 void register_omp(Registry& reg);
 void register_serial(Registry& reg);
 void register_opencv(Registry& reg);
+void register_npp(Registry& reg);
 
 }  // namespace pimg::bgr2rgba

@@ -35,6 +35,7 @@ void register_flip(Registry& reg) {
   register_omp(reg);
   register_out_of_place(reg);
   register_in_place(reg);
+  register_npp(reg);
 }
 
 }  // namespace pimg::flip

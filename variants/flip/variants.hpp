@@ -27,5 +27,6 @@ void register_in_place(Registry& reg);
 void register_omp(Registry& reg);
 void register_serial(Registry& reg);
 void register_opencv(Registry& reg);
+void register_npp(Registry& reg);
 
 }  // namespace pimg::flip

@@ -8,9 +8,14 @@
 
 namespace pimg::cuda {
 
+std::unique_ptr<LibraryCall> make_npp_swap_channels_c3c4(const LaunchPlan& plan);  // lib_bgr2rgba.cpp
+std::unique_ptr<LibraryCall> make_npp_mirror(const LaunchPlan& plan);              // lib_flip.cpp
+
 // One line per library baseline; each is defined in its family's lib_<family>.cpp.
 const std::map<std::string, LibraryFactory>& library_calls() {
   static const std::map<std::string, LibraryFactory> table{
+      {"npp_swap_channels_c3c4", &make_npp_swap_channels_c3c4},
+      {"npp_mirror", &make_npp_mirror},
   };
   return table;
 }
