@@ -68,7 +68,10 @@ TEST(PixOpenmp, FlipVariantsAndBaselinesExact) {
   for (const Shape& s : kShapes)
     for (const auto& [w, h] : {std::pair{37, 23}, std::pair{64, 16}, std::pair{1, 5}}) {
       const Problem p = problem("flip", w, h, s.channels, {{"layout", s.layout}});
-      for (const char* v : {"omp_rows", "omp_tiles"}) expect_exact(p, v, omp_configs(v, "inplace", {Value{0}, Value{1}}));
+      for (const char* v : {"omp_rows", "omp_tiles"}) {
+        expect_exact(p, v, omp_configs(v, "inplace", {Value{0}, Value{1}}));
+        expect_exact(p, v, omp_configs(v, "shuffle", {Value{0}, Value{1}}));
+      }
       expect_exact(p, "serial", {Config{}});
       if (registry().variant("flip", "opencv_flip")) expect_exact(p, "opencv_flip", {Config{}});
     }
