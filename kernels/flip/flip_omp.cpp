@@ -37,12 +37,14 @@ inline v16u8 load16(const std::uint8_t* p) {
 // byte shuffle; three: each output vector is a two-vector shuffle of two loads within the group (the
 // masks list, per output byte, its source in the first load (0..15) or the second (16..31)).
 inline void reverse16(const std::uint8_t* src, std::uint8_t* dst) {
-  if constexpr (kSamples == 1) {
+#if PIMG_PLANAR || PIMG_CHANNELS == 1
+  {
     const v16u8 v = load16(src);
     const v16u8 o = PIX_SHUFFLE2(v, v, 15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0);
     std::memcpy(dst, &o, 16);
-  } else {
-    static_assert(kSamples == 3, "flip_omp handles 1 or 3 samples per pixel");
+  }
+#elif PIMG_CHANNELS == 3
+  {
     const v16u8 o0 = PIX_SHUFFLE2(load16(src + 30), load16(src + 32), 15, 30, 31, 12, 13, 14, 9, 10, 11, 6, 7, 8, 3, 4, 5, 0);
     const v16u8 o1 = PIX_SHUFFLE2(load16(src + 15), load16(src + 17), 30, 31, 12, 13, 14, 9, 10, 11, 6, 7, 8, 3, 4, 5, 0, 1);
     const v16u8 o2 = PIX_SHUFFLE2(load16(src + 0), load16(src + 2), 31, 12, 13, 14, 9, 10, 11, 6, 7, 8, 3, 4, 5, 0, 1, 2);
@@ -50,6 +52,9 @@ inline void reverse16(const std::uint8_t* src, std::uint8_t* dst) {
     std::memcpy(dst + 16, &o1, 16);
     std::memcpy(dst + 32, &o2, 16);
   }
+#else
+#error "flip_omp handles 1 or 3 samples per pixel"
+#endif
 }
 
 // Output pixels [x0, x1) of one row from the mirrored input row: 16 at a time with SHUFFLE.
