@@ -33,6 +33,11 @@ export PATH=/usr/local/cuda/bin:$PATH
 export CUDA_CACHE_PATH=$root/build-gpu/nv-cache
 command -v pkg-config >/dev/null || export PKG_CONFIG=$carry/bin/pkgconf
 
+# The shared data the spaces read (../shared/data), when the machine's copy of the tree lacks it.
+if [ ! -e ../shared/data/semblance ] && [ -d "$carry/shared/data" ]; then
+  mkdir -p ../shared && cp -r "$carry/shared/data" ../shared/
+fi
+
 log "device: $(nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader)"
 log "date: $(date -u +%Y-%m-%dT%H:%M:%SZ)  commit: $(git rev-parse --short=12 HEAD 2>/dev/null || cat .git-commit 2>/dev/null || echo unknown)"
 t0=$(date +%s)
@@ -52,20 +57,18 @@ log "tests: $(grep -E 'tests passed|tests failed' "$out/tests.log" | tail -1)"
 
 spaces=("$@")
 [ ${#spaces[@]} -gt 0 ] || spaces=(spaces/conv-gpu.yaml spaces/conv-gpu-separable.yaml)
-families=()
 for space in "${spaces[@]}"; do
   t1=$(date +%s)
   family=$(awk '/^family:/ {print $2; exit}' "$space")
-  [[ " ${families[*]} " == *" $family "* ]] || families+=("$family")
   $exe "$family" --space "$space" --db "$out/gpu.db" --top 3 >> "$out/tune.txt" 2>> "$out/tune-progress.log"
   log "tune $space: exit $? in $(( $(date +%s) - t1 )) s; $(tail -1 "$out/tune.txt")"
 done
-for family in "${families[@]}"; do
-  $exe report --db "$out/gpu.db" --family "$family" --out "$out/report/$family-gpu.md" > /dev/null
+$exe report --db "$out/gpu.db" --out "$out/report/gpu.md" > /dev/null
+for family in $(for s in "${spaces[@]}"; do awk '/^family:/ {print $2; exit}' "$s"; done | sort -u); do
   $exe best "$family" --db "$out/gpu.db" --json > "$out/best-$family.json"
 done
 
-build-gpu/bench/pimg_bench --benchmark_format=console > "$out/bench.txt" 2>&1
+[ -n "${PIMG_SKIP_BENCH:-}" ] || build-gpu/bench/pimg_bench --benchmark_format=console > "$out/bench.txt" 2>&1
 log "bench: $(grep -c '^BM_' "$out/bench.txt") benchmarks"
-cat "$out"/report/*-gpu.md | grep -E '^## |^\| ' | grep -i -E 'ratio|npp|speed' | head -20 | tee -a "$out/summary.txt"
+grep -E '^## |^\| ' "$out/report/gpu.md" | grep -i -E 'ratio|npp|speed' | head -20 | tee -a "$out/summary.txt"
 tail -n 40 "$out/tune.txt"

@@ -58,6 +58,10 @@ Libs: -L\${libdir} -lmuparser
 Cflags: -I\${includedir}
 EOF
 
+# Seismic input of the semblance family (issue 5): spaces name it as ../shared/data/semblance/...
+mkdir -p "$carry/shared/data/semblance"
+cp ../shared/data/semblance/* "$carry/shared/data/semblance/"
+
 {
   echo "# .device-carry: made by scripts/gpu-carry.sh on $(hostname) at $(date -u +%Y-%m-%dT%H:%M:%SZ)"
   echo "# Debian packages copied from:"

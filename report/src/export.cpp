@@ -68,6 +68,7 @@ const char* invalidity(Status s) {
     case Status::launch_error: return "runtime";
     case Status::timeout: return "timeout";
     case Status::wrong_result: return "correctness";
+    case Status::crash: return "runtime";  // T4 has no crash; a dead worker is a runtime failure
   }
   return "runtime";
 }

@@ -7,6 +7,7 @@
 #include "host_backend.hpp"
 #include "pimg/registry.hpp"
 #include "pimg/strategies.hpp"
+#include "semblance/register.hpp"
 #if PIMG_WITH_OPENCL
 #include "opencl_backend.hpp"
 #endif
@@ -24,6 +25,7 @@ static void fill(Registry& r) {
   bgr2rgba::register_bgr2rgba(r);
   flip::register_flip(r);
   maxpool::register_maxpool(r);
+  semblance::register_semblance(r);
 
   r.add_strategy(exhaustive_strategy());
   r.add_strategy(random_strategy());

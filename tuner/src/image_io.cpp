@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 #include <stb/stb_image.h>
 
+#include <algorithm>
 #include <cctype>
 #include <filesystem>
 #include <fstream>
@@ -98,10 +99,26 @@ void check_jpeg(std::span<const std::uint8_t> b, const std::string& label) {
   throw UsageError(fmt::format("{}: truncated JPEG (no end-of-image marker)", label));
 }
 
+// Only formats that announce themselves: stb also guesses TGA (no signature), where a few bytes can
+// claim millions of run-length pixels and keep the decoder busy for seconds (found by fuzzing).
+void check_signature(std::span<const std::uint8_t> b, const std::string& label) {
+  auto starts = [&](std::initializer_list<std::uint8_t> sig) {
+    return b.size() >= sig.size() && std::equal(sig.begin(), sig.end(), b.begin());
+  };
+  const bool png = starts({0x89, 'P', 'N', 'G', '\r', '\n', 0x1A, '\n'});
+  const bool jpeg = starts({0xFF, 0xD8, 0xFF});
+  const bool bmp = starts({'B', 'M'});
+  const bool gif = starts({'G', 'I', 'F', '8'});
+  const bool pnm = b.size() >= 2 && b[0] == 'P' && (b[1] == '5' || b[1] == '6');
+  if (!(png || jpeg || bmp || gif || pnm))
+    throw UsageError(fmt::format("{}: not a PNG, JPEG, BMP, GIF or binary PGM/PPM image (unrecognised signature)", label));
+}
+
 }  // namespace
 
 Image decode_image(std::span<const std::uint8_t> bytes, const std::string& label, int channels) {
   if (bytes.empty()) throw UsageError(fmt::format("{}: empty image file", label));
+  check_signature(bytes, label);
   check_pnm(bytes, label);
   check_bmp(bytes, label);
   check_jpeg(bytes, label);

@@ -1,0 +1,253 @@
+// The semblance variants' shared pieces (semblance_variants.hpp): parameter reading, scalar
+// arguments, and the OpenCL/CUDA knobs and plan of kernels/semblance/semblance_device.h.
+#include "semblance_variants.hpp"
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <algorithm>
+#include <cstring>
+
+extern "C" {
+#include "semblance/semblance_core.h"
+}
+
+namespace pimg::semblance {
+namespace {
+
+constexpr std::size_t kCudaStaticShared = 48 * 1024;
+constexpr std::size_t kCudaConstant = 64 * 1024;
+
+std::size_t round_up(std::size_t a, std::size_t b) { return (a + b - 1) / b * b; }
+bool pow2(int v) { return v > 0 && (v & (v - 1)) == 0; }
+
+double limit(const DeviceInfo& d, const std::string& name, double fallback) {
+  auto it = d.limits.find(name);
+  return it == d.limits.end() || it->second <= 0 ? fallback : it->second;
+}
+
+// A buffer's values as a C initializer list (floats as exact hex literals).
+std::string float_list(const HostBuffer& b) {
+  std::vector<float> v(b.bytes.size() / 4);
+  std::memcpy(v.data(), b.bytes.data(), v.size() * 4);
+  std::string out;
+  for (std::size_t i = 0; i < v.size(); ++i) out += fmt::format("{}{:a}f", i ? "," : "", v[i]);
+  return out;
+}
+
+std::string int_list(const HostBuffer& b) {
+  std::vector<std::int32_t> v(b.bytes.size() / 4);
+  std::memcpy(v.data(), b.bytes.data(), v.size() * 4);
+  return fmt::format("{}", fmt::join(v, ","));
+}
+
+}  // namespace
+
+Value param_value(const Config& c, const std::vector<ParamDecl>& decls, const std::string& name) {
+  auto decl = std::find_if(decls.begin(), decls.end(), [&](const ParamDecl& d) { return d.name == name; });
+  if (decl == decls.end()) throw PlanError(fmt::format("no parameter '{}'", name));
+  const Value v = c.has(name) ? c.at(name) : decl->default_value;
+  const auto* text = std::get_if<std::string>(&v);
+  if (decl->is_text != (text != nullptr))
+    throw PlanError(fmt::format("{} must be {}, got {}", name, decl->is_text ? "text" : "an integer", to_string(v)));
+  if (text && std::find(decl->choices.begin(), decl->choices.end(), *text) == decl->choices.end())
+    throw PlanError(fmt::format("{} must be one of {}, got {}", name, fmt::join(decl->choices, "|"), *text));
+  return v;
+}
+
+std::int64_t int_param(const Config& c, const std::vector<ParamDecl>& decls, const std::string& name) {
+  return std::get<std::int64_t>(param_value(c, decls, name));
+}
+
+int int_param_in(const Config& c, const std::vector<ParamDecl>& decls, const std::string& name, int lo, int hi) {
+  const std::int64_t v = int_param(c, decls, name);
+  if (v < lo || v > hi) throw PlanError(fmt::format("{} must be {}..{}, got {}", name, lo, hi, v));
+  return static_cast<int>(v);
+}
+
+std::string text_param(const Config& c, const std::vector<ParamDecl>& decls, const std::string& name) {
+  return std::get<std::string>(param_value(c, decls, name));
+}
+
+void add_real_args(LaunchPlan& plan, const SembSpec& s) {
+  for (float v : {s.t0, s.m0, s.h0, s.idt}) plan.args.push_back(KernelArg::real(v));
+}
+
+void add_problem_defines(LaunchPlan& plan, const Workload& w) {
+  for (const auto& [k, v] : w.defines) plan.defines.emplace_back(k, v);
+}
+
+std::vector<ParamDecl> device_params(DeviceApi api, bool argmax) {
+  std::vector<ParamDecl> p = {
+      {"dims", false, {}, std::int64_t{3},
+       "1: the whole grid on one axis; 2: x over (D, E), y over (A, B, C); 3: x over (D, E), y over C, z over "
+       "(A, B) (the seed's 3-D NDRange)"},
+      {"block_x", false, {}, std::int64_t{32}, "work-group / block size along x"},
+      {"block_y", false, {}, std::int64_t{1}, "work-group / block size along y (1 when dims is 1)"},
+      {"block_z", false, {}, std::int64_t{1}, "work-group / block size along z (1 unless dims is 3)"},
+      {"ppi", false, {}, std::int64_t{1},
+       "grid points per work item along E (they share the trace's geometry and quadratic term)"},
+      {"precompute", true, {"host", "kernel"}, std::string("host"),
+       "per-trace midpoint, half-offset and their products from the host (the seed's hoisting) or computed "
+       "from the raw headers in the kernel"},
+      {"inline", false, {}, std::int64_t{1}, "1: helpers forced inline (the seed's manual inlining); 0: called"},
+      {"interp", true, {"seed", "simplified"}, std::string("seed"),
+       "seed: interpol_linear as the seed wrote it; simplified: its algebraic simplification with the "
+       "fraction hoisted out of the window loop"},
+      {"geom_mem", true, {"global", "constant"}, std::string("global"),
+       "where the per-trace geometry, headers and grid axes live"},
+      {"window", true, {"private", "local"}, std::string("private"),
+       "private: num and den arrays per item; local: the seed's register-pressure rewrite, num in "
+       "local/shared memory and den folded into one sum"},
+  };
+  if (api == DeviceApi::cuda) {
+    p.push_back({"ldg", false, {}, std::int64_t{1}, "1: samples through the read-only data cache (__ldg)"});
+    p.push_back({"launch_bounds", false, {}, std::int64_t{0},
+                 "0: no __launch_bounds__; N: at least N resident blocks per multiprocessor"});
+  }
+  if (argmax)
+    p.push_back({"final_block", false, {}, std::int64_t{256},
+                 "work-group size of the final reduction over the groups' best points (a power of two)"});
+  return p;
+}
+
+DeviceKnobs read_device_knobs(const Config& c, const std::vector<ParamDecl>& decls, DeviceApi api, bool argmax) {
+  DeviceKnobs k;
+  k.dims = int_param_in(c, decls, "dims", 1, 3);
+  k.block_x = int_param_in(c, decls, "block_x", 1, 1024);
+  k.block_y = int_param_in(c, decls, "block_y", 1, 1024);
+  k.block_z = int_param_in(c, decls, "block_z", 1, 64);
+  k.ppi = int_param_in(c, decls, "ppi", 1, 64);
+  k.precomp = text_param(c, decls, "precompute") == "host";
+  k.inline_helpers = int_param_in(c, decls, "inline", 0, 1);
+  k.interp = text_param(c, decls, "interp") == "simplified";
+  k.geom_mem = text_param(c, decls, "geom_mem") == "constant";
+  k.window = text_param(c, decls, "window") == "local";
+  if (api == DeviceApi::cuda) {
+    k.ldg = int_param_in(c, decls, "ldg", 0, 1);
+    k.launch_bounds = int_param_in(c, decls, "launch_bounds", 0, 32);
+  }
+  if (argmax) {
+    k.final_block = int_param_in(c, decls, "final_block", 1, 1024);
+    if (!pow2(k.final_block)) throw PlanError(fmt::format("final_block must be a power of two, got {}", k.final_block));
+    if (!pow2(k.block_x * k.block_y * k.block_z))
+      throw PlanError(fmt::format("the arg-max reduction needs a power-of-two work-group, got {}x{}x{}", k.block_x,
+                                  k.block_y, k.block_z));
+  }
+  if (k.dims < 3 && k.block_z != 1) throw PlanError(fmt::format("block_z must be 1 when dims is {}", k.dims));
+  if (k.dims < 2 && k.block_y != 1) throw PlanError("block_y must be 1 when dims is 1");
+  return k;
+}
+
+LaunchPlan device_plan(const SembSpec& s, const Workload& w, const DeviceKnobs& k, const DeviceInfo& d, DeviceApi api,
+                       bool argmax) {
+  const bool cuda = api == DeviceApi::cuda;
+  const std::size_t group = static_cast<std::size_t>(k.block_x) * k.block_y * k.block_z;
+  if (d.max_work_group_size > 0 && group > static_cast<std::size_t>(d.max_work_group_size))
+    throw PlanError(fmt::format("work-group of {} items exceeds the device's {}", group, d.max_work_group_size));
+  if (argmax && d.max_work_group_size > 0 && k.final_block > d.max_work_group_size)
+    throw PlanError(fmt::format("final_block {} exceeds the device's {}", k.final_block, d.max_work_group_size));
+  std::size_t shared = (k.window ? group * k.ppi * s.w * 4 : 0) + (argmax ? group * 12 : 0);
+  if (argmax) shared = std::max<std::size_t>(shared, static_cast<std::size_t>(k.final_block) * 12);
+  const std::size_t shared_limit =
+      cuda ? kCudaStaticShared : (d.local_mem_bytes ? static_cast<std::size_t>(d.local_mem_bytes) : 32768);
+  if (shared > shared_limit)
+    throw PlanError(fmt::format("{} bytes of local memory exceed the device's {}", shared, shared_limit));
+  const std::size_t small = w.input("geom").bytes.size() + w.input("hdr").bytes.size() + w.input("axes").bytes.size();
+  if (k.geom_mem) {
+    const std::size_t constant_limit =
+        cuda ? kCudaConstant : static_cast<std::size_t>(limit(d, "max_constant_buffer_size", 65536));
+    if (small > constant_limit)
+      throw PlanError(fmt::format("{} bytes of geometry and axes exceed {} bytes of constant memory", small, constant_limit));
+  }
+
+  LaunchPlan plan;
+  plan.entry = "semb_grid";
+  add_problem_defines(plan, w);
+  const std::pair<const char*, int> knobs[] = {
+      {"DIMS", k.dims},       {"BLOCK_X", k.block_x}, {"BLOCK_Y", k.block_y},         {"BLOCK_Z", k.block_z},
+      {"PPI", k.ppi},         {"PRECOMP", k.precomp}, {"INLINE", k.inline_helpers},   {"INTERP", k.interp},
+      {"GEOM_MEM", k.geom_mem}, {"WINDOW", k.window}, {"ARGMAX", argmax ? 1 : 0},     {"FINAL_BLOCK", k.final_block}};
+  for (const auto& [name, value] : knobs) plan.defines.emplace_back(name, std::to_string(value));
+  if (cuda) {
+    plan.defines.emplace_back("LDG", std::to_string(k.ldg));
+    plan.defines.emplace_back("LAUNCH_BOUNDS", std::to_string(k.launch_bounds));
+    if (k.geom_mem) {
+      plan.defines.emplace_back("PIMG_GEOM_LIST", float_list(w.input("geom")));
+      plan.defines.emplace_back("PIMG_HDR_LIST", int_list(w.input("hdr")));
+      plan.defines.emplace_back("PIMG_AXES_LIST", float_list(w.input("axes")));
+    }
+  }
+
+  // Items: x over (D, E blocks) (dims 2, 3) or everything (dims 1).
+  const std::size_t neg = (static_cast<std::size_t>(s.n[4]) + k.ppi - 1) / k.ppi;
+  std::array<std::size_t, 3> items{1, 1, 1};
+  if (k.dims == 1) {
+    items[0] = static_cast<std::size_t>(s.n[0]) * s.n[1] * s.n[2] * s.n[3] * neg;
+  } else if (k.dims == 2) {
+    items = {static_cast<std::size_t>(s.n[3]) * neg, static_cast<std::size_t>(s.n[0]) * s.n[1] * s.n[2], 1};
+  } else {
+    items = {static_cast<std::size_t>(s.n[3]) * neg, static_cast<std::size_t>(s.n[2]),
+             static_cast<std::size_t>(s.n[0]) * s.n[1]};
+  }
+  plan.dims = k.dims;
+  plan.local = {static_cast<std::size_t>(k.block_x), static_cast<std::size_t>(k.block_y),
+                static_cast<std::size_t>(k.block_z)};
+  std::size_t groups = 1;
+  for (int dim = 0; dim < 3; ++dim) {
+    plan.global[dim] = round_up(items[dim], plan.local[dim]);
+    const std::size_t g = plan.global[dim] / plan.local[dim];
+    if (cuda && dim > 0 && g > 65535)
+      throw PlanError(fmt::format("{} blocks along {} exceed CUDA's 65535", g, dim == 1 ? "y" : "z"));
+    if (g > 0x7fffffffu) throw PlanError(fmt::format("{} work-groups along dimension {}", g, dim));
+    groups *= g;
+  }
+  if (groups > 0x7fffffffu) throw PlanError(fmt::format("{} work-groups in all", groups));
+  plan.args = {KernelArg::buf("samples"), KernelArg::buf("geom"), KernelArg::buf("hdr"), KernelArg::buf("axes")};
+  if (argmax) {
+    for (const char* name : {"part_idx", "part_sem", "part_stk"}) {
+      plan.args.push_back(KernelArg::buf(name));
+      plan.scratch.push_back({name, groups * 4});
+    }
+    LaunchStep final_step;
+    final_step.entry = "semb_argmax_final";
+    final_step.dims = 1;
+    final_step.global = {static_cast<std::size_t>(k.final_block), 1, 1};
+    final_step.local = {static_cast<std::size_t>(k.final_block), 1, 1};
+    final_step.args = {KernelArg::buf("part_idx"), KernelArg::buf("part_sem"), KernelArg::buf("part_stk"),
+                       KernelArg::buf("out"), KernelArg::integer(static_cast<std::int64_t>(groups))};
+    plan.steps.push_back(std::move(final_step));
+  } else {
+    plan.args.push_back(KernelArg::buf("out"));
+  }
+  add_real_args(plan, s);
+  return plan;
+}
+
+namespace {
+
+class DeviceVariant final : public Variant {
+ public:
+  explicit DeviceVariant(DeviceVariantSpec spec) : spec_(std::move(spec)) {}
+  std::string name() const override { return spec_.name; }
+  std::string family() const override { return "semblance"; }
+  std::string backend() const override { return spec_.backend; }
+  std::string source() const override { return spec_.source; }
+  std::string help() const override { return spec_.help; }
+  std::vector<ParamDecl> parameters() const override { return device_params(spec_.api, spec_.argmax); }
+  LaunchPlan plan(const Problem& p, const Workload& w, const Config& c, const DeviceInfo& d) const override {
+    const DeviceKnobs k = read_device_knobs(c, parameters(), spec_.api, spec_.argmax);
+    return device_plan(spec_of(p), w, k, d, spec_.api, spec_.argmax);
+  }
+
+ private:
+  DeviceVariantSpec spec_;
+};
+
+}  // namespace
+
+std::unique_ptr<Variant> make_device_variant(DeviceVariantSpec spec) {
+  return std::make_unique<DeviceVariant>(std::move(spec));
+}
+
+}  // namespace pimg::semblance
