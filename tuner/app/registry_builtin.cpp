@@ -1,8 +1,11 @@
 // The registry of this build: every family, variant, strategy and backend, registered explicitly.
 // The only file where backend build options (#if PIMG_WITH_*) appear.
+#include "bgr2rgba/register.hpp"
 #include "conv/register.hpp"
 #include "hist/register.hpp"
 #include "histeq/register.hpp"
+#include "flip/register.hpp"
+#include "maxpool/register.hpp"
 #include "host_backend.hpp"
 #include "pimg/registry.hpp"
 #include "pimg/strategies.hpp"
@@ -23,6 +26,9 @@ namespace pimg {
 static void fill(Registry& r) {
   conv::register_conv(r);
   rotate::register_rotate(r);
+  bgr2rgba::register_bgr2rgba(r);
+  flip::register_flip(r);
+  maxpool::register_maxpool(r);
   semblance::register_semblance(r);
   hist::register_hist(r);
   histeq::register_histeq(r);

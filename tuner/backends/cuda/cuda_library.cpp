@@ -11,6 +11,8 @@ namespace pimg::cuda {
 std::unique_ptr<LibraryCall> make_cub_histogram_even(const LaunchPlan& plan);  // lib_hist.cpp
 std::unique_ptr<LibraryCall> make_npp_histogram_even(const LaunchPlan& plan);  // lib_hist.cpp
 std::unique_ptr<LibraryCall> make_histeq_cub_npp(const LaunchPlan& plan);      // lib_histeq.cpp
+std::unique_ptr<LibraryCall> make_npp_swap_channels_c3c4(const LaunchPlan& plan);  // lib_bgr2rgba.cpp
+std::unique_ptr<LibraryCall> make_npp_mirror(const LaunchPlan& plan);              // lib_flip.cpp
 
 // One line per library baseline; each is defined in its family's lib_<family>.cpp.
 const std::map<std::string, LibraryFactory>& library_calls() {
@@ -18,6 +20,8 @@ const std::map<std::string, LibraryFactory>& library_calls() {
       {"cub_histogram_even", &make_cub_histogram_even},
       {"npp_histogram_even", &make_npp_histogram_even},
       {"histeq_cub_npp", &make_histeq_cub_npp},
+      {"npp_swap_channels_c3c4", &make_npp_swap_channels_c3c4},
+      {"npp_mirror", &make_npp_mirror},
   };
   return table;
 }

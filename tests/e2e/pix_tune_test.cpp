@@ -1,0 +1,75 @@
+// End to end: the pimg-tune binary tunes reduced spaces of bgr2rgba, flip and maxpool on PoCL, OpenMP
+// and the host into one database; every configuration is stored ok and validated exactly, the shipped
+// CPU spaces load, and best and report read the three families back.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <map>
+
+#include "e2e/e2e_util.hpp"
+#include "pimg/registry.hpp"
+#include "pimg/space.hpp"
+#include "pimg/store.hpp"
+
+namespace fs = std::filesystem;
+
+namespace {
+
+class PixTune : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    dir_ = e2e::temp_dir("pix-e2e");
+    setenv("PIMG_CACHE_DIR", (dir_ / "cache").c_str(), 0);
+    for (const char* family : {"bgr2rgba", "flip", "maxpool"})
+      runs_[family] = e2e::run(std::string(family) + " --quiet --space " + std::string(PIMG_TEST_DATA) + "/e2e/" +
+                               family + "-small.yaml --db " + db());
+  }
+  static void TearDownTestSuite() { fs::remove_all(dir_); }
+  static std::string db() { return (dir_ / "pix.db").string(); }
+  static inline fs::path dir_;
+  static inline std::map<std::string, e2e::Ran> runs_;
+};
+
+TEST_F(PixTune, EveryConfigurationStoredOkAndExact) {
+  for (const auto& [family, ran] : runs_) ASSERT_EQ(ran.code, 0) << family << "\n" << ran.out;
+  pimg::Store store(db(), pimg::Store::Mode::existing);
+  std::map<std::string, std::map<std::string, int>> ok;  // family -> variant -> ok rows
+  for (const auto& r : store.rows()) {
+    EXPECT_EQ(pimg::to_string(r.result.status), std::string("ok")) << r.variant.name << ": " << r.result.log;
+    EXPECT_EQ(r.result.validation, "exact") << r.variant.name;
+    EXPECT_GT(r.result.kernel.median, 0);
+    ok[r.problem.family][r.variant.name]++;
+  }
+  // Space sizes x problems.
+  EXPECT_EQ(ok["bgr2rgba"]["omp_rows"], 4);
+  EXPECT_EQ(ok["bgr2rgba"]["cl_grid"], 12);
+  EXPECT_EQ(ok["bgr2rgba"]["cl_staged"], 4);
+  EXPECT_EQ(ok["bgr2rgba"]["cl_vec16"], 2);
+  EXPECT_EQ(ok["flip"]["omp_rows"], 2 * 4);
+  EXPECT_EQ(ok["flip"]["omp_tiles"], 2 * 4);
+  EXPECT_EQ(ok["flip"]["cl_flip"], 4 * 4);
+  EXPECT_EQ(ok["flip"]["cl_flip_inplace"], 2 * 4);
+  EXPECT_EQ(ok["maxpool"]["cl_vec16"], 2 * 4);
+  EXPECT_EQ(ok["maxpool"]["cl_tree"], 4);
+  EXPECT_EQ(ok["maxpool"]["serial"], 4);
+}
+
+TEST_F(PixTune, BestAndReportReadEachFamily) {
+  for (const char* family : {"bgr2rgba", "flip", "maxpool"}) {
+    const e2e::Ran best = e2e::run(std::string("best ") + family + " --db " + db());
+    EXPECT_EQ(best.code, 0) << best.out;
+    const std::string out = (dir_ / (std::string(family) + ".md")).string();
+    const e2e::Ran report = e2e::run("report --db " + db() + " --family " + family + " --out " + out);
+    ASSERT_EQ(report.code, 0) << report.out;
+    EXPECT_NE(e2e::slurp(out).find(family), std::string::npos);
+  }
+}
+
+TEST(PixSpaces, ShippedCpuSpacesLoad) {
+  for (const char* space : {"bgr2rgba.yaml", "flip.yaml", "maxpool.yaml"}) {
+    SCOPED_TRACE(space);
+    EXPECT_NO_THROW(pimg::load_space(std::string(PIMG_SOURCE_DIR) + "/spaces/" + space, pimg::Registry::builtin()));
+  }
+}
+
+}  // namespace

@@ -1,0 +1,111 @@
+// The OpenCL variants of bgr2rgba, flip and maxpool on PoCL, over samples of their knobs in which each
+// value appears, on odd sizes (partial groups, unaligned rows: the byte paths) and on sizes whose rows
+// are 16-byte aligned (the vector paths), 1 and 3 channels, interleaved and planar: every output must
+// equal the serial reference byte for byte after the output was poisoned.
+#include <gtest/gtest.h>
+
+#include <tuple>
+
+#include "cl_fixture.hpp"
+#include "pix_eval.hpp"
+
+namespace pimg::pixtest {
+namespace {
+
+struct Shape {
+  const char* name;
+  int channels;
+  const char* layout;
+};
+const Shape kShapes[] = {{"c1", 1, "interleaved"}, {"c3i", 3, "interleaved"}, {"c3p", 3, "planar"}};
+// width x height: odd, 16-aligned rows (flip vec), 32-aligned rows (maxpool vec: output rows aligned too).
+const std::pair<int, int> kSizes[] = {{37, 23}, {48, 5}, {128, 6}};
+
+void expect_exact(const Problem& p, const std::string& variant, const std::vector<Config>& configs) {
+  for (const Config& c : configs) {
+    SCOPED_TRACE(variant + " " + c.brief() + " on " + p.label());
+    const EvalResult r = evaluate_variant(cltest::device(), p, variant, c);
+    EXPECT_EQ(to_string(r.status), std::string("ok")) << r.log;
+    EXPECT_EQ(r.validation, "exact");
+  }
+}
+
+TEST(PixOpenCl, Bgr2RgbaEveryVariantExact) {
+  for (const auto& [w, h] : kSizes) {
+    const Problem p = problem("bgr2rgba", w, h, 3, {{"alpha", w == 37 ? "200" : "255"}});
+    expect_exact(p, "cl_grid",
+                 {config({{"dims", 2}, {"block_x", 16}, {"block_y", 4}, {"pixels", 1}, {"temp", 0}}),
+                  config({{"dims", 2}, {"block_x", 8}, {"block_y", 8}, {"pixels", 3}, {"temp", 1}}),
+                  config({{"dims", 1}, {"block_x", 64}, {"block_y", 1}, {"pixels", 1}, {"temp", 1}}),
+                  config({{"dims", 1}, {"block_x", 32}, {"block_y", 1}, {"pixels", 2}, {"temp", 0}})});
+    expect_exact(p, "cl_staged",
+                 {config({{"block_x", 64}, {"pixels", 1}}), config({{"block_x", 32}, {"pixels", 4}}),
+                  config({{"block_x", 16}, {"pixels", 3}})});
+    expect_exact(p, "cl_vec16", {config({{"block_x", 64}, {"groups", 1}}), config({{"block_x", 16}, {"groups", 3}})});
+  }
+}
+
+using ShapeSize = std::tuple<int, int>;
+class PixLayouts : public ::testing::TestWithParam<ShapeSize> {
+ protected:
+  Problem make(const std::string& family) const {
+    const Shape& s = kShapes[std::get<0>(GetParam())];
+    const auto [w, h] = kSizes[std::get<1>(GetParam())];
+    return problem(family, w, h, s.channels, {{"layout", s.layout}});
+  }
+};
+
+TEST_P(PixLayouts, FlipEveryVariantExact) {
+  const Problem p = make("flip");
+  const std::vector<Config> configs = {
+      config({{"block_x", 16}, {"block_y", 4}, {"vec", 0}, {"per_thread", 1}}),
+      config({{"block_x", 8}, {"block_y", 2}, {"vec", 0}, {"per_thread", 3}}),
+      config({{"block_x", 32}, {"block_y", 2}, {"vec", 1}, {"per_thread", 1}}),
+      config({{"block_x", 2}, {"block_y", 4}, {"vec", 1}, {"per_thread", 2}})};
+  expect_exact(p, "cl_flip", configs);
+  expect_exact(p, "cl_flip_inplace",
+               {config({{"block_x", 16}, {"block_y", 2}, {"vec", 0}}), config({{"block_x", 4}, {"block_y", 4}, {"vec", 1}}),
+                config({{"block_x", 1}, {"block_y", 1}, {"vec", 1}})});
+}
+
+TEST_P(PixLayouts, MaxpoolEveryVariantExact) {
+  const Problem p = make("maxpool");
+  expect_exact(p, "cl_direct",
+               {config({{"block_x", 16}, {"block_y", 4}, {"pixels", 1}}),
+                config({{"block_x", 8}, {"block_y", 8}, {"pixels", 3}})});
+  expect_exact(p, "cl_vec16",
+               {config({{"block_x", 16}, {"block_y", 2}, {"groups", 1}}),
+                config({{"block_x", 2}, {"block_y", 4}, {"groups", 2}})});
+  expect_exact(p, "cl_tree",
+               {config({{"block_x", 16}, {"block_y", 4}}), config({{"block_x", 8}, {"block_y", 8}}),
+                config({{"block_x", 2}, {"block_y", 2}})});
+}
+
+std::string layout_name(const ::testing::TestParamInfo<ShapeSize>& info) {
+  const auto [w, h] = kSizes[std::get<1>(info.param)];
+  return std::string(kShapes[std::get<0>(info.param)].name) + "_" + std::to_string(w) + "x" + std::to_string(h);
+}
+
+INSTANTIATE_TEST_SUITE_P(OpenCl, PixLayouts, ::testing::Combine(::testing::Values(0, 1, 2), ::testing::Values(0, 1, 2)),
+                         layout_name);
+
+TEST(PixOpenCl, PlansRejectWhatCannotRun) {
+  const DeviceInfo d = cltest::device().info();
+  const Problem bgr = problem("bgr2rgba", 37, 23, 3);
+  const Workload wb = registry().family("bgr2rgba")->make_workload(bgr);
+  EXPECT_THROW(registry().variant("bgr2rgba", "cl_grid")->plan(bgr, wb, config({{"dims", 1}, {"block_y", 2}}), d),
+               PlanError);
+  EXPECT_THROW(registry().variant("bgr2rgba", "cl_grid")->plan(bgr, wb, config({{"pixels", 0}}), d), PlanError);
+  DeviceInfo small = d;
+  small.limits["local_mem_size"] = 64;
+  EXPECT_THROW(registry().variant("bgr2rgba", "cl_staged")->plan(bgr, wb, Config{}, small), PlanError);
+  const Problem mp = problem("maxpool", 37, 23, 1);
+  const Workload wm = registry().family("maxpool")->make_workload(mp);
+  EXPECT_THROW(registry().variant("maxpool", "cl_tree")->plan(mp, wm, config({{"block_x", 15}}), d), PlanError);
+  const auto group = static_cast<int>(d.limits.at("max_work_group_size"));
+  EXPECT_THROW(registry().variant("maxpool", "cl_direct")->plan(mp, wm, config({{"block_x", group}, {"block_y", 2}}), d),
+               PlanError);
+}
+
+}  // namespace
+}  // namespace pimg::pixtest

@@ -1,0 +1,108 @@
+// The OpenMP variants of bgr2rgba, flip (out of place and in place) and maxpool (chain and tree), rows
+// and tiles over every schedule, and the host baselines (serial, OpenCV cvtColor and flip), on 1 and 3
+// channels, interleaved and planar, odd and even sizes: every output equal to the reference byte for
+// byte after the output was poisoned.
+#include <gtest/gtest.h>
+
+#include "pix_eval.hpp"
+
+namespace pimg::pixtest {
+namespace {
+
+Device& open_device(const std::string& backend) {
+  static std::map<std::string, std::unique_ptr<Device>> devices;
+  auto& d = devices[backend];
+  if (!d) {
+    const Backend* b = registry().backend(backend);
+    d = b->open(b->devices().at(0));
+  }
+  return *d;
+}
+
+void expect_exact(const Problem& p, const std::string& variant, const std::vector<Config>& configs) {
+  const std::string backend = registry().variant(p.family, variant)->backend();
+  for (const Config& c : configs) {
+    SCOPED_TRACE(variant + " " + c.brief() + " on " + p.label());
+    const EvalResult r = evaluate_variant(open_device(backend), p, variant, c);
+    EXPECT_EQ(to_string(r.status), std::string("ok")) << r.log;
+    EXPECT_EQ(r.validation, "exact");
+  }
+}
+
+// Rows and tiles with each schedule, thread count 1 and 2, tiles smaller than, and larger than, the image.
+std::vector<Config> omp_configs(const std::string& variant, const char* extra, std::vector<Value> extra_values) {
+  std::vector<Config> out;
+  const bool tiles = variant == "omp_tiles";
+  const char* schedules[] = {"static", "dynamic", "guided"};
+  for (std::size_t i = 0; i < 3; ++i) {
+    Config c = config({{"schedule", schedules[i]}, {"chunk", static_cast<std::int64_t>(i + 1)},
+                       {"threads", static_cast<std::int64_t>(i % 2 + 1)}});
+    if (tiles) {
+      c.set("tile_x", std::int64_t{i == 2 ? 512 : 8});
+      c.set("tile_y", std::int64_t{i == 1 ? 3 : 64});
+    }
+    c.set(extra, extra_values[i % extra_values.size()]);
+    out.push_back(c);
+  }
+  return out;
+}
+
+TEST(PixOpenmp, Bgr2RgbaVariantsAndBaselinesExact) {
+  for (const auto& [w, h] : {std::pair{37, 23}, std::pair{64, 16}}) {
+    const Problem p = problem("bgr2rgba", w, h, 3);
+    for (const char* v : {"omp_rows", "omp_tiles"}) expect_exact(p, v, omp_configs(v, "shuffle", {Value{0}, Value{1}}));
+    expect_exact(p, "serial", {Config{}});
+    if (registry().variant("bgr2rgba", "opencv_cvtcolor")) expect_exact(p, "opencv_cvtcolor", {Config{}});
+  }
+  const Problem alpha = problem("bgr2rgba", 19, 7, 3, {{"alpha", "0"}});
+  expect_exact(alpha, "omp_rows", {config({{"shuffle", 0}}), config({{"shuffle", 1}})});
+}
+
+struct Shape {
+  int channels;
+  const char* layout;
+};
+const Shape kShapes[] = {{1, "interleaved"}, {3, "interleaved"}, {3, "planar"}};
+
+TEST(PixOpenmp, FlipVariantsAndBaselinesExact) {
+  for (const Shape& s : kShapes)
+    for (const auto& [w, h] : {std::pair{37, 23}, std::pair{64, 16}, std::pair{1, 5}}) {
+      const Problem p = problem("flip", w, h, s.channels, {{"layout", s.layout}});
+      for (const char* v : {"omp_rows", "omp_tiles"}) {
+        expect_exact(p, v, omp_configs(v, "inplace", {Value{0}, Value{1}}));
+        expect_exact(p, v, omp_configs(v, "shuffle", {Value{0}, Value{1}}));
+      }
+      expect_exact(p, "serial", {Config{}});
+      if (registry().variant("flip", "opencv_flip")) expect_exact(p, "opencv_flip", {Config{}});
+    }
+}
+
+TEST(PixOpenmp, MaxpoolVariantsAndBaselinesExact) {
+  for (const Shape& s : kShapes)
+    for (const auto& [w, h] : {std::pair{37, 23}, std::pair{64, 16}, std::pair{2, 3}}) {
+      const Problem p = problem("maxpool", w, h, s.channels, {{"layout", s.layout}});
+      for (const char* v : {"omp_rows", "omp_tiles"})
+        expect_exact(p, v, omp_configs(v, "form", {Value{std::string("chain")}, Value{std::string("tree")}}));
+      expect_exact(p, "serial", {Config{}});
+    }
+}
+
+TEST(PixOpenmp, OpencvCvtColorRefusesOtherAlpha) {
+  const Variant* v = registry().variant("bgr2rgba", "opencv_cvtcolor");
+  if (!v) GTEST_SKIP() << "built without OpenCV";
+  const Problem p = problem("bgr2rgba", 8, 8, 3, {{"alpha", "128"}});
+  const EvalResult r = evaluate_variant(open_device("host"), p, "opencv_cvtcolor", Config{});
+  EXPECT_EQ(to_string(r.status), std::string("launch_error"));
+}
+
+TEST(PixOpenmp, KnobsOutOfRangeAreLaunchErrors) {
+  const Problem p = problem("flip", 16, 4, 1);
+  for (const Config& c : {config({{"chunk", 0}}), config({{"threads", -1}}), config({{"schedule", "auto"}}),
+                          config({{"inplace", 2}})}) {
+    const EvalResult r = evaluate_variant(open_device("openmp"), p, "omp_rows", c);
+    EXPECT_EQ(to_string(r.status), std::string("launch_error")) << c.brief();
+  }
+}
+
+}  // namespace
+}  // namespace pimg::pixtest

@@ -1,0 +1,28 @@
+// The bgr2rgba family (seed 001): 3-channel B G R interleaved bytes in, 4-channel R G B A out, alpha a
+// problem attribute (default 255, what NPP's SwapChannels C3C4R writes with nValue 255 and OpenCV's
+// cvtColor BGR2RGBA writes for 8-bit images).
+#pragma once
+#include <cstdint>
+#include <vector>
+
+#include "pimg/family.hpp"
+
+namespace pimg::bgr2rgba {
+
+// The serial reference: out[4q..4q+3] = in[3q+2], in[3q+1], in[3q], alpha for each of n pixels.
+void reference(const std::uint8_t* in, std::uint8_t* out, std::size_t n, int alpha);
+
+class Bgr2RgbaFamily final : public Family {
+ public:
+  std::string name() const override { return "bgr2rgba"; }
+  std::vector<AttrSpec> attributes() const override;
+  Problem make_problem(int width, int height, int channels, std::map<std::string, std::string> attrs) const override;
+  Workload make_workload(const Problem& p) const override;
+  std::vector<std::uint8_t> reference(const Problem& p, const Workload& w, const std::string& rule = "") const override;
+  Validation compare(const Problem& p, std::span<const std::uint8_t> expected,
+                     std::span<const std::uint8_t> actual) const override;
+  Traffic traffic(const Problem& p) const override;
+  double work(const Problem& p) const override;
+};
+
+}  // namespace pimg::bgr2rgba

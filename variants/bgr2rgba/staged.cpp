@@ -1,0 +1,34 @@
+// cl_staged / cuda_staged: seed 001's shared-memory version done right. Each block stages its
+// BLOCK_X*PIXELS pixels of input in local (shared) memory with coalesced 32-bit loads, waits at one
+// barrier that every thread reaches (the seed's sat inside a divergent branch), and writes 32-bit pixels.
+#include <fmt/format.h>
+
+#include "variants.hpp"
+
+namespace pimg::bgr2rgba {
+
+void register_staged(Registry& reg) {
+  for (const std::string backend : {"opencl", "cuda"}) {
+    std::vector<ParamDecl> params = pix::block_params(256, 1);
+    params.push_back(pix::int_param("pixels", 4, "pixels per thread; the block stages BLOCK_X*PIXELS pixels"));
+    reg.add_variant(pix::make_variant(
+        {pix::gpu_name(backend, "staged"), "bgr2rgba", backend, gpu_source(backend),
+         "1-D grid, the block's input staged in local/shared memory, one barrier outside any branch", params,
+         [params](const Problem& p, const Workload& w, const Config& c, const DeviceInfo& d) {
+           const int pixels = pix::int_knob(c, params, "pixels", 1, 16);
+           if (pix::int_knob(c, params, "block_y", 1, 1024) != 1) throw PlanError("the staged kernel is 1-D: block_y = 1");
+           const int bx = pix::int_knob(c, params, "block_x", 1, 1024);
+           const double bytes = 4.0 * ((3.0 * bx * pixels + 3) / 4);
+           const double local = pix::device_limit(d, "local_mem_size", static_cast<double>(d.local_mem_bytes));
+           if (local > 0 && bytes > local)
+             throw PlanError(fmt::format("{} bytes of staging exceed the device's local memory {}", bytes, local));
+           const std::size_t blocks = pix::ceil_div(static_cast<std::size_t>(p.width) * p.height,
+                                                    static_cast<std::size_t>(bx) * pixels);
+           LaunchPlan plan = pix::gpu_plan("bgr2rgba_staged", w, c, params, d, blocks * bx, 1);
+           finish_gpu_plan(plan, p, pixels, 0, 1);
+           return plan;
+         }}));
+  }
+}
+
+}  // namespace pimg::bgr2rgba

@@ -1,0 +1,295 @@
+// The helpers of pix_common.hpp: input attributes and image input, knob reading, device checks and the
+// OpenMP knobs of the bgr2rgba, flip and maxpool families.
+#include "pix_common.hpp"
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <algorithm>
+#include <cctype>
+#include <charconv>
+#include <random>
+
+#include "pimg/errors.hpp"
+#include "pimg/image_io.hpp"
+
+namespace pimg::pix {
+
+std::vector<AttrSpec> input_attributes() {
+  return {
+      {"input", {}, "random", "random (seeded) or the path of an image file"},
+      {"seed", {}, "1107", "random input seed (the seeds use 1107)"},
+  };
+}
+
+int parse_int_attr(const std::string& key, const std::string& text, int lo, int hi) {
+  int v = 0;
+  auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
+  if (ec != std::errc() || ptr != text.data() + text.size())
+    throw AttrError(key, fmt::format("'{}' is not an integer", text));
+  if (v < lo || v > hi) throw AttrError(key, fmt::format("{} is outside {}..{}", v, lo, hi));
+  return v;
+}
+
+void complete_input_attrs(const std::vector<AttrSpec>& specs, std::map<std::string, std::string>& attrs, int& width,
+                          int& height) {
+  for (const auto& spec : specs)
+    if (!attrs.count(spec.name) && !spec.default_value.empty()) attrs[spec.name] = spec.default_value;
+  std::uint32_t seed = 0;
+  const std::string& s = attrs["seed"];
+  auto [ptr, ec] = std::from_chars(s.data(), s.data() + s.size(), seed);
+  if (ec != std::errc() || ptr != s.data() + s.size())
+    throw AttrError("seed", fmt::format("'{}' is not an integer in 0..4294967295", s));
+  if (attrs["input"] != "random") {
+    auto [w, h] = image_size(attrs["input"]);
+    width = w;
+    height = h;
+  }
+}
+
+AttrSpec layout_attribute() {
+  return {"layout", {"interleaved", "planar"}, "interleaved", "channel layout of 3-channel images"};
+}
+
+bool complete_layout(std::map<std::string, std::string>& attrs, int channels) {
+  if (channels != 1 && channels != 3) throw AttrError("channels", fmt::format("must be 1 or 3, got {}", channels));
+  if (channels == 1) attrs["layout"] = "interleaved";
+  return attrs["layout"] == "planar";
+}
+
+int planes_of(const Problem& p) { return p.attr("layout") == "planar" ? p.channels : 1; }
+int samples_of(const Problem& p) { return p.attr("layout") == "planar" ? 1 : p.channels; }
+
+LaunchPlan layout_host_plan(const std::string& entry, const Problem& p) {
+  LaunchPlan plan;
+  plan.entry = entry;
+  plan.args = {KernelArg::buf("in"),         KernelArg::buf("out"),
+               KernelArg::integer(p.width),  KernelArg::integer(p.height),
+               KernelArg::integer(planes_of(p)), KernelArg::integer(samples_of(p))};
+  return plan;
+}
+
+std::vector<AttrSpec> LayoutFamily::attributes() const {
+  std::vector<AttrSpec> out = {layout_attribute()};
+  for (auto& a : input_attributes()) out.push_back(std::move(a));
+  return out;
+}
+
+Problem LayoutFamily::make_problem(int width, int height, int channels, std::map<std::string, std::string> attrs) const {
+  complete_input_attrs(attributes(), attrs, width, height);
+  complete_layout(attrs, channels);
+  check_size(width, height, channels);
+  if (width < min_size_ || height < min_size_)
+    throw AttrError("sizes", fmt::format("{} needs an image of at least {}x{}, got {}x{}", name_, min_size_, min_size_,
+                                         width, height));
+  return Problem{name_, width, height, channels, std::move(attrs)};
+}
+
+Workload LayoutFamily::make_workload(const Problem& p) const {
+  const bool planar = p.attr("layout") == "planar";
+  Workload w;
+  w.inputs.push_back({"in", image_input(p, p.channels, planar)});
+  w.output_bytes = static_cast<std::size_t>(out_width(p)) * out_height(p) * p.channels;
+  w.scalars = {{"width", p.width}, {"height", p.height}, {"out_width", out_width(p)}, {"out_height", out_height(p)}};
+  w.defines = {{"PIMG_CHANNELS", std::to_string(p.channels)}, {"PIMG_PLANAR", planar ? "1" : "0"}};
+  return w;
+}
+
+std::vector<std::uint8_t> LayoutFamily::reference(const Problem& p, const Workload& w, const std::string& rule) const {
+  PIMG_CHECK(rule.empty(), name_ + " has no validation rule '" + rule + "'");
+  std::vector<std::uint8_t> out(w.output_bytes);
+  ref_(w.input("in").bytes.data(), out.data(), p.width, p.height, planes_of(p), samples_of(p));
+  return out;
+}
+
+Validation LayoutFamily::compare(const Problem& p, std::span<const std::uint8_t> expected,
+                                 std::span<const std::uint8_t> actual) const {
+  return compare_image(expected, actual, out_width(p), out_height(p), p.channels, p.attr("layout") == "planar");
+}
+
+double LayoutFamily::work(const Problem& p) const { return static_cast<double>(out_width(p)) * out_height(p); }
+
+void check_size(int width, int height, int bytes_per_pixel) {
+  if (width <= 0 || height <= 0) throw AttrError("sizes", fmt::format("image size {}x{} is not positive", width, height));
+  if (static_cast<long long>(width) * height * bytes_per_pixel > (1LL << 31) - 1)
+    throw AttrError("sizes", fmt::format("image {}x{} of {} bytes per pixel exceeds 2^31 - 1 bytes", width, height,
+                                         bytes_per_pixel));
+}
+
+std::vector<std::uint8_t> image_input(const Problem& p, int channels, bool planar) {
+  const std::size_t plane = static_cast<std::size_t>(p.width) * p.height;
+  std::vector<std::uint8_t> pixels(plane * channels);
+  if (p.attr("input") == "random") {
+    std::mt19937 rng(static_cast<std::uint32_t>(std::stoul(p.attr("seed"))));
+    std::uniform_int_distribution<int> dist(0, 255);
+    for (auto& px : pixels) px = static_cast<std::uint8_t>(dist(rng));
+    return pixels;
+  }
+  Image img = load_image(p.attr("input"), channels);
+  if (img.width != p.width || img.height != p.height)
+    throw UsageError(fmt::format("{}: image is {}x{}, the problem says {}x{}", p.attr("input"), img.width, img.height,
+                                 p.width, p.height));
+  if (!planar) return std::move(img.pixels);
+  for (std::size_t i = 0; i < plane; ++i)
+    for (int c = 0; c < channels; ++c) pixels[c * plane + i] = img.pixels[i * channels + c];
+  return pixels;
+}
+
+Validation compare_image(std::span<const std::uint8_t> expected, std::span<const std::uint8_t> actual, int width,
+                         int height, int channels, bool planar) {
+  if (expected.size() != actual.size())
+    return {false, fmt::format("output has {} bytes, expected {}", actual.size(), expected.size())};
+  if (std::equal(expected.begin(), expected.end(), actual.begin())) return {true, "exact"};
+  std::size_t bad = 0, first = 0;
+  for (std::size_t i = 0; i < expected.size(); ++i)
+    if (expected[i] != actual[i] && bad++ == 0) first = i;
+  const std::size_t plane = static_cast<std::size_t>(width) * height;
+  const std::size_t pix = planar ? first % plane : first / channels;
+  const std::size_t c = planar ? first / plane : first % channels;
+  return {false, fmt::format("{} of {} bytes differ; first at x={} y={} c={}: expected {} got {}", bad,
+                             expected.size(), pix % width, pix / width, c, expected[first], actual[first])};
+}
+
+ParamDecl int_param(const std::string& name, std::int64_t def, const std::string& help) {
+  return {name, false, {}, def, help};
+}
+
+ParamDecl text_param(const std::string& name, std::vector<std::string> choices, const std::string& def,
+                     const std::string& help) {
+  return {name, true, std::move(choices), def, help};
+}
+
+namespace {
+
+const ParamDecl& decl_of(const std::vector<ParamDecl>& decls, const std::string& name) {
+  auto it = std::find_if(decls.begin(), decls.end(), [&](const ParamDecl& d) { return d.name == name; });
+  if (it == decls.end()) throw PlanError(fmt::format("no parameter '{}'", name));
+  return *it;
+}
+
+}  // namespace
+
+int int_knob(const Config& c, const std::vector<ParamDecl>& decls, const std::string& name, std::int64_t lo,
+             std::int64_t hi) {
+  const Value v = c.has(name) ? c.at(name) : decl_of(decls, name).default_value;
+  const auto* i = std::get_if<std::int64_t>(&v);
+  if (!i) throw PlanError(fmt::format("{} must be an integer, got {}", name, to_string(v)));
+  if (*i < lo || *i > hi) throw PlanError(fmt::format("{}={} is outside {}..{}", name, *i, lo, hi));
+  return static_cast<int>(*i);
+}
+
+std::string text_knob(const Config& c, const std::vector<ParamDecl>& decls, const std::string& name) {
+  const ParamDecl& d = decl_of(decls, name);
+  const Value v = c.has(name) ? c.at(name) : d.default_value;
+  const auto* t = std::get_if<std::string>(&v);
+  if (!t || std::find(d.choices.begin(), d.choices.end(), *t) == d.choices.end())
+    throw PlanError(fmt::format("{} must be one of {}, got {}", name, fmt::join(d.choices, "|"), to_string(v)));
+  return *t;
+}
+
+double device_limit(const DeviceInfo& d, const std::string& name, double fallback) {
+  auto it = d.limits.find(name);
+  return it == d.limits.end() ? fallback : it->second;
+}
+
+void check_group(int bx, int by, const DeviceInfo& d) {
+  const double max_group = device_limit(d, "max_work_group_size", static_cast<double>(d.max_work_group_size));
+  if (max_group > 0 && static_cast<double>(bx) * by > max_group)
+    throw PlanError(fmt::format("work-group {}x{} = {} items exceeds max_work_group_size {}", bx, by, bx * by,
+                                max_group));
+  if (bx > device_limit(d, "max_work_item_size_0", bx) || by > device_limit(d, "max_work_item_size_1", by))
+    throw PlanError(fmt::format("work-group {}x{} exceeds the device's work-item sizes {}x{}", bx, by,
+                                device_limit(d, "max_work_item_size_0", 0), device_limit(d, "max_work_item_size_1", 0)));
+}
+
+std::vector<ParamDecl> omp_params(bool tiles) {
+  std::vector<ParamDecl> out;
+  if (tiles) {
+    out.push_back(int_param("tile_x", 256, "tile width in output pixels"));
+    out.push_back(int_param("tile_y", 16, "tile height in output rows"));
+  }
+  out.push_back(int_param("threads", 0,
+                          "OpenMP threads (num_threads clause); 0 omits the clause (OMP_NUM_THREADS, else one per core)"));
+  out.push_back(text_param("schedule", {"static", "dynamic", "guided"}, "static", "OpenMP loop schedule kind"));
+  out.push_back(int_param("chunk", 1, "schedule chunk size in tasks (rows or tiles), at least 1"));
+  return out;
+}
+
+LaunchPlan omp_plan(const std::string& entry, const Workload& w, const Config& c, const std::vector<ParamDecl>& decls,
+                    bool tiles) {
+  LaunchPlan plan;
+  plan.entry = entry;
+  for (const auto& [k, v] : w.defines) plan.defines.emplace_back(k, v);
+  std::string schedule = text_knob(c, decls, "schedule");
+  std::transform(schedule.begin(), schedule.end(), schedule.begin(), [](unsigned char ch) { return std::toupper(ch); });
+  plan.defines.emplace_back("DECOMP", tiles ? "1" : "0");
+  plan.defines.emplace_back("SCHED", "PIX_SCHED_" + schedule);
+  plan.defines.emplace_back("CHUNK", std::to_string(int_knob(c, decls, "chunk", 1, 1 << 20)));
+  plan.defines.emplace_back("THREADS", std::to_string(int_knob(c, decls, "threads", 0, 1024)));
+  if (tiles) {
+    plan.defines.emplace_back("TILE_X", std::to_string(int_knob(c, decls, "tile_x", 1, 1 << 20)));
+    plan.defines.emplace_back("TILE_Y", std::to_string(int_knob(c, decls, "tile_y", 1, 1 << 20)));
+  }
+  return plan;
+}
+
+namespace {
+
+class TableVariant final : public Variant {
+ public:
+  TableVariant(VariantSpec s, bool baseline, std::string rule)
+      : s_(std::move(s)), baseline_(baseline), rule_(std::move(rule)) {}
+  std::string name() const override { return s_.name; }
+  std::string family() const override { return s_.family; }
+  std::string backend() const override { return s_.backend; }
+  std::string source() const override { return s_.source; }
+  std::string help() const override { return s_.help; }
+  std::vector<ParamDecl> parameters() const override { return s_.params; }
+  LaunchPlan plan(const Problem& p, const Workload& w, const Config& c, const DeviceInfo& d) const override {
+    return s_.plan(p, w, c, d);
+  }
+  std::string validation_rule() const override { return rule_; }
+  bool baseline() const override { return baseline_; }
+
+ private:
+  VariantSpec s_;
+  bool baseline_;
+  std::string rule_;
+};
+
+}  // namespace
+
+std::unique_ptr<Variant> make_variant(VariantSpec spec, bool baseline, std::string rule) {
+  return std::make_unique<TableVariant>(std::move(spec), baseline, std::move(rule));
+}
+
+std::vector<ParamDecl> block_params(int def_x, int def_y) {
+  return {int_param("block_x", def_x, "work-group (thread-block) width"),
+          int_param("block_y", def_y, "work-group (thread-block) height")};
+}
+
+LaunchPlan gpu_plan(const std::string& entry, const Workload& w, const Config& c, const std::vector<ParamDecl>& decls,
+                    const DeviceInfo& d, std::size_t items_x, std::size_t items_y) {
+  const int bx = int_knob(c, decls, "block_x", 1, 1024), by = int_knob(c, decls, "block_y", 1, 1024);
+  check_group(bx, by, d);
+  LaunchPlan plan;
+  plan.entry = entry;
+  for (const auto& [k, v] : w.defines) plan.defines.emplace_back(k, v);
+  plan.defines.emplace_back("BLOCK_X", std::to_string(bx));
+  plan.defines.emplace_back("BLOCK_Y", std::to_string(by));
+  plan.dims = 2;
+  plan.global = {round_up(std::max<std::size_t>(items_x, 1), bx), round_up(std::max<std::size_t>(items_y, 1), by), 1};
+  plan.local = {static_cast<std::size_t>(bx), static_cast<std::size_t>(by), 1};
+  if (d.backend == "cuda") {
+    const double max_y = device_limit(d, "max_grid_size_1", 65535);
+    if (static_cast<double>(plan.global[1] / by) > max_y)
+      throw PlanError(fmt::format("{} blocks along y exceed the device's grid limit {}", plan.global[1] / by, max_y));
+  }
+  return plan;
+}
+
+std::string gpu_name(const std::string& backend, const std::string& stem) {
+  return (backend == "cuda" ? "cuda_" : "cl_") + stem;
+}
+
+}  // namespace pimg::pix

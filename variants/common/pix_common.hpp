@@ -1,0 +1,122 @@
+// Shared by the pixel-rearranging families (bgr2rgba, flip, maxpool): the image input every one of them
+// reads (seeded random bytes or an image file, in the problem's layout), typed knob reading with
+// declared defaults and ranges (PlanError outside them), work-group checks against a device, and the
+// OpenMP knobs (threads, schedule, chunk, tiles) their compiled host kernels take as defines.
+#pragma once
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "pimg/family.hpp"
+#include "pimg/variant.hpp"
+
+namespace pimg::pix {
+
+inline std::size_t ceil_div(std::size_t a, std::size_t b) { return (a + b - 1) / b; }
+inline std::size_t round_up(std::size_t v, std::size_t m) { return ceil_div(v, m) * m; }
+
+// The attributes every one of these families takes: input (random or an image path) and seed.
+std::vector<AttrSpec> input_attributes();
+// Fills the defaults of `specs` into attrs, checks the seed, and takes width and height from the
+// image file when input is a path. Throws AttrError naming the key.
+void complete_input_attrs(const std::vector<AttrSpec>& specs, std::map<std::string, std::string>& attrs, int& width,
+                          int& height);
+// layout (interleaved or planar) for 1- or 3-channel images; with one channel the layouts coincide and
+// the attribute is set to interleaved. Throws AttrError for other channel counts.
+AttrSpec layout_attribute();
+bool complete_layout(std::map<std::string, std::string>& attrs, int channels);  // true when planar
+
+// Planes of a 1- or 3-channel problem with a layout attribute (channels when planar, else 1) and bytes
+// per pixel within a plane (1 when planar, else channels).
+int planes_of(const Problem& p);
+int samples_of(const Problem& p);
+// A host function's plan: buffers in, out; ints width, height, planes, samples per pixel.
+LaunchPlan layout_host_plan(const std::string& entry, const Problem& p);
+
+// A family of 1- or 3-channel images, interleaved or planar, whose output is an out_width x out_height
+// image of the same channels and layout computed by a serial function (flip, maxpool): attributes
+// layout, input, seed; input, reference and exact comparison written once.
+using LayoutReference = void (*)(const std::uint8_t* in, std::uint8_t* out, int width, int height, int planes,
+                                 int samples);
+class LayoutFamily : public Family {
+ public:
+  LayoutFamily(std::string name, LayoutReference ref, int shrink, int min_size)
+      : name_(std::move(name)), ref_(ref), shrink_(shrink), min_size_(min_size) {}
+  std::string name() const override { return name_; }
+  std::vector<AttrSpec> attributes() const override;
+  Problem make_problem(int width, int height, int channels, std::map<std::string, std::string> attrs) const override;
+  Workload make_workload(const Problem& p) const override;
+  std::vector<std::uint8_t> reference(const Problem& p, const Workload& w, const std::string& rule = "") const override;
+  Validation compare(const Problem& p, std::span<const std::uint8_t> expected,
+                     std::span<const std::uint8_t> actual) const override;
+  double work(const Problem& p) const override;  // output pixels
+
+ protected:
+  int out_width(const Problem& p) const { return p.width / shrink_; }
+  int out_height(const Problem& p) const { return p.height / shrink_; }
+
+ private:
+  std::string name_;
+  LayoutReference ref_;
+  int shrink_;    // output = input / shrink (rounded down)
+  int min_size_;  // smallest width and height
+};
+
+// Refuses sizes that are not positive or whose `bytes_per_pixel` image exceeds 2^31 - 1 bytes.
+void check_size(int width, int height, int bytes_per_pixel);
+int parse_int_attr(const std::string& key, const std::string& text, int lo, int hi);
+
+// width x height x channels bytes: the seeded random bytes (mt19937, uniform 0..255) or the problem's
+// image file decoded to `channels`, laid out interleaved or planar.
+std::vector<std::uint8_t> image_input(const Problem& p, int channels, bool planar);
+
+// Exact comparison of an output image of `channels` bytes per pixel, `width` pixels per row, interleaved
+// or planar; a mismatch is located as x, y, c of the first differing byte.
+Validation compare_image(std::span<const std::uint8_t> expected, std::span<const std::uint8_t> actual, int width,
+                         int height, int channels, bool planar);
+
+ParamDecl int_param(const std::string& name, std::int64_t def, const std::string& help);
+ParamDecl text_param(const std::string& name, std::vector<std::string> choices, const std::string& def,
+                     const std::string& help);
+// Parameter `name` of c, else its declared default; PlanError when it is outside lo..hi or has the
+// wrong type.
+int int_knob(const Config& c, const std::vector<ParamDecl>& decls, const std::string& name, std::int64_t lo,
+             std::int64_t hi);
+// A text parameter's value (or default); PlanError when it is not one of its choices.
+std::string text_knob(const Config& c, const std::vector<ParamDecl>& decls, const std::string& name);
+
+double device_limit(const DeviceInfo& d, const std::string& name, double fallback);
+// PlanError when a bx x by group exceeds the device's work-group (thread-block) limits.
+void check_group(int bx, int by, const DeviceInfo& d);
+
+// OpenMP: threads, schedule, chunk (and tile_x, tile_y when `tiles`).
+std::vector<ParamDecl> omp_params(bool tiles);
+// A plan for `entry` with the workload's defines, then DECOMP (0 rows, 1 tiles), SCHED, CHUNK, THREADS
+// (and TILE_X, TILE_Y) from c; PlanError out of range.
+LaunchPlan omp_plan(const std::string& entry, const Workload& w, const Config& c, const std::vector<ParamDecl>& decls,
+                    bool tiles);
+
+// A variant described by a table row: identity, parameters and the plan function.
+using PlanFn = std::function<LaunchPlan(const Problem&, const Workload&, const Config&, const DeviceInfo&)>;
+struct VariantSpec {
+  std::string name, family, backend, source, help;
+  std::vector<ParamDecl> params;
+  PlanFn plan;
+};
+// `baseline`: a baseline rather than a tuned kernel; `rule`: its Variant::validation_rule().
+std::unique_ptr<Variant> make_variant(VariantSpec spec, bool baseline = false, std::string rule = "");
+
+// GPU kernels (common/pix_portable.h, OpenCL and CUDA alike): block_x and block_y declarations.
+std::vector<ParamDecl> block_params(int def_x, int def_y);
+// A plan for `entry` with the workload's defines, BLOCK_X and BLOCK_Y from c, dims 2, global = items
+// rounded up to the block. PlanError when the block exceeds the device's limits, or (CUDA) the grid's
+// y extent exceeds max_grid_size_1.
+LaunchPlan gpu_plan(const std::string& entry, const Workload& w, const Config& c, const std::vector<ParamDecl>& decls,
+                    const DeviceInfo& d, std::size_t items_x, std::size_t items_y);
+// The OpenCL and CUDA names of a formulation: "cl_" + stem and "cuda_" + stem.
+std::string gpu_name(const std::string& backend, const std::string& stem);
+
+}  // namespace pimg::pix

@@ -1,0 +1,24 @@
+// cl_flip / cuda_flip: out of place, out[x] = in[width-1-x], 2-D grid over pixel columns and every
+// plane's rows: PIXELS pixels per thread with byte copies (vec=0, kernel flip_out), or GROUPS groups of
+// 16 pixels read, reversed in registers and written as 16-byte vectors (vec=1, kernel flip_vec16).
+#include "variants.hpp"
+
+namespace pimg::flip {
+
+void register_out_of_place(Registry& reg) {
+  for (const std::string backend : {"opencl", "cuda"}) {
+    const std::vector<ParamDecl> params = gpu_params();
+    reg.add_variant(pix::make_variant(
+        {pix::gpu_name(backend, "flip"), "flip", backend, gpu_source(backend),
+         "out of place, byte copies or 16-pixel groups as 16-byte vectors", params,
+         [params](const Problem& p, const Workload& w, const Config& c, const DeviceInfo& d) {
+           const std::string entry = gpu_knobs(c, params).vec ? "flip_vec16" : "flip_out";
+           LaunchPlan plan = gpu_flip_plan(entry, p, w, c, params, d, static_cast<std::size_t>(p.width));
+           plan.args = {KernelArg::buf("in"), KernelArg::buf("out"), KernelArg::integer(p.width),
+                        KernelArg::integer(p.height)};
+           return plan;
+         }}));
+  }
+}
+
+}  // namespace pimg::flip

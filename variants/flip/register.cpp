@@ -1,0 +1,41 @@
+// The flip family's one registration list, and the knobs and geometry its GPU variants share.
+#include "register.hpp"
+
+#include "flip_family.hpp"
+#include "variants.hpp"
+
+namespace pimg::flip {
+
+std::vector<ParamDecl> gpu_params() {
+  std::vector<ParamDecl> params = pix::block_params(128, 1);
+  params.push_back(pix::int_param("vec", 1, "0: byte copies, PIXELS pixels per thread; 1: 16-pixel groups as 16-byte vectors"));
+  params.push_back(pix::int_param("per_thread", 1, "pixels (vec 0) or 16-pixel groups (vec 1) per thread, 1..16"));
+  return params;
+}
+
+GpuKnobs gpu_knobs(const Config& c, const std::vector<ParamDecl>& decls) {
+  return {pix::int_knob(c, decls, "vec", 0, 1), pix::int_knob(c, decls, "per_thread", 1, 16)};
+}
+
+LaunchPlan gpu_flip_plan(const std::string& entry, const Problem& p, const Workload& w, const Config& c,
+                         const std::vector<ParamDecl>& decls, const DeviceInfo& d, std::size_t columns) {
+  const GpuKnobs k = gpu_knobs(c, decls);
+  const std::size_t rows = static_cast<std::size_t>(p.height) * pix::planes_of(p);
+  const std::size_t items = k.vec ? pix::ceil_div(columns, 16) : columns;
+  LaunchPlan plan = pix::gpu_plan(entry, w, c, decls, d, pix::ceil_div(items, k.per_thread), rows);
+  plan.defines.emplace_back("PIXELS", std::to_string(k.vec ? 1 : k.per_thread));
+  plan.defines.emplace_back("GROUPS", std::to_string(k.vec ? k.per_thread : 1));
+  return plan;
+}
+
+void register_flip(Registry& reg) {
+  reg.add_family(std::make_unique<FlipFamily>());
+  register_serial(reg);
+  register_opencv(reg);
+  register_omp(reg);
+  register_out_of_place(reg);
+  register_in_place(reg);
+  register_npp(reg);
+}
+
+}  // namespace pimg::flip

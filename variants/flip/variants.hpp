@@ -1,0 +1,32 @@
+// The flip variants' registration functions (one file each) and what their GPU plans share.
+#pragma once
+#include "common/pix_common.hpp"
+#include "pimg/registry.hpp"
+
+namespace pimg::flip {
+
+inline std::string gpu_source(const std::string& backend) {
+  return backend == "cuda" ? "flip/flip.cu" : "flip/flip.cl";
+}
+
+// The knobs of the GPU flips: block_x, block_y, vec (0: PIXELS pixels per thread, 1: GROUPS groups of
+// 16 pixels with 16-byte vectors) and per_thread (PIXELS or GROUPS).
+std::vector<ParamDecl> gpu_params();
+struct GpuKnobs {
+  int vec = 0, per_thread = 1;
+};
+GpuKnobs gpu_knobs(const Config& c, const std::vector<ParamDecl>& decls);
+// A plan over `columns` pixel columns per row (groups of 16 when vec) and every plane's rows, with
+// PIXELS and GROUPS defined.
+LaunchPlan gpu_flip_plan(const std::string& entry, const Problem& p, const Workload& w, const Config& c,
+                         const std::vector<ParamDecl>& decls, const DeviceInfo& d, std::size_t columns);
+
+// Each registers its OpenCL and CUDA form (cl_<stem>, cuda_<stem>), or its host variants.
+void register_out_of_place(Registry& reg);
+void register_in_place(Registry& reg);
+void register_omp(Registry& reg);
+void register_serial(Registry& reg);
+void register_opencv(Registry& reg);
+void register_npp(Registry& reg);
+
+}  // namespace pimg::flip

@@ -1,0 +1,21 @@
+// The maxpool variants' registration functions (one file each) and what their plans share.
+#pragma once
+#include "common/pix_common.hpp"
+#include "pimg/registry.hpp"
+
+namespace pimg::maxpool {
+
+inline std::string gpu_source(const std::string& backend) {
+  return backend == "cuda" ? "maxpool/maxpool.cu" : "maxpool/maxpool.cl";
+}
+
+// in, out, width, height, out_width, out_height as the arguments; PIXELS and GROUPS as defines.
+void finish_plan(LaunchPlan& plan, const Problem& p, int pixels, int groups);
+
+void register_direct(Registry& reg);
+void register_vec16(Registry& reg);
+void register_tree(Registry& reg);
+void register_omp(Registry& reg);
+void register_serial(Registry& reg);
+
+}  // namespace pimg::maxpool
