@@ -33,6 +33,12 @@ std::string cache_path(const std::string& sub, const std::string& key) {
   return (fs::path(cache_dir(sub)) / key).string();
 }
 
+bool cache_exists(const std::string& sub, const std::string& key) {
+  std::error_code ec;
+  const auto size = fs::file_size(cache_path(sub, key), ec);
+  return !ec && size > 0;
+}
+
 std::optional<std::vector<unsigned char>> cache_read(const std::string& sub, const std::string& key) {
   std::ifstream in(cache_path(sub, key), std::ios::binary);
   if (!in) return std::nullopt;

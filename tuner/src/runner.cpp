@@ -10,6 +10,7 @@
 #include <cctype>
 #include <chrono>
 #include <ctime>
+#include <thread>
 
 #include "pimg/errors.hpp"
 #include "pimg/evaluator.hpp"
@@ -233,6 +234,31 @@ Tuner::Tuner(const Registry& reg, const Space& space, const TuneOptions& opt, Ru
 
 Tuner::~Tuner() = default;
 
+// A strategy that visits the whole space: compile every configuration still to measure on all cores
+// first (backends with a precompile pass: CUDA), so each evaluation loads its program from the cache.
+static void precompile(const Task& t, const Problem& problem, const Workload& workload, bool resume,
+                       const Backend& backend, const DeviceInfo& device, const KernelSource& source,
+                       Store& store, std::int64_t device_row, std::int64_t problem_row,
+                       std::int64_t variant_row, RunObserver& obs) {
+  std::vector<LaunchPlan> plans;
+  for (std::size_t i = 0; i < t.space.size(); ++i) {
+    const Config c = t.space.config(static_cast<PointId>(i));
+    if (resume && store.find(device_row, problem_row, variant_row, c)) continue;
+    try {
+      plans.push_back(t.variant->plan(problem, workload, c, device));
+    } catch (const PlanError&) {
+    }
+  }
+  if (plans.size() < 2) return;
+  const auto t0 = std::chrono::steady_clock::now();
+  const int threads = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  const std::size_t compiled = backend.precompile(device, source, plans, threads);
+  if (compiled > 0)
+    obs.on_message(fmt::format("{} {}: {} programs compiled ahead on {} threads in {:.1f} s", device.id(),
+                               t.variant->name(), compiled, threads,
+                               std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count()));
+}
+
 std::size_t Tuner::planned() const { return impl_->planned; }
 
 TuneSummary Tuner::run(Store& store, RunObserver& obs) {
@@ -271,6 +297,9 @@ TuneSummary Tuner::run(Store& store, RunObserver& obs) {
         store.variant_id({m.family->name(), t.variant->name(), t.variant->backend(), ks ? ks->hash : hash128(source),
                           t.variant->baseline()});
     const auto& expected = m.expected.at({t.problem, t.variant->validation_rule()});
+    if (ks && sd.backend->precompiles() && t.strategy->planned() >= t.space.size())
+      precompile(t, problem, m.workloads[t.problem], m.opt.resume, *sd.backend, sd.info, *ks, store, device_row,
+                 problem_row, variant_row, obs);
     t.strategy->prior(prior_results(store, sd.info, problem, t.variant->name()));
     while (auto config = t.strategy->next()) {
       RunEvent ev{&sd.info, &problem, t.variant, &*config, nullptr, false};

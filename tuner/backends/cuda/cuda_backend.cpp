@@ -7,11 +7,14 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <cstdint>
 #include <cstring>
 #include <limits>
+#include <set>
 #include <stdexcept>
+#include <thread>
 
 #include "cuda_api.hpp"
 #include "cuda_library.hpp"
@@ -167,6 +170,16 @@ class CuBuffer final : public DeviceBuffer {
   std::shared_ptr<const Context> ctx_;
   std::size_t bytes_;
 };
+
+int compute_capability(const DeviceInfo& info) { return static_cast<int>(info.limits.at("compute_capability")); }
+
+// The disk-cache key of a cubin: source, NVRTC options, device, driver and NVRTC version.
+std::string cubin_key(const DeviceInfo& info, const KernelSource& source, const std::vector<std::string>& options) {
+  std::string joined;
+  for (const auto& o : options) joined += o + "\n";
+  return hash128(source.hash + "\n" + joined + info.name + "\n" + std::to_string(compute_capability(info)) + "\n" +
+                 info.driver + "\n" + cuda::nvrtc_version());
+}
 
 // A module compiled by NVRTC and the one function a plan launches.
 class CuProgram final : public Program {
@@ -443,12 +456,8 @@ class CudaDevice final : public Device {
   void compile_into(CompileResult& r, const KernelSource& source, const LaunchPlan& plan) {
     if (source.path.rfind("builtin:", 0) == 0)
       throw std::runtime_error(fmt::format("the CUDA backend has no built-in '{}'", source.path));
-    const int cc = static_cast<int>(info_.limits.at("compute_capability"));
-    const std::vector<std::string> options = cuda::nvrtc_options(plan, cc);
-    std::string joined;
-    for (const auto& o : options) joined += o + "\n";
-    const std::string key = hash128(source.hash + "\n" + joined + info_.name + "\n" + std::to_string(cc) + "\n" +
-                                    info_.driver + "\n" + cuda::nvrtc_version());
+    const std::vector<std::string> options = cuda::nvrtc_options(plan, compute_capability(info_));
+    const std::string key = cubin_key(info_, source, options);
     const std::string memory_key = key + "/" + plan.entry;
     if (auto it = programs_.find(memory_key); it != programs_.end()) {
       r.program = it->second.program;
@@ -648,6 +657,36 @@ class CudaBackend final : public Backend {
     if (!info.name.empty() && current.name != info.name)
       throw std::runtime_error(fmt::format("CUDA device {} is now '{}', not '{}'", info.index, current.name, info.name));
     return std::make_unique<CudaDevice>(std::move(current), info.index);
+  }
+
+  // NVRTC on `threads` threads into the cubin cache compile() reads (same key), one compile per
+  // distinct option set not cached yet.
+  bool precompiles() const override { return true; }
+  std::size_t precompile(const DeviceInfo& info, const KernelSource& source, const std::vector<LaunchPlan>& plans,
+                         int threads) const override {
+    if (source.path.rfind("builtin:", 0) == 0 || !cuda::nvrtc_status().empty()) return 0;
+    std::vector<std::pair<std::string, std::vector<std::string>>> todo;  // key, options
+    std::set<std::string> seen;
+    for (const LaunchPlan& plan : plans) {
+      std::vector<std::string> options = cuda::nvrtc_options(plan, compute_capability(info));
+      std::string key = cubin_key(info, source, options);
+      if (seen.insert(key).second && !cache_exists("cuda", key)) todo.emplace_back(std::move(key), std::move(options));
+    }
+    std::atomic<std::size_t> next{0}, compiled{0};
+    auto work = [&] {
+      for (std::size_t i = next++; i < todo.size(); i = next++) {
+        cuda::NvrtcResult built = cuda::nvrtc_compile(source, todo[i].second);
+        if (!built.ok) continue;  // compile() compiles it again and stores the log with the result
+        cache_write("cuda", todo[i].first, built.cubin);
+        ++compiled;
+      }
+    };
+    std::vector<std::thread> pool;
+    const std::size_t n = std::min<std::size_t>(static_cast<std::size_t>(std::max(threads, 1)), todo.size());
+    for (std::size_t t = 1; t < n; ++t) pool.emplace_back(work);
+    work();
+    for (auto& t : pool) t.join();
+    return compiled;
   }
 
   // A grid-stride copy of 16-byte vectors plus the bytes % 16 tail, so every byte is copied.

@@ -156,6 +156,16 @@ class Backend {
     LaunchPlan plan;
   };
   virtual std::optional<CopyKernel> copy_kernel(std::size_t bytes) const = 0;
+
+  // Compiles the plans of one kernel source for a device into the disk cache, on up to `threads`
+  // threads and without opening the device, so that the evaluations that follow load their programs
+  // instead of compiling them one after the other. Returns how many were compiled (0 where the
+  // backend has no such pass or everything was cached). Failures are left for compile() to report.
+  virtual std::size_t precompile(const DeviceInfo&, const KernelSource&, const std::vector<LaunchPlan>&,
+                                 int /*threads*/) const {
+    return 0;
+  }
+  virtual bool precompiles() const { return false; }  // true where precompile() does something
 };
 
 }  // namespace pimg

@@ -10,6 +10,8 @@ namespace pimg {
 
 std::string cache_dir(const std::string& sub);  // created if missing
 std::optional<std::vector<unsigned char>> cache_read(const std::string& sub, const std::string& key);
+// True when the cache holds a non-empty entry under `key`.
+bool cache_exists(const std::string& sub, const std::string& key);
 void cache_write(const std::string& sub, const std::string& key, const std::vector<unsigned char>& bytes);
 std::string cache_path(const std::string& sub, const std::string& key);
 
