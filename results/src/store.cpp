@@ -5,8 +5,11 @@
 #include <fmt/format.h>
 #include <sqlite3.h>
 
+#include <algorithm>
+#include <chrono>
 #include <cstring>
 #include <filesystem>
+#include <thread>
 
 #include "pimg/errors.hpp"
 
@@ -138,10 +141,24 @@ Store::Store(const std::string& path, Mode mode) : path_(path) {
   }
   sqlite3_busy_timeout(db_, 30000);
   try {
-    exec(db_, "PRAGMA foreign_keys = ON");
-    exec(db_, "PRAGMA journal_mode = WAL");
-    exec(db_, "PRAGMA synchronous = NORMAL");
-    migrate();
+    // Two processes opening a new database at once: switching it to WAL can answer SQLITE_BUSY
+    // without calling the busy handler (it needs an exclusive lock), so the set-up is retried for as
+    // long as the busy timeout would have waited. Migrations themselves run under BEGIN IMMEDIATE.
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
+    for (int attempt = 0;; ++attempt) {
+      try {
+        exec(db_, "PRAGMA foreign_keys = ON");
+        exec(db_, "PRAGMA journal_mode = WAL");
+        exec(db_, "PRAGMA synchronous = NORMAL");
+        migrate();
+        break;
+      } catch (const std::runtime_error&) {
+        const int code = sqlite3_errcode(db_) & 0xff;
+        if ((code != SQLITE_BUSY && code != SQLITE_LOCKED) || std::chrono::steady_clock::now() > deadline) throw;
+        sqlite3_exec(db_, "ROLLBACK", nullptr, nullptr, nullptr);  // if a migration's transaction was open
+        std::this_thread::sleep_for(std::chrono::milliseconds(std::min(5 << std::min(attempt, 6), 200)));
+      }
+    }
   } catch (const std::runtime_error& e) {
     sqlite3_close(db_);
     db_ = nullptr;

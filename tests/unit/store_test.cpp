@@ -1,6 +1,8 @@
 // The SQLite store: schema and migrations, round trip of every field, latest-row semantics,
 // resume lookups, refusal of foreign or newer databases.
 #include <gtest/gtest.h>
+
+#include <cstdio>
 #include <sqlite3.h>
 
 #include <sys/wait.h>
@@ -288,7 +290,8 @@ TEST(Store, ConcurrentOpensOfANewDatabaseMigrateOnce) {
       try {
         Store s(db.path.string());
         ::_exit(s.schema_version() == Store::kSchemaVersion ? 0 : 3);
-      } catch (...) {
+      } catch (const std::exception& e) {
+        std::fprintf(stderr, "child: %s\n", e.what());
         ::_exit(4);
       }
     }
