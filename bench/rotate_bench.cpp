@@ -2,28 +2,18 @@
 // reference), measured in the same run through pimg::evaluate (poisoned, validated runs; kernel time on
 // the host clock), for nearest on one channel at 2048^2 and bilinear on three interleaved channels at
 // 1024^2, 30 degrees. Manual time = the evaluation's median kernel time; counter MPix/s.
-#include <benchmark/benchmark.h>
-
 #include <memory>
 #include <string>
 #include <vector>
 
+#include "bench_case.hpp"
 #include "pimg/evaluator.hpp"
-#include "pimg/registry.hpp"
 
 using namespace pimg;
 
 namespace {
 
-Device& device(const std::string& backend) {
-  static std::map<std::string, std::unique_ptr<Device>> open;
-  auto& d = open[backend];
-  if (!d) {
-    const Backend* b = Registry::builtin().backend(backend);
-    d = b->open(b->devices().at(0));
-  }
-  return *d;
-}
+using pimg::bench::device;
 
 struct Case {
   std::string variant;
