@@ -40,7 +40,7 @@ if [ ! -e ../shared/data/semblance ] && [ -d "$carry/shared/data" ]; then
 fi
 
 log "device: $(nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader)"
-log "date: $(date -u +%Y-%m-%dT%H:%M:%SZ)  commit: $(git rev-parse --short=12 HEAD 2>/dev/null || cat .git-commit 2>/dev/null || echo unknown)"
+log "date: $(date -u +%Y-%m-%dT%H:%M:%SZ)  commit: $(cat .git-commit 2>/dev/null || git rev-parse --short=12 HEAD 2>/dev/null || echo unknown)"
 t0=$(date +%s)
 cmake -S . -B build-gpu -G Ninja -DCMAKE_BUILD_TYPE=Release -DPIMG_BUILD_BENCH=ON -DCMAKE_PREFIX_PATH="$carry" \
   -DSQLite3_INCLUDE_DIR="$carry/include" -DSQLite3_LIBRARY="$sqlite_lib" \
@@ -63,7 +63,9 @@ spaces=("$@")
 for space in "${spaces[@]}"; do
   t1=$(date +%s)
   family=$(awk '/^family:/ {print $2; exit}' "$space")
-  $exe "$family" --space "$space" --db "$out/gpu.db" --top 3 >> "$out/tune.txt" 2>> "$out/tune-progress.log"
+  # PIMG_TUNE_TIMEOUT (seconds) bounds each space, so a call ends inside the device's limit; the
+  # database keeps what was measured, and a later call resumes it.
+  timeout "${PIMG_TUNE_TIMEOUT:-0}" $exe "$family" --space "$space" --db "$out/gpu.db" --top 3 >> "$out/tune.txt" 2>> "$out/tune-progress.log"
   log "tune $space: exit $? in $(( $(date +%s) - t1 )) s; $(tail -1 "$out/tune.txt")"
 done
 $exe report --db "$out/gpu.db" --out "$out/report/gpu.md" > /dev/null
