@@ -240,25 +240,51 @@ void FamilyReport::sweeps() {
       columns.push_back({h, Align::right});
     }
     columns.push_back({"best speed-up over serial", Align::right});
+    // The bars users read: the fastest tuned time against each library baseline and against the best
+    // OpenMP configuration (a GPU's gain over the same machine's CPU cores), when something beats it.
+    std::vector<std::size_t> versus;
+    {
+      std::size_t c = 0, tuned = 0;
+      for (const auto& [key, cells] : best) tuned += std::get<0>(key) == 0;
+      for (const auto& [key, cells] : best) {
+        const auto& [kind, variant, device] = key;
+        if (kind == 2 || (kind == 0 && tuned > 1 && device.backend == "openmp")) {
+          versus.push_back(c);
+          columns.push_back({"speed-up over " + headers[c], Align::right});
+        }
+        ++c;
+      }
+    }
     Table t(std::move(columns));
     for (const Problem& p : sizes) {
       const std::pair<int, int> size{p.width, p.height};
       std::vector<std::string> cells{p.size()};
       std::optional<double> serial;
-      std::optional<std::pair<double, std::string>> fastest;
+      std::optional<std::pair<double, std::string>> fastest, fastest_tuned;
+      std::vector<std::optional<double>> times_here;
       std::size_t c = 0;
       for (const auto& [key, times] : best) {
         auto it = times.find(size);
         cells.push_back(it == times.end() ? kDash : fmt_ms(it->second));
+        times_here.push_back(it == times.end() ? std::nullopt : std::optional<double>(it->second));
         if (it != times.end()) {
           if (std::get<0>(key) == 1 && (!serial || it->second < *serial)) serial = it->second;
           if (std::get<0>(key) != 1 && (!fastest || it->second < fastest->first)) fastest = {{it->second, headers[c]}};
+          if (std::get<0>(key) == 0 && (!fastest_tuned || it->second < fastest_tuned->first))
+            fastest_tuned = {{it->second, headers[c]}};
         }
         ++c;
       }
       cells.push_back(serial && fastest && fastest->first > 0
                           ? fmt::format("{} ({})", fmt_speedup(*serial / fastest->first), fastest->second)
                           : kDash);
+      for (std::size_t v : versus) {
+        const bool shown = times_here[v] && fastest_tuned && fastest_tuned->first > 0 &&
+                           fastest_tuned->second != headers[v];
+        cells.push_back(shown ? fmt::format("{} ({})", fmt_speedup(*times_here[v] / fastest_tuned->first),
+                                            fastest_tuned->second)
+                              : kDash);
+      }
       t.add(std::move(cells));
     }
     const std::string group = sweep_group(rows.front()->problem);

@@ -265,17 +265,20 @@ TEST(Report, SweepTakesTheBestOkTimeOfEachColumn) {
   const Report r = make_report(fixture_rows(), fixture_bandwidths(), options());
   const auto header = table_row(r.markdown, "size");
   EXPECT_EQ(header, std::vector<std::string>({"size", "opencl:Test CPU", "opencl:Test GPU", "serial (baseline)",
-                                              "opencv (baseline)", "best speed-up over serial"}));
+                                              "opencv (baseline)", "best speed-up over serial",
+                                              "speed-up over opencv (baseline)"}));
   const double mp = megapixels(4096);
   // GPU: the wrong_result at 0.0001 is faster but failed; the best ok is cl_tiled at 0.008.
   // CPU: cl_tiled at 12 * 0.008 beats cl_naive (timeout and launch error left out).
   const auto cells = table_row(r.markdown, "4096x4096");
-  ASSERT_EQ(cells.size(), 6u);
+  ASSERT_EQ(cells.size(), 7u);
   EXPECT_EQ(cells[1], ms(mp * 12 * 0.008));
   EXPECT_EQ(cells[2], ms(mp * 0.008));
   EXPECT_EQ(cells[3], ms(mp * 4.0));
   EXPECT_EQ(cells[4], ms(mp * 0.5));
   EXPECT_EQ(cells[5], "500x (opencl:Test GPU)");
+  // The library baseline against the fastest tuned column: 0.5 / 0.008.
+  EXPECT_EQ(cells[6], "62.5x (opencl:Test GPU)");
 }
 
 TEST(Report, FailuresNeverRanked) {
@@ -380,6 +383,24 @@ TEST(Report, FamilyFilterAndEmptyStore) {
   EXPECT_EQ(make_report({}, {}, options()).markdown, "# pimg-tune report\n\nThe store holds no results.\n");
   EXPECT_EQ(JsonParser(best_json({}, {}, 3)).document().items.size(), 0u);
   EXPECT_EQ(best_table({}, {}, 3), "No ok results stored.\n");
+}
+
+TEST(Report, SweepComparesTheFastestTunedColumnWithOpenMP) {
+  // The CPU device tuned through OpenMP: the GPU's gain over it is a column of its own (12x here).
+  auto rows = fixture_rows();
+  for (auto& r : rows)
+    if (r.device.name == "Test CPU" && r.device.backend == "opencl") r.device.backend = "openmp";
+  auto bw = fixture_bandwidths();
+  for (auto& b : bw)
+    if (b.device.name == "Test CPU" && b.device.backend == "opencl") b.device.backend = "openmp";
+  const Report r = make_report(rows, bw, options());
+  const auto header = table_row(r.markdown, "size");
+  ASSERT_EQ(header.size(), 8u);
+  EXPECT_EQ(header[6], "speed-up over openmp:Test CPU");
+  EXPECT_EQ(header[7], "speed-up over opencv (baseline)");
+  const auto cells = table_row(r.markdown, "4096x4096");
+  ASSERT_EQ(cells.size(), 8u);
+  EXPECT_EQ(cells[6], "12.0x (opencl:Test GPU)");
 }
 
 }  // namespace
