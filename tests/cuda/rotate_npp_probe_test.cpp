@@ -4,7 +4,8 @@
 // picks are compared with the family's rule, rule opencv and every candidate NPP convention; one compact block
 // on stdout (a least-squares fit of NPP's picks, mismatch counts and the first mismatches with the family's
 // source point) says which convention NPP follows. Then the real 8-bit call must validate exactly against
-// rule npp on 1024x768, 1 and 3 channels. Skipped without a CUDA device or without NPP.
+// rule npp on 1024x768, 1 and 3 channels. Bilinear: two 16-bit ramps give the coordinates NPP blended at, then
+// the same 8-bit check. Skipped without a CUDA device or without NPP.
 #include <gtest/gtest.h>
 
 #include <fmt/format.h>
@@ -19,6 +20,10 @@
 #include "pimg/config.hpp"
 #include "rotate/rotate_common.hpp"
 #include "rotate/rotate_fixture.hpp"
+
+extern "C" {
+#include "rotate/rotate_rule.h"
+}
 
 namespace pimg::rottest {
 namespace {
@@ -47,18 +52,20 @@ RotateSpec spec(int w, int h, int channels, bool planar, double angle, int fill)
   return rotate::spec_of(p);
 }
 
-// What NPP read for every output pixel (y w + x, or -1 for the fill) and the shift it was given.
+// NPP's 16-bit outputs (-1 for the fill) and the shift it was given.
 struct NppRun {
-  std::vector<int> picks;
+  std::vector<int> values;
   double shift_x = 0, shift_y = 0;
-  std::string error;  // why it could not run
+  std::string error;     // why it could not run
   bool missing = false;  // NPP (or the symbol) is absent: skip
 };
 
-NppRun run_npp16(Device& dev, double angle) {
+// Rotates the kW x kH 16-bit image `image` (values below 0xFFFF) through builtin:npp_rotate.
+NppRun run_npp16(Device& dev, double angle, bool bilinear, const std::vector<int>& image) {
   NppRun r;
   RotateSpec s = spec(kW, kH, 1, false, angle, 0);
   s.fill = kFill16;
+  s.interp = bilinear ? PIMG_ROT_BILINEAR : PIMG_ROT_NEAREST;
   const LaunchPlan plan = rotate::npp_plan(s, 2);
   r.shift_x = plan.args[10].f;
   r.shift_y = plan.args[11].f;
@@ -69,30 +76,35 @@ NppRun run_npp16(Device& dev, double angle) {
     r.missing = built.log.find("NPP") != std::string::npos || built.log.find("symbol") != std::string::npos;
     return r;
   }
-  const std::size_t n = static_cast<std::size_t>(kW) * kH;
-  std::vector<std::uint8_t> bytes(2 * n);
-  for (std::size_t i = 0; i < n; ++i) {
-    bytes[2 * i] = static_cast<std::uint8_t>(i & 255);
-    bytes[2 * i + 1] = static_cast<std::uint8_t>(i >> 8);
+  std::vector<std::uint8_t> bytes(2 * image.size());
+  for (std::size_t i = 0; i < image.size(); ++i) {
+    bytes[2 * i] = static_cast<std::uint8_t>(image[i] & 255);
+    bytes[2 * i + 1] = static_cast<std::uint8_t>(image[i] >> 8);
   }
   auto in = dev.alloc(bytes.size());
   auto out = dev.alloc(bytes.size());
   dev.upload(*in, bytes);
-  dev.fill(*out, 0xA5);  // 0xA5A5: neither a pixel number nor the fill
+  dev.fill(*out, 0xA5);  // 0xA5A5: none of the probe's values, nor the fill
   const LaunchResult launched = dev.launch(*built.program, plan, {{"in", in.get()}, {"out", out.get()}});
   if (!launched.ok) {
     r.error = launched.error;
     return r;
   }
   dev.download(*out, bytes);
-  r.picks.resize(n);
-  for (std::size_t i = 0; i < n; ++i) {
+  r.values.resize(image.size());
+  for (std::size_t i = 0; i < image.size(); ++i) {
     const int v = bytes[2 * i] | bytes[2 * i + 1] << 8;
-    r.picks[i] = v == kFill16 ? -1 : v;
-    if (v != kFill16 && static_cast<std::size_t>(v) >= n && r.error.empty())
-      r.error = fmt::format("output pixel {} holds {:#06x}: neither a source pixel nor the fill", i, v);
+    r.values[i] = v == kFill16 ? -1 : v;
+    if (v == 0xA5A5 && r.error.empty()) r.error = fmt::format("output pixel {} was never written", i);
   }
   return r;
+}
+
+// Every pixel's own number y w + x.
+std::vector<int> index_image() {
+  std::vector<int> img(static_cast<std::size_t>(kW) * kH);
+  for (std::size_t i = 0; i < img.size(); ++i) img[i] = static_cast<int>(i);
+  return img;
 }
 
 // The picks of a byte rule of the family, through a planar 3-channel image whose planes hold the low and high
@@ -159,6 +171,20 @@ std::array<double, 6> fit(const std::vector<int>& picks) {
   return out;
 }
 
+// The real 8-bit baseline through the evaluator (output poisoned, compared with rule npp): 1024x768, 1 channel,
+// 3 interleaved, 3 planar, at 30 and -17.5 degrees.
+void expect_baseline_exact(Device& dev, const char* interp) {
+  for (const Shape& shape : kShapes)
+    for (const char* angle : {"30", "-17.5"}) {
+      const Problem p = family().make_problem(
+          1024, 768, shape.channels, {{"layout", shape.layout}, {"interp", interp}, {"angle", angle}, {"fill", "11"}});
+      SCOPED_TRACE("npp_rotate on " + p.label());
+      const EvalResult r = evaluate_on(dev, p, "npp_rotate", Config{});
+      EXPECT_EQ(to_string(r.status), std::string("ok")) << r.log;
+      EXPECT_EQ(r.validation.substr(0, 5), "exact") << r.validation;
+    }
+}
+
 TEST(RotateNppProbe, NearestConventionAndExactBaseline) {
   Device* dev = cuda_device();
   if (!dev) GTEST_SKIP() << "no CUDA device";
@@ -170,12 +196,12 @@ TEST(RotateNppProbe, NearestConventionAndExactBaseline) {
                      "candidate's pick, s = the family's exact source point\n",
                      kW, kH, rotate::kNppConvention.centre, rotate::kNppConvention.name());
   for (double angle : kProbeAngles) {
-    const NppRun npp = run_npp16(*dev, angle);
+    const NppRun npp = run_npp16(*dev, angle, false, index_image());
     if (npp.missing) GTEST_SKIP() << "NPP unavailable: " << npp.error;
     ASSERT_TRUE(npp.error.empty()) << "angle " << angle << ": " << npp.error;
     const double r = angle * std::numbers::pi / 180.0;
-    const auto f = fit(npp.picks);
-    const std::size_t filled = static_cast<std::size_t>(std::count(npp.picks.begin(), npp.picks.end(), -1));
+    const auto f = fit(npp.values);
+    const std::size_t filled = static_cast<std::size_t>(std::count(npp.values.begin(), npp.values.end(), -1));
     log << fmt::format("angle {}: shift ({:.6f},{:.6f}), {} outputs left to the fill\n", angle, npp.shift_x,
                        npp.shift_y, filled);
     log << fmt::format("  fit px = {:.5f} x {:+.5f} y {:+.4f}, py = {:.5f} x {:+.5f} y {:+.4f}  (cos {:.5f} sin {:.5f}; "
@@ -184,18 +210,18 @@ TEST(RotateNppProbe, NearestConventionAndExactBaseline) {
                        -(std::cos(r) * npp.shift_x - std::sin(r) * npp.shift_y),
                        -(std::sin(r) * npp.shift_x + std::cos(r) * npp.shift_y));
     std::size_t count = 0;
-    log << "  family: " << mismatches(rule_picks(&rotate::reference, angle), npp.picks, angle, 2, count) << "\n";
+    log << "  family: " << mismatches(rule_picks(&rotate::reference, angle), npp.values, angle, 2, count) << "\n";
     family_total += count;
-    log << "  opencv: " << mismatches(rule_picks(&rotate::reference_opencv, angle), npp.picks, angle, 1, count)
+    log << "  opencv: " << mismatches(rule_picks(&rotate::reference_opencv, angle), npp.values, angle, 1, count)
         << "\n";
     opencv_total += count;
     std::vector<std::pair<std::size_t, std::string>> ranked;
     for (std::size_t k = 0; k < conventions.size(); ++k) {
       const rotate::NppModel model{kW, kH, angle, npp.shift_x, npp.shift_y, conventions[k]};
-      std::vector<int> picks(npp.picks.size());
+      std::vector<int> picks(npp.values.size());
       for (int y = 0; y < kH; ++y)
         for (int x = 0; x < kW; ++x) picks[static_cast<std::size_t>(y) * kW + x] = rotate::npp_pick(model, x, y);
-      const std::string text = mismatches(picks, npp.picks, angle, 2, count);
+      const std::string text = mismatches(picks, npp.values, angle, 2, count);
       totals[k] += count;
       ranked.emplace_back(count, conventions[k].name() + ": " + text);
     }
@@ -215,16 +241,49 @@ TEST(RotateNppProbe, NearestConventionAndExactBaseline) {
   std::cout << log.str() << std::flush;
   EXPECT_EQ(current, 0u) << "rule npp's convention does not reproduce NPP's picks; see the block above";
 
-  // The real 8-bit baseline, through the evaluator (output poisoned, compared with rule npp).
-  for (const Shape& shape : kShapes)
-    for (const char* angle : {"30", "-17.5"}) {
-      const Problem p = family().make_problem(1024, 768, shape.channels,
-                                              {{"layout", shape.layout}, {"angle", angle}, {"fill", "11"}});
-      SCOPED_TRACE("npp_rotate on " + p.label());
-      const EvalResult r = evaluate_on(*dev, p, "npp_rotate", Config{});
-      EXPECT_EQ(to_string(r.status), std::string("ok")) << r.log;
-      EXPECT_EQ(r.validation.substr(0, 5), "exact") << r.validation;
+  expect_baseline_exact(*dev, "nearest");
+}
+
+// Bilinear: NPP's blend of a 16-bit ramp (200 x, then 300 y) tells the source coordinate it interpolated at (to
+// 1/200 and 1/300 pixel), compared with rule npp's point where that lies a pixel inside the image; and which
+// outputs NPP leaves to the fill against the rule's [0, w-1] x [0, h-1]. Then the 8-bit baseline against the rule.
+TEST(RotateNppProbe, BilinearRampsAndExactBaseline) {
+  Device* dev = cuda_device();
+  if (!dev) GTEST_SKIP() << "no CUDA device";
+  std::ostringstream log;
+  for (double angle : {30.0, -17.5}) {
+    std::string line = fmt::format("RotateNppProbe bilinear {}:", angle);
+    for (int axis = 0; axis < 2; ++axis) {
+      const int scale = axis == 0 ? 200 : 300;
+      std::vector<int> ramp(static_cast<std::size_t>(kW) * kH);
+      for (std::size_t i = 0; i < ramp.size(); ++i) ramp[i] = scale * static_cast<int>(axis == 0 ? i % kW : i / kW);
+      const NppRun npp = run_npp16(*dev, angle, true, ramp);
+      if (npp.missing) GTEST_SKIP() << "NPP unavailable: " << npp.error;
+      ASSERT_TRUE(npp.error.empty()) << "angle " << angle << ": " << npp.error;
+      const rotate::NppModel model{kW, kH, angle, npp.shift_x, npp.shift_y, rotate::kNppConvention};
+      double worst = 0, sum = 0;
+      std::size_t n = 0, fill_differs = 0;
+      std::string first_fill;
+      for (int y = 0; y < kH; ++y)
+        for (int x = 0; x < kW; ++x) {
+          const auto pt = rotate::npp_point(model, x, y);
+          const int v = npp.values[static_cast<std::size_t>(y) * kW + x];
+          const bool inside = pt[0] >= 0 && pt[1] >= 0 && pt[0] <= kW - 1 && pt[1] <= kH - 1;
+          if (inside != (v >= 0) && fill_differs++ == 0)
+            first_fill = fmt::format(" e.g. ({},{}) s=({:.4f},{:.4f}) npp {}", x, y, pt[0], pt[1], v < 0 ? "fill" : "blend");
+          if (v < 0 || pt[0] < 1 || pt[1] < 1 || pt[0] > kW - 2 || pt[1] > kH - 2) continue;
+          const double diff = static_cast<double>(v) / scale - pt[axis];
+          worst = std::max(worst, std::abs(diff));
+          sum += diff;
+          ++n;
+        }
+      line += fmt::format(" {}: npp-rule max |d| {:.4f} mean {:+.4f} over {}; fill differs at {}{};", axis == 0 ? "sx" : "sy",
+                          worst, n ? sum / n : 0.0, n, fill_differs, first_fill);
     }
+    log << line << "\n";
+  }
+  std::cout << log.str() << std::flush;
+  expect_baseline_exact(*dev, "bilinear");
 }
 
 }  // namespace

@@ -1,7 +1,7 @@
 // The rotate family's rule "npp" (NPP's nearest-neighbour rotation as modelled on the CPU) and the plan of the
 // npp_rotate baseline: the shift turns NPP's origin rotation about the family's centre, the rule picks the real
 // nearest pixel away from rounding boundaries, quarter and half turns are the family's permutations, every
-// probe candidate is distinct, and the plan refuses bilinear. NPP itself runs in tests/cuda RotateNppProbe.
+// probe candidate is distinct, bilinear blends by hand, and the plan. NPP itself runs in tests/cuda RotateNppProbe.
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
@@ -78,6 +78,20 @@ TEST(RotateNppRule, LayoutsAgree) {
   EXPECT_GT(fills, 0);  // a 30 degree turn leaves corners to the fill
 }
 
+// A quarter turn of a 4x3 image puts source points half way between pixels: out(1, 0) reads (2.5, 0.5), the mean
+// of four pixels; out(0, 0) reads (2.5, -0.5), outside. No turn at all is the identity.
+TEST(RotateNppRule, BilinearBlendByHand) {
+  const std::vector<std::uint8_t> in = {10, 20, 30, 41, 50, 60, 70, 80, 90, 100, 110, 120};
+  std::vector<std::uint8_t> out(in.size());
+  RotateSpec s = spec_of(make(4, 3, 1, "90", "interleaved", "bilinear"));
+  reference_npp(s, in.data(), out.data());
+  EXPECT_EQ(out[1], 55);  // (30 + 41 + 70 + 80) / 4 = 55.25
+  EXPECT_EQ(out[0], 11);  // the fill
+  s = spec_of(make(4, 3, 1, "0", "interleaved", "bilinear"));
+  reference_npp(s, in.data(), out.data());
+  EXPECT_EQ(out, in);
+}
+
 TEST(RotateNppRule, ConventionsAreDistinct) {
   std::set<std::string> names;
   for (const NppConvention& c : npp_conventions()) names.insert(c.name());
@@ -85,7 +99,7 @@ TEST(RotateNppRule, ConventionsAreDistinct) {
   EXPECT_EQ(names.count(kNppConvention.name()), 1u);
 }
 
-TEST(RotateNppRule, PlanCarriesAngleAndShiftAndRefusesBilinear) {
+TEST(RotateNppRule, PlanCarriesAngleAndShift) {
   const Problem p = make(100, 30, 3, "30", "planar");
   const LaunchPlan plan = npp_plan(spec_of(p), 1);
   ASSERT_EQ(plan.args.size(), 12u);
@@ -97,7 +111,7 @@ TEST(RotateNppRule, PlanCarriesAngleAndShiftAndRefusesBilinear) {
   EXPECT_EQ(plan.args[9].f, 30.0);
   EXPECT_EQ(plan.args[10].f, shift[0]);
   EXPECT_EQ(plan.args[11].f, shift[1]);
-  EXPECT_THROW(npp_plan(spec_of(make(100, 30, 1, "30", "interleaved", "bilinear")), 1), PlanError);
+  EXPECT_EQ(npp_plan(spec_of(make(100, 30, 1, "30", "interleaved", "bilinear")), 1).args[6].i, 1);
   EXPECT_THROW(npp_plan(spec_of(p), 4), PlanError);
 }
 

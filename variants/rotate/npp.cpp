@@ -2,19 +2,15 @@
 // the library call builtin:npp_rotate (tuner/backends/cuda/lib_rotate.cpp). NPP rotates about the origin and
 // shifts; the shift (npp_shift) turns it about the family's centre. NPP leaves outputs whose source lies
 // outside untouched, so the call fills the output first, inside the timed region. NPP computes its source
-// points from the angle in floating point, so its rows are validated exactly against the family's rule "npp".
+// points from the angle in floating point, so its rows are validated exactly against the family's rule "npp"
+// (NPPI_INTER_NN for nearest, NPPI_INTER_LINEAR for bilinear).
 #include <fmt/format.h>
 
 #include "rotate_common.hpp"
 
-extern "C" {
-#include "rotate/rotate_rule.h"
-}
-
 namespace pimg::rotate {
 
 LaunchPlan npp_plan(const RotateSpec& s, int depth) {
-  if (s.interp != PIMG_ROT_NEAREST) throw PlanError("npp_rotate: nearest only (NPP's bilinear rule is not modelled)");
   if (depth != 1 && depth != 2) throw PlanError(fmt::format("npp_rotate: samples of {} bytes", depth));
   const auto [shift_x, shift_y] = npp_shift(s.width, s.height, s.angle, kNppConvention.centre);
   LaunchPlan plan;
@@ -43,8 +39,8 @@ class NppRotate final : public Variant {
   std::string backend() const override { return "cuda"; }
   std::string source() const override { return "builtin:npp_rotate"; }
   std::string help() const override {
-    return "NVIDIA NPP nppiRotate_8u_C1R_Ctx / C3R_Ctx (per plane when planar) after nppiSet of the fill value, "
-           "nearest (library baseline, rule npp)";
+    return "NVIDIA NPP nppiRotate_8u_C1R_Ctx / C3R_Ctx (per plane when planar) after nppiSet of the fill value "
+           "(library baseline, rule npp)";
   }
   std::vector<ParamDecl> parameters() const override { return {}; }
   std::string validation_rule() const override { return "npp"; }

@@ -194,7 +194,7 @@ NppModel npp_model(const RotateSpec& s, const NppConvention& conv) {
   return {s.width, s.height, s.angle, sx, sy, conv};
 }
 
-int npp_pick(const NppModel& m, int x, int y) {
+std::array<double, 2> npp_point(const NppModel& m, int x, int y) {
   const auto [c, s] = npp_cos_sin(m.angle);
   const double d = m.conv.centre;
   double sx = 0, sy = 0;  // the source point, pixel centres at integers
@@ -210,6 +210,11 @@ int npp_pick(const NppModel& m, int x, int y) {
     sx = c * dx - s * dy - d;
     sy = s * dx + c * dy - d;
   }
+  return {sx, sy};
+}
+
+int npp_pick(const NppModel& m, int x, int y) {
+  const auto [sx, sy] = npp_point(m, x, y);
   auto round = [&](double v) -> double {
     switch (m.conv.round) {
       case NppConvention::kHalfUp: return std::floor(v + 0.5);
@@ -230,14 +235,29 @@ int npp_pick(const NppModel& m, int x, int y) {
 
 void reference_npp(const RotateSpec& s, const std::uint8_t* in, std::uint8_t* out) {
   const NppModel m = npp_model(s);
-  const std::size_t plane = static_cast<std::size_t>(s.width) * s.height;
+  auto at = [&](int x, int y, int c) -> double {
+    return in[pimg_rot_index(x, y, c, s.width, s.height, s.channels, s.planar)];
+  };
   for (int y = 0; y < s.height; ++y)
-    for (int x = 0; x < s.width; ++x) {
-      const int n = npp_pick(m, x, y);
-      for (int c = 0; c < s.channels; ++c)
-        out[pimg_rot_index(x, y, c, s.width, s.height, s.channels, s.planar)] =
-            n < 0 ? static_cast<std::uint8_t>(s.fill) : in[s.planar ? c * plane + n : static_cast<std::size_t>(n) * s.channels + c];
-    }
+    for (int x = 0; x < s.width; ++x)
+      for (int c = 0; c < s.channels; ++c) {
+        int v = s.fill;
+        if (s.interp == PIMG_ROT_NEAREST) {
+          const int n = npp_pick(m, x, y);
+          if (n >= 0) v = static_cast<int>(at(n % s.width, n / s.width, c));
+        } else {
+          const auto [sx, sy] = npp_point(m, x, y);
+          if (sx >= 0 && sy >= 0 && sx <= s.width - 1 && sy <= s.height - 1) {
+            const int x0 = static_cast<int>(sx), y0 = static_cast<int>(sy);
+            const int x1 = std::min(x0 + 1, s.width - 1), y1 = std::min(y0 + 1, s.height - 1);
+            const double fx = sx - x0, fy = sy - y0;
+            const double top = at(x0, y0, c) * (1 - fx) + at(x1, y0, c) * fx;
+            const double bot = at(x0, y1, c) * (1 - fx) + at(x1, y1, c) * fx;
+            v = static_cast<int>(std::floor(top * (1 - fy) + bot * fy + 0.5));
+          }
+        }
+        out[pimg_rot_index(x, y, c, s.width, s.height, s.channels, s.planar)] = static_cast<std::uint8_t>(v);
+      }
 }
 
 Workload RotateFamily::make_workload(const Problem& p) const {

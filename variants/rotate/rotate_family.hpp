@@ -66,9 +66,13 @@ struct NppModel {
   NppConvention conv;
 };
 NppModel npp_model(const RotateSpec& s, const NppConvention& conv = kNppConvention);
+// The source point NPP computes for output pixel (x, y), in the family's coordinates (pixel centres at integers).
+std::array<double, 2> npp_point(const NppModel& m, int x, int y);
 // The source pixel's number y w + x NPP reads for output pixel (x, y), or -1 (output left untouched).
 int npp_pick(const NppModel& m, int x, int y);
-// Rule "npp": kNppConvention's picks, the fill value where NPP reads nothing (nearest only).
+// Rule "npp". Nearest: kNppConvention's picks, the fill value where NPP reads nothing. Bilinear (a plausible
+// reading, neither documented nor yet measured): npp_point in double; outside [0, w-1] x [0, h-1] the fill; inside,
+// x0 = floor(sx), x1 = min(x0 + 1, w - 1) (same for y), the real-valued blend rounded half up.
 void reference_npp(const RotateSpec& s, const std::uint8_t* in, std::uint8_t* out);
 
 class RotateFamily final : public Family {

@@ -1,4 +1,5 @@
-// rotate's library baseline: NPP's nppiRotate_8u_C1R_Ctx / _C3R_Ctx (libnppig), nearest neighbour, after
+// rotate's library baseline: NPP's nppiRotate_8u_C1R_Ctx / _C3R_Ctx (libnppig), NPPI_INTER_NN for nearest and
+// NPPI_INTER_LINEAR for bilinear, after
 // nppiSet_8u_C1R_Ctx (libnppidei) has filled the whole output with the fill value: nppiRotate leaves outputs
 // whose source lies outside the image untouched, and the evaluator poisons the output before every run, so
 // the fill is part of the work and of the timed region. Planar 3-channel images take one C1R call per plane.
@@ -17,7 +18,8 @@ namespace {
 struct NppiRect {  // nppdefs.h
   int x, y, width, height;
 };
-constexpr int kNppiInterNn = 1;  // NppiInterpolationMode: NPPI_INTER_NN 1, NPPI_INTER_LINEAR 2
+// NppiInterpolationMode by the family's interp (PIMG_ROT_NEAREST 0, PIMG_ROT_BILINEAR 1).
+constexpr int kNppiInter[] = {1, 2};  // NPPI_INTER_NN, NPPI_INTER_LINEAR
 
 using RotateFn = NppStatus (*)(const void* src, NppiSize src_size, int src_step, NppiRect src_roi, void* dst,
                                int dst_step, NppiRect dst_roi, double angle, double shift_x, double shift_y,
@@ -36,6 +38,8 @@ class Rotate final : public LibraryCall {
     planes_ = static_cast<int>(plan.args[4].i);
     samples_ = static_cast<int>(plan.args[5].i);
     const auto interp = plan.args[6].i;
+    if (interp != 0 && interp != 1) throw std::runtime_error(fmt::format("npp_rotate: no interpolation {}", interp));
+    interpolation_ = kNppiInter[interp];
     fill_ = plan.args[7].i;
     depth_ = static_cast<int>(plan.args[8].i);
     angle_ = plan.args[9].f;
@@ -45,7 +49,6 @@ class Rotate final : public LibraryCall {
         (samples_ == 3 && planes_ != 1) || (depth_ != 1 && depth_ != 2) || (depth_ == 2 && samples_ != 1))
       throw std::runtime_error(fmt::format("npp_rotate: cannot rotate {}x{} with {} planes of {} samples of {} bytes",
                                            width_, height_, planes_, samples_, depth_));
-    if (interp != 0) throw std::runtime_error("npp_rotate: nearest only");
     if (fill_ < 0 || fill_ >= (depth_ == 1 ? 256 : 65536))
       throw std::runtime_error(fmt::format("npp_rotate: fill {} does not fit a sample", fill_));
     const bool c3 = samples_ == 3;
@@ -72,7 +75,7 @@ class Rotate final : public LibraryCall {
     const std::size_t plane = static_cast<std::size_t>(step) * static_cast<std::size_t>(height_);
     for (int k = 0; k < planes_; ++k)
       check_npp(rotate_(in + k * plane, size, step, roi, out + k * plane, step, roi, angle_, shift_x_, shift_y_,
-                        kNppiInterNn, env.npp),
+                        interpolation_, env.npp),
                 symbol_);
   }
 
@@ -81,7 +84,7 @@ class Rotate final : public LibraryCall {
   Set8Fn set8_ = nullptr;
   Set16Fn set16_ = nullptr;
   const char* symbol_ = "";
-  int width_ = 0, height_ = 0, planes_ = 1, samples_ = 1, depth_ = 1;
+  int width_ = 0, height_ = 0, planes_ = 1, samples_ = 1, depth_ = 1, interpolation_ = 1;
   std::int64_t fill_ = 0;
   double angle_ = 0, shift_x_ = 0, shift_y_ = 0;
 };
