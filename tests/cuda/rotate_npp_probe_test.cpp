@@ -5,13 +5,16 @@
 // on stdout (a least-squares fit of NPP's picks, mismatch counts and the first mismatches with the family's
 // source point) says which convention NPP follows. Then the real 8-bit call must validate exactly against
 // rule npp on 1024x768, 1 and 3 channels. Bilinear: two 16-bit ramps give the coordinates NPP blended at, then
-// the same 8-bit check. Skipped without a CUDA device or without NPP.
+// the same 8-bit check. Skipped without a CUDA device or without NPP; the probe's decoding and analysis are
+// tested on the CPU (a model standing in for NPP), so they run everywhere.
+// Run: build/tests/pimg_cuda_tests --gtest_filter='RotateNppProbe*' (the block is printed even when it passes).
 #include <gtest/gtest.h>
 
 #include <fmt/format.h>
 
 #include <algorithm>
 #include <array>
+#include <functional>
 #include <cmath>
 #include <iostream>
 #include <numbers>
@@ -171,6 +174,29 @@ std::array<double, 6> fit(const std::vector<int>& picks) {
   return out;
 }
 
+// The probe's own decoding, on the CPU (runs without a GPU): byte rules read back through rule_picks give the
+// picks of their definitions, and the fit of a rule's picks recovers its rotation.
+TEST(RotateNppProbe, DecodingAndFitOnTheCpu) {
+  for (double angle : kProbeAngles) {
+    const RotateSpec s = spec(kW, kH, 1, false, angle, 0);
+    const rotate::NppModel model = rotate::npp_model(s);
+    const std::vector<int> npp = rule_picks(&rotate::reference_npp, angle), own = rule_picks(&rotate::reference, angle);
+    for (int y = 0; y < kH; ++y)
+      for (int x = 0; x < kW; ++x) {
+        const std::size_t i = static_cast<std::size_t>(y) * kW + x;
+        ASSERT_EQ(npp[i], rotate::npp_pick(model, x, y)) << angle << " at " << x << "," << y;
+        ASSERT_EQ(own[i], pimg_rot_nearest_pixel(pimg_rot_px(x, y, kW, kH, s.cs, s.sn),
+                                                 pimg_rot_py(x, y, kW, kH, s.cs, s.sn), kW, kH));
+      }
+    const auto f = fit(npp);
+    const double r = angle * std::numbers::pi / 180.0;
+    EXPECT_NEAR(f[0], std::cos(r), 0.01) << angle;
+    EXPECT_NEAR(f[1], -std::sin(r), 0.01) << angle;
+    EXPECT_NEAR(f[3], std::sin(r), 0.01) << angle;
+    EXPECT_NEAR(f[4], std::cos(r), 0.01) << angle;
+  }
+}
+
 // The real 8-bit baseline through the evaluator (output poisoned, compared with rule npp): 1024x768, 1 channel,
 // 3 interleaved, 3 planar, at 30 and -17.5 degrees.
 void expect_baseline_exact(Device& dev, const char* interp) {
@@ -185,9 +211,15 @@ void expect_baseline_exact(Device& dev, const char* interp) {
     }
 }
 
-TEST(RotateNppProbe, NearestConventionAndExactBaseline) {
-  Device* dev = cuda_device();
-  if (!dev) GTEST_SKIP() << "no CUDA device";
+// What the nearest probe found: the printed block, the current convention's and the best one's mismatches.
+struct NearestReport {
+  std::string text;
+  std::size_t current = 0, best = 0;
+  std::string best_name;
+};
+
+// Analyses NPP's picks at every probe angle; `run` gives them (the GPU, or a model in the CPU test).
+NearestReport analyse_nearest(const std::function<NppRun(double)>& run) {
   const std::vector<NppConvention> conventions = rotate::npp_conventions();
   std::vector<std::size_t> totals(conventions.size(), 0);
   std::size_t family_total = 0, opencv_total = 0;
@@ -196,9 +228,7 @@ TEST(RotateNppProbe, NearestConventionAndExactBaseline) {
                      "candidate's pick, s = the family's exact source point\n",
                      kW, kH, rotate::kNppConvention.centre, rotate::kNppConvention.name());
   for (double angle : kProbeAngles) {
-    const NppRun npp = run_npp16(*dev, angle, false, index_image());
-    if (npp.missing) GTEST_SKIP() << "NPP unavailable: " << npp.error;
-    ASSERT_TRUE(npp.error.empty()) << "angle " << angle << ": " << npp.error;
+    const NppRun npp = run(angle);
     const double r = angle * std::numbers::pi / 180.0;
     const auto f = fit(npp.values);
     const std::size_t filled = static_cast<std::size_t>(std::count(npp.values.begin(), npp.values.end(), -1));
@@ -234,13 +264,51 @@ TEST(RotateNppProbe, NearestConventionAndExactBaseline) {
   log << fmt::format("totals over {} angles: family {}, opencv {}; best conventions:", std::size(kProbeAngles),
                      family_total, opencv_total);
   for (std::size_t k = 0; k < 6; ++k) log << fmt::format(" [{}] {}", conventions[order[k]].name(), totals[order[k]]);
-  std::size_t current = 0;
+  NearestReport report;
   for (std::size_t k = 0; k < conventions.size(); ++k)
-    if (conventions[k].name() == rotate::kNppConvention.name()) current = totals[k];
-  log << fmt::format("\nrule npp now ({}): {} mismatches\n", rotate::kNppConvention.name(), current);
-  std::cout << log.str() << std::flush;
-  EXPECT_EQ(current, 0u) << "rule npp's convention does not reproduce NPP's picks; see the block above";
+    if (conventions[k].name() == rotate::kNppConvention.name()) report.current = totals[k];
+  report.best = totals[order[0]];
+  report.best_name = conventions[order[0]].name();
+  log << fmt::format("\nrule npp now ({}): {} mismatches\n", rotate::kNppConvention.name(), report.current);
+  report.text = log.str();
+  return report;
+}
 
+// The analysis itself, on the CPU: picks made by a convention other than rule npp's are attributed to it.
+TEST(RotateNppProbe, AnalysisFindsAKnownConvention) {
+  const NppConvention other{0.5, NppConvention::kFloor, NppConvention::kContinuous, true};
+  const NearestReport report = analyse_nearest([&](double angle) {
+    NppRun r;
+    const auto shift = rotate::npp_shift(kW, kH, angle, rotate::kNppConvention.centre);
+    r.shift_x = shift[0];
+    r.shift_y = shift[1];
+    const rotate::NppModel model{kW, kH, angle, r.shift_x, r.shift_y, other};
+    for (int y = 0; y < kH; ++y)
+      for (int x = 0; x < kW; ++x) r.values.push_back(rotate::npp_pick(model, x, y));
+    return r;
+  });
+  EXPECT_EQ(report.best, 0u);
+  EXPECT_EQ(report.best_name, other.name()) << report.text;
+  EXPECT_GT(report.current, 0u);
+  EXPECT_LT(std::count(report.text.begin(), report.text.end(), '\n'), 60) << report.text;
+  EXPECT_NE(report.text.find("[" + other.name() + "] 0"), std::string::npos) << report.text;
+}
+
+TEST(RotateNppProbe, NearestConventionAndExactBaseline) {
+  Device* dev = cuda_device();
+  if (!dev) GTEST_SKIP() << "no CUDA device";
+  const NppRun first = run_npp16(*dev, kProbeAngles[0], false, index_image());
+  if (first.missing) GTEST_SKIP() << "NPP unavailable: " << first.error;
+  ASSERT_TRUE(first.error.empty()) << first.error;
+  std::string error;
+  const NearestReport report = analyse_nearest([&](double angle) {
+    NppRun r = run_npp16(*dev, angle, false, index_image());
+    if (!r.error.empty() && error.empty()) error = fmt::format("angle {}: {}", angle, r.error);
+    return r;
+  });
+  std::cout << report.text << std::flush;
+  EXPECT_TRUE(error.empty()) << error;
+  EXPECT_EQ(report.current, 0u) << "rule npp's convention does not reproduce NPP's picks; see the block above";
   expect_baseline_exact(*dev, "nearest");
 }
 
