@@ -4,11 +4,15 @@
 #pragma once
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cmath>
+#include <numbers>
 #include <string>
 #include <vector>
 
 #include "pimg/evaluator.hpp"
 #include "pimg/registry.hpp"
+#include "rotate/rotate_family.hpp"
 
 namespace pimg::rottest {
 
@@ -59,6 +63,18 @@ inline void expect_exact_everywhere(Device& device, const std::string& variant, 
           EXPECT_EQ(r.validation.substr(0, 5), "exact") << r.validation;
         }
       }
+}
+
+// The pixel nearest to output (x, y)'s real-valued source point (cos and sin in double, the family's centre):
+// y w + x, -1 outside the image, or -2 when the point lies within `margin` of a rounding boundary.
+inline int real_nearest(const rotate::RotateSpec& s, int x, int y, double margin) {
+  const double a = s.angle * std::numbers::pi / 180.0, cx = (s.width - 1) / 2.0, cy = (s.height - 1) / 2.0;
+  const double sx = cx + std::cos(a) * (x - cx) - std::sin(a) * (y - cy);
+  const double sy = cy + std::sin(a) * (x - cx) + std::cos(a) * (y - cy);
+  const double fx = sx + 0.5 - std::floor(sx + 0.5), fy = sy + 0.5 - std::floor(sy + 0.5);
+  if (std::min({fx, 1 - fx, fy, 1 - fy}) < margin) return -2;
+  const int ix = static_cast<int>(std::floor(sx + 0.5)), iy = static_cast<int>(std::floor(sy + 0.5));
+  return ix >= 0 && iy >= 0 && ix < s.width && iy < s.height ? iy * s.width + ix : -1;
 }
 
 }  // namespace pimg::rottest

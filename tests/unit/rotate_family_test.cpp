@@ -7,6 +7,7 @@
 
 #include "pimg/errors.hpp"
 #include "rotate/rotate_family.hpp"
+#include "rotate/rotate_fixture.hpp"
 
 extern "C" {
 #include "rotate/rotate_rule.h"
@@ -82,19 +83,14 @@ TEST(RotateRule, NearestFollowsTheRealGeometry) {
   for (const char* angle : {"30", "-17.5", "123.25"}) {
     const Problem p = make(101, 64, 1, angle, "nearest", "interleaved", "255");
     const RotateSpec s = spec_of(p);
-    const double a = s.angle * 3.14159265358979323846 / 180.0, cx = 50, cy = 31.5;
     int checked = 0;
     for (int y = 0; y < p.height; ++y)
       for (int x = 0; x < p.width; ++x) {
-        const double sx = cx + std::cos(a) * (x - cx) - std::sin(a) * (y - cy);
-        const double sy = cy + std::sin(a) * (x - cx) + std::cos(a) * (y - cy);
-        const double fx = sx + 0.5 - std::floor(sx + 0.5), fy = sy + 0.5 - std::floor(sy + 0.5);
-        if (std::min({fx, 1 - fx, fy, 1 - fy}) < 0.01) continue;  // too close to a boundary to say
+        const int real = rottest::real_nearest(s, x, y, 0.01);  // nearer a boundary: too close to say
+        if (real == -2) continue;
         const int n = pimg_rot_nearest_pixel(pimg_rot_px(x, y, s.width, s.height, s.cs, s.sn),
                                              pimg_rot_py(x, y, s.width, s.height, s.cs, s.sn), s.width, s.height);
-        const int ix = static_cast<int>(std::floor(sx + 0.5)), iy = static_cast<int>(std::floor(sy + 0.5));
-        const bool inside = ix >= 0 && iy >= 0 && ix < s.width && iy < s.height;
-        ASSERT_EQ(n, inside ? iy * s.width + ix : -1) << angle << " at " << x << "," << y;
+        ASSERT_EQ(n, real) << angle << " at " << x << "," << y;
         ++checked;
       }
     EXPECT_GT(checked, p.width * p.height * 9 / 10);

@@ -15,6 +15,7 @@ void register_rotate(Registry& reg) {
   reg.add_variant(make_omp_tiles());
   reg.add_variant(make_cuda_direct());
   reg.add_variant(make_cuda_texture());
+  reg.add_variant(make_npp_rotate());
 }
 
 }  // namespace pimg::rotate

@@ -58,6 +58,12 @@ std::vector<ParamDecl> cuda_params(bool with_ldg);
 // texture object, no ldg knob). Throws PlanError.
 LaunchPlan cuda_plan(const Problem& p, const Workload& w, const Config& c, const DeviceInfo& d, bool texture);
 
+// The plan of the library call builtin:npp_rotate (tuner/backends/cuda/lib_rotate.cpp) for samples of `depth`
+// bytes (1: the family's images; 2: the probe's 16-bit index images): args in, out, width, height, planes,
+// samples per pixel, interp, fill, depth, then the angle, shift x and shift y (npp_shift) as reals.
+// PlanError for a depth other than 1 or 2.
+LaunchPlan npp_plan(const RotateSpec& s, int depth);
+
 void register_serial(Registry& reg);
 void register_opencv(Registry& reg);
 std::unique_ptr<Variant> make_cl_direct();
@@ -66,5 +72,6 @@ std::unique_ptr<Variant> make_omp_rows();
 std::unique_ptr<Variant> make_omp_tiles();
 std::unique_ptr<Variant> make_cuda_direct();
 std::unique_ptr<Variant> make_cuda_texture();
+std::unique_ptr<Variant> make_npp_rotate();
 
 }  // namespace pimg::rotate

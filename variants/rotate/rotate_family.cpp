@@ -158,6 +158,108 @@ void reference_opencv(const RotateSpec& s, const std::uint8_t* in, std::uint8_t*
   }
 }
 
+std::string NppConvention::name() const {
+  static const char* const rounds[] = {"half_up", "half_even", "floor", "trunc_half"};
+  static const char* const insides[] = {"picked", "continuous", "half_open"};
+  return fmt::format("d={} {} {} {}", centre, rounds[round], insides[inside], single ? "float" : "double");
+}
+
+std::vector<NppConvention> npp_conventions() {
+  std::vector<NppConvention> all;
+  for (double centre : {0.0, 0.5})
+    for (auto round : {NppConvention::kHalfUp, NppConvention::kHalfEven, NppConvention::kFloor,
+                       NppConvention::kTruncHalf})
+      for (auto inside : {NppConvention::kPicked, NppConvention::kContinuous, NppConvention::kHalfOpen})
+        for (bool single : {false, true}) all.push_back({centre, round, inside, single});
+  return all;
+}
+
+namespace {
+
+std::array<double, 2> npp_cos_sin(double degrees) {
+  const double r = degrees * std::numbers::pi / 180.0;
+  return {std::cos(r), std::sin(r)};
+}
+
+}  // namespace
+
+std::array<double, 2> npp_shift(int width, int height, double degrees, double centre) {
+  const auto [c, s] = npp_cos_sin(degrees);
+  const double cx = (width - 1) / 2.0 + centre, cy = (height - 1) / 2.0 + centre;
+  return {cx - (c * cx + s * cy), cy - (-s * cx + c * cy)};
+}
+
+NppModel npp_model(const RotateSpec& s, const NppConvention& conv) {
+  const auto [sx, sy] = npp_shift(s.width, s.height, s.angle, conv.centre);
+  return {s.width, s.height, s.angle, sx, sy, conv};
+}
+
+std::array<double, 2> npp_point(const NppModel& m, int x, int y) {
+  const auto [c, s] = npp_cos_sin(m.angle);
+  const double d = m.conv.centre;
+  double sx = 0, sy = 0;  // the source point, pixel centres at integers
+  if (m.conv.single) {
+    // NPP's point in its own coordinates t = A (x + d, y + d) + b, A and b rounded to float; t - d is exact.
+    const float a0 = static_cast<float>(c), a1 = static_cast<float>(-s), b0 = static_cast<float>(-(c * m.shift_x - s * m.shift_y));
+    const float a2 = static_cast<float>(s), a3 = static_cast<float>(c), b1 = static_cast<float>(-(s * m.shift_x + c * m.shift_y));
+    const float fx = static_cast<float>(x + d), fy = static_cast<float>(y + d);
+    sx = static_cast<double>(std::fmaf(a0, fx, std::fmaf(a1, fy, b0))) - d;
+    sy = static_cast<double>(std::fmaf(a2, fx, std::fmaf(a3, fy, b1))) - d;
+  } else {
+    const double dx = x + d - m.shift_x, dy = y + d - m.shift_y;
+    sx = c * dx - s * dy - d;
+    sy = s * dx + c * dy - d;
+  }
+  return {sx, sy};
+}
+
+int npp_pick(const NppModel& m, int x, int y) {
+  const auto [sx, sy] = npp_point(m, x, y);
+  auto round = [&](double v) -> double {
+    switch (m.conv.round) {
+      case NppConvention::kHalfUp: return std::floor(v + 0.5);
+      case NppConvention::kHalfEven: return std::nearbyint(v);
+      case NppConvention::kFloor: return std::floor(v);
+      case NppConvention::kTruncHalf: return std::trunc(v + 0.5);
+    }
+    return v;
+  };
+  const double px = round(sx), py = round(sy);
+  const double w = m.width, h = m.height;
+  if (px < 0 || py < 0 || px >= w || py >= h) return -1;
+  if (m.conv.inside == NppConvention::kContinuous && (sx < 0 || sy < 0 || sx > w - 1 || sy > h - 1)) return -1;
+  if (m.conv.inside == NppConvention::kHalfOpen && (sx < -0.5 || sy < -0.5 || sx >= w - 0.5 || sy >= h - 0.5))
+    return -1;
+  return static_cast<int>(py) * m.width + static_cast<int>(px);
+}
+
+void reference_npp(const RotateSpec& s, const std::uint8_t* in, std::uint8_t* out) {
+  const NppModel m = npp_model(s);
+  auto at = [&](int x, int y, int c) -> double {
+    return in[pimg_rot_index(x, y, c, s.width, s.height, s.channels, s.planar)];
+  };
+  for (int y = 0; y < s.height; ++y)
+    for (int x = 0; x < s.width; ++x)
+      for (int c = 0; c < s.channels; ++c) {
+        int v = s.fill;
+        if (s.interp == PIMG_ROT_NEAREST) {
+          const int n = npp_pick(m, x, y);
+          if (n >= 0) v = static_cast<int>(at(n % s.width, n / s.width, c));
+        } else {
+          const auto [sx, sy] = npp_point(m, x, y);
+          if (sx >= 0 && sy >= 0 && sx <= s.width - 1 && sy <= s.height - 1) {
+            const int x0 = static_cast<int>(sx), y0 = static_cast<int>(sy);
+            const int x1 = std::min(x0 + 1, s.width - 1), y1 = std::min(y0 + 1, s.height - 1);
+            const double fx = sx - x0, fy = sy - y0;
+            const double top = at(x0, y0, c) * (1 - fx) + at(x1, y0, c) * fx;
+            const double bot = at(x0, y1, c) * (1 - fx) + at(x1, y1, c) * fx;
+            v = static_cast<int>(std::floor(top * (1 - fy) + bot * fy + 0.5));
+          }
+        }
+        out[pimg_rot_index(x, y, c, s.width, s.height, s.channels, s.planar)] = static_cast<std::uint8_t>(v);
+      }
+}
+
 Workload RotateFamily::make_workload(const Problem& p) const {
   const RotateSpec s = spec_of(p);
   std::vector<std::uint8_t> pixels(static_cast<std::size_t>(s.width) * s.height * s.channels);
@@ -187,11 +289,13 @@ Workload RotateFamily::make_workload(const Problem& p) const {
 }
 
 std::vector<std::uint8_t> RotateFamily::reference(const Problem& p, const Workload& w, const std::string& rule) const {
-  PIMG_CHECK(rule.empty() || rule == "opencv", "rotate has no validation rule '" + rule + "'");
+  PIMG_CHECK(rule.empty() || rule == "opencv" || rule == "npp", "rotate has no validation rule '" + rule + "'");
   const RotateSpec s = spec_of(p);
   std::vector<std::uint8_t> out(w.output_bytes);
   if (rule == "opencv")
     reference_opencv(s, w.input("in").bytes.data(), out.data());
+  else if (rule == "npp")
+    reference_npp(s, w.input("in").bytes.data(), out.data());
   else
     rotate::reference(s, w.input("in").bytes.data(), out.data());
   return out;

@@ -5,6 +5,7 @@
 #include <array>
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "pimg/family.hpp"
 
@@ -33,6 +34,46 @@ std::array<double, 6> opencv_matrix(const RotateSpec& s);
 // Rule "opencv": OpenCV 4.x's own fixed-point warpAffine (INTER_NEAREST: coordinates rounded to 1/1024 and
 // then to the nearest pixel; INTER_LINEAR: to 1/32 pixel with 15-bit weights), border constant = the fill.
 void reference_opencv(const RotateSpec& s, const std::uint8_t* in, std::uint8_t* out);
+
+// NPP's nppiRotate rotates about the origin and then shifts: it reads, for output pixel (x, y), the source point
+// R(a) ((x, y) + d - shift) - d, R(a) = [[cos, -sin], [sin, cos]] (counterclockwise as displayed for a positive
+// angle, as the family's angle), in double from the angle itself (not the family's fixed-point CS and SN). The
+// parts of that arithmetic not settled by NPP's documentation are a convention, measured on the GPU by
+// tests/cuda RotateNppProbe, which compares every candidate below with NPP's own picks.
+struct NppConvention {
+  enum Round { kHalfUp, kHalfEven, kFloor, kTruncHalf };  // floor(s+1/2), rint(s), floor(s), (int)(s+1/2)
+  enum Inside { kPicked, kContinuous, kHalfOpen };  // picked pixel in the image; s in [0, n-1]; s in [-1/2, n-1/2)
+  double centre = 0;      // d: 0 when pixel i's centre is at i, 1/2 when pixel i spans [i, i+1)
+  Round round = kHalfUp;  // how the source point becomes a pixel
+  Inside inside = kPicked;
+  bool single = false;  // the source point in float (coefficients rounded to float, fmaf), not double
+  std::string name() const;
+};
+// The convention rule "npp" follows (the best reading until the probe has run on a GPU: pixel centres at
+// integers, round half up, the picked pixel tested against the image, double).
+inline constexpr NppConvention kNppConvention{};
+// Every convention the probe tries.
+std::vector<NppConvention> npp_conventions();
+
+// The shift nppiRotate receives so that it turns the image about the family's centre ((w-1)/2, (h-1)/2),
+// with pixel centres offset by `centre`: shift = c' - R(-a) c', c' = ((w-1)/2 + centre, (h-1)/2 + centre).
+std::array<double, 2> npp_shift(int width, int height, double degrees, double centre);
+
+// NPP's nearest-neighbour pick under a convention, for a given angle and the shift actually passed.
+struct NppModel {
+  int width = 0, height = 0;
+  double angle = 0, shift_x = 0, shift_y = 0;
+  NppConvention conv;
+};
+NppModel npp_model(const RotateSpec& s, const NppConvention& conv = kNppConvention);
+// The source point NPP computes for output pixel (x, y), in the family's coordinates (pixel centres at integers).
+std::array<double, 2> npp_point(const NppModel& m, int x, int y);
+// The source pixel's number y w + x NPP reads for output pixel (x, y), or -1 (output left untouched).
+int npp_pick(const NppModel& m, int x, int y);
+// Rule "npp". Nearest: kNppConvention's picks, the fill value where NPP reads nothing. Bilinear (a plausible
+// reading, neither documented nor yet measured): npp_point in double; outside [0, w-1] x [0, h-1] the fill; inside,
+// x0 = floor(sx), x1 = min(x0 + 1, w - 1) (same for y), the real-valued blend rounded half up.
+void reference_npp(const RotateSpec& s, const std::uint8_t* in, std::uint8_t* out);
 
 class RotateFamily final : public Family {
  public:

@@ -13,6 +13,7 @@ std::unique_ptr<LibraryCall> make_npp_histogram_even(const LaunchPlan& plan);  /
 std::unique_ptr<LibraryCall> make_histeq_cub_npp(const LaunchPlan& plan);      // lib_histeq.cpp
 std::unique_ptr<LibraryCall> make_npp_swap_channels_c3c4(const LaunchPlan& plan);  // lib_bgr2rgba.cpp
 std::unique_ptr<LibraryCall> make_npp_mirror(const LaunchPlan& plan);              // lib_flip.cpp
+std::unique_ptr<LibraryCall> make_npp_rotate(const LaunchPlan& plan);              // lib_rotate.cpp
 
 // One line per library baseline; each is defined in its family's lib_<family>.cpp.
 const std::map<std::string, LibraryFactory>& library_calls() {
@@ -22,6 +23,7 @@ const std::map<std::string, LibraryFactory>& library_calls() {
       {"histeq_cub_npp", &make_histeq_cub_npp},
       {"npp_swap_channels_c3c4", &make_npp_swap_channels_c3c4},
       {"npp_mirror", &make_npp_mirror},
+      {"npp_rotate", &make_npp_rotate},
   };
   return table;
 }

@@ -1,0 +1,119 @@
+// The rotate family's rule "npp" (NPP's nearest-neighbour rotation as modelled on the CPU) and the plan of the
+// npp_rotate baseline: the shift turns NPP's origin rotation about the family's centre, the rule picks the real
+// nearest pixel away from rounding boundaries, quarter and half turns are the family's permutations, every
+// probe candidate is distinct, bilinear blends by hand, and the plan. NPP itself runs in tests/cuda RotateNppProbe.
+#include <fmt/format.h>
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <set>
+
+#include "rotate/rotate_common.hpp"
+#include "rotate/rotate_fixture.hpp"
+
+namespace pimg::rotate {
+namespace {
+
+using rottest::family;
+
+Problem make(int w, int h, int ch, const std::string& angle, const std::string& layout = "interleaved",
+             const char* interp = "nearest") {
+  return rottest::make_problem({"", ch, layout.c_str()}, interp, angle.c_str(), w, h);
+}
+
+std::vector<std::uint8_t> rule(const Problem& p, const std::string& name) {
+  return family().reference(p, family().make_workload(p), name);
+}
+
+TEST(RotateNppRule, ShiftKeepsTheCentreForEveryConvention) {
+  for (const NppConvention& conv : npp_conventions())
+    for (double angle : {30.0, -17.5, 123.25, 90.0, 200.0}) {
+      if (conv.round == NppConvention::kFloor) continue;  // floor(4 - 1e-15) is 3: the centre sits on a boundary
+      const Problem p = make(9, 7, 1, fmt::format("{}", angle));
+      const NppModel m = npp_model(spec_of(p), conv);
+      EXPECT_EQ(npp_pick(m, 4, 3), 3 * 9 + 4) << conv.name() << " at " << angle;
+    }
+}
+
+TEST(RotateNppRule, PicksTheRealNearestPixelAwayFromBoundaries) {
+  for (const char* angle : {"30", "-17.5", "123.25"}) {
+    const Problem p = make(101, 64, 1, angle);
+    const RotateSpec s = spec_of(p);
+    const NppModel m = npp_model(s);
+    int checked = 0;
+    for (int y = 0; y < p.height; ++y)
+      for (int x = 0; x < p.width; ++x) {
+        const int real = rottest::real_nearest(s, x, y, 1e-6);
+        if (real == -2) continue;
+        ASSERT_EQ(npp_pick(m, x, y), real) << angle << " at " << x << "," << y;
+        ++checked;
+      }
+    EXPECT_GT(checked, p.width * p.height * 99 / 100);
+  }
+}
+
+TEST(RotateNppRule, QuarterAndHalfTurnsAreTheFamilysPermutations) {
+  for (const Problem& p : {make(9, 9, 1, "90"), make(8, 8, 3, "-90", "planar"), make(10, 7, 3, "180"),
+                           make(12, 5, 1, "0")})
+    EXPECT_EQ(rule(p, "npp"), rule(p, "")) << p.label();
+}
+
+TEST(RotateNppRule, LayoutsAgree) {
+  const Problem inter = make(23, 17, 3, "30");
+  const std::vector<std::uint8_t> in = family().make_workload(inter).input("in").bytes, a = rule(inter, "npp");
+  std::vector<std::uint8_t> planar_in(in.size()), b(in.size());
+  for (int i = 0; i < 23 * 17; ++i)
+    for (int c = 0; c < 3; ++c) planar_in[c * 23 * 17 + i] = in[i * 3 + c];
+  RotateSpec planar = spec_of(inter);
+  planar.planar = true;
+  reference_npp(planar, planar_in.data(), b.data());
+  int fills = 0;
+  for (int i = 0; i < 23 * 17; ++i) {
+    for (int c = 0; c < 3; ++c) ASSERT_EQ(a[i * 3 + c], b[c * 23 * 17 + i]) << "pixel " << i << " channel " << c;
+    if (npp_pick(npp_model(spec_of(inter)), i % 23, i / 23) < 0) {
+      ++fills;
+      EXPECT_EQ(a[i * 3], 11);
+    }
+  }
+  EXPECT_GT(fills, 0);  // a 30 degree turn leaves corners to the fill
+}
+
+// A quarter turn of a 4x3 image puts source points half way between pixels: out(1, 0) reads (2.5, 0.5), the mean
+// of four pixels; out(0, 0) reads (2.5, -0.5), outside. No turn at all is the identity.
+TEST(RotateNppRule, BilinearBlendByHand) {
+  const std::vector<std::uint8_t> in = {10, 20, 30, 41, 50, 60, 70, 80, 90, 100, 110, 120};
+  std::vector<std::uint8_t> out(in.size());
+  RotateSpec s = spec_of(make(4, 3, 1, "90", "interleaved", "bilinear"));
+  reference_npp(s, in.data(), out.data());
+  EXPECT_EQ(out[1], 55);  // (30 + 41 + 70 + 80) / 4 = 55.25
+  EXPECT_EQ(out[0], 11);  // the fill
+  s = spec_of(make(4, 3, 1, "0", "interleaved", "bilinear"));
+  reference_npp(s, in.data(), out.data());
+  EXPECT_EQ(out, in);
+}
+
+TEST(RotateNppRule, ConventionsAreDistinct) {
+  std::set<std::string> names;
+  for (const NppConvention& c : npp_conventions()) names.insert(c.name());
+  EXPECT_EQ(names.size(), npp_conventions().size());
+  EXPECT_EQ(names.count(kNppConvention.name()), 1u);
+}
+
+TEST(RotateNppRule, PlanCarriesAngleAndShift) {
+  const Problem p = make(100, 30, 3, "30", "planar");
+  const LaunchPlan plan = npp_plan(spec_of(p), 1);
+  ASSERT_EQ(plan.args.size(), 12u);
+  EXPECT_EQ(plan.args[4].i, 3);  // planes
+  EXPECT_EQ(plan.args[5].i, 1);  // samples per pixel
+  EXPECT_EQ(plan.args[7].i, 11);  // fill
+  EXPECT_EQ(plan.args[8].i, 1);  // bytes per sample
+  const auto shift = npp_shift(100, 30, 30, kNppConvention.centre);
+  EXPECT_EQ(plan.args[9].f, 30.0);
+  EXPECT_EQ(plan.args[10].f, shift[0]);
+  EXPECT_EQ(plan.args[11].f, shift[1]);
+  EXPECT_EQ(npp_plan(spec_of(make(100, 30, 1, "30", "interleaved", "bilinear")), 1).args[6].i, 1);
+  EXPECT_THROW(npp_plan(spec_of(p), 4), PlanError);
+}
+
+}  // namespace
+}  // namespace pimg::rotate

@@ -1,0 +1,57 @@
+// Baseline: NVIDIA NPP's nppiRotate_8u_C1R_Ctx / _C3R_Ctx (planar: C1R per plane), run by the CUDA backend as
+// the library call builtin:npp_rotate (tuner/backends/cuda/lib_rotate.cpp). NPP rotates about the origin and
+// shifts; the shift (npp_shift) turns it about the family's centre. NPP leaves outputs whose source lies
+// outside untouched, so the call fills the output first, inside the timed region. NPP computes its source
+// points from the angle in floating point, so its rows are validated exactly against the family's rule "npp"
+// (NPPI_INTER_NN for nearest, NPPI_INTER_LINEAR for bilinear).
+#include <fmt/format.h>
+
+#include "rotate_common.hpp"
+
+namespace pimg::rotate {
+
+LaunchPlan npp_plan(const RotateSpec& s, int depth) {
+  if (depth != 1 && depth != 2) throw PlanError(fmt::format("npp_rotate: samples of {} bytes", depth));
+  const auto [shift_x, shift_y] = npp_shift(s.width, s.height, s.angle, kNppConvention.centre);
+  LaunchPlan plan;
+  plan.entry = "npp_rotate";
+  plan.args = {KernelArg::buf("in"),
+               KernelArg::buf("out"),
+               KernelArg::integer(s.width),
+               KernelArg::integer(s.height),
+               KernelArg::integer(s.planar ? s.channels : 1),
+               KernelArg::integer(s.planar ? 1 : s.channels),
+               KernelArg::integer(s.interp),
+               KernelArg::integer(s.fill),
+               KernelArg::integer(depth),
+               KernelArg::real(s.angle),
+               KernelArg::real(shift_x),
+               KernelArg::real(shift_y)};
+  return plan;
+}
+
+namespace {
+
+class NppRotate final : public Variant {
+ public:
+  std::string name() const override { return "npp_rotate"; }
+  std::string family() const override { return "rotate"; }
+  std::string backend() const override { return "cuda"; }
+  std::string source() const override { return "builtin:npp_rotate"; }
+  std::string help() const override {
+    return "NVIDIA NPP nppiRotate_8u_C1R_Ctx / C3R_Ctx (per plane when planar) after nppiSet of the fill value "
+           "(library baseline, rule npp)";
+  }
+  std::vector<ParamDecl> parameters() const override { return {}; }
+  std::string validation_rule() const override { return "npp"; }
+  bool baseline() const override { return true; }
+  LaunchPlan plan(const Problem& p, const Workload&, const Config&, const DeviceInfo&) const override {
+    return npp_plan(spec_of(p), 1);
+  }
+};
+
+}  // namespace
+
+std::unique_ptr<Variant> make_npp_rotate() { return std::make_unique<NppRotate>(); }
+
+}  // namespace pimg::rotate
