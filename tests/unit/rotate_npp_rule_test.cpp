@@ -45,7 +45,10 @@ TEST(RotateNppRule, PicksTheRealNearestPixelAwayFromBoundaries) {
       for (int x = 0; x < p.width; ++x) {
         const int real = rottest::real_nearest(s, x, y, 1e-6);
         if (real == -2) continue;
-        ASSERT_EQ(npp_pick(m, x, y), real) << angle << " at " << x << "," << y;
+        // NPP's measured edge (H100 probe): a point past the last column or row is left to the fill.
+        const auto [sx, sy] = npp_point(m, x, y);
+        const bool past_end = sx > p.width - 1 || sy > p.height - 1;
+        ASSERT_EQ(npp_pick(m, x, y), past_end ? -1 : real) << angle << " at " << x << "," << y;
         ++checked;
       }
     EXPECT_GT(checked, p.width * p.height * 99 / 100);

@@ -160,7 +160,7 @@ void reference_opencv(const RotateSpec& s, const std::uint8_t* in, std::uint8_t*
 
 std::string NppConvention::name() const {
   static const char* const rounds[] = {"half_up", "half_even", "floor", "trunc_half"};
-  static const char* const insides[] = {"picked", "continuous", "half_open"};
+  static const char* const insides[] = {"picked", "continuous", "half_open", "picked_up_to"};
   return fmt::format("d={} {} {} {}", centre, rounds[round], insides[inside], single ? "float" : "double");
 }
 
@@ -169,7 +169,8 @@ std::vector<NppConvention> npp_conventions() {
   for (double centre : {0.0, 0.5})
     for (auto round : {NppConvention::kHalfUp, NppConvention::kHalfEven, NppConvention::kFloor,
                        NppConvention::kTruncHalf})
-      for (auto inside : {NppConvention::kPicked, NppConvention::kContinuous, NppConvention::kHalfOpen})
+      for (auto inside : {NppConvention::kPicked, NppConvention::kContinuous, NppConvention::kHalfOpen,
+                          NppConvention::kPickedUpTo})
         for (bool single : {false, true}) all.push_back({centre, round, inside, single});
   return all;
 }
@@ -230,6 +231,7 @@ int npp_pick(const NppModel& m, int x, int y) {
   if (m.conv.inside == NppConvention::kContinuous && (sx < 0 || sy < 0 || sx > w - 1 || sy > h - 1)) return -1;
   if (m.conv.inside == NppConvention::kHalfOpen && (sx < -0.5 || sy < -0.5 || sx >= w - 0.5 || sy >= h - 0.5))
     return -1;
+  if (m.conv.inside == NppConvention::kPickedUpTo && (sx > w - 1 || sy > h - 1)) return -1;
   return static_cast<int>(py) * m.width + static_cast<int>(px);
 }
 
