@@ -159,7 +159,7 @@ void reference_opencv(const RotateSpec& s, const std::uint8_t* in, std::uint8_t*
 }
 
 std::string NppConvention::name() const {
-  static const char* const rounds[] = {"half_up", "half_even", "floor", "trunc_half"};
+  static const char* const rounds[] = {"half_up", "half_even", "floor", "trunc_half", "half_down"};
   static const char* const insides[] = {"picked", "continuous", "half_open", "picked_up_to"};
   return fmt::format("d={} {} {} {}", centre, rounds[round], insides[inside], single ? "float" : "double");
 }
@@ -168,7 +168,7 @@ std::vector<NppConvention> npp_conventions() {
   std::vector<NppConvention> all;
   for (double centre : {0.0, 0.5})
     for (auto round : {NppConvention::kHalfUp, NppConvention::kHalfEven, NppConvention::kFloor,
-                       NppConvention::kTruncHalf})
+                       NppConvention::kTruncHalf, NppConvention::kHalfDown})
       for (auto inside : {NppConvention::kPicked, NppConvention::kContinuous, NppConvention::kHalfOpen,
                           NppConvention::kPickedUpTo})
         for (bool single : {false, true}) all.push_back({centre, round, inside, single});
@@ -222,6 +222,7 @@ int npp_pick(const NppModel& m, int x, int y) {
       case NppConvention::kHalfEven: return std::nearbyint(v);
       case NppConvention::kFloor: return std::floor(v);
       case NppConvention::kTruncHalf: return std::trunc(v + 0.5);
+      case NppConvention::kHalfDown: return std::ceil(v - 0.5);
     }
     return v;
   };

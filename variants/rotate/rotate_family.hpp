@@ -41,7 +41,7 @@ void reference_opencv(const RotateSpec& s, const std::uint8_t* in, std::uint8_t*
 // parts of that arithmetic not settled by NPP's documentation are a convention, measured on the GPU by
 // tests/cuda RotateNppProbe, which compares every candidate below with NPP's own picks.
 struct NppConvention {
-  enum Round { kHalfUp, kHalfEven, kFloor, kTruncHalf };  // floor(s+1/2), rint(s), floor(s), (int)(s+1/2)
+  enum Round { kHalfUp, kHalfEven, kFloor, kTruncHalf, kHalfDown };  // floor(s+1/2), rint(s), floor(s), (int)(s+1/2), ceil(s-1/2)
   // picked pixel in the image; s in [0, n-1]; s in [-1/2, n-1/2); picked pixel in the image and s <= n-1 (the
   // asymmetric edge the H100 probe showed: s = -0.47 reads pixel 0, s = n-1+0.05 is left to the fill)
   enum Inside { kPicked, kContinuous, kHalfOpen, kPickedUpTo };
@@ -51,10 +51,11 @@ struct NppConvention {
   bool single = false;  // the source point in float (coefficients rounded to float, fmaf), not double
   std::string name() const;
 };
-// The convention rule "npp" follows: pixel centres at integers, round half up, double; inside when the picked
-// pixel is in the image and the point is not past the last column or row (fitted to the H100 probe of
-// 2026-11-23, where the picked-pixel test alone left 326 of 4 x 33127 picks unexplained, all at the edges).
-inline constexpr NppConvention kNppConvention{0, NppConvention::kHalfUp, NppConvention::kPickedUpTo, false};
+// The convention rule "npp" follows, fitted to the H100 probe of 2026-11-23 (4 angles x 33127 picks): pixel
+// centres at integers, double, ties rounded down (s = 127.5 reads 127: 88 picks at 30 degrees), inside when
+// the picked pixel is in the image and the point is not past the last column or row (s = -0.47 reads pixel 0,
+// s = w-1+0.05 is left to the fill: 238 picks).
+inline constexpr NppConvention kNppConvention{0, NppConvention::kHalfDown, NppConvention::kPickedUpTo, false};
 // Every convention the probe tries.
 std::vector<NppConvention> npp_conventions();
 
