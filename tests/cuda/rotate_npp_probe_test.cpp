@@ -11,6 +11,7 @@
 #include <gtest/gtest.h>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <array>
@@ -199,7 +200,7 @@ TEST(RotateNppProbe, DecodingAndFitOnTheCpu) {
 
 // The real 8-bit baseline through the evaluator (output poisoned, compared with rule npp): 1024x768, 1 channel,
 // 3 interleaved, 3 planar, at 30 and -17.5 degrees.
-void expect_baseline_exact(Device& dev, const char* interp) {
+void expect_baseline_validated(Device& dev, const char* interp) {
   for (const Shape& shape : kShapes)
     for (const char* angle : {"30", "-17.5"}) {
       const Problem p = family().make_problem(
@@ -207,7 +208,9 @@ void expect_baseline_exact(Device& dev, const char* interp) {
       SCOPED_TRACE("npp_rotate on " + p.label());
       const EvalResult r = evaluate_on(dev, p, "npp_rotate", Config{});
       EXPECT_EQ(to_string(r.status), std::string("ok")) << r.log;
-      EXPECT_EQ(r.validation.substr(0, 5), "exact") << r.validation;
+      // Exact, or (nearest) within NPP's float ties: rule npp's documented tolerance.
+      EXPECT_TRUE(r.validation.rfind("exact", 0) == 0 || r.validation.rfind("within NPP's float ties", 0) == 0)
+          << r.validation;
     }
 }
 
@@ -294,22 +297,39 @@ TEST(RotateNppProbe, AnalysisFindsAKnownConvention) {
   EXPECT_NE(report.text.find("[" + other.name() + "] 0"), std::string::npos) << report.text;
 }
 
-TEST(RotateNppProbe, NearestConventionAndExactBaseline) {
+TEST(RotateNppProbe, NearestConventionAndValidatedBaseline) {
   Device* dev = cuda_device();
   if (!dev) GTEST_SKIP() << "no CUDA device";
   const NppRun first = run_npp16(*dev, kProbeAngles[0], false, index_image());
   if (first.missing) GTEST_SKIP() << "NPP unavailable: " << first.error;
   ASSERT_TRUE(first.error.empty()) << first.error;
   std::string error;
+  std::vector<std::pair<double, NppRun>> runs;
   const NearestReport report = analyse_nearest([&](double angle) {
     NppRun r = run_npp16(*dev, angle, false, index_image());
     if (!r.error.empty() && error.empty()) error = fmt::format("angle {}: {}", angle, r.error);
+    runs.emplace_back(angle, r);
     return r;
   });
   std::cout << report.text << std::flush;
   EXPECT_TRUE(error.empty()) << error;
-  EXPECT_EQ(report.current, 0u) << "rule npp's convention does not reproduce NPP's picks; see the block above";
-  expect_baseline_exact(*dev, "nearest");
+  // The H100 of 2026-11-23: rule npp's convention explains every pick but 88 at 30 degrees, all on exact ties
+  // (the centre column). Every pick must be one rule npp's tolerance allows.
+  const double eps = rotate::npp_tie_eps(kW, kH);
+  std::size_t outside = 0;
+  for (const auto& [angle, r] : runs) {
+    const rotate::NppModel model{kW, kH, angle, r.shift_x, r.shift_y, rotate::kNppConvention};
+    for (int y = 0; y < kH; ++y)
+      for (int x = 0; x < kW; ++x) {
+        const auto picks = rotate::npp_picks_within(model, x, y, eps);
+        const int v = r.values[static_cast<std::size_t>(y) * kW + x];
+        if (std::find(picks.begin(), picks.end(), v) == picks.end() && outside++ < 5)
+          ADD_FAILURE() << fmt::format("angle {} at ({},{}): NPP read {}, rule npp allows {}", angle, x, y, v,
+                                       fmt::join(picks, " "));
+      }
+  }
+  EXPECT_EQ(outside, 0u) << "picks outside rule npp's tolerance; see the block above";
+  expect_baseline_validated(*dev, "nearest");
 }
 
 // Bilinear: NPP's blend of a 16-bit ramp (200 x, then 300 y) tells the source coordinate it interpolated at (to
@@ -351,7 +371,7 @@ TEST(RotateNppProbe, BilinearRampsAndExactBaseline) {
     log << line << "\n";
   }
   std::cout << log.str() << std::flush;
-  expect_baseline_exact(*dev, "bilinear");
+  expect_baseline_validated(*dev, "bilinear");
 }
 
 }  // namespace

@@ -10,6 +10,7 @@
 
 #include "rotate/rotate_common.hpp"
 #include "rotate/rotate_fixture.hpp"
+#include "rotate/rotate_rule.h"
 
 namespace pimg::rotate {
 namespace {
@@ -116,6 +117,63 @@ TEST(RotateNppRule, PlanCarriesAngleAndShift) {
   EXPECT_EQ(plan.args[11].f, shift[1]);
   EXPECT_EQ(npp_plan(spec_of(make(100, 30, 1, "30", "interleaved", "bilinear")), 1).args[6].i, 1);
   EXPECT_THROW(npp_plan(spec_of(p), 4), PlanError);
+}
+
+// NPP's float ties (tolerance of rule npp, nearest): an output that takes the other neighbour at every tie is
+// accepted (and says how many), one differing pixel away from a tie is refused, and so is a tie pixel holding a
+// value that none of its candidates has.
+TEST(RotateNppRule, CompareAcceptsTheOtherNeighbourOnlyAtTies) {
+  for (const auto& [ch, layout] : {std::pair{1, "interleaved"}, std::pair{3, "planar"}}) {
+    const Problem p = make(511, 383, ch, "30", layout);  // odd: the centre column gives exact ties
+    const Workload w = family().make_workload(p);
+    const std::vector<std::uint8_t> expected = family().reference(p, w, "npp");
+    const RotateSpec s = spec_of(p);
+    const NppModel m = npp_model(s);
+    const double eps = npp_tie_eps(s.width, s.height);
+    const std::uint8_t* in = w.input("in").bytes.data();
+    auto idx = [&](int x, int y, int c) { return pimg_rot_index(x, y, c, s.width, s.height, s.channels, s.planar); };
+    std::vector<std::uint8_t> npp = expected;
+    int ties = 0, tx = -1, ty = -1, plain_x = -1, plain_y = -1;
+    for (int y = 0; y < s.height; ++y)
+      for (int x = 0; x < s.width; ++x) {
+        const std::vector<int> picks = npp_picks_within(m, x, y, eps);
+        ASSERT_EQ(picks.front(), npp_pick(m, x, y));
+        if (picks.size() == 1) {
+          if (plain_x < 0 && picks[0] >= 0) plain_x = x, plain_y = y;
+          continue;
+        }
+        const int other = picks.back();
+        bool differs = false;
+        for (int c = 0; c < s.channels; ++c) {
+          const std::uint8_t v = other < 0 ? s.fill : in[idx(other % s.width, other / s.width, c)];
+          differs = differs || v != npp[idx(x, y, c)];
+          npp[idx(x, y, c)] = v;
+        }
+        if (differs) ++ties, tx = x, ty = y;
+      }
+    ASSERT_GT(ties, 10) << "ties: sin 30 = 1/2 on the centre column, and points within eps of k + 1/2";
+    const Validation ok = family().compare_rule(p, w, expected, npp, "npp");
+    EXPECT_TRUE(ok.ok) << ok.detail;
+    EXPECT_EQ(ok.detail.rfind(fmt::format("within NPP's float ties: {} pixels", ties), 0), 0u) << ok.detail;
+    // The family's own rule (no tolerance) and the plain comparison refuse the same output.
+    EXPECT_FALSE(family().compare_rule(p, w, expected, npp, "").ok);
+    EXPECT_FALSE(family().compare(p, expected, npp).ok);
+
+    std::vector<std::uint8_t> off = npp;
+    ASSERT_GE(plain_x, 0);
+    off[idx(plain_x, plain_y, 0)] ^= 1;
+    const Validation away = family().compare_rule(p, w, expected, off, "npp");
+    EXPECT_FALSE(away.ok);
+    EXPECT_EQ(away.detail.rfind("1 pixels differ away from NPP's float ties", 0), 0u) << away.detail;
+
+    off = npp;
+    std::set<int> seen;
+    for (int n : npp_picks_within(m, tx, ty, eps)) seen.insert(n < 0 ? s.fill : in[idx(n % s.width, n / s.width, 0)]);
+    int v = 0;
+    while (seen.count(v)) ++v;
+    off[idx(tx, ty, 0)] = static_cast<std::uint8_t>(v);
+    EXPECT_FALSE(family().compare_rule(p, w, expected, off, "npp").ok);
+  }
 }
 
 }  // namespace

@@ -178,7 +178,9 @@ EvalResult evaluate(const EvalContext& ctx, const Variant& variant, const Config
       return fail(r, Status::launch_error, fmt::format("download: {}", e.what()), t0);
     }
     if (run == ctx.measure.warmups) r.d2h_ms = ms_since(t_down);
-    Validation v = ctx.family.compare(ctx.problem, ctx.expected, output);
+    const std::string& rule = variant.validation_rule();
+    Validation v = rule.empty() ? ctx.family.compare(ctx.problem, ctx.expected, output)
+                                : ctx.family.compare_rule(ctx.problem, ctx.workload, ctx.expected, output, rule);
     if (!v.ok) return fail(r, Status::wrong_result, fmt::format("run {}: {}", run + 1, v.detail), t0);
     r.validation = variant.validation_rule().empty() ? v.detail : v.detail + " (rule " + variant.validation_rule() + ")";
     if (timed) {

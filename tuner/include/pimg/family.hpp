@@ -67,6 +67,15 @@ class Family {
                                               const std::string& rule = "") const = 0;
   virtual Validation compare(const Problem& p, std::span<const std::uint8_t> expected,
                              std::span<const std::uint8_t> actual) const = 0;
+  // Validation of a library baseline that follows `rule` (non-empty): by default the plain comparison with
+  // that rule's reference. A family may accept there what the rule documents as the library's own freedom
+  // (rotate's "npp": picks on a rounding tie), with the input at hand to check the alternatives exactly.
+  virtual Validation compare_rule(const Problem& p, const Workload& w, std::span<const std::uint8_t> expected,
+                                  std::span<const std::uint8_t> actual, const std::string& rule) const {
+    (void)w;
+    (void)rule;
+    return compare(p, expected, actual);
+  }
   virtual Traffic traffic(const Problem& p) const = 0;
   // Work items in the user's unit (pixels of output for MPix/s).
   virtual double work(const Problem& p) const = 0;
