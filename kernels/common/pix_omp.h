@@ -1,5 +1,5 @@
 // The OpenMP knobs of the bgr2rgba, flip and maxpool host kernels as compile-time defines: SCHED names
-// one of PIX_SCHED_*, CHUNK its chunk, THREADS the num_threads clause (0: none), DECOMP 0 rows or
+// one of PIMG_SCHED_* (common/omp_schedule.h), CHUNK its chunk, THREADS the num_threads clause (0: none), DECOMP 0 rows or
 // 1 tiles (TILE_X x TILE_Y). PIX_PARALLEL_FOR opens the loop with those clauses.
 #ifndef PIX_OMP_H
 #define PIX_OMP_H
@@ -11,29 +11,12 @@
 #error "DECOMP=1 (tiles) needs TILE_X and TILE_Y"
 #endif
 
-#define PIX_SCHED_STATIC 0
-#define PIX_SCHED_DYNAMIC 1
-#define PIX_SCHED_GUIDED 2
-#if SCHED == PIX_SCHED_STATIC
-#define PIX_SCHED_KIND static
-#elif SCHED == PIX_SCHED_DYNAMIC
-#define PIX_SCHED_KIND dynamic
-#elif SCHED == PIX_SCHED_GUIDED
-#define PIX_SCHED_KIND guided
-#else
-#error "SCHED must be PIX_SCHED_STATIC, PIX_SCHED_DYNAMIC or PIX_SCHED_GUIDED"
-#endif
-
-#if THREADS > 0
-#define PIX_NUM_THREADS num_threads(THREADS)
-#else
-#define PIX_NUM_THREADS
-#endif
+#include "common/omp_schedule.h"
 
 #define PIX_STR_(x) #x
 #define PIX_PRAGMA(x) _Pragma(PIX_STR_(x))
-#define PIX_PARALLEL_FOR PIX_PRAGMA(omp parallel for schedule(PIX_SCHED_KIND, CHUNK) PIX_NUM_THREADS)
-#define PIX_PARALLEL_FOR2 PIX_PRAGMA(omp parallel for collapse(2) schedule(PIX_SCHED_KIND, CHUNK) PIX_NUM_THREADS)
+#define PIX_PARALLEL_FOR PIX_PRAGMA(omp parallel for schedule(SCHED_KIND, CHUNK) PIMG_NUM_THREADS)
+#define PIX_PARALLEL_FOR2 PIX_PRAGMA(omp parallel for collapse(2) schedule(SCHED_KIND, CHUNK) PIMG_NUM_THREADS)
 
 /* Calls body(y0, y1, x0, x1) over rows [0, rows) x columns [0, cols): one task per row (DECOMP 0) or
    per TILE_X x TILE_Y tile (DECOMP 1), with the configured schedule. */

@@ -8,23 +8,6 @@
 #error "needs SCHED, CHUNK and THREADS defined"
 #endif
 
-#define PIMG_SCHED_STATIC 0
-#define PIMG_SCHED_DYNAMIC 1
-#define PIMG_SCHED_GUIDED 2
-#if SCHED == PIMG_SCHED_STATIC
-#define SCHED_KIND static
-#elif SCHED == PIMG_SCHED_DYNAMIC
-#define SCHED_KIND dynamic
-#elif SCHED == PIMG_SCHED_GUIDED
-#define SCHED_KIND guided
-#else
-#error "SCHED must be PIMG_SCHED_STATIC, PIMG_SCHED_DYNAMIC or PIMG_SCHED_GUIDED"
-#endif
-
-#if THREADS > 0
-#define PIMG_NUM_THREADS num_threads(THREADS)
-#else
-#define PIMG_NUM_THREADS
-#endif
+#include "common/omp_schedule.h"
 
 #endif

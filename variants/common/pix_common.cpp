@@ -223,7 +223,7 @@ LaunchPlan omp_plan(const std::string& entry, const Workload& w, const Config& c
   std::string schedule = text_knob(c, decls, "schedule");
   std::transform(schedule.begin(), schedule.end(), schedule.begin(), [](unsigned char ch) { return std::toupper(ch); });
   plan.defines.emplace_back("DECOMP", tiles ? "1" : "0");
-  plan.defines.emplace_back("SCHED", "PIX_SCHED_" + schedule);
+  plan.defines.emplace_back("SCHED", "PIMG_SCHED_" + schedule);
   plan.defines.emplace_back("CHUNK", std::to_string(int_knob(c, decls, "chunk", 1, 1 << 20)));
   plan.defines.emplace_back("THREADS", std::to_string(int_knob(c, decls, "threads", 0, 1024)));
   if (tiles) {
