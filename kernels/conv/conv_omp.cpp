@@ -10,26 +10,8 @@
 #error "conv_omp.cpp needs DECOMP, SCHED, CHUNK, THREADS, UNROLL, ARITH and SIMD defined"
 #endif
 
-// SCHED names one of these; SCHED_KIND is the matching OpenMP schedule kind.
-#define PIMG_SCHED_STATIC 0
-#define PIMG_SCHED_DYNAMIC 1
-#define PIMG_SCHED_GUIDED 2
-#if SCHED == PIMG_SCHED_STATIC
-#define SCHED_KIND static
-#elif SCHED == PIMG_SCHED_DYNAMIC
-#define SCHED_KIND dynamic
-#elif SCHED == PIMG_SCHED_GUIDED
-#define SCHED_KIND guided
-#else
-#error "SCHED must be PIMG_SCHED_STATIC, PIMG_SCHED_DYNAMIC or PIMG_SCHED_GUIDED"
-#endif
-
-// THREADS=0 leaves the thread count to OpenMP (OMP_NUM_THREADS, else one per core).
-#if THREADS > 0
-#define PIMG_NUM_THREADS num_threads(THREADS)
-#else
-#define PIMG_NUM_THREADS
-#endif
+// SCHED_KIND and PIMG_NUM_THREADS (THREADS=0 leaves the count to OpenMP).
+#include "common/omp_schedule.h"
 
 namespace {
 
