@@ -11,6 +11,7 @@
 #include <random>
 #include <vector>
 
+#include "common/pix_common.hpp"
 #include "pimg/errors.hpp"
 #include "pimg/image_io.hpp"
 
@@ -296,22 +297,7 @@ void reference_npp(const RotateSpec& s, const std::uint8_t* in, std::uint8_t* ou
 
 Workload RotateFamily::make_workload(const Problem& p) const {
   const RotateSpec s = spec_of(p);
-  std::vector<std::uint8_t> pixels(static_cast<std::size_t>(s.width) * s.height * s.channels);
-  if (p.attr("input") == "random") {
-    std::mt19937 rng(static_cast<std::uint32_t>(std::stoul(p.attr("seed"))));
-    std::uniform_int_distribution<int> dist(0, 255);
-    for (auto& px : pixels) px = static_cast<std::uint8_t>(dist(rng));
-  } else {
-    const Image img = load_image(p.attr("input"), s.channels);
-    if (img.width != s.width || img.height != s.height)
-      throw UsageError(fmt::format("{}: image is {}x{}, the problem says {}x{}", p.attr("input"), img.width,
-                                   img.height, s.width, s.height));
-    for (int y = 0; y < s.height; ++y)
-      for (int x = 0; x < s.width; ++x)
-        for (int c = 0; c < s.channels; ++c)
-          pixels[pimg_rot_index(x, y, c, s.width, s.height, s.channels, s.planar)] =
-              img.pixels[(static_cast<std::size_t>(y) * s.width + x) * s.channels + c];
-  }
+  std::vector<std::uint8_t> pixels = pix::image_input(p, s.channels, s.planar);  // seeded random or the image file
   Workload w;
   w.inputs.push_back({"in", std::move(pixels)});
   w.output_bytes = static_cast<std::size_t>(s.width) * s.height * s.channels;
