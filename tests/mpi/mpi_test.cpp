@@ -11,6 +11,7 @@
 #include <filesystem>
 #include <fstream>
 #include <iterator>
+#include <ostream>
 #include <string>
 #include <thread>
 #include <vector>
@@ -76,6 +77,7 @@ struct Case {
   const char* scheme;
   int ranks;
 };
+void PrintTo(const Case& c, std::ostream* os) { *os << c.scheme << " at " << c.ranks << " ranks"; }
 class MpiRowsExact : public ::testing::TestWithParam<Case> {};
 
 TEST_P(MpiRowsExact, ValidatesExactly) {
