@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Installs every Debian 12 package pimg-tune needs to build, test and tune on the CPU (clang and its
-# runtime libraries for the sanitizer and libFuzzer build of scripts/sanitize.sh).
+# runtime libraries for the sanitizer and libFuzzer build of scripts/sanitize.sh; Open MPI for the
+# mpi backend's worker programs).
 # Idempotent: packages already present are skipped by apt-get; safe to run again.
 set -euo pipefail
 
@@ -11,6 +12,7 @@ packages=(
   libgtest-dev libgmock-dev libbenchmark-dev libstb-dev libomp-dev
   libopencv-imgproc-dev
   gnuplot-nox
+  openmpi-bin libopenmpi-dev
   clang libclang-rt-14-dev
 )
 

@@ -297,11 +297,12 @@ std::int64_t Store::save(std::int64_t run, std::int64_t device, std::int64_t pro
   ins.bind(17, r.eval_ms);
   ins.step();
   std::int64_t eval_id = sqlite3_last_insert_rowid(db_);
-  Stmt sample(db_, "INSERT INTO samples (evaluation_id, seq, kernel_ms, wall_ms) VALUES (?,?,?,?)");
+  Stmt sample(db_, "INSERT INTO samples (evaluation_id, seq, kernel_ms, wall_ms, comm_ms) VALUES (?,?,?,?,?)");
   for (std::size_t i = 0; i < r.kernel_ms.size(); ++i) {
     sample.reset();
     sample.bind(1, eval_id).bind(2, static_cast<std::int64_t>(i)).bind(3, r.kernel_ms[i]);
     sample.bind(4, i < r.wall_ms.size() ? r.wall_ms[i] : 0.0);
+    sample.bind(5, i < r.comm_ms.size() ? r.comm_ms[i] : 0.0);
     sample.step();
   }
   t.commit();
@@ -379,13 +380,14 @@ std::vector<ResultRow> Store::query_rows(const RowFilter& f, bool samples) const
     out.push_back(std::move(r));
   }
   if (samples) {
-    Stmt s(db_, "SELECT kernel_ms, wall_ms FROM samples WHERE evaluation_id=? ORDER BY seq");
+    Stmt s(db_, "SELECT kernel_ms, wall_ms, comm_ms FROM samples WHERE evaluation_id=? ORDER BY seq");
     for (auto& r : out) {
       s.reset();
       s.bind(1, r.id);
       while (s.step()) {
         r.result.kernel_ms.push_back(s.real(0));
         r.result.wall_ms.push_back(s.real(1));
+        r.result.comm_ms.push_back(s.real(2));
       }
     }
   }

@@ -49,6 +49,7 @@ EvalResult ok_result(double base) {
   EvalResult r;
   r.kernel_ms = {base + 0.2, base, base + 0.1};
   r.wall_ms = {base + 1, base + 1, base + 1};
+  r.comm_ms = {0.5, 0.25, 0.125};
   r.kernel = Stats::of(r.kernel_ms);
   r.compile_ms = 12.5;
   r.h2d_ms = 0.5;
@@ -64,7 +65,7 @@ TEST(Store, CreatesSchemaAtCurrentVersion) {
   TempDb db;
   Store s(db.path.string());
   EXPECT_EQ(s.schema_version(), Store::kSchemaVersion);
-  EXPECT_EQ(Store::kSchemaVersion, 3);
+  EXPECT_EQ(Store::kSchemaVersion, 4);
 }
 
 TEST(Store, RoundTripsEveryField) {
@@ -96,6 +97,7 @@ TEST(Store, RoundTripsEveryField) {
   EXPECT_DOUBLE_EQ(r.result.kernel.median, 2.1);
   EXPECT_DOUBLE_EQ(r.result.compile_ms, 12.5);
   EXPECT_EQ(r.result.kernel_ms, (std::vector<double>{2.2, 2.0, 2.1}));
+  EXPECT_EQ(r.result.comm_ms, (std::vector<double>{0.5, 0.25, 0.125}));
   EXPECT_EQ(r.result.validation, "exact");
 }
 
@@ -199,11 +201,13 @@ TEST(Store, MigratesAVersionOneDatabase) {
     std::int64_t var = s.variant_id({"conv", "serial", "host", "h", true});
     s.save(run, dev, prob, var, Config{}, ok_result(1));
   }
-  {  // Turn it back into what schema 1 wrote: no baseline column.
+  {  // Turn it back into what schema 1 wrote: no baseline column, no communication time.
     sqlite3* raw = nullptr;
     ASSERT_EQ(sqlite3_open(db.path.c_str(), &raw), SQLITE_OK);
-    ASSERT_EQ(sqlite3_exec(raw, "ALTER TABLE variants DROP COLUMN baseline; PRAGMA user_version = 1", nullptr, nullptr,
-                           nullptr),
+    ASSERT_EQ(sqlite3_exec(raw,
+                           "ALTER TABLE variants DROP COLUMN baseline; ALTER TABLE samples DROP COLUMN comm_ms; "
+                           "PRAGMA user_version = 1",
+                           nullptr, nullptr, nullptr),
               SQLITE_OK);
     sqlite3_close(raw);
   }
@@ -246,12 +250,13 @@ TEST(Store, MigratesAVersionTwoDatabaseAndStoresCrashes) {
     sqlite3_close(raw);
   }
   Store s(db.path.string(), Store::Mode::existing);
-  EXPECT_EQ(s.schema_version(), 3);
+  EXPECT_EQ(s.schema_version(), 4);
   auto rows = s.rows_with_samples();
   ASSERT_EQ(rows.size(), 1u);
   EXPECT_EQ(rows[0].result.status, Status::ok);
   EXPECT_EQ(rows[0].result.kernel.median, 2.0);
   ASSERT_EQ(rows[0].result.kernel_ms.size(), 1u);
+  EXPECT_EQ(rows[0].result.comm_ms, (std::vector<double>{0.0}));  // 004: samples without a communication time
   EvalResult crashed;
   crashed.status = Status::crash;
   crashed.log = "worker killed by signal 11 (Segmentation fault)";

@@ -20,6 +20,9 @@
 #if PIMG_WITH_CUDA
 #include "cuda_backend.hpp"
 #endif
+#if PIMG_WITH_MPI
+#include "mpi_backend.hpp"
+#endif
 
 namespace pimg {
 
@@ -50,6 +53,9 @@ static void fill(Registry& r) {
 #endif
 #if PIMG_WITH_CUDA
   r.add_backend(make_cuda_backend());
+#endif
+#if PIMG_WITH_MPI
+  r.add_backend(make_mpi_backend());
 #endif
 }
 

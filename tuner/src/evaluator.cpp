@@ -144,6 +144,7 @@ EvalResult evaluate(const EvalContext& ctx, const Variant& variant, const Config
   };
 
   const double timeout_ms = ctx.measure.timeout_s * 1000.0;
+  ctx.device.set_run_timeout(ctx.measure.timeout_s);
   std::vector<std::uint8_t> output(ctx.workload.output_bytes);
   const int total = ctx.measure.warmups + ctx.measure.repeats;
   for (int run = 0; run < total; ++run) {
@@ -155,7 +156,7 @@ EvalResult evaluate(const EvalContext& ctx, const Variant& variant, const Config
       return fail(r, Status::launch_error, fmt::format("poisoning the output: {}", e.what()), t0);
     }
     const auto t_run = Clock::now();
-    double kernel_ms = 0;
+    double kernel_ms = 0, comm_ms = 0;
     for (const Step& step : steps) {
       LaunchResult launched =
           step.host ? run_host(*step.host) : ctx.device.launch(*step.program, step.plan, buffers);
@@ -164,6 +165,7 @@ EvalResult evaluate(const EvalContext& ctx, const Variant& variant, const Config
         return fail(r, Status::launch_error, where + launched.error, t0);
       }
       kernel_ms += launched.kernel_ms;
+      comm_ms += launched.comm_ms;
     }
     const double wall = ms_since(t_run);
     if (wall > timeout_ms)
@@ -186,6 +188,7 @@ EvalResult evaluate(const EvalContext& ctx, const Variant& variant, const Config
     if (timed) {
       r.kernel_ms.push_back(kernel_ms);
       r.wall_ms.push_back(wall);
+      r.comm_ms.push_back(comm_ms);
     }
   }
   r.status = Status::ok;

@@ -110,6 +110,8 @@ Message encode_result(const EvalResult& r) {
   for (double x : r.kernel_ms) m.push_back(num(x));
   m.push_back(std::to_string(r.wall_ms.size()));
   for (double x : r.wall_ms) m.push_back(num(x));
+  m.push_back(std::to_string(r.comm_ms.size()));
+  for (double x : r.comm_ms) m.push_back(num(x));
   return m;
 }
 
@@ -133,6 +135,7 @@ EvalResult decode_result(const Message& m) {
   };
   list(r.kernel_ms);
   list(r.wall_ms);
+  list(r.comm_ms);
   r.kernel = Stats::of(r.kernel_ms);
   return r;
 }

@@ -10,6 +10,7 @@ void register_opencv(Registry& reg);
 void register_opencl_variants(Registry& reg);
 void register_openmp_variants(Registry& reg);
 void register_cuda_variants(Registry& reg);
+void register_mpi_variants(Registry& reg);
 
 void register_conv(Registry& reg) {
   reg.add_family(std::make_unique<ConvFamily>());
@@ -18,6 +19,7 @@ void register_conv(Registry& reg) {
   register_opencl_variants(reg);
   register_openmp_variants(reg);
   register_cuda_variants(reg);
+  register_mpi_variants(reg);
 }
 
 }  // namespace pimg::conv

@@ -25,6 +25,7 @@
 #include <vector>
 
 #include "host_memory.hpp"
+#include "temp_dir.hpp"
 #include "pimg/cache.hpp"
 #include "pimg/config.hpp"
 #include "pimg/registry.hpp"
@@ -49,27 +50,6 @@ extern "C" int pimg_openmp_probe(int* max_threads) {
   return threads > 0 ? _OPENMP : 0;
 }
 )";
-
-// A private temporary directory, removed with everything in it when the object goes away.
-class TempDir {
- public:
-  TempDir() {
-    std::string pattern = (fs::temp_directory_path() / "pimg-omp-XXXXXX").string();
-    if (!mkdtemp(pattern.data()))
-      throw std::runtime_error(fmt::format("cannot create a temporary directory {}: {}", pattern, std::strerror(errno)));
-    path_ = pattern;
-  }
-  ~TempDir() {
-    std::error_code ec;
-    fs::remove_all(path_, ec);
-  }
-  TempDir(const TempDir&) = delete;
-  TempDir& operator=(const TempDir&) = delete;
-  const fs::path& path() const { return path_; }
-
- private:
-  fs::path path_;
-};
 
 std::string read_file(const fs::path& path) {
   std::ifstream in(path, std::ios::binary);
@@ -225,7 +205,7 @@ class Toolchain {
       }
       r.log = fmt::format("ignoring the unloadable disk cache entry {}: {}\n", cached_path, dl_error());
     }
-    TempDir tmp;
+    TempDir tmp("pimg-omp");
     const fs::path src = tmp.path() / "src.cpp";
     const fs::path out = tmp.path() / "lib.so";
     write_file(src, source.text);
@@ -255,7 +235,7 @@ class Toolchain {
       compiler_ = "c++";
     cpu_model_ = host_device_info("openmp").name;
     try {
-      TempDir tmp;
+      TempDir tmp("pimg-omp");
       ToolRun v = run_tool({compiler_, "--version"}, tmp.path());
       if (!v.ok) {
         status_ = {false, fmt::format("the host compiler '{}' does not run: {}", compiler_, trim(v.output))};

@@ -124,6 +124,7 @@ struct LaunchResult {
   bool ok = false;
   std::string error;
   double kernel_ms = 0;  // device-side time (profiling events / host clock for CPU backends)
+  double comm_ms = 0;    // the part of kernel_ms spent communicating between processes (MPI); 0 elsewhere
 };
 
 // An opened device. Not thread-safe; one evaluation at a time.
@@ -140,6 +141,9 @@ class Device {
   virtual void fill(DeviceBuffer& dst, std::uint8_t value) = 0;
   virtual LaunchResult launch(Program& program, const LaunchPlan& plan,
                               const std::map<std::string, DeviceBuffer*>& buffers) = 0;
+  // The measurement's per-run timeout, told before the runs of a configuration. Backends whose
+  // launches run in other processes (MPI) kill them past it; the others ignore it.
+  virtual void set_run_timeout(double /*seconds*/) {}
 };
 
 class Backend {

@@ -26,6 +26,7 @@ struct EvalResult {
   double d2h_ms = 0;       // device -> host for the output (first timed run)
   std::vector<double> kernel_ms;  // one per timed run (profiling events / host clock)
   std::vector<double> wall_ms;    // host clock around each launch including synchronisation
+  std::vector<double> comm_ms;    // per timed run, the part of kernel_ms spent communicating (MPI; else 0)
   Stats kernel;                   // of kernel_ms
   double eval_ms = 0;             // whole evaluation on the host clock
   std::string validation;         // "exact", or the mismatch
