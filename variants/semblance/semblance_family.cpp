@@ -137,10 +137,13 @@ Problem SemblanceFamily::make_problem(int width, int height, int channels,
   const std::array<int, 5> n = parse_five("grid", attrs["grid"], true);
   for (int v : n)
     if (v < 1 || v > 100000) throw AttrError("grid", fmt::format("grid points per dimension must be 1..100000, got {}", v));
+  // The product checked as it grows: five axes of 100000 would overflow 64 bits (a fuzzer finding).
   std::int64_t points = 1;
-  for (int v : n) points *= v;
-  if (points > kMaxPoints)
-    throw AttrError("grid", fmt::format("{} grid points exceed the limit of {}", points, kMaxPoints));
+  for (int v : n) {
+    points *= v;
+    if (points > kMaxPoints)
+      throw AttrError("grid", fmt::format("grid {} has more than the limit of {} points", five_text(n), kMaxPoints));
+  }
   attrs["grid"] = five_text(n);
 
   int dt_us = 2000;
