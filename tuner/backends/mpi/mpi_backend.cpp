@@ -198,8 +198,10 @@ class Server {
     cmd_ = ::open((dir_.path() / "cmd").c_str(), O_RDWR | O_CLOEXEC);
     reply_ = ::open((dir_.path() / "reply").c_str(), O_RDWR | O_CLOEXEC | O_NONBLOCK);
     if (cmd_ < 0 || reply_ < 0) throw std::runtime_error(fmt::format("opening the FIFOs: {}", std::strerror(errno)));
-    std::vector<std::string> argv{found.mpirun.string(), "--oversubscribe", "--bind-to", "none", "-np",
-                                  std::to_string(ranks)};
+    // vader's single-copy mechanism (CMA) needs ptrace rights that containers often withhold; without it
+    // large messages go through shared-memory buffers, which every machine allows.
+    std::vector<std::string> argv{found.mpirun.string(), "--oversubscribe", "--bind-to", "none",
+                                  "--mca", "btl_vader_single_copy_mechanism", "none", "-np", std::to_string(ranks)};
     if (::geteuid() == 0) argv.push_back("--allow-run-as-root");
     argv.push_back(program.worker.string());
     argv.push_back(dir_.path().string());
