@@ -2,6 +2,7 @@
 // Exit codes: 0 success, 1 internal failure, 2 bad input (space file, flags, image, database).
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <filesystem>
 #include <fstream>
@@ -15,6 +16,7 @@
 #include "pimg/runner.hpp"
 #include "pimg/space.hpp"
 #include "pimg/store.hpp"
+#include "pimg/transport.hpp"
 
 namespace fs = std::filesystem;
 using namespace pimg;
@@ -117,7 +119,7 @@ int main(int argc, char** argv) {
     std::string space, db = kDefaultDb, report;
     std::vector<std::string> backends, devices;
     std::optional<int> repeats;
-    bool no_resume = false, quiet = false, no_isolation = false;
+    bool no_resume = false, quiet = false, no_isolation = false, share_devices = false;
     int top = 5;
   } tune_args;
   std::vector<std::pair<CLI::App*, std::string>> family_cmds;
@@ -135,6 +137,8 @@ int main(int argc, char** argv) {
     cmd->add_option("--report", tune_args.report, "also write the markdown report (plots beside it)");
     cmd->add_option("--top", tune_args.top, "rows per group in the ranked table")->capture_default_str();
     cmd->add_flag("--quiet", tune_args.quiet, "no progress output");
+    cmd->add_flag("--share-devices", tune_args.share_devices,
+                  "under mpirun: ranks beyond a host's devices of a kind share them (time-shared timings; for checks)");
     cmd->footer("The space file's strategy: {name, seed, options} takes one of these:\n" + strategies_help(reg));
     family_cmds.emplace_back(cmd, f->name());
   }
@@ -207,11 +211,39 @@ int main(int argc, char** argv) {
       opt.resume = !tune_args.no_resume;
       opt.isolation = !tune_args.no_isolation;
       opt.command_line = join_args(argc, argv);
+      // Under mpirun with several ranks the run is spread over them (docs/mpi.md, part 2): every rank
+      // checks the input itself, so bad input ends each with exit code 2 before MPI starts; only
+      // rank 0 opens the database and prints.
+      const std::optional<MpiLaunch> launch = mpi_launch_from_env();
+      const bool distributed = launch && launch->size > 1;
+      const bool rank0 = !distributed || launch->rank == 0;
+      if (tune_args.share_devices && !distributed) throw UsageError("--share-devices: only for runs under mpirun with several ranks");
       // Everything is checked before the database is opened, so bad input leaves it untouched.
       cli::Progress progress(stderr, tune_args.quiet);
-      Tuner tuner(reg, space, opt, progress);
-      Store store(tune_args.db);
-      TuneSummary s = tuner.run(store, progress);
+      RunObserver silent;
+      RunObserver& obs = rank0 ? static_cast<RunObserver&>(progress) : silent;
+      Tuner tuner(reg, space, opt, obs);
+      std::optional<Store> opened;
+      if (rank0) opened.emplace(tune_args.db);
+      TuneSummary s;
+      if (distributed) {
+        const auto net = open_mpi_transport();
+        if (!rank0) {
+          try {
+            tuner.run_distributed(nullptr, obs, *net, {launch->local_rank, tune_args.share_devices});
+          } catch (const std::exception& e) {
+            // Without MPI_Finalize: mpirun then ends the job, and rank 0 has stored every result it received.
+            fmt::print(stderr, "pimg-tune (rank {}): error: {}\n", launch->rank, e.what());
+            std::fflush(stderr);
+            std::_Exit(1);
+          }
+          return 0;
+        }
+        s = tuner.run_distributed(&*opened, obs, *net, {launch->local_rank, tune_args.share_devices});
+      } else {
+        s = tuner.run(*opened, progress);
+      }
+      Store& store = *opened;
       RowFilter f;
       f.family = fam;
       fmt::print("{}", best_table(store.rows(f), store.bandwidths(), tune_args.top));
@@ -221,6 +253,7 @@ int main(int argc, char** argv) {
       }
       fmt::print("database: {} (run {}: {} measured, {} ok, {} failed, {} already stored)\n", tune_args.db, s.run_id,
                  s.measured, s.ok, s.failed, s.skipped);
+      if (!s.per_rank.empty()) fmt::print("evaluations per rank: {}\n", fmt::join(s.per_rank, ", "));
       return 0;
     }
     if (best->parsed()) {

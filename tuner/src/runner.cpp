@@ -16,13 +16,7 @@
 #include "pimg/evaluator.hpp"
 #include "pimg/isolation.hpp"
 #include "pimg/store.hpp"
-
-#ifndef PIMG_GIT_COMMIT
-#define PIMG_GIT_COMMIT "unknown"
-#endif
-#ifndef PIMG_VERSION
-#define PIMG_VERSION "0"
-#endif
+#include "tuner_impl.hpp"
 
 namespace pimg {
 namespace {
@@ -39,6 +33,13 @@ bool matches(const DeviceInfo& d, const std::string& selector) {
          lower(d.platform).find(lower(selector)) != std::string::npos;
 }
 
+// Where a problem came from in the space file (the file alone for spaces built in code).
+std::string problem_place(const Space& space, std::size_t problem) {
+  return problem < space.problem_pos.size() ? space.problem_pos[problem].str() : space.file;
+}
+
+}  // namespace
+
 std::string utc_now() {
   std::time_t t = std::time(nullptr);
   std::tm tm{};
@@ -54,20 +55,6 @@ std::string hostname() {
   return buf;
 }
 
-// Where a problem came from in the space file (the file alone for spaces built in code).
-std::string problem_place(const Space& space, std::size_t problem) {
-  return problem < space.problem_pos.size() ? space.problem_pos[problem].str() : space.file;
-}
-
-// One strategy's walk: a variant on a device for a problem.
-struct Task {
-  std::size_t device = 0, problem = 0;
-  const Variant* variant = nullptr;
-  SearchSpace space;
-  std::unique_ptr<Strategy> strategy;
-};
-
-// Stored results of this variant on other problems or devices: prior knowledge for strategies.
 std::vector<PriorResult> prior_results(const Store& store, const DeviceInfo& device, const Problem& problem,
                                        const std::string& variant) {
   RowFilter f;
@@ -83,7 +70,27 @@ std::vector<PriorResult> prior_results(const Store& store, const DeviceInfo& dev
   return out;
 }
 
-}  // namespace
+void precompile(const Task& t, const Problem& problem, const Workload& workload, bool resume, const Backend& backend,
+                const DeviceInfo& device, const KernelSource& source, Store& store, std::int64_t device_row,
+                std::int64_t problem_row, std::int64_t variant_row, RunObserver& obs) {
+  std::vector<LaunchPlan> plans;
+  for (std::size_t i = 0; i < t.space.size(); ++i) {
+    const Config c = t.space.config(static_cast<PointId>(i));
+    if (resume && store.find(device_row, problem_row, variant_row, c)) continue;
+    try {
+      plans.push_back(t.variant->plan(problem, workload, c, device));
+    } catch (const PlanError&) {
+    }
+  }
+  if (plans.size() < 2) return;
+  const auto t0 = std::chrono::steady_clock::now();
+  const int threads = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  const std::size_t compiled = backend.precompile(device, source, plans, threads);
+  if (compiled > 0)
+    obs.on_message(fmt::format("{} {}: {} programs compiled ahead on {} threads in {:.1f} s", device.id(),
+                               t.variant->name(), compiled, threads,
+                               std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count()));
+}
 
 std::vector<SelectedDevice> select_devices(const Registry& reg, const Space& space, const TuneOptions& opt,
                                            RunObserver& obs) {
@@ -137,20 +144,6 @@ std::vector<SelectedDevice> select_devices(const Registry& reg, const Space& spa
   if (out.empty()) throw UsageError(fmt::format("{}: no device available for any selected backend", space.file));
   return out;
 }
-
-struct Tuner::Impl {
-  Impl(const Registry& r, const Space& s, const TuneOptions& o) : reg(r), space(s), opt(o) {}
-  const Registry& reg;
-  const Space& space;
-  TuneOptions opt;
-  const Family* family = nullptr;
-  MeasureSpec measure;
-  std::vector<SelectedDevice> devices;
-  std::vector<Task> tasks;
-  std::vector<Workload> workloads;
-  std::map<std::pair<std::size_t, std::string>, std::vector<std::uint8_t>> expected;  // (problem, rule)
-  std::size_t planned = 0;
-};
 
 Tuner::Tuner(const Registry& reg, const Space& space, const TuneOptions& opt, RunObserver& obs)
     : impl_(std::make_unique<Impl>(reg, space, opt)) {
@@ -234,29 +227,39 @@ Tuner::Tuner(const Registry& reg, const Space& space, const TuneOptions& opt, Ru
 
 Tuner::~Tuner() = default;
 
-// A strategy that visits the whole space: compile every configuration still to measure on all cores
-// first (backends with a precompile pass: CUDA), so each evaluation loads its program from the cache.
-static void precompile(const Task& t, const Problem& problem, const Workload& workload, bool resume,
-                       const Backend& backend, const DeviceInfo& device, const KernelSource& source,
-                       Store& store, std::int64_t device_row, std::int64_t problem_row,
-                       std::int64_t variant_row, RunObserver& obs) {
-  std::vector<LaunchPlan> plans;
-  for (std::size_t i = 0; i < t.space.size(); ++i) {
-    const Config c = t.space.config(static_cast<PointId>(i));
-    if (resume && store.find(device_row, problem_row, variant_row, c)) continue;
-    try {
-      plans.push_back(t.variant->plan(problem, workload, c, device));
-    } catch (const PlanError&) {
-    }
+TaskRows begin_task(Tuner::Impl& m, Task& t, const DeviceInfo& device, Store& store, RunObserver& obs) {
+  const Problem& problem = m.space.problems[t.problem];
+  const ProblemCost cost{m.family->work(problem), m.family->unit(), m.family->traffic(problem)};
+  TaskRows rows;
+  rows.device = store.device_id(device);
+  rows.problem = store.problem_id(problem, cost);
+  const std::string source = t.variant->source();
+  const bool builtin = source.rfind("builtin:", 0) == 0;
+  const KernelSource* ks = builtin ? nullptr : kernel_source(source);
+  PIMG_CHECK(ks || builtin, "missing kernel source " + source);
+  rows.variant = store.variant_id({m.family->name(), t.variant->name(), t.variant->backend(),
+                                   ks ? ks->hash : hash128(source), t.variant->baseline()});
+  const Backend& backend = *m.devices[t.device].backend;
+  if (ks && backend.precompiles() && t.strategy->planned() >= t.space.size())
+    precompile(t, problem, m.workloads[t.problem], m.opt.resume, backend, device, *ks, store, rows.device,
+               rows.problem, rows.variant, obs);
+  t.strategy->prior(prior_results(store, device, problem, t.variant->name()));
+  return rows;
+}
+
+void measure_bandwidth_once(Store& store, std::int64_t device_row, DeviceSession& session, const DeviceInfo& device,
+                            RunObserver& obs) {
+  if (store.bandwidth(device_row)) return;
+  constexpr std::size_t kCopyBytes = 256u << 20;  // past the last-level caches of CPUs and GPUs (H100 L2: 50 MB)
+  if (auto gbs = session.copy_bandwidth(kCopyBytes, 10)) {
+    store.save_bandwidth(device_row, kCopyBytes, *gbs);
+    obs.on_message(fmt::format("{} {}: copy bandwidth {:.1f} GB/s", device.id(), device.name, *gbs));
   }
-  if (plans.size() < 2) return;
-  const auto t0 = std::chrono::steady_clock::now();
-  const int threads = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
-  const std::size_t compiled = backend.precompile(device, source, plans, threads);
-  if (compiled > 0)
-    obs.on_message(fmt::format("{} {}: {} programs compiled ahead on {} threads in {:.1f} s", device.id(),
-                               t.variant->name(), compiled, threads,
-                               std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count()));
+}
+
+std::unique_ptr<DeviceSession> open_session(const Tuner::Impl& m, const SelectedDevice& sd) {
+  return m.opt.isolation && m.measure.isolation ? open_worker(m.opt.worker_exe, *m.family, *sd.backend, sd.info, m.measure)
+                                                : open_in_process(*m.family, *sd.backend, sd.info, m.measure);
 }
 
 std::size_t Tuner::planned() const { return impl_->planned; }
@@ -269,38 +272,19 @@ TuneSummary Tuner::run(Store& store, RunObserver& obs) {
   std::unique_ptr<DeviceSession> session;
   std::size_t open_index = m.devices.size();
   std::int64_t device_row = 0;
-  const bool isolated = m.opt.isolation && m.measure.isolation;
   for (auto& t : m.tasks) {
     const SelectedDevice& sd = m.devices[t.device];
     if (open_index != t.device) {
       session.reset();  // one device open at a time
-      session = isolated ? open_worker(m.opt.worker_exe, *m.family, *sd.backend, sd.info, m.measure)
-                         : open_in_process(*m.family, *sd.backend, sd.info, m.measure);
+      session = open_session(m, sd);
       open_index = t.device;
       device_row = store.device_id(sd.info);
-      if (!store.bandwidth(device_row)) {
-        constexpr std::size_t kCopyBytes = 256u << 20;  // past the last-level caches of CPUs and GPUs (H100 L2: 50 MB)
-        if (auto gbs = session->copy_bandwidth(kCopyBytes, 10)) {
-          store.save_bandwidth(device_row, kCopyBytes, *gbs);
-          obs.on_message(fmt::format("{} {}: copy bandwidth {:.1f} GB/s", sd.info.id(), sd.info.name, *gbs));
-        }
-      }
+      measure_bandwidth_once(store, device_row, *session, sd.info, obs);
     }
     const Problem& problem = m.space.problems[t.problem];
-    const ProblemCost cost{m.family->work(problem), m.family->unit(), m.family->traffic(problem)};
-    const std::int64_t problem_row = store.problem_id(problem, cost);
-    const std::string source = t.variant->source();
-    const bool builtin = source.rfind("builtin:", 0) == 0;
-    const KernelSource* ks = builtin ? nullptr : kernel_source(source);
-    PIMG_CHECK(ks || builtin, "missing kernel source " + source);
-    const std::int64_t variant_row =
-        store.variant_id({m.family->name(), t.variant->name(), t.variant->backend(), ks ? ks->hash : hash128(source),
-                          t.variant->baseline()});
+    const TaskRows rows = begin_task(m, t, sd.info, store, obs);
+    const std::int64_t problem_row = rows.problem, variant_row = rows.variant;
     const auto& expected = m.expected.at({t.problem, t.variant->validation_rule()});
-    if (ks && sd.backend->precompiles() && t.strategy->planned() >= t.space.size())
-      precompile(t, problem, m.workloads[t.problem], m.opt.resume, *sd.backend, sd.info, *ks, store, device_row,
-                 problem_row, variant_row, obs);
-    t.strategy->prior(prior_results(store, sd.info, problem, t.variant->name()));
     while (auto config = t.strategy->next()) {
       RunEvent ev{&sd.info, &problem, t.variant, &*config, nullptr, false};
       if (m.opt.resume) {

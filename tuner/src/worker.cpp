@@ -24,6 +24,7 @@
 #include "pimg/evaluator.hpp"
 #include "pimg/isolation.hpp"
 #include "pimg/registry.hpp"
+#include "wire.hpp"
 
 #if defined(__SANITIZE_ADDRESS__)
 #define PIMG_ASAN 1
@@ -37,108 +38,10 @@ namespace pimg {
 namespace {
 
 using Clock = std::chrono::steady_clock;
-using Message = std::vector<std::string>;
+using namespace wire;
 constexpr std::size_t kTailBytes = 4096;     // of the worker's stderr kept for a crash log
-constexpr std::size_t kMaxField = 1u << 30;  // refuse absurd lengths from a confused peer
 
 double ms_since(Clock::time_point t0) { return std::chrono::duration<double, std::milli>(Clock::now() - t0).count(); }
-
-// --- framing: "<fields>\n" then "<length>\n<bytes>" per field ---------------------------------
-
-std::string encode(const Message& m) {
-  std::string out = std::to_string(m.size()) + "\n";
-  for (const auto& f : m) out += std::to_string(f.size()) + "\n" + f;
-  return out;
-}
-
-// Accumulates bytes and yields complete messages; throws on malformed framing.
-class Decoder {
- public:
-  void feed(const char* data, std::size_t n) { buf_.append(data, n); }
-  std::optional<Message> next() {
-    std::size_t pos = 0;
-    std::size_t count = 0;
-    if (!number(pos, count)) return std::nullopt;
-    Message m;
-    for (std::size_t i = 0; i < count; ++i) {
-      std::size_t len = 0;
-      if (!number(pos, len)) return std::nullopt;
-      if (buf_.size() - pos < len) return std::nullopt;
-      m.push_back(buf_.substr(pos, len));
-      pos += len;
-    }
-    buf_.erase(0, pos);
-    return m;
-  }
-
- private:
-  bool number(std::size_t& pos, std::size_t& out) {
-    std::size_t nl = buf_.find('\n', pos);
-    if (nl == std::string::npos) {
-      if (buf_.size() - pos > 20) throw std::runtime_error("worker protocol: bad length");
-      return false;
-    }
-    auto [p, ec] = std::from_chars(buf_.data() + pos, buf_.data() + nl, out);
-    if (ec != std::errc() || p != buf_.data() + nl || out > kMaxField)
-      throw std::runtime_error("worker protocol: bad length");
-    pos = nl + 1;
-    return true;
-  }
-  std::string buf_;
-};
-
-bool write_all(int fd, const std::string& data) {
-  std::size_t done = 0;
-  while (done < data.size()) {
-    ssize_t n = ::write(fd, data.data() + done, data.size() - done);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) return false;
-    done += static_cast<std::size_t>(n);
-  }
-  return true;
-}
-
-std::string num(double v) { return fmt::format("{}", v); }
-double to_double(const std::string& s) { return std::stod(s); }
-long to_long(const std::string& s) { return std::stol(s); }
-
-// --- results and requests as fields -----------------------------------------------------------
-
-Message encode_result(const EvalResult& r) {
-  Message m = {"result", to_string(r.status), r.log, r.validation, num(r.compile_ms), r.compile_cached ? "1" : "0",
-               num(r.h2d_ms), num(r.d2h_ms), num(r.eval_ms), std::to_string(r.kernel_ms.size())};
-  for (double x : r.kernel_ms) m.push_back(num(x));
-  m.push_back(std::to_string(r.wall_ms.size()));
-  for (double x : r.wall_ms) m.push_back(num(x));
-  m.push_back(std::to_string(r.comm_ms.size()));
-  for (double x : r.comm_ms) m.push_back(num(x));
-  return m;
-}
-
-EvalResult decode_result(const Message& m) {
-  if (m.size() < 10) throw std::runtime_error("worker protocol: short result");
-  EvalResult r;
-  r.status = status_from_string(m[1]);
-  r.log = m[2];
-  r.validation = m[3];
-  r.compile_ms = to_double(m[4]);
-  r.compile_cached = m[5] == "1";
-  r.h2d_ms = to_double(m[6]);
-  r.d2h_ms = to_double(m[7]);
-  r.eval_ms = to_double(m[8]);
-  std::size_t i = 9;
-  auto list = [&](std::vector<double>& out) {
-    if (i >= m.size()) throw std::runtime_error("worker protocol: short result");
-    const long n = to_long(m[i++]);
-    if (n < 0 || i + static_cast<std::size_t>(n) > m.size()) throw std::runtime_error("worker protocol: short result");
-    for (long k = 0; k < n; ++k) out.push_back(to_double(m[i++]));
-  };
-  list(r.kernel_ms);
-  list(r.wall_ms);
-  list(r.comm_ms);
-  r.kernel = Stats::of(r.kernel_ms);
-  return r;
-}
 
 Message encode_problem(const Problem& p) {
   Message m = {p.family, std::to_string(p.width), std::to_string(p.height), std::to_string(p.channels),

@@ -30,6 +30,7 @@
 #include <sstream>
 #include <stdexcept>
 #include <string>
+#include <string_view>
 #include <thread>
 #include <vector>
 
@@ -83,6 +84,20 @@ pid_t spawn(const std::vector<std::string>& argv, const fs::path& log) {
   std::vector<char*> args;
   for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
   args.push_back(nullptr);
+  // The job's own launcher variables stay out of the child: under the distributed runner this
+  // process is itself a rank of an MPI job, and a nested mpirun that inherits them joins the outer
+  // job instead of starting its own.
+  std::vector<std::string> env_text;
+  for (char** e = environ; *e; ++e) {
+    const std::string_view v(*e);
+    if (v.starts_with("OMPI_") || v.starts_with("PMIX_") || v.starts_with("PMI_") || v.starts_with("OPAL_") ||
+        v.starts_with("HYDRA_") || v.starts_with("MPI_LOCAL"))
+      continue;
+    env_text.emplace_back(v);
+  }
+  std::vector<char*> envp;
+  for (auto& e : env_text) envp.push_back(e.data());
+  envp.push_back(nullptr);
   const std::string log_path = log.string();
   const pid_t parent = ::getpid();
   const pid_t pid = ::fork();
@@ -98,7 +113,7 @@ pid_t spawn(const std::vector<std::string>& argv, const fs::path& log) {
   ::dup2(log_fd, 1);
   ::dup2(log_fd, 2);
   ::close_range(3, ~0U, 0);  // nothing of the tuner's (its supervisor's pipe) outlives it in mpirun
-  ::execv(args[0], args.data());
+  ::execve(args[0], args.data(), envp.data());
   ::_exit(127);
 }
 

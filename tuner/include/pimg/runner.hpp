@@ -15,6 +15,7 @@
 namespace pimg {
 
 class Store;
+class Transport;
 
 struct RunEvent {
   const DeviceInfo* device = nullptr;
@@ -57,9 +58,19 @@ struct SelectedDevice {
 std::vector<SelectedDevice> select_devices(const Registry& reg, const Space& space, const TuneOptions& opt,
                                            RunObserver& obs);
 
+// Which of the selected devices a rank drives: ranks on one host take the devices of each kind
+// (backend, name, driver, platform: what the store tells apart) by local rank, rank k the k-th;
+// a rank beyond the count drives none of that kind unless `share_devices` (then k mod count, and
+// ranks sharing a device measure time-shared: for checking a space, not for timings).
+struct DistributedOptions {
+  int local_rank = 0;
+  bool share_devices = false;
+};
+
 struct TuneSummary {
   std::size_t measured = 0, skipped = 0, ok = 0, failed = 0;
   std::int64_t run_id = 0;
+  std::vector<std::size_t> per_rank;  // a distributed run's evaluations by rank; empty otherwise
 };
 
 // A tuning run in two steps: the constructor checks and prepares everything (devices, spaces,
@@ -72,8 +83,14 @@ class Tuner {
   std::size_t planned() const;
   TuneSummary run(Store& store, RunObserver& obs);
 
+  // The same run spread over the ranks of an MPI job (docs/mpi.md, part 2): every rank constructs
+  // the same Tuner; rank 0 passes the store, hands configurations out and is the only writer, the
+  // others pass nullptr and evaluate on their own device. Rank 0's summary counts every rank's work.
+  TuneSummary run_distributed(Store* store, RunObserver& obs, Transport& net, const DistributedOptions& opt);
+
+  struct Impl;  // the runners' shared inside: tuner/src/tuner_impl.hpp
+
  private:
-  struct Impl;
   std::unique_ptr<Impl> impl_;
 };
 

@@ -1,0 +1,150 @@
+// The distributed runner end to end: `mpirun -np N pimg-tune conv ...` (oversubscribed on a small
+// machine) stores the same configurations, statuses and validations as a single-process run, with
+// every rank doing part of the work; resumes; refuses bad input before MPI starts; runs the MPI
+// backend's own mpirun inside its ranks; and spreads a sampling strategy's budget without repeats.
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <set>
+#include <tuple>
+
+#include "e2e/e2e_util.hpp"
+#include "pimg/store.hpp"
+
+namespace fs = std::filesystem;
+
+namespace {
+
+// Every stored evaluation as (device, problem, variant, configuration, status, validation).
+using Row = std::tuple<std::string, std::string, std::string, std::string, std::string, std::string>;
+std::multiset<Row> stored(const std::string& db) {
+  pimg::Store store(db, pimg::Store::Mode::existing);
+  std::multiset<Row> out;
+  for (const auto& r : store.rows_with_samples())
+    out.insert({r.device.backend + ":" + r.device.name, r.problem.canonical(), r.variant.name, r.config.canonical(),
+                pimg::to_string(r.result.status), r.result.validation});
+  return out;
+}
+
+// pimg-tune ARGS under mpirun with `ranks` processes.
+e2e::Ran mpirun(int ranks, const std::string& args) {
+  const std::string root = ::geteuid() == 0 ? "--allow-run-as-root " : "";
+  const std::string launcher = "mpirun --oversubscribe --bind-to none --mca btl_vader_single_copy_mechanism none " +
+                               root + "-np " + std::to_string(ranks);
+  return e2e::run(args, launcher);
+}
+
+// "evaluations per rank: 12, 8" -> {12, 8}
+std::vector<int> per_rank(const std::string& out) {
+  std::vector<int> n;
+  const std::string tag = "evaluations per rank: ";
+  const auto at = out.find(tag);
+  if (at == std::string::npos) return n;
+  std::stringstream line(out.substr(at + tag.size(), out.find('\n', at) - at - tag.size()));
+  for (std::string x; std::getline(line, x, ',');) n.push_back(std::stoi(x));
+  return n;
+}
+
+class Distributed : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    dir_ = e2e::temp_dir("distributed");
+    setenv("PIMG_CACHE_DIR", (dir_ / "cache").c_str(), 0);
+  }
+  static void TearDownTestSuite() { fs::remove_all(dir_); }
+  static std::string db(const std::string& name) { return (dir_ / (name + ".db")).string(); }
+  static std::string space() { return std::string(PIMG_TEST_DATA) + "/mpi/distributed.yaml"; }
+  // The single-process run to compare with, made by the first test of this process that needs it.
+  static const e2e::Ran& single() {
+    static const e2e::Ran ran = e2e::run("conv --quiet --space " + space() + " --db " + db("single"));
+    return ran;
+  }
+  static inline fs::path dir_;
+};
+
+TEST_F(Distributed, TwoRanksStoreWhatOneRankStores) {
+  ASSERT_EQ(single().code, 0) << single().out;
+  const auto one = stored(db("single"));
+  ASSERT_EQ(one.size(), 20u);
+  std::set<std::string> statuses;
+  for (const auto& r : one) statuses.insert(std::get<4>(r));
+  EXPECT_EQ(statuses, (std::set<std::string>{"ok", "crash", "compile_error", "wrong_result"}));
+
+  const e2e::Ran two = mpirun(2, "conv --space " + space() + " --db " + db("two") + " --share-devices");
+  ASSERT_EQ(two.code, 0) << two.out;
+  EXPECT_NE(two.out.find("distributed run: 2 ranks, 2 with a device to drive"), std::string::npos) << two.out;
+  EXPECT_EQ(stored(db("two")), one);
+  const std::vector<int> n = per_rank(two.out);
+  ASSERT_EQ(n.size(), 2u) << two.out;
+  EXPECT_EQ(n[0] + n[1], 20);
+  EXPECT_GT(n[1], 0) << "rank 1 evaluated nothing:\n" << two.out;
+
+  // A second run finds everything stored and measures nothing.
+  const e2e::Ran again = mpirun(2, "conv --quiet --space " + space() + " --db " + db("two") + " --share-devices");
+  ASSERT_EQ(again.code, 0) << again.out;
+  EXPECT_NE(again.out.find("0 measured, 0 ok, 0 failed, 20 already stored"), std::string::npos) << again.out;
+  EXPECT_EQ(e2e::query(db("two"), "SELECT count(*) FROM evaluations"), std::vector<std::string>{"20"});
+}
+
+// Without --share-devices, ranks beyond a host's devices of a kind drive none: on a machine with one
+// device of each kind, rank 0 does all the work and the result is the same.
+TEST_F(Distributed, RanksWithoutADeviceTakeNoWork) {
+  ASSERT_EQ(single().code, 0) << single().out;
+  const e2e::Ran three = mpirun(3, "conv --space " + space() + " --db " + db("three"));
+  ASSERT_EQ(three.code, 0) << three.out;
+  EXPECT_NE(three.out.find("distributed run: 3 ranks, 1 with a device to drive"), std::string::npos) << three.out;
+  EXPECT_EQ(per_rank(three.out), (std::vector<int>{20, 0, 0})) << three.out;
+  EXPECT_EQ(stored(db("three")), stored(db("single")));
+}
+
+TEST_F(Distributed, BadInputEndsEveryRankWithExitCode2AndNoDatabase) {
+  const std::string bad = e2e::data("bad-constraint.yaml");
+  const e2e::Ran r = mpirun(2, "conv --quiet --space " + bad + " --db " + db("bad"));
+  EXPECT_EQ(r.code, 2) << r.out;
+  EXPECT_NE(r.out.find("pimg-tune: " + bad + ":"), std::string::npos) << r.out;
+  EXPECT_FALSE(fs::exists(db("bad")));
+  const e2e::Ran lone = e2e::run("conv --quiet --share-devices --space " + space() + " --db " + db("bad"));
+  EXPECT_EQ(lone.code, 2) << lone.out;
+  EXPECT_NE(lone.out.find("--share-devices: only for runs under mpirun"), std::string::npos) << lone.out;
+  EXPECT_FALSE(fs::exists(db("bad")));
+}
+
+// The MPI backend starts its own mpirun for each configuration; inside a rank of the distributed
+// runner it must start a job of its own, not join the outer one.
+TEST_F(Distributed, TheMpiBackendRunsInsideTheRanks) {
+  const fs::path yaml = dir_ / "nested.yaml";
+  std::ofstream(yaml) << "family: conv\n"
+                         "problems: [{filter: sharpen3, sizes: [128x61], border: replicate}]\n"
+                         "backends: {mpi: {}, host: {}}\n"
+                         "variants:\n"
+                         "  mpi_rows: {ranks: [1, 2], threads: 1, scheme: [scatter, halo]}\n"
+                         "  serial: {}\n"
+                         "measure: {warmups: 1, repeats: 2, timeout_s: 10}\n";
+  const e2e::Ran r = mpirun(2, "conv --quiet --space " + yaml.string() + " --db " + db("nested") + " --share-devices");
+  ASSERT_EQ(r.code, 0) << r.out;
+  const auto rows = stored(db("nested"));
+  ASSERT_EQ(rows.size(), 5u);
+  for (const auto& row : rows) EXPECT_EQ(std::get<4>(row), "ok") << std::get<3>(row);
+  EXPECT_GT(per_rank(r.out).at(1), 0) << r.out;
+}
+
+// A sampling strategy proposes several configurations at once: its budget is spent across the
+// ranks without evaluating any configuration twice.
+TEST_F(Distributed, ARandomBudgetIsSpreadWithoutRepeats) {
+  const fs::path yaml = dir_ / "random.yaml";
+  std::ifstream in(space());
+  std::ofstream(yaml) << in.rdbuf() << "strategy: {name: random, seed: 5, options: {budget: 3}}\n";
+  const e2e::Ran r = mpirun(2, "conv --quiet --space " + yaml.string() + " --db " + db("random") + " --share-devices");
+  ASSERT_EQ(r.code, 0) << r.out;
+  const auto rows = stored(db("random"));
+  std::set<Row> distinct(rows.begin(), rows.end());
+  EXPECT_EQ(distinct.size(), rows.size());
+  // At most 3 per variant and problem on its device: omp_rows and cl_direct have more than 3
+  // configurations, the others one each; 2 problems.
+  EXPECT_EQ(rows.size(), 2u * (3 + 1 + 1 + 2 + 1 + 1));
+}
+
+}  // namespace

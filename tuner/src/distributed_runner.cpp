@@ -1,0 +1,356 @@
+// The distributed runner (`mpirun -np N pimg-tune <family> --space FILE`, docs/mpi.md part 2): every
+// rank builds the same Tuner; rank 0 walks the strategies, hands configurations out one at a time to
+// whichever rank is free (configurations differ in cost), evaluates on its own device on a second
+// thread meanwhile, and is the only one to write the store, each result in its own transaction as
+// it arrives. The ranks speak wire messages over a Transport; the runner knows nothing of MPI.
+#include <fmt/format.h>
+
+#include <chrono>
+#include <deque>
+#include <future>
+#include <map>
+#include <stdexcept>
+#include <thread>
+
+#include "pimg/errors.hpp"
+#include "pimg/evaluator.hpp"
+#include "pimg/transport.hpp"
+#include "tuner_impl.hpp"
+#include "wire.hpp"
+
+namespace pimg {
+namespace {
+
+using wire::Message;
+
+// Selected devices the store cannot tell apart (backend, name, driver, platform) are one kind; the
+// ranks of a host share out the devices of each kind.
+std::string kind_of(const DeviceInfo& d) { return d.backend + "|" + d.name + "|" + d.driver + "|" + d.platform; }
+
+struct Layout {
+  std::vector<std::vector<std::size_t>> members;  // per selected device: the selected devices of its kind
+  std::vector<std::size_t> tasks;                 // the tasks run: the first of each (kind, problem, variant)
+  std::string fingerprint;                        // what the ranks must agree on
+};
+
+Layout layout_of(const Tuner::Impl& m) {
+  Layout l;
+  for (const auto& d : m.devices) {
+    std::vector<std::size_t> same;
+    for (std::size_t j = 0; j < m.devices.size(); ++j)
+      if (kind_of(m.devices[j].info) == kind_of(d.info)) same.push_back(j);
+    l.members.push_back(same);
+  }
+  std::map<std::string, bool> seen;
+  for (std::size_t i = 0; i < m.tasks.size(); ++i) {
+    const Task& t = m.tasks[i];
+    const std::string key = fmt::format("{}/{}/{}/{}", kind_of(m.devices[t.device].info),
+                                        m.space.problems[t.problem].canonical(), t.variant->name(), t.space.size());
+    if (seen[key]) continue;
+    seen[key] = true;
+    l.tasks.push_back(i);
+    l.fingerprint += key + "\n";
+  }
+  l.fingerprint = hash128(l.fingerprint);
+  return l;
+}
+
+// The selected device this rank drives for tasks on device d's kind.
+std::optional<std::size_t> my_device(const Layout& l, std::size_t d, const DistributedOptions& o) {
+  const auto& kind = l.members[d];
+  const auto k = static_cast<std::size_t>(o.local_rank);
+  if (k < kind.size()) return kind[k];
+  if (o.share_devices) return kind[k % kind.size()];
+  return std::nullopt;
+}
+
+// The devices a rank has opened, each once.
+class Sessions {
+ public:
+  explicit Sessions(const Tuner::Impl& m) : m_(m) {}
+  DeviceSession& get(std::size_t device, bool* opened = nullptr) {
+    auto& s = open_[device];
+    if (opened) *opened = !s;
+    if (!s) s = open_session(m_, m_.devices[device]);
+    return *s;
+  }
+
+ private:
+  const Tuner::Impl& m_;
+  std::map<std::size_t, std::unique_ptr<DeviceSession>> open_;
+};
+
+EvalResult evaluate_point(const Tuner::Impl& m, const Task& t, DeviceSession& s, const Config& c) {
+  const auto& expected = m.expected.at({t.problem, t.variant->validation_rule()});
+  return s.evaluate({m.space.problems[t.problem], m.workloads[t.problem], expected, *t.variant, c});
+}
+
+// A rank other than 0: announces what it can serve, then evaluates what it is sent until "stop".
+TuneSummary serve(const Tuner::Impl& m, const Layout& l, Transport& net, const DistributedOptions& o) {
+  std::string serves;
+  for (std::size_t i : l.tasks) serves += my_device(l, m.tasks[i].device, o) ? '1' : '0';
+  net.send(0, wire::encode({"hello", l.fingerprint, hostname(), serves}));
+  Sessions sessions(m);
+  TuneSummary summary;
+  for (;;) {
+    const Message msg = wire::decode_whole(net.receive().second);
+    if (msg.at(0) == "stop") break;
+    if (msg.at(0) != "job" || msg.size() != 4) throw std::runtime_error("distributed runner: unexpected message " + msg[0]);
+    const std::string& id = msg[1];
+    try {
+      const Task& t = m.tasks.at(l.tasks.at(static_cast<std::size_t>(wire::to_long(msg[2]))));
+      const auto point = static_cast<std::size_t>(wire::to_long(msg[3]));
+      if (point >= t.space.size()) throw std::runtime_error("configuration index out of range");
+      const auto device = my_device(l, t.device, o);
+      if (!device) throw std::runtime_error("no device of this kind on this rank");
+      const EvalResult r = evaluate_point(m, t, sessions.get(*device), t.space.config(static_cast<PointId>(point)));
+      Message reply = {"done", id};
+      for (auto& f : wire::encode_result(r)) reply.push_back(std::move(f));
+      net.send(0, wire::encode(reply));
+      ++summary.measured;
+      (r.status == Status::ok ? summary.ok : summary.failed)++;
+    } catch (const std::exception& e) {
+      net.send(0, wire::encode({"error", id, e.what()}));
+    }
+  }
+  return summary;
+}
+
+// Rank 0.
+class Coordinator {
+ public:
+  Coordinator(Tuner::Impl& m, const Layout& l, Store& store, RunObserver& obs, Transport& net,
+              const DistributedOptions& o)
+      : m_(m), l_(l), store_(store), obs_(obs), net_(net), o_(o), local_(m), state_(l.tasks.size()) {}
+
+  TuneSummary run() {
+    summary_.run_id = store_.begin_run({hostname(), utc_now(), PIMG_GIT_COMMIT, m_.opt.command_line, PIMG_VERSION});
+    std::size_t planned = 0;
+    for (std::size_t i : l_.tasks) planned += m_.tasks[i].strategy->planned();
+    obs_.on_start(planned);
+    try {
+      greet();
+      loop();
+    } catch (...) {
+      stop_all();  // the other ranks end too, rather than wait for work that will not come
+      throw;
+    }
+    stop_all();
+    summary_.per_rank.assign(static_cast<std::size_t>(net_.size()), 0);
+    for (const auto& s : slots_) summary_.per_rank[static_cast<std::size_t>(s.rank)] = s.evaluated;
+    obs_.on_finish();
+    return summary_;
+  }
+
+ private:
+  struct Slot {
+    int rank = 0;
+    std::string host;
+    std::vector<bool> serves;  // per task run
+    bool busy = false;
+    std::size_t evaluated = 0;
+  };
+  struct Job {
+    std::size_t pos = 0;  // index into l_.tasks
+    PointId point = 0;
+    Config config;
+    std::size_t slot = 0;
+  };
+  struct TaskState {
+    bool begun = false, exhausted = false;
+    std::size_t outstanding = 0;
+    std::deque<PointId> retry;  // handed to a rank that could not evaluate it
+    TaskRows rows;
+    bool finished() const { return exhausted && outstanding == 0 && retry.empty(); }
+  };
+
+  Task& task(std::size_t pos) { return m_.tasks[l_.tasks[pos]]; }
+
+  void greet() {
+    Slot self{0, hostname(), {}, false, 0};
+    for (std::size_t i : l_.tasks) self.serves.push_back(my_device(l_, m_.tasks[i].device, o_).has_value());
+    slots_.push_back(self);
+    std::map<int, Message> hellos;
+    while (static_cast<int>(hellos.size()) < net_.size() - 1) {
+      auto [from, bytes] = net_.receive();
+      hellos[from] = wire::decode_whole(bytes);
+    }
+    for (auto& [rank, h] : hellos) {
+      if (h.size() != 4 || h[0] != "hello") throw std::runtime_error(fmt::format("rank {}: unexpected greeting", rank));
+      Slot s{rank, h[2], std::vector<bool>(l_.tasks.size(), false), false, 0};
+      if (h[1] != l_.fingerprint || h[3].size() != l_.tasks.size()) {
+        obs_.on_message(fmt::format("rank {} ({}): its devices, problems or variants differ from rank 0's; it takes no work",
+                                    rank, s.host));
+      } else {
+        for (std::size_t i = 0; i < l_.tasks.size(); ++i) s.serves[i] = h[3][i] == '1';
+      }
+      slots_.push_back(s);
+    }
+    std::size_t serving = 0;
+    for (const auto& s : slots_) serving += std::count(s.serves.begin(), s.serves.end(), true) > 0;
+    obs_.on_message(fmt::format("distributed run: {} ranks, {} with a device to drive", slots_.size(), serving));
+  }
+
+  void loop() {
+    for (;;) {
+      for (std::size_t s = 0; s < slots_.size(); ++s)
+        if (!slots_[s].busy) assign(s);
+      while (first_open_ < state_.size() && state_[first_open_].finished()) ++first_open_;
+      if (first_open_ == state_.size()) return;
+      bool progressed = false;
+      if (local_job_ && local_result_.wait_for(std::chrono::seconds(0)) == std::future_status::ready) {
+        const std::uint64_t id = *local_job_;
+        local_job_.reset();
+        try {
+          finish(id, local_result_.get());
+        } catch (const std::exception& e) {
+          failed(id, e.what());
+        }
+        progressed = true;
+      }
+      while (auto msg = net_.poll()) {
+        const Message r = wire::decode_whole(msg->second);
+        const std::uint64_t id = std::stoull(r.at(1));
+        if (r[0] == "done")
+          finish(id, wire::decode_result(Message(r.begin() + 2, r.end())));
+        else
+          failed(id, r.at(2));
+        progressed = true;
+      }
+      if (!progressed) std::this_thread::sleep_for(std::chrono::microseconds(200));
+    }
+  }
+
+  // Gives slot s the next configuration of the first open task it can serve.
+  void assign(std::size_t s) {
+    for (std::size_t pos = first_open_; pos < state_.size(); ++pos) {
+      TaskState& ts = state_[pos];
+      if (!slots_[s].serves[pos] || (ts.exhausted && ts.retry.empty())) continue;
+      Task& t = task(pos);
+      if (!ts.begun) {
+        ts.rows = begin_task(m_, t, m_.devices[t.device].info, store_, obs_);
+        ts.begun = true;
+      }
+      std::optional<PointId> point;
+      if (!ts.retry.empty()) {
+        point = ts.retry.front();
+        ts.retry.pop_front();
+      }
+      while (!point && !ts.exhausted) {
+        point = t.strategy->ask();
+        if (!point) {
+          ts.exhausted = true;
+          break;
+        }
+        if (m_.opt.resume && skip_stored(pos, *point)) point.reset();
+      }
+      if (point) return dispatch(s, pos, *point);
+    }
+  }
+
+  bool skip_stored(std::size_t pos, PointId p) {
+    Task& t = task(pos);
+    const TaskState& ts = state_[pos];
+    const Config c = t.space.config(p);
+    auto stored = store_.find(ts.rows.device, ts.rows.problem, ts.rows.variant, c);
+    if (!stored) return false;
+    t.strategy->observe(p, {stored->result.status, stored->result.kernel.median});
+    ++summary_.skipped;
+    obs_.on_result({&m_.devices[t.device].info, &m_.space.problems[t.problem], t.variant, &c, &stored->result, true});
+    return true;
+  }
+
+  void dispatch(std::size_t s, std::size_t pos, PointId p) {
+    const std::uint64_t id = next_id_++;
+    Task& t = task(pos);
+    Job& job = jobs_[id] = {pos, p, t.space.config(p), s};
+    ++state_[pos].outstanding;
+    slots_[s].busy = true;
+    if (slots_[s].rank != 0) {
+      net_.send(slots_[s].rank, wire::encode({"job", std::to_string(id), std::to_string(pos), std::to_string(p)}));
+      return;
+    }
+    try {
+      bool opened = false;
+      const std::size_t device = *my_device(l_, t.device, o_);
+      DeviceSession& session = local_.get(device, &opened);
+      if (opened) measure_bandwidth_once(store_, state_[pos].rows.device, session, m_.devices[device].info, obs_);
+      local_job_ = id;
+      local_result_ = std::async(std::launch::async, [this, &t, &session, &job] {
+        return evaluate_point(m_, t, session, job.config);
+      });
+    } catch (const std::exception& e) {
+      failed(id, e.what());
+    }
+  }
+
+  void finish(std::uint64_t id, const EvalResult& r) {
+    const Job job = take(id);
+    Task& t = task(job.pos);
+    const TaskRows& rows = state_[job.pos].rows;
+    store_.save(summary_.run_id, rows.device, rows.problem, rows.variant, job.config, r);
+    t.strategy->observe(job.point, {r.status, r.kernel.median});
+    ++summary_.measured;
+    ++slots_[job.slot].evaluated;
+    (r.status == Status::ok ? summary_.ok : summary_.failed)++;
+    obs_.on_result({&m_.devices[t.device].info, &m_.space.problems[t.problem], t.variant, &job.config, &r, false});
+  }
+
+  // A rank could not evaluate on its device (it cannot open it, or its evaluator failed): it takes no
+  // more work of that kind, and the configuration goes to another rank.
+  void failed(std::uint64_t id, const std::string& why) {
+    const Job job = take(id);
+    Slot& slot = slots_[job.slot];
+    const std::size_t device = task(job.pos).device;
+    obs_.on_message(fmt::format("rank {} ({}): {}; it takes no more work on {}", slot.rank, slot.host, why,
+                                m_.devices[device].info.id()));
+    for (std::size_t pos = 0; pos < state_.size(); ++pos)
+      if (l_.members[task(pos).device] == l_.members[device]) slot.serves[pos] = false;
+    state_[job.pos].retry.push_back(job.point);
+    for (const auto& s : slots_)
+      if (s.serves[job.pos]) return;
+    throw std::runtime_error(fmt::format("no rank can evaluate on {}: {}", m_.devices[device].info.id(), why));
+  }
+
+  Job take(std::uint64_t id) {
+    auto it = jobs_.find(id);
+    PIMG_CHECK(it != jobs_.end(), "distributed runner: a result for an unknown job");
+    Job job = std::move(it->second);
+    jobs_.erase(it);
+    slots_[job.slot].busy = false;
+    --state_[job.pos].outstanding;
+    return job;
+  }
+
+  void stop_all() {
+    if (local_job_) local_result_.wait();  // the thread uses this object
+    for (int r = 1; r < net_.size(); ++r) net_.send(r, wire::encode({"stop"}));
+  }
+
+  Tuner::Impl& m_;
+  const Layout& l_;
+  Store& store_;
+  RunObserver& obs_;
+  Transport& net_;
+  DistributedOptions o_;
+  Sessions local_;
+  std::vector<TaskState> state_;
+  std::vector<Slot> slots_;
+  std::map<std::uint64_t, Job> jobs_;
+  std::uint64_t next_id_ = 0;
+  std::size_t first_open_ = 0;
+  std::optional<std::uint64_t> local_job_;
+  std::future<EvalResult> local_result_;
+  TuneSummary summary_;
+};
+
+}  // namespace
+
+TuneSummary Tuner::run_distributed(Store* store, RunObserver& obs, Transport& net, const DistributedOptions& opt) {
+  const Layout layout = layout_of(*impl_);
+  if (net.rank() != 0) return serve(*impl_, layout, net, opt);
+  PIMG_CHECK(store, "rank 0 of a distributed run needs the store");
+  return Coordinator(*impl_, layout, *store, obs, net, opt).run();
+}
+
+}  // namespace pimg

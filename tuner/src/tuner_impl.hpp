@@ -1,0 +1,78 @@
+// The runners' shared inside (not installed): what a Tuner prepares once, and the steps every way of
+// running it takes (the sequential runner in runner.cpp, the distributed one in distributed_runner.cpp).
+#pragma once
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "pimg/isolation.hpp"
+#include "pimg/registry.hpp"
+#include "pimg/runner.hpp"
+#include "pimg/search_space.hpp"
+#include "pimg/store.hpp"
+#include "pimg/strategy.hpp"
+
+// The run's identity in the store (tuner/CMakeLists.txt defines them for the runner library).
+#ifndef PIMG_GIT_COMMIT
+#define PIMG_GIT_COMMIT "unknown"
+#endif
+#ifndef PIMG_VERSION
+#define PIMG_VERSION "0"
+#endif
+
+namespace pimg {
+
+// One strategy's walk: a variant on a device for a problem.
+struct Task {
+  std::size_t device = 0, problem = 0;
+  const Variant* variant = nullptr;
+  SearchSpace space;
+  std::unique_ptr<Strategy> strategy;
+};
+
+struct Tuner::Impl {
+  Impl(const Registry& r, const Space& s, const TuneOptions& o) : reg(r), space(s), opt(o) {}
+  const Registry& reg;
+  const Space& space;
+  TuneOptions opt;
+  const Family* family = nullptr;
+  MeasureSpec measure;
+  std::vector<SelectedDevice> devices;
+  std::vector<Task> tasks;
+  std::vector<Workload> workloads;
+  std::map<std::pair<std::size_t, std::string>, std::vector<std::uint8_t>> expected;  // (problem, rule)
+  std::size_t planned = 0;
+};
+
+
+// Stored results of this variant on other problems or devices: prior knowledge for strategies.
+std::vector<PriorResult> prior_results(const Store& store, const DeviceInfo& device, const Problem& problem,
+                                       const std::string& variant);
+
+// A strategy that visits the whole space: compile every configuration still to measure on all cores
+// first (backends with a precompile pass: CUDA), so each evaluation loads its program from the cache.
+void precompile(const Task& t, const Problem& problem, const Workload& workload, bool resume, const Backend& backend,
+                const DeviceInfo& device, const KernelSource& source, Store& store, std::int64_t device_row,
+                std::int64_t problem_row, std::int64_t variant_row, RunObserver& obs);
+
+// A task's rows in the store, its programs compiled ahead where the strategy visits the whole
+// space, and its strategy given the stored results of other problems and devices.
+struct TaskRows {
+  std::int64_t device = 0, problem = 0, variant = 0;
+};
+TaskRows begin_task(Tuner::Impl& m, Task& t, const DeviceInfo& device, Store& store, RunObserver& obs);
+
+// The device's copy bandwidth, measured once per device row of the store.
+void measure_bandwidth_once(Store& store, std::int64_t device_row, DeviceSession& session, const DeviceInfo& device,
+                            RunObserver& obs);
+// The device opened for evaluations: in a supervised worker process, or in this one with
+// --no-isolation or the space's measure.isolation off.
+std::unique_ptr<DeviceSession> open_session(const Tuner::Impl& m, const SelectedDevice& sd);
+
+std::string utc_now();
+std::string hostname();
+
+}  // namespace pimg

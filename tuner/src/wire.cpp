@@ -1,0 +1,79 @@
+// Messages between pimg-tune processes (the supervisor and its worker; the ranks of a distributed
+// run): a list of byte fields, framed as "<fields>\n" then "<length>\n<bytes>" per field.
+#include "wire.hpp"
+
+#include <fmt/format.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <charconv>
+#include <stdexcept>
+
+namespace pimg::wire {
+
+std::string encode(const Message& m) {
+  std::string out = std::to_string(m.size()) + "\n";
+  for (const auto& f : m) out += std::to_string(f.size()) + "\n" + f;
+  return out;
+}
+
+bool write_all(int fd, const std::string& data) {
+  std::size_t done = 0;
+  while (done < data.size()) {
+    ssize_t n = ::write(fd, data.data() + done, data.size() - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return false;
+    done += static_cast<std::size_t>(n);
+  }
+  return true;
+}
+
+std::string num(double v) { return fmt::format("{}", v); }
+double to_double(const std::string& s) { return std::stod(s); }
+long to_long(const std::string& s) { return std::stol(s); }
+
+Message encode_result(const EvalResult& r) {
+  Message m = {"result", to_string(r.status), r.log, r.validation, num(r.compile_ms), r.compile_cached ? "1" : "0",
+               num(r.h2d_ms), num(r.d2h_ms), num(r.eval_ms), std::to_string(r.kernel_ms.size())};
+  for (double x : r.kernel_ms) m.push_back(num(x));
+  m.push_back(std::to_string(r.wall_ms.size()));
+  for (double x : r.wall_ms) m.push_back(num(x));
+  m.push_back(std::to_string(r.comm_ms.size()));
+  for (double x : r.comm_ms) m.push_back(num(x));
+  return m;
+}
+
+EvalResult decode_result(const Message& m) {
+  if (m.size() < 10) throw std::runtime_error("worker protocol: short result");
+  EvalResult r;
+  r.status = status_from_string(m[1]);
+  r.log = m[2];
+  r.validation = m[3];
+  r.compile_ms = to_double(m[4]);
+  r.compile_cached = m[5] == "1";
+  r.h2d_ms = to_double(m[6]);
+  r.d2h_ms = to_double(m[7]);
+  r.eval_ms = to_double(m[8]);
+  std::size_t i = 9;
+  auto list = [&](std::vector<double>& out) {
+    if (i >= m.size()) throw std::runtime_error("worker protocol: short result");
+    const long n = to_long(m[i++]);
+    if (n < 0 || i + static_cast<std::size_t>(n) > m.size()) throw std::runtime_error("worker protocol: short result");
+    for (long k = 0; k < n; ++k) out.push_back(to_double(m[i++]));
+  };
+  list(r.kernel_ms);
+  list(r.wall_ms);
+  list(r.comm_ms);
+  r.kernel = Stats::of(r.kernel_ms);
+  return r;
+}
+
+Message decode_whole(const std::string& bytes) {
+  Decoder d;
+  d.feed(bytes.data(), bytes.size());
+  auto m = d.next();
+  if (!m) throw std::runtime_error("protocol: incomplete message");
+  return *m;
+}
+
+}  // namespace pimg::wire
