@@ -3,7 +3,7 @@
 # what scripts/gpu-carry.sh brought in .device-carry/, run the GPU and NVRTC tests, tune conv on CUDA
 # and NVIDIA OpenCL (spaces/conv-gpu.yaml), run the benchmarks, and write the database, the report,
 # the logs and a summary under out/gpu, packed as $OUT/gpu-results.tgz beside $OUT/summary.txt.
-# Usage there: bash scripts/gpu-bench.sh [SPACE.yaml ...]   (default spaces/conv-gpu.yaml and conv-gpu-separable.yaml; the device tool:
+# Usage there: [PIMG_RANKS="1 2 4"] bash scripts/gpu-bench.sh [SPACE.yaml ...]  (PIMG_RANKS: scripts/ranks-bench.sh)   (default spaces/conv-gpu.yaml and conv-gpu-separable.yaml; the device tool:
 # carry .device-carry and .git-commit). Each space is tuned into the same database, as the family its file names.
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -60,6 +60,13 @@ fi
 
 spaces=("$@")
 [ ${#spaces[@]} -gt 0 ] || spaces=(spaces/conv-gpu.yaml spaces/conv-gpu-separable.yaml)
+
+# PIMG_RANKS="1 2 4" (issue 6): the spaces tuned by the distributed runner on that many GPUs instead.
+if [ -n "${PIMG_RANKS:-}" ]; then
+  PIMG_GPUS=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU') bash scripts/ranks-bench.sh "$exe" "$out" "${spaces[@]}"
+  exit $?
+fi
+
 for space in "${spaces[@]}"; do
   t1=$(date +%s)
   family=$(awk '/^family:/ {print $2; exit}' "$space")

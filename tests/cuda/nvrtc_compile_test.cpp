@@ -240,3 +240,23 @@ TEST(GpuSpaces, EverySpaceFileOfTheGpuScriptLoads) {
   fs::current_path(before);
   EXPECT_GE(n, 9);  // conv (2), the six image families and semblance
 }
+
+// The spaces the bars of issues 6 and 7 are measured on have the sizes their documents state, on an
+// H100's limits, and every configuration plans (no launch_error from geometry).
+TEST(GpuSpaces, TheBarSpacesHaveTheirStatedSizes) {
+  using pimg::cudatest::sm90_device;
+  const pimg::Registry& reg = pimg::Registry::builtin();
+  for (const auto& [file, points] : {std::pair<std::string, std::size_t>{"conv-gpu-2k.yaml", 2304},
+                                     std::pair<std::string, std::size_t>{"conv-gpu-mpi.yaml", 576}}) {
+    SCOPED_TRACE(file);
+    const pimg::Space space = pimg::load_space(std::string(PIMG_SOURCE_DIR) + "/spaces/" + file, reg);
+    ASSERT_EQ(space.variants.size(), 1u);
+    const pimg::SearchSpace s = space.variants[0].search_space(sm90_device());
+    EXPECT_EQ(s.size(), points);
+    const pimg::Variant* v = reg.variant("conv", space.variants[0].variant);
+    const pimg::Workload w = pimg::cudatest::conv_family().make_workload(space.problems[0]);
+    for (std::size_t i = 0; i < s.size(); ++i)
+      EXPECT_NO_THROW(v->plan(space.problems[0], w, s.config(static_cast<pimg::PointId>(i)), sm90_device()))
+          << s.config(static_cast<pimg::PointId>(i)).brief();
+  }
+}

@@ -1,0 +1,61 @@
+#!/usr/bin/env bash
+# Issue 6's bar: the wall time of one tuning run on 1, 2, 4... devices of this host with the
+# distributed runner (docs/mpi.md part 2), each count into a fresh database, after one untimed run on
+# all of them that fills the compile cache, so every timed run loads the same programs. Writes
+# OUT/<space>-ranks.md: wall times, their ratio to one device (the sequential runner, no mpirun),
+# and whether each run stored the same configurations, statuses and validations as the one-device run.
+# Usage: PIMG_RANKS="1 2 4" PIMG_GPUS=N bash scripts/ranks-bench.sh PIMG_TUNE OUT SPACE.yaml... [-- EXTRA FLAGS]
+# (scripts/gpu-bench.sh calls it with PIMG_GPUS from nvidia-smi; on a CPU machine, PIMG_GPUS=2 and
+# `-- --share-devices` try it out, with time-shared timings.)
+set -uo pipefail
+cd "$(dirname "$0")/.."
+exe=$1 out=$2
+shift 2
+spaces=() extra=()
+while [ $# -gt 0 ]; do
+  if [ "$1" = "--" ]; then shift; extra=("$@"); break; fi
+  spaces+=("$1"); shift
+done
+ranks=${PIMG_RANKS:-1 2 4}
+devices=${PIMG_GPUS:-1}
+launcher=(mpirun --oversubscribe --bind-to none --mca btl_vader_single_copy_mechanism none)
+[ "$(id -u)" = 0 ] && launcher+=(--allow-run-as-root)
+mkdir -p "$out"
+log() { echo "== $*" | tee -a "$out/summary.txt"; }
+now() { date +%s.%N; }
+for space in "${spaces[@]}"; do
+  family=$(awk '/^family:/ {print $2; exit}' "$space")
+  name=$(basename "$space" .yaml)
+  if [ "$devices" -gt 1 ]; then
+    "${launcher[@]}" -np "$devices" "$exe" "$family" --quiet --space "$space" --db "$out/$name-warm.db" "${extra[@]}" \
+      > "$out/$name-warm.txt" 2>&1
+  else
+    "$exe" "$family" --quiet --space "$space" --db "$out/$name-warm.db" > "$out/$name-warm.txt" 2>&1
+  fi
+  log "$name: compile cache filled on $devices devices: exit $?"
+  table="$out/$name-ranks.md"
+  printf '| devices (ranks) | wall s | speed-up over 1 | measured | evaluations per rank | same stored set as 1 |\n|---|---|---|---|---|---|\n' > "$table"
+  base=""
+  for r in $ranks; do
+    if [ "$r" -gt "$devices" ]; then log "$name: $r devices: only $devices here, skipped"; continue; fi
+    db="$out/$name-$r.db"
+    rm -f "$db"
+    t1=$(now)
+    if [ "$r" = 1 ]; then
+      "$exe" "$family" --space "$space" --db "$db" --top 3 > "$out/$name-$r.txt" 2> "$out/$name-$r.log"
+    else
+      "${launcher[@]}" -np "$r" "$exe" "$family" --space "$space" --db "$db" --top 3 "${extra[@]}" \
+        > "$out/$name-$r.txt" 2> "$out/$name-$r.log"
+    fi
+    rc=$?
+    wall=$(awk -v a="$t1" -v b="$(now)" 'BEGIN {printf "%.2f", b - a}')
+    [ -n "$base" ] || base=$wall
+    same=$(python3 scripts/same-results.py "$out/$name-1.db" "$db" 2>&1)
+    measured=$(grep -o '[0-9]* measured' "$out/$name-$r.txt" | head -1)
+    per_rank=$(grep -o 'evaluations per rank: .*' "$out/$name-$r.txt" | cut -d: -f2)
+    printf '| %s | %s | %sx | %s | %s | %s |\n' "$r" "$wall" "$(awk -v a="$base" -v b="$wall" 'BEGIN {printf "%.2f", a / b}')" \
+      "${measured% measured}" "${per_rank:- all}" "$same" >> "$table"
+    log "$name on $r: exit $rc in $wall s"
+  done
+  tee -a "$out/summary.txt" < "$table"
+done
