@@ -144,16 +144,11 @@ void conv_rows(const Conv& c, const Part& p, const std::uint8_t* in, std::uint8_
 class ConvJob {
  public:
   ConvJob(const PlanFile& plan, Conv conv) : c_(std::move(conv)) {
-    MPI_Comm_rank(MPI_COMM_WORLD, &rank_);
-    MPI_Comm_size(MPI_COMM_WORLD, &ranks_);
-    scheme_ = plan.define("SCHEME");
-    threads_ = static_cast<int>(plan.int_define("THREADS"));
-    const long long want = plan.int_define("MPI_RANKS");
-    if (scheme_ != "scatter" && scheme_ != "halo" && scheme_ != "owned")
-      throw std::runtime_error("SCHEME must be scatter, halo or owned, got '" + scheme_ + "'");
-    if (threads_ < 1) throw std::runtime_error("THREADS must be at least 1");
-    if (want != ranks_)
-      throw std::runtime_error("MPI_RANKS is " + std::to_string(want) + " but mpirun started " + std::to_string(ranks_));
+    const pimg::mpi::Ranks r = pimg::mpi::read_ranks(plan, {"scatter", "halo", "owned"});
+    rank_ = r.rank;
+    ranks_ = r.ranks;
+    threads_ = r.threads;
+    scheme_ = r.scheme;
     if (c_.k > 63) throw std::runtime_error("filters larger than 63x63 are not supported");
     for (int i = 0; i < ranks_; ++i) parts_.push_back(part_of(c_, i, ranks_));
     for (int i = 0; i < ranks_; ++i) {
@@ -191,13 +186,8 @@ class ConvJob {
 
   RunTimes run() {
     RunTimes t;
-    const double t0 = MPI_Wtime();
-    double s = t0;
-    auto lap = [&](double& into) {
-      const double now = MPI_Wtime();
-      into += now - s;
-      s = now;
-    };
+    pimg::mpi::Laps laps;
+    auto lap = [&](double& into) { laps.lap(into); };
     if (scheme_ == "scatter") {
       scatter_with_halo();
       lap(t.comm);
@@ -224,7 +214,7 @@ class ConvJob {
     }
     gather();
     lap(t.comm);
-    t.total = s - t0;
+    t.total = laps.total();
     return t;
   }
 

@@ -7,6 +7,7 @@
 #include <map>
 
 #include "e2e/e2e_util.hpp"
+#include "mpi/mpi_util.hpp"
 #include "pimg/store.hpp"
 
 namespace fs = std::filesystem;
@@ -29,25 +30,10 @@ class MpiTune : public ::testing::Test {
 
 TEST_F(MpiTune, EveryConfigurationStoredOkAndExact) {
   ASSERT_EQ(ran_.code, 0) << ran_.out;
-  pimg::Store store(db(), pimg::Store::Mode::existing);
-  std::map<std::string, int> ok;
-  for (const auto& r : store.rows_with_samples()) {
-    EXPECT_EQ(pimg::to_string(r.result.status), std::string("ok")) << r.variant.name << ": " << r.result.log;
+  // Even one rank scatters to and gathers from itself: communication above 0 in every run.
+  std::map<std::string, int> ok = pimg::mpi_test::check_tuned(db(), "mpi_rows", 5, [](const pimg::ResultRow& r) {
     EXPECT_EQ(r.result.validation, "exact") << r.variant.name;
-    ok[r.variant.name]++;
-    ASSERT_EQ(r.result.kernel_ms.size(), 5u);
-    ASSERT_EQ(r.result.comm_ms.size(), 5u);
-    for (std::size_t i = 0; i < 5; ++i) {
-      if (r.variant.name == "mpi_rows") {
-        EXPECT_EQ(r.device.backend, "mpi");
-        // Even one rank scatters to and gathers from itself.
-        EXPECT_GT(r.result.comm_ms[i], 0) << r.config.canonical();
-        EXPECT_LE(r.result.comm_ms[i], r.result.kernel_ms[i]) << r.config.canonical();
-      } else {
-        EXPECT_EQ(r.result.comm_ms[i], 0) << r.variant.name;
-      }
-    }
-  }
+  });
   EXPECT_EQ(ok["mpi_rows"], 3 * 2 * 3 * 2);  // ranks x threads x schemes x problems
   EXPECT_EQ(ok["serial"], 2);
 }

@@ -16,6 +16,7 @@ void register_semblance(Registry& reg) {
   reg.add_variant(make_cl_argmax());
   reg.add_variant(make_cuda_grid());
   reg.add_variant(make_cuda_argmax());
+  reg.add_variant(make_mpi_grid());
 }
 
 }  // namespace pimg::semblance

@@ -63,5 +63,6 @@ std::unique_ptr<Variant> make_cl_grid();
 std::unique_ptr<Variant> make_cl_argmax();
 std::unique_ptr<Variant> make_cuda_grid();
 std::unique_ptr<Variant> make_cuda_argmax();
+std::unique_ptr<Variant> make_mpi_grid();
 
 }  // namespace pimg::semblance

@@ -44,7 +44,7 @@ namespace fs = std::filesystem;
 using Clock = std::chrono::steady_clock;
 
 // The worker programs this build makes (tuner/backends/mpi/CMakeLists.txt); a plan's entry names one.
-const std::vector<std::string> kWorkers = {"pimg-mpi-conv"};
+const std::vector<std::string> kWorkers = {"pimg-mpi-conv", "pimg-mpi-semblance"};
 
 double seconds_since(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
 

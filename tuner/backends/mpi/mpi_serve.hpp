@@ -88,11 +88,53 @@ inline PlanFile read_plan(const std::string& dir) {
   return p;
 }
 
+// What every worker reads first: this rank, the rank count (checked against the plan's MPI_RANKS),
+// OpenMP THREADS per rank, and a SCHEME among `schemes`. Throws with the reason.
+struct Ranks {
+  int rank = 0, ranks = 1, threads = 1;
+  std::string scheme;
+};
+
+inline Ranks read_ranks(const PlanFile& plan, const std::vector<std::string>& schemes) {
+  Ranks r;
+  MPI_Comm_rank(MPI_COMM_WORLD, &r.rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &r.ranks);
+  r.scheme = plan.define("SCHEME");
+  r.threads = static_cast<int>(plan.int_define("THREADS"));
+  const long long want = plan.int_define("MPI_RANKS");
+  bool known = false;
+  std::string choices;
+  for (std::size_t i = 0; i < schemes.size(); ++i) {
+    known = known || schemes[i] == r.scheme;
+    choices += (i == 0 ? "" : i + 1 == schemes.size() ? " or " : ", ") + schemes[i];
+  }
+  if (!known) throw std::runtime_error("SCHEME must be " + choices + ", got '" + r.scheme + "'");
+  if (r.threads < 1) throw std::runtime_error("THREADS must be at least 1");
+  if (want != r.ranks)
+    throw std::runtime_error("MPI_RANKS is " + std::to_string(want) + " but mpirun started " + std::to_string(r.ranks));
+  return r;
+}
+
 // One rank's times for one run, in seconds (MPI_Wtime).
 struct RunTimes {
   double total = 0;  // the timed region: from the common start to this rank's end
   double comm = 0;   // scatters, halo exchanges, waits, gathers (and the root's packing for them)
-  double comp = 0;   // the convolution itself
+  double comp = 0;   // the computation itself (the convolution, the semblance points)
+};
+
+// A timed region's laps: lap(into) adds the time since the previous lap (or the start) to `into`;
+// total() is the time from the start to the last lap.
+class Laps {
+ public:
+  void lap(double& into) {
+    const double now = MPI_Wtime();
+    into += now - last_;
+    last_ = now;
+  }
+  double total() const { return last_ - start_; }
+
+ private:
+  double start_ = MPI_Wtime(), last_ = start_;
 };
 
 // Everything a worker implements: set-up (outside every timed region), one timed run, and where
@@ -101,6 +143,9 @@ struct Job {
   std::function<void()> poison;           // before each run, outside the timed region
   std::function<RunTimes()> run;          // every rank, after a barrier
   std::function<const std::vector<std::uint8_t>&()> output;  // rank 0, after a run
+  // Optional, rank 0 after a run, outside the timed region: a worker's own consistency check of the
+  // run's result; a non-empty text fails the run with it ("error ...").
+  std::function<std::string()> check = nullptr;
 };
 
 namespace detail {
@@ -155,8 +200,8 @@ inline bool write_output(const std::string& path, const std::vector<std::uint8_t
 
 // The worker's main: `worker DIR`. Sets up with make_job (every rank; an exception on any rank is
 // reported by rank 0 as "error ..."), answers "ready", then serves "run" commands until "quit" or
-// end of file: poison, barrier, run, max of the times over ranks, rank 0 writes DIR/out.bin and
-// answers "ok TOTAL_MS COMM_MS COMP_MS".
+// end of file: poison, barrier, run, max of the times over ranks, rank 0 runs the job's check (if
+// any), writes DIR/out.bin and answers "ok TOTAL_MS COMM_MS COMP_MS".
 inline int serve(int argc, char** argv, const std::function<Job(const PlanFile&)>& make_job) {
   // Die with mpirun: a killed mpirun (timeout) must not leave ranks running.
   prctl(PR_SET_PDEATHSIG, SIGKILL);
@@ -204,6 +249,10 @@ inline int serve(int argc, char** argv, const std::function<Job(const PlanFile&)
     double mine[3] = {t.total, t.comm, t.comp}, most[3] = {0, 0, 0};
     MPI_Reduce(mine, most, 3, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
     if (rank == 0) {
+      if (const std::string wrong = job.check ? job.check() : std::string(); !wrong.empty()) {
+        detail::reply(reply_fd, "error " + wrong);
+        continue;
+      }
       if (!detail::write_output(dir + "/out.bin", job.output())) {
         detail::reply(reply_fd, "error cannot write " + dir + "/out.bin");
         continue;

@@ -1,0 +1,291 @@
+// The semblance family across MPI processes: the worker program pimg-mpi-semblance, built once at
+// build time (MPI, OpenMP inside each rank) and started by the mpi backend under `mpirun -np RANKS`.
+// Every rank reads the traces, their geometry and the grid's axes from the backend's input files at
+// set-up (outside every timed region; they stay resident between runs, like device memory), and
+// computes its share of the grid's points with THREADS OpenMP threads. SCHEME says how the points
+// are shared out and what reaches rank 0:
+//   blocks  contiguous blocks of points (sizes differ by at most one); MPI_Gatherv of every point's
+//           semblance and stack to rank 0 (the family's GRID output)
+//   cyclic  point i on rank i % RANKS (interleaved, so the cheap and dear parts of the grid are
+//           shared evenly); rank 0 receives each rank's values straight into place through a
+//           strided datatype (GRID output)
+//   best    cyclic split and no gather: only the best point travels (BEST output)
+// Every scheme finds the best point with MPI_Allreduce(MPI_DOUBLE_INT, MPI_MAXLOC) (the lowest
+// index on ties, the family's "first in grid order"); after a run that gathered the grid, rank 0
+// checks that the reduced best is the first maximum of the gathered values and fails the run if not.
+// The arithmetic is semblance_core.h's, the rule the reference and every other variant follow.
+#include <omp.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <cstdio>
+#include <cstring>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "mpi_serve.hpp"
+#include "semblance/semblance_core.h"
+
+namespace {
+
+using pimg::mpi::PlanFile;
+using pimg::mpi::RunTimes;
+
+constexpr int kMaxWindow = 64;
+constexpr int kHeaderBytes = SEMB_HEADER_FLOATS * 4;
+
+struct Semb {
+  int ntr = 0, ns = 0, tau = 0, w = 0;
+  int n[5] = {};
+  long points = 1;
+  float t0 = 0, m0 = 0, h0 = 0, idt = 0;
+  std::vector<float> samples, geom, axes;
+};
+
+std::vector<float> read_floats(const PlanFile& plan, const std::string& buffer, std::size_t count) {
+  std::vector<float> v(count);
+  FILE* f = std::fopen(plan.path(buffer).c_str(), "rb");
+  if (!f) throw std::runtime_error("cannot read " + plan.path(buffer));
+  const bool ok = std::fread(v.data(), sizeof(float), count, f) == count && std::fgetc(f) == EOF;
+  std::fclose(f);
+  if (!ok) throw std::runtime_error(plan.path(buffer) + " does not hold " + std::to_string(count) + " floats");
+  return v;
+}
+
+Semb semb_of(const PlanFile& plan) {
+  if (plan.buffers != std::vector<std::string>{"samples", "geom", "axes", "out"} || plan.reals.size() != 4)
+    throw std::runtime_error("plan arguments must be buffers samples, geom, axes, out and reals t0, m0, h0, idt");
+  Semb s;
+  s.ntr = static_cast<int>(plan.int_define("PIMG_NTR"));
+  s.ns = static_cast<int>(plan.int_define("PIMG_NS"));
+  s.tau = static_cast<int>(plan.int_define("PIMG_TAU"));
+  s.w = static_cast<int>(plan.int_define("PIMG_W"));
+  const char* dims[5] = {"PIMG_NA", "PIMG_NB", "PIMG_NC", "PIMG_ND", "PIMG_NE"};
+  long axis_values = 0;
+  for (int d = 0; d < 5; ++d) {
+    s.n[d] = static_cast<int>(plan.int_define(dims[d]));
+    if (s.n[d] < 1) throw std::runtime_error(std::string(dims[d]) + " must be at least 1");
+    s.points *= s.n[d];
+    axis_values += s.n[d];
+    if (s.points > (1L << 30)) throw std::runtime_error("the grid has more than 2^30 points");
+  }
+  if (s.ntr < 1 || s.tau < 0 || s.w != 2 * s.tau + 1 || s.w > kMaxWindow || s.ns < s.w + 2)
+    throw std::runtime_error("the plan's problem is inconsistent (traces, samples, window)");
+  s.t0 = static_cast<float>(plan.reals[0]);
+  s.m0 = static_cast<float>(plan.reals[1]);
+  s.h0 = static_cast<float>(plan.reals[2]);
+  s.idt = static_cast<float>(plan.reals[3]);
+  s.samples = read_floats(plan, "samples", static_cast<std::size_t>(s.ntr) * s.ns);
+  s.geom = read_floats(plan, "geom", static_cast<std::size_t>(s.ntr) * SEMB_GEOM_STRIDE);
+  s.axes = read_floats(plan, "axes", static_cast<std::size_t>(axis_values));
+  return s;
+}
+
+// Grid point `index` (A slowest, E fastest): its semblance and stack, by the reference's loop.
+void point(const Semb& s, long index, float* sem, float* stk) {
+  int i[5];
+  for (int d = 4; d >= 0; --d) {
+    i[d] = static_cast<int>(index % s.n[d]);
+    index /= s.n[d];
+  }
+  const float* ax = s.axes.data();
+  const float A = ax[i[0]], B = ax[s.n[0] + i[1]], C = ax[s.n[0] + s.n[1] + i[2]];
+  const float D = ax[s.n[0] + s.n[1] + s.n[2] + i[3]], E = ax[s.n[0] + s.n[1] + s.n[2] + s.n[3] + i[4]];
+  float num[kMaxWindow] = {}, den[kMaxWindow] = {};
+  float stack = 0;
+  int m = 0;
+  for (int t = 0; t < s.ntr; ++t) {
+    const float* g = s.geom.data() + static_cast<long>(t) * SEMB_GEOM_STRIDE;
+    const semb_geom geo{g[0], g[1], g[2], g[3], g[4]};
+    const float x = semb_position(semb_quadratic(A, B, C, D, s.t0, geo), E, s.idt, geo);
+    if (!semb_inside(x, s.tau, s.ns)) continue;
+    const int it = static_cast<int>(x);
+    const float* tr = s.samples.data() + static_cast<long>(t) * s.ns;
+    for (int j = 0; j < s.w; ++j) {
+      const int k = it - s.tau + j;
+      const float v = semb_interp_seed(tr[k], tr[k + 1], x, j, s.tau, k);
+      num[j] += v;
+      den[j] += v * v;
+      stack += v;
+    }
+    ++m;
+  }
+  float sn = 0, sd = 0;
+  for (int j = 0; j < s.w; ++j) {
+    sn += num[j] * num[j];
+    sd += den[j];
+  }
+  *sem = semb_finish(sn, sd, m, s.ntr);
+  *stk = semb_stack(stack, m, s.w, s.ntr);
+}
+
+// MPI_DOUBLE_INT's layout.
+struct ValueIndex {
+  double value;
+  int index;
+};
+
+class SembJob {
+ public:
+  SembJob(const PlanFile& plan, Semb semb)
+      : s_(std::move(semb)), r_(pimg::mpi::read_ranks(plan, {"blocks", "cyclic", "best"})) {
+    rank_ = r_.rank;
+    ranks_ = r_.ranks;
+    scheme_ = r_.scheme;
+    if (ranks_ > s_.points)
+      throw std::runtime_error(std::to_string(ranks_) + " ranks leave a rank without grid points (" +
+                               std::to_string(s_.points) + " points)");
+    cyclic_ = scheme_ != "blocks";
+    for (int r = 0; r < ranks_; ++r) {
+      first_.push_back(cyclic_ ? r : static_cast<long>(static_cast<long long>(r) * s_.points / ranks_));
+      count_.push_back(cyclic_ ? (s_.points - r + ranks_ - 1) / ranks_
+                               : static_cast<long>(static_cast<long long>(r + 1) * s_.points / ranks_) - first_[r]);
+    }
+    sem_.resize(static_cast<std::size_t>(count_[rank_]));
+    stk_.resize(sem_.size());
+    if (rank_ == 0) out_.resize(kHeaderBytes + 8 * static_cast<std::size_t>(s_.points));
+  }
+
+  void poison() {
+    for (auto* v : {&sem_, &stk_})
+      std::fill_n(reinterpret_cast<std::uint8_t*>(v->data()), v->size() * sizeof(float), pimg::mpi::kPoison);
+    std::fill(out_.begin(), out_.end(), pimg::mpi::kPoison);
+    best_ = {-1.0, -1};
+  }
+
+  RunTimes run() {
+    RunTimes t;
+    pimg::mpi::Laps laps;
+    compute();
+    // This rank's first maximum, in grid order (its points are in increasing grid order).
+    ValueIndex mine{-1.0, -1};
+    for (long k = 0; k < count_[rank_]; ++k)
+      if (sem_[k] > mine.value) mine = {sem_[k], static_cast<int>(global(rank_, k))};
+    laps.lap(t.comp);
+    MPI_Allreduce(&mine, &best_, 1, MPI_DOUBLE_INT, MPI_MAXLOC, MPI_COMM_WORLD);
+    if (scheme_ == "blocks")
+      gather_blocks();
+    else if (scheme_ == "cyclic")
+      gather_cyclic();
+    else
+      send_best();
+    laps.lap(t.comm);
+    t.total = laps.total();
+    return t;
+  }
+
+  // Rank 0, after a run that gathered the grid: the reduced best must be the gathered values' first
+  // maximum. Empty when it is.
+  std::string check() const {
+    if (scheme_ == "best") return {};
+    long first = 0;
+    for (long i = 1; i < s_.points; ++i)
+      if (value(i) > value(first)) first = i;
+    if (best_.index == first && best_.value == static_cast<double>(value(first))) return {};
+    char text[256];
+    std::snprintf(text, sizeof text,
+                  "MPI_MAXLOC found point %d (semblance %.9g) but the gathered grid's first maximum is point %ld "
+                  "(semblance %.9g)",
+                  best_.index, best_.value, first, static_cast<double>(value(first)));
+    return text;
+  }
+
+  const std::vector<std::uint8_t>& output() const { return out_; }
+
+ private:
+  long global(int rank, long k) const { return cyclic_ ? rank + k * ranks_ : first_[rank] + k; }
+
+  float value(long i) const {
+    float v;
+    std::memcpy(&v, out_.data() + kHeaderBytes + 4 * i, 4);
+    return v;
+  }
+  float* grid(int array) { return reinterpret_cast<float*>(out_.data() + kHeaderBytes) + array * s_.points; }
+
+  void compute() {
+    const long n = count_[rank_];
+#pragma omp parallel for schedule(dynamic, 16) num_threads(r_.threads)
+    for (long k = 0; k < n; ++k) point(s_, global(rank_, k), &sem_[k], &stk_[k]);
+  }
+
+  void header(std::int32_t tag, float stack) {
+    const float sem = static_cast<float>(best_.value);
+    std::int32_t words[SEMB_HEADER_FLOATS] = {tag, best_.index, 0, 0};
+    std::memcpy(&words[2], &sem, 4);
+    std::memcpy(&words[3], &stack, 4);
+    std::memcpy(out_.data(), words, sizeof words);
+  }
+
+  // Contiguous blocks: one MPI_Gatherv per array, straight into rank 0's output.
+  void gather_blocks() {
+    std::vector<int> counts(ranks_), displs(ranks_);
+    for (int r = 0; r < ranks_; ++r) {
+      counts[r] = static_cast<int>(count_[r]);
+      displs[r] = static_cast<int>(first_[r]);
+    }
+    for (int array = 0; array < 2; ++array)
+      MPI_Gatherv(array ? stk_.data() : sem_.data(), counts[rank_], MPI_FLOAT, rank_ == 0 ? grid(array) : nullptr,
+                  counts.data(), displs.data(), MPI_FLOAT, 0, MPI_COMM_WORLD);
+    if (rank_ == 0) header(SEMB_TAG_GRID, grid(1)[best_.index]);
+  }
+
+  // Interleaved points: rank 0 receives rank r's values into every RANKS-th float from point r (a
+  // strided datatype, so MPI places them; no unpacking pass), every rank sends its values contiguously.
+  void gather_cyclic() {
+    std::vector<MPI_Request> reqs;
+    std::vector<MPI_Datatype> types;
+    if (rank_ == 0)
+      for (int r = 0; r < ranks_; ++r) {
+        MPI_Datatype strided;
+        MPI_Type_vector(static_cast<int>(count_[r]), 1, ranks_, MPI_FLOAT, &strided);
+        MPI_Type_commit(&strided);
+        types.push_back(strided);
+        for (int array = 0; array < 2; ++array) {
+          reqs.emplace_back();
+          MPI_Irecv(grid(array) + r, 1, strided, r, array, MPI_COMM_WORLD, &reqs.back());
+        }
+      }
+    for (int array = 0; array < 2; ++array) {
+      reqs.emplace_back();
+      MPI_Isend(array ? stk_.data() : sem_.data(), static_cast<int>(count_[rank_]), MPI_FLOAT, 0, array,
+                MPI_COMM_WORLD, &reqs.back());
+    }
+    MPI_Waitall(static_cast<int>(reqs.size()), reqs.data(), MPI_STATUSES_IGNORE);
+    for (MPI_Datatype& type : types) MPI_Type_free(&type);
+    if (rank_ == 0) header(SEMB_TAG_GRID, grid(1)[best_.index]);
+  }
+
+  // Only the best point: its owner sends its stack to rank 0 (every rank knows the owner from the
+  // Allreduce), which writes the BEST header.
+  void send_best() {
+    const int owner = best_.index % ranks_;
+    float stack = 0;
+    if (rank_ == owner) stack = stk_[best_.index / ranks_];
+    if (owner != 0 && rank_ == owner) MPI_Send(&stack, 1, MPI_FLOAT, 0, 2, MPI_COMM_WORLD);
+    if (owner != 0 && rank_ == 0) MPI_Recv(&stack, 1, MPI_FLOAT, owner, 2, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    if (rank_ == 0) header(SEMB_TAG_BEST, stack);
+  }
+
+  Semb s_;
+  pimg::mpi::Ranks r_;
+  int rank_ = 0, ranks_ = 1;
+  std::string scheme_;
+  bool cyclic_ = false;
+  std::vector<long> first_, count_;  // per rank: first point (blocks) or rank (cyclic), point count
+  std::vector<float> sem_, stk_;     // this rank's points, in increasing grid order
+  std::vector<std::uint8_t> out_;    // rank 0: the family's output
+  ValueIndex best_{-1.0, -1};
+};
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  return pimg::mpi::serve(argc, argv, [](const PlanFile& plan) {
+    auto job = std::make_shared<SembJob>(plan, semb_of(plan));
+    pimg::mpi::Job j{[job] { job->poison(); }, [job] { return job->run(); },
+                     [job]() -> const std::vector<std::uint8_t>& { return job->output(); }};
+    j.check = [job] { return job->check(); };
+    return j;
+  });
+}

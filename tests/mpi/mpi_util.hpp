@@ -1,0 +1,92 @@
+// What the MPI tests share: the MPI device, a configuration of ranks / threads / scheme, the
+// scheme-at-ranks cases, the checks on one evaluation's times and on a tuned database's rows.
+#pragma once
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <functional>
+#include <map>
+#include <memory>
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include "pimg/evaluator.hpp"
+#include "pimg/registry.hpp"
+#include "pimg/store.hpp"
+
+namespace pimg::mpi_test {
+
+inline Device& mpi_device() {
+  static std::unique_ptr<Device> device = [] {
+    const Backend* b = Registry::builtin().backend("mpi");
+    return b->open(b->devices().at(0));
+  }();
+  return *device;
+}
+
+inline Config mpi_config(std::int64_t ranks, std::int64_t threads, const std::string& scheme) {
+  Config c;
+  c.set("ranks", ranks);
+  c.set("threads", threads);
+  c.set("scheme", scheme);
+  return c;
+}
+
+// A scheme at a rank count, named "halo2" in test names and "halo at 2 ranks" in messages.
+struct Case {
+  const char* scheme;
+  int ranks;
+};
+inline void PrintTo(const Case& c, std::ostream* os) { *os << c.scheme << " at " << c.ranks << " ranks"; }
+// Every scheme at 1, 2 and 3 ranks.
+inline std::vector<Case> at_1_2_3_ranks(std::initializer_list<const char*> schemes) {
+  std::vector<Case> out;
+  for (const char* scheme : schemes)
+    for (int ranks = 1; ranks <= 3; ++ranks) out.push_back({scheme, ranks});
+  return out;
+}
+inline std::string case_name(const ::testing::TestParamInfo<Case>& info) {
+  return std::string(info.param.scheme) + std::to_string(info.param.ranks);
+}
+
+// Every timed run of an evaluation: a kernel time, and a communication time within it.
+inline void expect_run_times(const EvalResult& r, std::size_t runs) {
+  ASSERT_EQ(r.kernel_ms.size(), runs);
+  ASSERT_EQ(r.comm_ms.size(), runs);
+  for (std::size_t i = 0; i < runs; ++i) {
+    EXPECT_GT(r.kernel_ms[i], 0);
+    EXPECT_GE(r.comm_ms[i], 0);
+    EXPECT_LE(r.comm_ms[i], r.kernel_ms[i]);
+  }
+}
+
+// A tuned database: every row ok (so every stored timing is from a validated run, checked further
+// by `validated`), `repeats` timings each, the MPI variant's on the mpi backend with a communication
+// time above 0 (even one rank talks to itself) within its kernel time, the others' 0. Rows per variant.
+inline std::map<std::string, int> check_tuned(const std::string& db, const std::string& mpi_variant,
+                                              std::size_t repeats,
+                                              const std::function<void(const ResultRow&)>& validated) {
+  Store store(db, Store::Mode::existing);
+  EXPECT_EQ(store.rows().size(), store.rows_with_samples().size());
+  std::map<std::string, int> ok;
+  for (const auto& r : store.rows_with_samples()) {
+    EXPECT_EQ(to_string(r.result.status), std::string("ok")) << r.variant.name << ": " << r.result.log;
+    validated(r);
+    ok[r.variant.name]++;
+    EXPECT_EQ(r.result.kernel_ms.size(), repeats);
+    EXPECT_EQ(r.result.comm_ms.size(), repeats);
+    for (std::size_t i = 0; i < std::min(repeats, r.result.comm_ms.size()); ++i) {
+      if (r.variant.name == mpi_variant) {
+        EXPECT_EQ(r.device.backend, "mpi");
+        EXPECT_GT(r.result.comm_ms[i], 0) << r.config.canonical();
+        EXPECT_LE(r.result.comm_ms[i], r.result.kernel_ms[i]) << r.config.canonical();
+      } else {
+        EXPECT_EQ(r.result.comm_ms[i], 0) << r.variant.name;
+      }
+    }
+  }
+  return ok;
+}
+
+}  // namespace pimg::mpi_test
