@@ -217,7 +217,7 @@ class Coordinator {
           failed(id, r.at(2));
         progressed = true;
       }
-      if (!progressed) std::this_thread::sleep_for(std::chrono::microseconds(200));
+      if (!progressed) std::this_thread::sleep_for(std::chrono::microseconds(100));
     }
   }
 

@@ -114,7 +114,7 @@ std::optional<MpiLaunch> mpi_launch_from_env() {
 }
 
 std::pair<int, std::string> Transport::receive() {
-  for (auto nap = std::chrono::microseconds(20);; nap = std::min(nap * 2, std::chrono::microseconds(2000))) {
+  for (auto nap = std::chrono::microseconds(20);; nap = std::min(nap * 2, std::chrono::microseconds(100))) {
     if (auto m = poll()) return std::move(*m);
     std::this_thread::sleep_for(nap);
   }
