@@ -39,8 +39,9 @@ inline void checked_pixel(const std::uint8_t* in, std::uint8_t* out, int width, 
 #if SIMD
 inline long floor_div(long p, long q) { return p >= 0 ? p / q : -((-p + q - 1) / q); }  // q > 0
 
-// Narrows [lo, hi) to the steps t for which 0 <= a + b t < limit.
+// Narrows [lo, hi) to the steps t for which 0 <= a + b t < limit (an empty result stays inside [lo, hi]).
 inline void clip(long a, long b, long limit, int& lo, int& hi) {
+  const long top = hi;
   long l = lo, h = hi;
   if (b == 0) {
     if (a < 0 || a >= limit) h = l;
@@ -51,6 +52,7 @@ inline void clip(long a, long b, long limit, int& lo, int& hi) {
     h = h < floor_div(a, -b) + 1 ? h : floor_div(a, -b) + 1;
     l = l > floor_div(a - limit, -b) + 1 ? l : floor_div(a - limit, -b) + 1;
   }
+  l = l < top ? l : top;
   lo = static_cast<int>(l);
   hi = static_cast<int>(h > l ? h : l);
 }
