@@ -3,8 +3,20 @@
 // CHUNK, THREADS, SIMD, TILE_X, TILE_Y) arrive as -D defines. Each run of output pixels starts from the rule's
 // source point and steps by its integer increments (the point of step t is the start plus t increments).
 // SIMD=1 splits each run into the steps whose reads all lie inside the image, found by integer division
-// (no checks, '#pragma omp simd'), and the checked steps either side; SIMD=0 checks every pixel.
+// (no checks, '#pragma omp simd'), and the checked steps either side; SIMD=0 checks every pixel. SIMD=2 runs
+// the unchecked steps 8 at a time with AVX2 (when the compiler targets it, and not for nearest on 1-byte
+// planes; else as SIMD=1): the 8 source points as int32 lanes, one 32-bit gather per tap and plane (an
+// interleaved 3-channel pixel's bytes arrive together), the rule's integer arithmetic in lanes, the bytes
+// packed and stored contiguously.
 #include <cstdint>
+// Nearest on 1-byte planes (1 channel, or planar) keeps the '#pragma omp simd' loop: measured on the 2-core
+// EPYC (AVX-512), the compiler's own vectorisation of it beat these gathers (6.0 vs 8.9 ms at 2048^2 c1).
+#if SIMD == 2 && defined(__AVX2__) && !(PIMG_INTERP == PIMG_ROT_NEAREST && (PIMG_PLANAR || PIMG_CHANNELS == 1))
+#include <immintrin.h>
+#define PIMG_ROT_AVX2 1
+#else
+#define PIMG_ROT_AVX2 0
+#endif
 
 #include "rotate/rotate_rule.h"
 
@@ -35,6 +47,10 @@ inline void checked_pixel(const std::uint8_t* in, std::uint8_t* out, int width, 
         pimg_rot_sample(in, px, py, c, width, height, kChannels, kPlanar, PIMG_INTERP, PIMG_FILL));
 #endif
 }
+
+#if SIMD > 2
+#error "SIMD must be 0, 1 or 2"
+#endif
 
 #if SIMD
 inline long floor_div(long p, long q) { return p >= 0 ? p / q : -((-p + q - 1) / q); }  // q > 0
@@ -80,6 +96,88 @@ inline void interior_pixel(const std::uint8_t* in, std::uint8_t* out, int width,
 }
 #endif
 
+#if PIMG_ROT_AVX2
+// The 8 lanes' bytes (the low kChannels bytes of each 32-bit lane for interleaved pixels, the low byte for a
+// plane) stored contiguously at `out`: 8 kChannels bytes, nothing past them.
+inline void store_lanes(std::uint8_t* out, __m256i v, int bytes_per_lane) {
+  if (bytes_per_lane == 3) {
+    const __m256i pack = _mm256_setr_epi8(0, 1, 2, 4, 5, 6, 8, 9, 10, 12, 13, 14, -1, -1, -1, -1,
+                                          0, 1, 2, 4, 5, 6, 8, 9, 10, 12, 13, 14, -1, -1, -1, -1);
+    v = _mm256_permutevar8x32_epi32(_mm256_shuffle_epi8(v, pack), _mm256_setr_epi32(0, 1, 2, 4, 5, 6, 7, 7));
+    _mm_storeu_si128(reinterpret_cast<__m128i*>(out), _mm256_castsi256_si128(v));
+    _mm_storel_epi64(reinterpret_cast<__m128i*>(out + 16), _mm256_extracti128_si256(v, 1));
+  } else {
+    const __m256i pack = _mm256_setr_epi8(0, 4, 8, 12, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
+                                          0, 4, 8, 12, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1);
+    v = _mm256_permutevar8x32_epi32(_mm256_shuffle_epi8(v, pack), _mm256_setr_epi32(0, 4, 1, 1, 1, 1, 1, 1));
+    _mm_storel_epi64(reinterpret_cast<__m128i*>(out), _mm256_castsi256_si128(v));
+  }
+}
+
+// Steps [t, t + 8) of a run whose reads all lie inside the image and whose source rows stay above the last
+// (so a 32-bit gather past a tap's bytes stays inside the buffer). Same integers as interior_pixel.
+inline void interior_8(const std::uint8_t* in, std::uint8_t* out, int width, int height, int x, int y, int px,
+                       int py, int t) {
+  const __m256i lane = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
+  const __m256i vx = _mm256_add_epi32(_mm256_set1_epi32(px + 2 * PIMG_COS * t),
+                                      _mm256_mullo_epi32(lane, _mm256_set1_epi32(2 * PIMG_COS)));
+  const __m256i vy = _mm256_add_epi32(_mm256_set1_epi32(py + 2 * PIMG_SIN * t),
+                                      _mm256_mullo_epi32(lane, _mm256_set1_epi32(2 * PIMG_SIN)));
+  const int* base = reinterpret_cast<const int*>(in);
+  std::uint8_t* o = out + pimg_rot_index(x + t, y, 0, width, height, kChannels, kPlanar);
+#if PIMG_INTERP == PIMG_ROT_NEAREST
+  const __m256i ix = _mm256_srai_epi32(_mm256_add_epi32(vx, _mm256_set1_epi32(65536)), PIMG_ROT_FRAC);
+  const __m256i iy = _mm256_srai_epi32(_mm256_add_epi32(vy, _mm256_set1_epi32(65536)), PIMG_ROT_FRAC);
+  const __m256i n = _mm256_add_epi32(_mm256_mullo_epi32(iy, _mm256_set1_epi32(width)), ix);
+  // Interleaved 3 channels (1-byte planes keep the scalar loop, above): one gather per pixel's 3 bytes.
+  store_lanes(o, _mm256_i32gather_epi32(base, _mm256_mullo_epi32(n, _mm256_set1_epi32(kChannels)), 1), 3);
+#else
+  // q = (s + 1) in 1/256 pixel, non-negative here; x0 = (q >> 8) - 1, f = q & 255.
+  const __m256i byte = _mm256_set1_epi32(255);
+  const __m256i round = _mm256_set1_epi32((1 << PIMG_ROT_FRAC) + (1 << (PIMG_ROT_FRAC - 9)));
+  const __m256i qx = _mm256_srai_epi32(_mm256_add_epi32(vx, round), PIMG_ROT_FRAC - 8);
+  const __m256i qy = _mm256_srai_epi32(_mm256_add_epi32(vy, round), PIMG_ROT_FRAC - 8);
+  const __m256i fx = _mm256_and_si256(qx, byte), fy = _mm256_and_si256(qy, byte);
+  const __m256i gx = _mm256_sub_epi32(_mm256_set1_epi32(256), fx), gy = _mm256_sub_epi32(_mm256_set1_epi32(256), fy);
+  const __m256i w00 = _mm256_mullo_epi32(gx, gy), w10 = _mm256_mullo_epi32(fx, gy);
+  const __m256i w01 = _mm256_mullo_epi32(gx, fy), w11 = _mm256_mullo_epi32(fx, fy);
+  const __m256i x0 = _mm256_sub_epi32(_mm256_srai_epi32(qx, 8), _mm256_set1_epi32(1));
+  const __m256i y0 = _mm256_sub_epi32(_mm256_srai_epi32(qy, 8), _mm256_set1_epi32(1));
+  const int plane = width * height, step = kPlanar ? 1 : kChannels;
+  __m256i i00 = _mm256_add_epi32(_mm256_mullo_epi32(y0, _mm256_set1_epi32(width)), x0);
+  if (step != 1) i00 = _mm256_mullo_epi32(i00, _mm256_set1_epi32(step));
+  const __m256i i01 = _mm256_add_epi32(i00, _mm256_set1_epi32(width * step));
+  const __m256i half = _mm256_set1_epi32(32768);
+  // Channel k (byte k of each lane) of the four taps, blended: (sum p w + 2^15) >> 16, in 0..255.
+  auto blend = [&](__m256i p00, __m256i p10, __m256i p01, __m256i p11, int k) {
+    const auto ch = [&](__m256i p) { return _mm256_and_si256(_mm256_srli_epi32(p, 8 * k), byte); };
+    __m256i s = _mm256_add_epi32(_mm256_mullo_epi32(ch(p00), w00), _mm256_mullo_epi32(ch(p10), w10));
+    s = _mm256_add_epi32(s, _mm256_add_epi32(_mm256_mullo_epi32(ch(p01), w01), _mm256_mullo_epi32(ch(p11), w11)));
+    return _mm256_srli_epi32(_mm256_add_epi32(s, half), 16);
+  };
+  if (kPlanar || kChannels == 1) {
+    // Plane c: one gather per source row brings both horizontal taps (bytes 0 and 1).
+    for (int c = 0; c < kChannels; ++c) {
+      const int* b = reinterpret_cast<const int*>(in + c * plane);
+      const __m256i top = _mm256_i32gather_epi32(b, i00, 1), bot = _mm256_i32gather_epi32(b, i01, 1);
+      const __m256i r = blend(top, _mm256_srli_epi32(top, 8), bot, _mm256_srli_epi32(bot, 8), 0);
+      store_lanes(o + c * plane, r, 1);
+    }
+  } else {
+    // Interleaved: one gather per tap brings the pixel's channels (bytes 0..kChannels-1).
+    const __m256i right = _mm256_set1_epi32(kChannels);
+    const __m256i p00 = _mm256_i32gather_epi32(base, i00, 1);
+    const __m256i p10 = _mm256_i32gather_epi32(base, _mm256_add_epi32(i00, right), 1);
+    const __m256i p01 = _mm256_i32gather_epi32(base, i01, 1);
+    const __m256i p11 = _mm256_i32gather_epi32(base, _mm256_add_epi32(i01, right), 1);
+    __m256i r = blend(p00, p10, p01, p11, 0);
+    for (int k = 1; k < kChannels; ++k) r = _mm256_or_si256(r, _mm256_slli_epi32(blend(p00, p10, p01, p11, k), 8 * k));
+    store_lanes(o, r, kChannels);
+  }
+#endif
+}
+#endif
+
 // Output pixels [x0, x1) of row y, every channel.
 inline void rotate_run(const std::uint8_t* in, std::uint8_t* out, int width, int height, int y, int x0, int x1) {
   const int px = pimg_rot_px(x0, y, width, height, PIMG_COS, PIMG_SIN);
@@ -97,6 +195,17 @@ inline void rotate_run(const std::uint8_t* in, std::uint8_t* out, int width, int
   clip(px + off, 2L * PIMG_COS, lim_x, lo, hi);
   clip(py + off, 2L * PIMG_SIN, lim_y, lo, hi);
   for (int t = 0; t < lo; ++t) checked_pixel(in, out, width, height, x0 + t, y, px + 2 * PIMG_COS * t, py + 2 * PIMG_SIN * t);
+#if PIMG_ROT_AVX2
+  // The vector steps: also every source row above the last, so 4-byte gathers stay inside the buffer.
+  int vlo = lo, vhi = hi;
+  clip(py + off, 2L * PIMG_SIN, lim_y - (1L << PIMG_ROT_FRAC), vlo, vhi);
+  vlo = vlo < hi ? vlo : hi;
+  vhi = vhi < hi ? vhi : hi;
+  for (int t = lo; t < vlo; ++t)
+    interior_pixel(in, out, width, height, x0 + t, y, px + 2 * PIMG_COS * t, py + 2 * PIMG_SIN * t);
+  for (; vlo + 8 <= vhi; vlo += 8) interior_8(in, out, width, height, x0, y, px, py, vlo);
+  lo = vlo;
+#endif
 #pragma omp simd
   for (int t = lo; t < hi; ++t)
     interior_pixel(in, out, width, height, x0 + t, y, px + 2 * PIMG_COS * t, py + 2 * PIMG_SIN * t);

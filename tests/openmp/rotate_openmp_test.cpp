@@ -1,5 +1,5 @@
 // The OpenMP rotate variants (rows and tiles, every schedule, chunks, threads, tiles not dividing the image,
-// with and without the unchecked interior loop)
+// with and without the unchecked interior loop, scalar or in AVX2 steps)
 // and the host baselines (serial; OpenCV's warpAffine, validated exactly against the family's "opencv" rule)
 // over the problem matrix {c1, c3 interleaved, c3 planar} x {nearest, bilinear} x four angles.
 #include <gtest/gtest.h>
@@ -26,20 +26,43 @@ TEST(RotateOpenMP, RowsBitExactWithReference) {
   expect_exact_everywhere(omp(), "omp_rows",
                           {config({{"threads", 2}, {"schedule", "static"}, {"chunk", 1}, {"simd", 1}}),
                            config({{"threads", 0}, {"schedule", "dynamic"}, {"chunk", 4}, {"simd", 0}}),
-                           config({{"threads", 1}, {"schedule", "guided"}, {"chunk", 1}, {"simd", 1}})});
+                           config({{"threads", 1}, {"schedule", "guided"}, {"chunk", 1}, {"simd", 1}}),
+                           config({{"threads", 2}, {"schedule", "dynamic"}, {"chunk", 8}, {"simd", 2}})});
 }
 
 TEST(RotateOpenMP, TilesBitExactWithReference) {
   expect_exact_everywhere(omp(), "omp_tiles",
                           {config({{"tile_x", 8}, {"tile_y", 5}, {"threads", 2}, {"schedule", "static"}, {"chunk", 1}, {"simd", 0}}),
-                           config({{"tile_x", 64}, {"tile_y", 64}, {"threads", 2}, {"schedule", "dynamic"}, {"chunk", 2}})});
+                           config({{"tile_x", 64}, {"tile_y", 64}, {"threads", 2}, {"schedule", "dynamic"}, {"chunk", 2}}),
+                           config({{"tile_x", 19}, {"tile_y", 3}, {"threads", 2}, {"schedule", "static"}, {"chunk", 1}, {"simd", 2}})});
+}
+
+// Every simd value where the 8-pixel AVX2 steps meet ragged ends: widths that are no multiple of 8 (runs of any
+// length, vector steps followed by scalar ones), quarter and half turns of images with w + h odd (nearest ties
+// at exactly half a pixel, bilinear weights of exactly 128), a 45-degree turn, and images 2 pixels wide or
+// high (an interior run shorter than a vector step, or none).
+TEST(RotateOpenMP, EverySimdExactOnRaggedSizesAndHalfPixels) {
+  const std::pair<int, int> sizes[] = {{38, 23}, {83, 61}, {2, 9}, {9, 2}};
+  const char* const angles[] = {"90", "180", "-90", "45", "30"};
+  for (const Shape& shape : kShapes)
+    for (const char* interp : kInterps)
+      for (const char* angle : angles)
+        for (const auto& [w, h] : sizes)
+          for (int simd : {0, 1, 2}) {
+            const Problem p = make_problem(shape, interp, angle, w, h);
+            const Config c = config({{"threads", 2}, {"schedule", "dynamic"}, {"chunk", 3}, {"simd", simd}});
+            SCOPED_TRACE("omp_rows " + c.brief() + " on " + p.label());
+            const EvalResult r = evaluate_on(omp(), p, "omp_rows", c);
+            EXPECT_EQ(to_string(r.status), std::string("ok")) << r.log;
+            EXPECT_EQ(r.validation.substr(0, 5), "exact") << r.validation;
+          }
 }
 
 TEST(RotateOpenMP, BadKnobsAreLaunchErrors) {
   const Problem p = make_problem(kShapes[0], "nearest", "30");
   EXPECT_EQ(to_string(evaluate_on(omp(), p, "omp_rows", config({{"chunk", 0}})).status), std::string("launch_error"));
   EXPECT_EQ(to_string(evaluate_on(omp(), p, "omp_tiles", config({{"tile_x", 0}})).status), std::string("launch_error"));
-  EXPECT_EQ(to_string(evaluate_on(omp(), p, "omp_rows", config({{"simd", 2}})).status), std::string("launch_error"));
+  EXPECT_EQ(to_string(evaluate_on(omp(), p, "omp_rows", config({{"simd", 3}})).status), std::string("launch_error"));
 }
 
 TEST(RotateHost, SerialIsTheReference) { expect_exact_everywhere(host(), "serial", {Config{}}); }
