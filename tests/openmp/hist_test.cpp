@@ -1,6 +1,7 @@
 // The hist and histeq families on the CPU: omp_private over every merge x copies x wide x schedule and
-// omp_histeq over schedules, on 1 and 3 channels, odd sizes, uniform and peaked inputs and a constant
-// image; the serial and OpenCV baselines (calcHist, equalizeHist) compared exactly with the references.
+// omp_histeq over schedules and every copies x wide x map, on 1 and 3 channels, odd sizes, uniform and
+// peaked inputs and a constant image; the serial and OpenCV baselines (calcHist, equalizeHist) compared
+// exactly with the references.
 #include <gtest/gtest.h>
 
 #include <filesystem>
@@ -111,6 +112,38 @@ TEST(HisteqOpenmp, MatchesTheReference) {
       const EvalResult r = run("histeq", "openmp", "omp_histeq", p, c);
       EXPECT_EQ(r.status, Status::ok) << p.label() << " " << schedule << ": " << r.log;
     }
+}
+
+// Every copies x wide x map, exact on every problem (odd sizes leave tails to the byte loops); vbmi
+// compiles only where the host compiler targets AVX-512 VBMI (-march=native on this CPU), and is a
+// compile error elsewhere.
+TEST(HisteqOpenmp, EveryCountingAndMapKnobMatchesTheReference) {
+  const bool vbmi = __builtin_cpu_supports("avx512vbmi") && __builtin_cpu_supports("avx512bw");
+  int k = 0;
+  for (std::int64_t copies : {1, 2, 4})
+    for (std::int64_t wide : {0, 1})
+      for (const char* map : {"bytes", "words", "vbmi"}) {
+        const Config c = cfg({{"copies", copies},
+                              {"wide", wide},
+                              {"map", std::string(map)},
+                              {"threads", std::int64_t{k % 3}},
+                              {"schedule", std::string(k % 2 ? "dynamic" : "static")},
+                              {"chunk", std::int64_t{1 + k % 2}}});
+        ++k;
+        const Status want = std::string(map) == "vbmi" && !vbmi ? Status::compile_error : Status::ok;
+        for (const Problem& p : histeq_problems()) {
+          const EvalResult r = run("histeq", "openmp", "omp_histeq", p, c);
+          EXPECT_EQ(r.status, want) << p.label() << " " << c.brief() << ": " << r.log;
+        }
+      }
+}
+
+TEST(HisteqOpenmp, BadKnobsAreLaunchErrors) {
+  const Problem p = registry().family("histeq")->make_problem(16, 16, 1, {});
+  EXPECT_EQ(run("histeq", "openmp", "omp_histeq", p, cfg({{"copies", std::int64_t{3}}})).status, Status::launch_error);
+  EXPECT_EQ(run("histeq", "openmp", "omp_histeq", p, cfg({{"wide", std::int64_t{2}}})).status, Status::launch_error);
+  EXPECT_EQ(run("histeq", "openmp", "omp_histeq", p, cfg({{"map", std::string("gather")}})).status,
+            Status::launch_error);
 }
 
 // OpenCV's equalizeHist is the family's rule: every problem, compared exactly.

@@ -1,6 +1,6 @@
 // The histeq baselines and OpenMP variant on the CPU: serial (the reference, timed), opencv_equalizehist
 // (cv::equalizeHist, whose rule the family adopts, so it is compared exactly) and omp_histeq
-// (kernels/histeq/histeq_omp.cpp: private histograms, LUT, parallel map).
+// (kernels/histeq/histeq_omp.cpp: private sub-histograms merged by a reduction, LUT, parallel map).
 #include "hist/hist_common.hpp"
 #include "histeq_family.hpp"
 
@@ -58,13 +58,28 @@ class OmpHisteq final : public Variant {
   std::string backend() const override { return "openmp"; }
   std::string source() const override { return "histeq/histeq_omp.cpp"; }
   std::string help() const override {
-    return "OpenMP private histograms over tasks of 64 KiB merged with atomics, the LUT on one thread, parallel map";
+    return "OpenMP private sub-histograms over tasks of 64 KiB merged by an array reduction, the LUT on one thread, "
+           "parallel map";
   }
-  std::vector<ParamDecl> parameters() const override { return hist::omp_parallel_params(); }
+  std::vector<ParamDecl> parameters() const override {
+    std::vector<ParamDecl> out = hist::omp_parallel_params();
+    out.push_back(hist::int_param("copies", 2, "sub-histograms per thread (1, 2 or 4) taking consecutive bytes in turn"));
+    out.push_back(hist::int_param("wide", 0, "1: count 64-bit words split into bytes; 0: byte loads"));
+    out.push_back(hist::text_param("map", {"bytes", "words", "vbmi"}, "bytes",
+                                   "map pass: one byte per step, one 64-bit word per step, or AVX-512 VBMI byte "
+                                   "permutes over the LUT, 64 bytes per step (a compile error without AVX-512 VBMI)"));
+    return out;
+  }
   LaunchPlan plan(const Problem& p, const Workload&, const Config& c, const DeviceInfo&) const override {
     LaunchPlan plan;
     plan.entry = "histeq_omp";
-    hist::add_omp_parallel_defines(plan, c, parameters());
+    const auto decls = parameters();
+    const int copies = hist::int_in(c, decls, "copies", 1, 4);
+    if (copies == 3) throw PlanError("copies must be 1, 2 or 4");
+    hist::add_omp_parallel_defines(plan, c, decls);
+    plan.defines.emplace_back("COPIES", std::to_string(copies));
+    plan.defines.emplace_back("WIDE", std::to_string(hist::int_in(c, decls, "wide", 0, 1)));
+    plan.defines.emplace_back("MAP", std::to_string(hist::choice_index(decls, "map", hist::text_of(c, decls, "map"))));
     plan.dims = 1;
     plan.global = {static_cast<std::size_t>(p.width) * p.height, 1, 1};
     plan.args = {KernelArg::buf("in"), KernelArg::buf("out"),
