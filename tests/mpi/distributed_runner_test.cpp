@@ -3,7 +3,12 @@
 // every rank doing part of the work; resumes; refuses bad input before MPI starts; runs the MPI
 // backend's own mpirun inside its ranks; and spreads a sampling strategy's budget without repeats.
 #include <gtest/gtest.h>
+#include <signal.h>
+#include <sys/wait.h>
 #include <unistd.h>
+
+#include <chrono>
+#include <thread>
 
 #include <filesystem>
 #include <fstream>
@@ -47,6 +52,9 @@ std::vector<int> per_rank(const std::string& out) {
   for (std::string x; std::getline(line, x, ',');) n.push_back(std::stoi(x));
   return n;
 }
+
+// The summary's "N already stored".
+std::string fmt_stored(std::size_t n) { return std::to_string(n) + " already stored"; }
 
 class Distributed : public ::testing::Test {
  protected:
@@ -129,6 +137,66 @@ TEST_F(Distributed, TheMpiBackendRunsInsideTheRanks) {
   ASSERT_EQ(rows.size(), 5u);
   for (const auto& row : rows) EXPECT_EQ(std::get<4>(row), "ok") << std::get<3>(row);
   EXPECT_GT(per_rank(r.out).at(1), 0) << r.out;
+}
+
+// The pid of the rank-`rank` pimg-tune process whose command line names `db`, or -1.
+pid_t rank_process(int rank, const std::string& db) {
+  for (const auto& entry : fs::directory_iterator("/proc")) {
+    const std::string name = entry.path().filename().string();
+    if (name.find_first_not_of("0123456789") != std::string::npos) continue;
+    std::string cmdline = e2e::slurp(entry.path() / "cmdline"), environ = e2e::slurp(entry.path() / "environ");
+    for (auto& c : cmdline) c = c == '\0' ? ' ' : c;
+    for (auto& c : environ) c = c == '\0' ? '\n' : c;
+    if (cmdline.find("pimg-tune conv") == std::string::npos || cmdline.find(db) == std::string::npos) continue;
+    if (("\n" + environ).find("\nOMPI_COMM_WORLD_RANK=" + std::to_string(rank) + "\n") != std::string::npos)
+      return static_cast<pid_t>(std::stoi(name));
+  }
+  return -1;
+}
+
+// kill -9 of a rank mid-run: Open MPI ends the job, the database keeps every result rank 0 stored and
+// passes its integrity check, and running the command again measures only what is missing.
+TEST_F(Distributed, ARankKilledMidRunLosesNoStoredResult) {
+  ASSERT_EQ(single().code, 0) << single().out;
+  const std::string path = db("killed");
+  const std::string root = ::geteuid() == 0 ? "--allow-run-as-root " : "";
+  const std::string cmd = "mpirun --oversubscribe --bind-to none --mca btl_vader_single_copy_mechanism none " + root +
+                          "-np 2 " + PIMG_TUNE_EXE + " conv --quiet --share-devices --space " + space() +
+                          " --db " + path + " > " + (dir_ / "killed.log").string() + " 2>&1";
+  const pid_t shell = ::fork();
+  if (shell == 0) {
+    ::execl("/bin/sh", "sh", "-c", cmd.c_str(), static_cast<char*>(nullptr));
+    ::_exit(127);
+  }
+  ASSERT_GT(shell, 0);
+  // Wait for a few stored results, then kill rank 1.
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(120);
+  std::size_t stored_before = 0;
+  while (std::chrono::steady_clock::now() < deadline) {
+    const auto n = e2e::query(path, "SELECT count(*) FROM evaluations");
+    if (n.size() == 1 && n[0].find_first_not_of("0123456789") == std::string::npos && std::stoul(n[0]) >= 3) {
+      stored_before = std::stoul(n[0]);
+      break;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  const pid_t rank1 = rank_process(1, path);
+  ASSERT_GT(stored_before, 0u) << e2e::slurp(dir_ / "killed.log");
+  ASSERT_GT(rank1, 0) << "rank 1 not found";
+  ASSERT_EQ(::kill(rank1, SIGKILL), 0);
+  int status = 0;
+  ASSERT_EQ(::waitpid(shell, &status, 0), shell);
+  const std::string log = e2e::slurp(dir_ / "killed.log");
+  EXPECT_EQ(e2e::query(path, "PRAGMA integrity_check"), std::vector<std::string>{"ok"}) << log;
+  const auto after = e2e::query(path, "SELECT count(*) FROM evaluations");
+  ASSERT_EQ(after.size(), 1u);
+  EXPECT_GE(std::stoul(after[0]), stored_before) << log;
+  EXPECT_LT(std::stoul(after[0]), 20u) << "the run ended before the kill:\n" << log;
+  EXPECT_NE(status, 0) << log;
+  const e2e::Ran again = e2e::run("conv --quiet --space " + space() + " --db " + path);
+  ASSERT_EQ(again.code, 0) << again.out;
+  EXPECT_NE(again.out.find(fmt_stored(std::stoul(after[0]))), std::string::npos) << again.out;
+  EXPECT_EQ(stored(path), stored(db("single")));
 }
 
 // A sampling strategy proposes several configurations at once: its budget is spent across the
