@@ -1,7 +1,7 @@
-// The OpenMP variants of bgr2rgba, flip (out of place and in place) and maxpool (chain and tree), rows
-// and tiles over every schedule, and the host baselines (serial, OpenCV cvtColor and flip), on 1 and 3
-// channels, interleaved and planar, odd and even sizes: every output equal to the reference byte for
-// byte after the output was poisoned.
+// The OpenMP variants of bgr2rgba (every shuffle and stream), flip (out of place and in place) and
+// maxpool (chain and tree), rows and tiles over every schedule, and the host baselines (serial, OpenCV
+// cvtColor and flip), on 1 and 3 channels, interleaved and planar, odd and even sizes: every output equal
+// to the reference byte for byte after the output was poisoned.
 #include <gtest/gtest.h>
 
 #include "pix_eval.hpp"
@@ -56,6 +56,41 @@ TEST(PixOpenmp, Bgr2RgbaVariantsAndBaselinesExact) {
   }
   const Problem alpha = problem("bgr2rgba", 19, 7, 3, {{"alpha", "0"}});
   expect_exact(alpha, "omp_rows", {config({{"shuffle", 0}}), config({{"shuffle", 1}})});
+}
+
+// Every shuffle x stream, rows and tiles, exact on widths around the vector widths (4, 8 and 16 pixels),
+// 1-pixel-wide and 1-row images, tiles that start rows at unaligned outputs, and alpha 0. shuffle 2 and 3
+// compile only where the host compiler targets AVX2 and AVX-512 VBMI (-march=native on such a CPU) and
+// are compile errors elsewhere; stream 1 with shuffle 0 or 1 is a launch error.
+TEST(PixOpenmp, Bgr2RgbaEveryShuffleAndStreamExact) {
+  const bool avx2 = __builtin_cpu_supports("avx2");
+  const bool vbmi = __builtin_cpu_supports("avx512vbmi") && __builtin_cpu_supports("avx512bw");
+  std::vector<Problem> problems;
+  for (const auto& [w, h] : {std::pair{1, 9}, std::pair{3, 1}, std::pair{7, 5}, std::pair{15, 4}, std::pair{16, 3},
+                             std::pair{17, 6}, std::pair{31, 2}, std::pair{33, 7}, std::pair{67, 5}, std::pair{130, 3}})
+    problems.push_back(problem("bgr2rgba", w, h, 3));
+  problems.push_back(problem("bgr2rgba", 45, 4, 3, {{"alpha", "0"}}));
+  for (std::int64_t shuffle : {0, 1, 2, 3})
+    for (std::int64_t stream : {0, 1})
+      for (const char* v : {"omp_rows", "omp_tiles"}) {
+        Config c = config({{"shuffle", shuffle}, {"stream", stream}, {"threads", 2}, {"schedule", "dynamic"}});
+        if (std::string(v) == "omp_tiles") {
+          c.set("tile_x", std::int64_t{5 + 6 * shuffle});
+          c.set("tile_y", std::int64_t{2});
+        }
+        const bool isa = (shuffle != 2 || avx2) && (shuffle != 3 || vbmi);
+        const char* want = stream && shuffle < 2 ? "launch_error" : isa ? "ok" : "compile_error";
+        for (const Problem& p : problems) {
+          SCOPED_TRACE(std::string(v) + " " + c.brief() + " on " + p.label());
+          const EvalResult r = evaluate_variant(open_device("openmp"), p, v, c);
+          EXPECT_EQ(to_string(r.status), std::string(want)) << r.log;
+          if (std::string(want) == "ok") EXPECT_EQ(r.validation, "exact");
+        }
+      }
+  for (const Config& c : {config({{"shuffle", 4}}), config({{"shuffle", -1}}), config({{"stream", 2}})})
+    EXPECT_EQ(to_string(evaluate_variant(open_device("openmp"), problems[0], "omp_rows", c).status),
+              std::string("launch_error"))
+        << c.brief();
 }
 
 struct Shape {
