@@ -80,18 +80,12 @@ class Sessions {
   std::map<std::size_t, std::unique_ptr<DeviceSession>> open_;
 };
 
-EvalResult evaluate_point(const Tuner::Impl& m, const Task& t, DeviceSession& s, const Config& c) {
-  const auto& expected = m.expected.at({t.problem, t.variant->validation_rule()});
-  return s.evaluate({m.space.problems[t.problem], m.workloads[t.problem], expected, *t.variant, c});
-}
-
 // A rank other than 0: announces what it can serve, then evaluates what it is sent until "stop".
-TuneSummary serve(const Tuner::Impl& m, const Layout& l, Transport& net, const DistributedOptions& o) {
+void serve(const Tuner::Impl& m, const Layout& l, Transport& net, const DistributedOptions& o) {
   std::string serves;
   for (std::size_t i : l.tasks) serves += my_device(l, m.tasks[i].device, o) ? '1' : '0';
   net.send(0, wire::encode({"hello", l.fingerprint, hostname(), serves}));
   Sessions sessions(m);
-  TuneSummary summary;
   for (;;) {
     const Message msg = wire::decode_whole(net.receive().second);
     if (msg.at(0) == "stop") break;
@@ -107,13 +101,10 @@ TuneSummary serve(const Tuner::Impl& m, const Layout& l, Transport& net, const D
       Message reply = {"done", id};
       for (auto& f : wire::encode_result(r)) reply.push_back(std::move(f));
       net.send(0, wire::encode(reply));
-      ++summary.measured;
-      (r.status == Status::ok ? summary.ok : summary.failed)++;
     } catch (const std::exception& e) {
       net.send(0, wire::encode({"error", id, e.what()}));
     }
   }
-  return summary;
 }
 
 // Rank 0.
@@ -242,22 +233,10 @@ class Coordinator {
           ts.exhausted = true;
           break;
         }
-        if (m_.opt.resume && skip_stored(pos, *point)) point.reset();
+        if (m_.opt.resume && tell_if_stored(m_, t, *point, ts.rows, store_, obs_, summary_)) point.reset();
       }
       if (point) return dispatch(s, pos, *point);
     }
-  }
-
-  bool skip_stored(std::size_t pos, PointId p) {
-    Task& t = task(pos);
-    const TaskState& ts = state_[pos];
-    const Config c = t.space.config(p);
-    auto stored = store_.find(ts.rows.device, ts.rows.problem, ts.rows.variant, c);
-    if (!stored) return false;
-    t.strategy->observe(p, {stored->result.status, stored->result.kernel.median});
-    ++summary_.skipped;
-    obs_.on_result({&m_.devices[t.device].info, &m_.space.problems[t.problem], t.variant, &c, &stored->result, true});
-    return true;
   }
 
   void dispatch(std::size_t s, std::size_t pos, PointId p) {
@@ -286,14 +265,8 @@ class Coordinator {
 
   void finish(std::uint64_t id, const EvalResult& r) {
     const Job job = take(id);
-    Task& t = task(job.pos);
-    const TaskRows& rows = state_[job.pos].rows;
-    store_.save(summary_.run_id, rows.device, rows.problem, rows.variant, job.config, r);
-    t.strategy->observe(job.point, {r.status, r.kernel.median});
-    ++summary_.measured;
     ++slots_[job.slot].evaluated;
-    (r.status == Status::ok ? summary_.ok : summary_.failed)++;
-    obs_.on_result({&m_.devices[t.device].info, &m_.space.problems[t.problem], t.variant, &job.config, &r, false});
+    record(m_, task(job.pos), job.point, job.config, r, state_[job.pos].rows, store_, obs_, summary_);
   }
 
   // A rank could not evaluate on its device (it cannot open it, or its evaluator failed): it takes no
@@ -348,7 +321,10 @@ class Coordinator {
 
 TuneSummary Tuner::run_distributed(Store* store, RunObserver& obs, Transport& net, const DistributedOptions& opt) {
   const Layout layout = layout_of(*impl_);
-  if (net.rank() != 0) return serve(*impl_, layout, net, opt);
+  if (net.rank() != 0) {
+    serve(*impl_, layout, net, opt);
+    return {};
+  }
   PIMG_CHECK(store, "rank 0 of a distributed run needs the store");
   return Coordinator(*impl_, layout, *store, obs, net, opt).run();
 }

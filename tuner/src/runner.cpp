@@ -262,6 +262,31 @@ std::unique_ptr<DeviceSession> open_session(const Tuner::Impl& m, const Selected
                                                 : open_in_process(*m.family, *sd.backend, sd.info, m.measure);
 }
 
+bool tell_if_stored(const Tuner::Impl& m, Task& t, PointId p, const TaskRows& rows, Store& store, RunObserver& obs,
+                    TuneSummary& summary) {
+  const Config c = t.space.config(p);
+  const auto stored = store.find(rows.device, rows.problem, rows.variant, c);
+  if (!stored) return false;
+  t.strategy->observe(p, {stored->result.status, stored->result.kernel.median});
+  ++summary.skipped;
+  obs.on_result({&m.devices[t.device].info, &m.space.problems[t.problem], t.variant, &c, &stored->result, true});
+  return true;
+}
+
+EvalResult evaluate_point(const Tuner::Impl& m, const Task& t, DeviceSession& session, const Config& c) {
+  const auto& expected = m.expected.at({t.problem, t.variant->validation_rule()});
+  return session.evaluate({m.space.problems[t.problem], m.workloads[t.problem], expected, *t.variant, c});
+}
+
+void record(const Tuner::Impl& m, Task& t, PointId p, const Config& c, const EvalResult& r, const TaskRows& rows,
+            Store& store, RunObserver& obs, TuneSummary& summary) {
+  store.save(summary.run_id, rows.device, rows.problem, rows.variant, c, r);
+  t.strategy->observe(p, {r.status, r.kernel.median});
+  ++summary.measured;
+  (r.status == Status::ok ? summary.ok : summary.failed)++;
+  obs.on_result({&m.devices[t.device].info, &m.space.problems[t.problem], t.variant, &c, &r, false});
+}
+
 std::size_t Tuner::planned() const { return impl_->planned; }
 
 TuneSummary Tuner::run(Store& store, RunObserver& obs) {
@@ -271,39 +296,19 @@ TuneSummary Tuner::run(Store& store, RunObserver& obs) {
   obs.on_start(m.planned);
   std::unique_ptr<DeviceSession> session;
   std::size_t open_index = m.devices.size();
-  std::int64_t device_row = 0;
   for (auto& t : m.tasks) {
     const SelectedDevice& sd = m.devices[t.device];
     if (open_index != t.device) {
       session.reset();  // one device open at a time
       session = open_session(m, sd);
       open_index = t.device;
-      device_row = store.device_id(sd.info);
-      measure_bandwidth_once(store, device_row, *session, sd.info, obs);
+      measure_bandwidth_once(store, store.device_id(sd.info), *session, sd.info, obs);
     }
-    const Problem& problem = m.space.problems[t.problem];
     const TaskRows rows = begin_task(m, t, sd.info, store, obs);
-    const std::int64_t problem_row = rows.problem, variant_row = rows.variant;
-    const auto& expected = m.expected.at({t.problem, t.variant->validation_rule()});
-    while (auto config = t.strategy->next()) {
-      RunEvent ev{&sd.info, &problem, t.variant, &*config, nullptr, false};
-      if (m.opt.resume) {
-        if (auto stored = store.find(device_row, problem_row, variant_row, *config)) {
-          t.strategy->tell(*config, {stored->result.status, stored->result.kernel.median});
-          ev.result = &stored->result;
-          ev.skipped = true;
-          ++summary.skipped;
-          obs.on_result(ev);
-          continue;
-        }
-      }
-      EvalResult r = session->evaluate({problem, m.workloads[t.problem], expected, *t.variant, *config});
-      store.save(summary.run_id, device_row, problem_row, variant_row, *config, r);
-      t.strategy->tell(*config, {r.status, r.kernel.median});
-      ++summary.measured;
-      (r.status == Status::ok ? summary.ok : summary.failed)++;
-      ev.result = &r;
-      obs.on_result(ev);
+    while (auto p = t.strategy->ask()) {
+      if (m.opt.resume && tell_if_stored(m, t, *p, rows, store, obs, summary)) continue;
+      const Config config = t.space.config(*p);
+      record(m, t, *p, config, evaluate_point(m, t, *session, config), rows, store, obs, summary);
     }
   }
   obs.on_finish();

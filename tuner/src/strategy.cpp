@@ -44,16 +44,6 @@ OptionValues resolve_options(const StrategyInfo& info, const std::map<std::strin
   return out;
 }
 
-std::vector<PointId> Strategy::ask_batch(std::size_t n) {
-  std::vector<PointId> out;
-  while (out.size() < n)
-    if (auto p = ask())
-      out.push_back(*p);
-    else
-      break;
-  return out;
-}
-
 std::optional<Config> Strategy::next() {
   auto p = ask();
   if (!p) return std::nullopt;

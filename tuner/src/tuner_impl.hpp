@@ -65,6 +65,16 @@ struct TaskRows {
 };
 TaskRows begin_task(Tuner::Impl& m, Task& t, const DeviceInfo& device, Store& store, RunObserver& obs);
 
+// Resume: when configuration p of task t is stored, its outcome is told to the strategy and reported as
+// skipped (true); false when it is not stored.
+bool tell_if_stored(const Tuner::Impl& m, Task& t, PointId p, const TaskRows& rows, Store& store, RunObserver& obs,
+                    TuneSummary& summary);
+// Configuration c of task t measured on an opened device, validated against the task's reference.
+EvalResult evaluate_point(const Tuner::Impl& m, const Task& t, DeviceSession& session, const Config& c);
+// A measured configuration p (c): stored in its own transaction, told to the strategy, counted, reported.
+void record(const Tuner::Impl& m, Task& t, PointId p, const Config& c, const EvalResult& r, const TaskRows& rows,
+            Store& store, RunObserver& obs, TuneSummary& summary);
+
 // The device's copy bandwidth, measured once per device row of the store.
 void measure_bandwidth_once(Store& store, std::int64_t device_row, DeviceSession& session, const DeviceInfo& device,
                             RunObserver& obs);

@@ -85,7 +85,8 @@ class Tuner {
 
   // The same run spread over the ranks of an MPI job (docs/mpi.md, part 2): every rank constructs
   // the same Tuner; rank 0 passes the store, hands configurations out and is the only writer, the
-  // others pass nullptr and evaluate on their own device. Rank 0's summary counts every rank's work.
+  // others pass nullptr, evaluate on their own device and return an empty summary; rank 0's counts
+  // every rank's work.
   TuneSummary run_distributed(Store* store, RunObserver& obs, Transport& net, const DistributedOptions& opt);
 
   struct Impl;  // the runners' shared inside: tuner/src/tuner_impl.hpp

@@ -44,11 +44,11 @@ struct PriorResult {
 class Strategy {
  public:
   virtual ~Strategy() = default;
-  virtual std::optional<PointId> ask() = 0;                  // nullopt: done
+  // The next point to evaluate; nullopt: done, for good. May be called again before the outcomes of
+  // earlier points are told (the distributed runner keeps one point per busy rank in flight).
+  virtual std::optional<PointId> ask() = 0;
   virtual void observe(PointId p, const Outcome& o) = 0;
   virtual std::size_t planned() const = 0;                   // evaluations it expects to ask for
-  // Up to n points to evaluate before any of their outcomes is told (fewer when done).
-  virtual std::vector<PointId> ask_batch(std::size_t n);
   // Earlier results offered before the first ask; strategies that do not learn from them ignore them.
   virtual void prior(const std::vector<PriorResult>& results) { (void)results; }
 
