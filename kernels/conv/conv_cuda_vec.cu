@@ -10,9 +10,14 @@
    of K*K multiply-adds per output byte, the same integer sum. SHFL 1: a thread loads only its own
    vector of each row and takes its neighbours' vectors from the lanes beside it (__shfl_sync); lanes at
    a warp's edge load theirs. SHFL needs BLOCK_X to be a multiple of 32 (whole warps along a row).
-   Defines: VEC (4, 8, 16), ROWS, SEPARABLE, SHFL, BLOCK_X, BLOCK_Y, LAUNCH_BOUNDS, and the problem's
-   PIMG_*. */
+   PACKED 1 (with SEPARABLE, only where the family set PIMG_PACKED: non-negative factors whose sums fit
+   16 bits, divisor 2^PIMG_PACK_SHIFT): both passes run on two 16-bit lanes per 32-bit word, output bytes
+   b and b + 2 in one word (conv_packed.h), half the multiply-adds and none of the per-byte unpacking,
+   rounding and saturation of the int path; the same integer sums, so the same bytes.
+   Defines: VEC (4, 8, 16), ROWS, SEPARABLE, PACKED, SHFL, BLOCK_X, BLOCK_Y, LAUNCH_BOUNDS, and the
+   problem's PIMG_*. */
 #include "conv/conv_cuda_common.cuh"
+#include "conv/conv_packed.h"
 
 #if VEC == 4
 typedef unsigned int vec_t;
@@ -66,12 +71,16 @@ static __device__ __forceinline__ void rows_fast(const uchar* __restrict__ in_pl
 #if SHFL
   const int lane = (int)(threadIdx.x & 31u);
 #endif
+#if PACKED
+  unsigned int acc[PIMG_K][VEC / 2]; /* output bytes (pair_byte(p), pair_byte(p) + 2) in lanes of word p */
+#else
   int acc[PIMG_K][VEC];
+#endif
 #pragma unroll
   for (int i = 0; i < ROWS + PIMG_K - 1; ++i) {
     if (i < ROWS) {
 #pragma unroll
-      for (int b = 0; b < VEC; ++b) acc[i % PIMG_K][b] = 0;
+      for (int b = 0; b < (PACKED ? VEC / 2 : VEC); ++b) acc[i % PIMG_K][b] = 0;
     }
     int y = oy0 + (CENTRE - PIMG_R) + i;
     unsigned int w[NV * WV];
@@ -110,10 +119,35 @@ static __device__ __forceinline__ void rows_fast(const uchar* __restrict__ in_pl
 #pragma unroll
       for (int q = 0; q < NV * WV; ++q) w[q] = 0u;
     }
+#if PACKED
+    unsigned int even[NV * WV], odd[NV * WV]; /* bytes 0, 2 and bytes 1, 3 of each word, as 16-bit lanes */
+#pragma unroll
+    for (int q = 0; q < NV * WV; ++q) {
+      even[q] = w[q] & 0x00ff00ffu;
+      odd[q] = (w[q] >> 8) & 0x00ff00ffu;
+    }
+    unsigned int h[VEC / 2]; /* this row filtered along x, two output bytes per word */
+#pragma unroll
+    for (int p = 0; p < VEC / 2; ++p) {
+      h[p] = 0u;
+#pragma unroll
+      for (int kx = 0; kx < PIMG_K; ++kx)
+        h[p] += (unsigned int)roww[kx] * pimg_pair(even, odd, SKIP + pimg_pair_byte(p) + kx * BPP);
+    }
+#pragma unroll
+    for (int ky = 0; ky < PIMG_K; ++ky) {
+      const int j = i - ky;
+      if (j < 0 || j >= ROWS) continue;
+#pragma unroll
+      for (int p = 0; p < VEC / 2; ++p) acc[j % PIMG_K][p] += (unsigned int)colw[ky] * h[p];
+    }
+#else
     int px[SEG];
 #pragma unroll
     for (int n = 0; n < SEG; ++n) px[n] = (int)((w[(SKIP + n) >> 2] >> (((SKIP + n) & 3) * 8)) & 0xffu);
-#if SEPARABLE
+#endif
+#if PACKED
+#elif SEPARABLE
     int h[VEC]; /* this row filtered along x */
 #pragma unroll
     for (int b = 0; b < VEC; ++b) {
@@ -145,11 +179,15 @@ static __device__ __forceinline__ void rows_fast(const uchar* __restrict__ in_pl
       unsigned int o[WV];
 #pragma unroll
       for (int q = 0; q < WV; ++q) {
+#if PACKED
+        o[q] = pimg_packed_word(acc[done % PIMG_K][2 * q], acc[done % PIMG_K][2 * q + 1]);
+#else
         unsigned int word = 0u;
 #pragma unroll
         for (int e = 0; e < 4; ++e)
           word |= (unsigned int)pimg_conv_finish(acc[done % PIMG_K][4 * q + e], PIMG_DIVISOR) << (8 * e);
         o[q] = word;
+#endif
       }
       vec_t res;
       get_words(o, &res);

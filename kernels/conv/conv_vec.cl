@@ -9,9 +9,11 @@
    SEPARABLE 1 (only for a filter the family factorised, PIMG_SEPARABLE): each input row is first filtered
    along x with PIMG_ROW_WEIGHTS, then added into the K rows with PIMG_COL_WEIGHTS: 2K instead of K*K
    multiply-adds per output byte, the same integer sum. OpenCL C 1.2 has no overloading, so the conversions
-   between a vector and its 32-bit words are per-VEC macros.
-   Defines: VEC (4, 8, 16), ROWS, SEPARABLE, BLOCK_X, BLOCK_Y, and the problem's PIMG_*. */
+   between a vector and its 32-bit words are per-VEC macros. PACKED 1 (with SEPARABLE, where the family
+   set PIMG_PACKED): both passes on two 16-bit lanes per 32-bit word, as conv_cuda_vec (conv_packed.h).
+   Defines: VEC (4, 8, 16), ROWS, SEPARABLE, PACKED, BLOCK_X, BLOCK_Y, and the problem's PIMG_*. */
 #include "conv/conv_rule.h"
+#include "conv/conv_packed.h"
 
 #if !defined(__ENDIAN_LITTLE__)
 #error "conv_vec reads bytes out of 32-bit words in little-endian order"
@@ -85,12 +87,16 @@ static inline void rows_fast(__global const uchar* restrict in_plane, __global u
 #else
   const int weight[PIMG_K * PIMG_K] = {PIMG_WEIGHTS};
 #endif
+#if PACKED
+  uint acc[PIMG_K][VEC / 2]; /* output bytes (pimg_pair_byte(p), pimg_pair_byte(p) + 2) in lanes of word p */
+#else
   int acc[PIMG_K][VEC];
+#endif
 #pragma unroll
   for (int i = 0; i < ROWS + PIMG_K - 1; ++i) {
     if (i < ROWS) {
 #pragma unroll
-      for (int b = 0; b < VEC; ++b) acc[i % PIMG_K][b] = 0;
+      for (int b = 0; b < (PACKED ? VEC / 2 : VEC); ++b) acc[i % PIMG_K][b] = 0;
     }
     int y = oy0 + (CENTRE - PIMG_R) + i;
     uint w[NV * WV];
@@ -108,10 +114,35 @@ static inline void rows_fast(__global const uchar* restrict in_plane, __global u
 #pragma unroll
       for (int q = 0; q < NV * WV; ++q) w[q] = 0u;
     }
+#if PACKED
+    uint even[NV * WV], odd[NV * WV]; /* bytes 0, 2 and bytes 1, 3 of each word, as 16-bit lanes */
+#pragma unroll
+    for (int q = 0; q < NV * WV; ++q) {
+      even[q] = w[q] & 0x00ff00ffu;
+      odd[q] = (w[q] >> 8) & 0x00ff00ffu;
+    }
+    uint h[VEC / 2]; /* this row filtered along x, two output bytes per word */
+#pragma unroll
+    for (int p = 0; p < VEC / 2; ++p) {
+      h[p] = 0u;
+#pragma unroll
+      for (int kx = 0; kx < PIMG_K; ++kx)
+        h[p] += (uint)roww[kx] * pimg_pair(even, odd, SKIP + pimg_pair_byte(p) + kx * BPP);
+    }
+#pragma unroll
+    for (int ky = 0; ky < PIMG_K; ++ky) {
+      const int j = i - ky;
+      if (j < 0 || j >= ROWS) continue;
+#pragma unroll
+      for (int p = 0; p < VEC / 2; ++p) acc[j % PIMG_K][p] += (uint)colw[ky] * h[p];
+    }
+#else
     int px[SEG];
 #pragma unroll
     for (int n = 0; n < SEG; ++n) px[n] = (int)((w[(SKIP + n) >> 2] >> (((SKIP + n) & 3) * 8)) & 0xffu);
-#if SEPARABLE
+#endif
+#if PACKED
+#elif SEPARABLE
     int h[VEC]; /* this row filtered along x */
 #pragma unroll
     for (int b = 0; b < VEC; ++b) {
@@ -143,11 +174,15 @@ static inline void rows_fast(__global const uchar* restrict in_plane, __global u
       uint o[WV];
 #pragma unroll
       for (int q = 0; q < WV; ++q) {
+#if PACKED
+        o[q] = pimg_packed_word(acc[done % PIMG_K][2 * q], acc[done % PIMG_K][2 * q + 1]);
+#else
         uint word = 0u;
 #pragma unroll
         for (int e = 0; e < 4; ++e)
           word |= (uint)pimg_conv_finish(acc[done % PIMG_K][4 * q + e], PIMG_DIVISOR) << (8 * e);
         o[q] = word;
+#endif
       }
       *(__global vec_t*)(out_plane + (long)(oy0 + done) * out_row_bytes + b0) = GET_VEC(o);
     }

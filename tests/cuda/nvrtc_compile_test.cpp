@@ -100,6 +100,9 @@ TEST_P(NvrtcVec, EveryVecAndRowsCompilesForSm90) {
   if (std::string(filter) == "gaussian5") {
     configs.push_back(config({{"block_x", 32}, {"block_y", 4}, {"vec", 8}, {"rows", 8}, {"separable", 1}}));
     configs.push_back(config({{"block_x", 64}, {"block_y", 1}, {"vec", 16}, {"rows", 4}, {"separable", 1}, {"shfl", 1}}));
+    for (int vec : {4, 8, 16})
+      configs.push_back(config({{"block_x", 32}, {"block_y", 4}, {"vec", vec}, {"rows", 8}, {"separable", 1},
+                                {"packed", 1}, {"shfl", vec == 16 ? 1 : 0}}));
   }
   for (const Config& c : configs) {
     const LaunchPlan plan = v.plan(p, w, c, sm90_device());
@@ -148,6 +151,8 @@ TEST(CudaPlans, VecGeometryAndBadValues) {
                                         sm90_device()),
                PlanError);
   EXPECT_NO_THROW(variant("cuda_vec").plan(p, w, config({{"separable", 1}, {"shfl", 1}}), sm90_device()));
+  EXPECT_NO_THROW(variant("cuda_vec").plan(p, w, config({{"separable", 1}, {"packed", 1}}), sm90_device()));
+  EXPECT_THROW(variant("cuda_vec").plan(p, w, config({{"packed", 1}}), sm90_device()), PlanError);
 }
 
 TEST_F(NvrtcTest, CopyKernelCompiles) {

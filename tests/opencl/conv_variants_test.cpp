@@ -137,7 +137,7 @@ TEST(ConvVariants, PlanRejectsWhatTheDeviceCannotRun) {
 }
 
 // cl_vec, as cuda_vec in tests/cuda/cuda_run_test.cpp: vec 4, 8 and 16 with rows 1, 3, 4, 8 and 16 rotating
-// over the problems, and for gaussian5 the separable passes. 37x23 leaves most work-items on the checked
+// over the problems, and for gaussian5 the separable passes, on ints and on packed 16-bit lanes. 37x23 leaves most work-items on the checked
 // path (rows not vec-aligned), 256x40 runs the aligned fast path between the edge work-items, and 260x41
 // with the valid border has aligned output rows but input rows aligned only for vec 4.
 std::vector<Config> vec_configs() {
@@ -171,6 +171,9 @@ TEST_P(VecMatrix, VecKernelIsExactOnEveryLayoutBorderAndAlignment) {
         const int vec = index % 2 ? 16 : 4;
         run.push_back(config({{"block_x", 64}, {"block_y", 1}, {"vec", 8}, {"rows", 8}, {"separable", 1}}));
         run.push_back(config({{"block_x", 32}, {"block_y", 4}, {"vec", vec}, {"rows", 3}, {"separable", 1}}));
+        // two 16-bit lanes per word: every vec width, so each byte position of a word meets each pair kind
+        run.push_back(config({{"block_x", 32}, {"block_y", 2}, {"vec", 4 << (index % 3)}, {"rows", 5},
+                              {"separable", 1}, {"packed", 1}}));
       }
       for (const Config& c : run) {
         SCOPED_TRACE("cl_vec " + c.brief() + " on " + p.label());
@@ -198,7 +201,7 @@ TEST(ConvVariants, VecRegisteredWithItsParameters) {
   EXPECT_NE(kernel_source(v->source()), nullptr) << v->source();
   std::vector<std::string> names;
   for (const auto& d : v->parameters()) names.push_back(d.name);
-  EXPECT_EQ(names, (std::vector<std::string>{"block_x", "block_y", "vec", "rows", "separable"}));
+  EXPECT_EQ(names, (std::vector<std::string>{"block_x", "block_y", "vec", "rows", "separable", "packed"}));
 }
 
 TEST(ConvVariants, VecPlanRejectsBadKnobsAndSetsItsGeometry) {
@@ -219,6 +222,9 @@ TEST(ConvVariants, VecPlanRejectsBadKnobsAndSetsItsGeometry) {
   const Problem gauss = make(kShapes[2], "valid", "gaussian5");
   const Workload wg = conv_family().make_workload(gauss);
   EXPECT_NO_THROW(vec.plan(gauss, wg, config({{"separable", 1}}), d));
+  EXPECT_NO_THROW(vec.plan(gauss, wg, config({{"separable", 1}, {"packed", 1}}), d));
+  EXPECT_THROW(vec.plan(gauss, wg, config({{"packed", 1}}), d), PlanError);  // packed needs separable
+  EXPECT_THROW(vec.plan(gauss, wg, config({{"separable", 1}, {"packed", 2}}), d), PlanError);
 
   // 37x23, 3 channels interleaved: 111 row bytes = 14 vectors of 8, rounded up to 16; 23 rows = 6 groups of
   // 4, rounded up to 8.

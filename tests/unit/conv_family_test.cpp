@@ -128,6 +128,27 @@ TEST(ConvFamily, SeparableFactorisationIsExactOrAbsent) {
   EXPECT_EQ(f.make_workload(f.make_problem(16, 16, 1, {{"filter", "sharpen3"}})).defines.at("PIMG_SEPARABLE"), "0");
 }
 
+TEST(ConvFamily, PackedLanesOnlyWhereNoLaneCanCarry) {
+  using pimg::conv::packed_shift;
+  using pimg::conv::SeparableWeights;
+  const SeparableWeights g{{1, 4, 6, 4, 1}, {1, 4, 6, 4, 1}};
+  EXPECT_EQ(packed_shift(g, 256), 8);  // 256 * 255 + 128 = 65408 < 2^16, quotients up to 255
+  EXPECT_EQ(packed_shift(g, 512), -1);  // 2^9: a lane's quotient would not sit in its low byte after one shift
+  EXPECT_EQ(packed_shift(g, 100), -1);  // not a power of two
+  EXPECT_EQ(packed_shift(g, 128), -1);  // quotients up to 510: saturation needed
+  EXPECT_EQ(packed_shift({{1, 2, 1}, {1, 2, 1}}, 16), 4);
+  EXPECT_EQ(packed_shift({{1, 2, 1}, {1, 2, 1}}, 1), -1);  // sums up to 4080 but quotients over 255
+  EXPECT_EQ(packed_shift({{1}, {1}}, 1), 0);
+  EXPECT_EQ(packed_shift({{1, 0, -1}, {1, 2, 1}}, 1), -1);  // a negative factor
+  EXPECT_EQ(packed_shift({{16, 16, 16, 16, 16}, {1, 1, 1, 1, 1}}, 256), -1);  // row pass 80 * 255 fits, whole sum not
+  EXPECT_EQ(packed_shift({}, 256), -1);
+  ConvFamily f;
+  const Workload w = f.make_workload(f.make_problem(16, 16, 3, {{"filter", "gaussian5"}}));
+  EXPECT_EQ(w.defines.at("PIMG_PACKED"), "1");
+  EXPECT_EQ(w.defines.at("PIMG_PACK_SHIFT"), "8");
+  EXPECT_EQ(f.make_workload(f.make_problem(16, 16, 1, {{"filter", "sharpen3"}})).defines.at("PIMG_PACKED"), "0");
+}
+
 TEST(ConvFamily, BadAttributesNameTheKey) {
   ConvFamily f;
   auto key_of = [&](int w, int h, int c, std::map<std::string, std::string> a) {

@@ -37,6 +37,9 @@ class ClVec final : public Variant {
     out.push_back({"rows", false, {}, std::int64_t{8}, "consecutive output rows per work-item (1..32)"});
     out.push_back({"separable", false, {}, std::int64_t{0},
                    "1: filter each row along x, then the rows along y (only for a separable filter)"});
+    out.push_back({"packed", false, {}, std::int64_t{0},
+                   "1 (with separable=1): two 16-bit lanes per 32-bit word in both passes (where the filter's "
+                   "sums fit 16 bits)"});
     return out;
   }
 
@@ -51,6 +54,12 @@ class ClVec final : public Variant {
     const auto factorised = w.defines.find("PIMG_SEPARABLE");
     if (separable && (factorised == w.defines.end() || factorised->second != "1"))
       throw PlanError("separable=1 but the filter has no integer factorisation into a column and a row");
+    const int packed = one_of(c, "packed", 0, {0, 1});
+    if (packed && !separable) throw PlanError("packed=1 needs separable=1");
+    const auto lanes = w.defines.find("PIMG_PACKED");
+    if (packed && (lanes == w.defines.end() || lanes->second != "1"))
+      throw PlanError("packed=1 but the filter's factors are negative, their sums pass 16 bits, or the divisor "
+                      "is not a power of two up to 256");
 
     LaunchPlan plan;
     plan.entry = "conv_vec";
@@ -60,6 +69,7 @@ class ClVec final : public Variant {
     add_define(plan, "VEC", std::to_string(vec));
     add_define(plan, "ROWS", std::to_string(rows));
     add_define(plan, "SEPARABLE", std::to_string(separable));
+    add_define(plan, "PACKED", std::to_string(packed));
 
     // x: vec-byte vectors of an output row; y: groups of `rows` rows of every plane.
     const auto bx = static_cast<std::size_t>(k.block_x), by = static_cast<std::size_t>(k.block_y);

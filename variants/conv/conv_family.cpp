@@ -248,6 +248,25 @@ SeparableWeights separable_weights(const std::vector<int>& weights, int k) {
   return out;
 }
 
+int packed_shift(const SeparableWeights& sep, int divisor) {
+  if (!sep.separable()) return -1;
+  long row_sum = 0, col_sum = 0;
+  for (int v : sep.row) {
+    if (v < 0) return -1;
+    row_sum += v;
+  }
+  for (int v : sep.col) {
+    if (v < 0) return -1;
+    col_sum += v;
+  }
+  int s = 0;
+  while (s <= 8 && (1 << s) != divisor) ++s;
+  if (s > 8) return -1;
+  const long half = divisor / 2, top = row_sum * col_sum * 255 + half;
+  if (row_sum * 255 > 0xffff || top > 0xffff || (top >> s) > 255) return -1;
+  return s;
+}
+
 Workload ConvFamily::make_workload(const Problem& p) const {
   const ConvSpec s = spec_of(p);
   Workload w;
@@ -283,6 +302,9 @@ Workload ConvFamily::make_workload(const Problem& p) const {
     w.defines["PIMG_COL_WEIGHTS"] = list(sep.col);
     w.defines["PIMG_ROW_WEIGHTS"] = list(sep.row);
   }
+  const int shift = packed_shift(sep, s.divisor);
+  w.defines["PIMG_PACKED"] = shift >= 0 ? "1" : "0";
+  if (shift >= 0) w.defines["PIMG_PACK_SHIFT"] = std::to_string(shift);
   return w;
 }
 

@@ -40,6 +40,12 @@ struct SeparableWeights {
 };
 SeparableWeights separable_weights(const std::vector<int>& weights, int k);
 
+// Whether a separable filter can run on two 16-bit lanes per 32-bit word (the `packed` kernels): every
+// row and column weight non-negative, the row pass's and the whole sum's largest value plus the rounding
+// half under 2^16, the divisor 2^s with s <= 8 (each lane's quotient then sits in its low byte after one
+// shift of the whole word), and no quotient over 255 (no saturation needed). Returns s, or -1.
+int packed_shift(const SeparableWeights& sep, int divisor);
+
 class ConvFamily final : public Family {
  public:
   std::string name() const override { return "conv"; }

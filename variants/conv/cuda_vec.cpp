@@ -41,6 +41,9 @@ class CudaVec final : public Variant {
     out.push_back({"rows", false, {}, std::int64_t{8}, "consecutive output rows per thread (1..32)"});
     out.push_back({"separable", false, {}, std::int64_t{0},
                    "1: filter each row along x, then the rows along y (only for a separable filter)"});
+    out.push_back({"packed", false, {}, std::int64_t{0},
+                   "1 (with separable=1): two 16-bit lanes per 32-bit word in both passes (where the filter's "
+                   "sums fit 16 bits)"});
     out.push_back({"shfl", false, {}, std::int64_t{0},
                    "1: neighbours' vectors from the lanes beside through __shfl_sync (block_x a multiple of 32)"});
     return out;
@@ -60,8 +63,13 @@ class CudaVec final : public Variant {
     if (rows < 1 || rows > 32) throw PlanError(fmt::format("rows={} is outside 1..32", rows));
     const int separable = vec_param(c, "separable", 0, {0, 1});
     const int shfl = vec_param(c, "shfl", 0, {0, 1});
+    const int packed = vec_param(c, "packed", 0, {0, 1});
     if (separable && w.defines.at("PIMG_SEPARABLE") != "1")
       throw PlanError("separable=1 but the filter has no integer factorisation into a column and a row");
+    if (packed && !separable) throw PlanError("packed=1 needs separable=1");
+    if (packed && w.defines.at("PIMG_PACKED") != "1")
+      throw PlanError("packed=1 but the filter's factors are negative, their sums pass 16 bits, or the divisor "
+                      "is not a power of two up to 256");
     if (shfl && k.block_x % 32 != 0)
       throw PlanError(fmt::format("shfl=1 needs block_x to be a multiple of 32 (whole warps), not {}", k.block_x));
 
@@ -71,6 +79,7 @@ class CudaVec final : public Variant {
     add_define(plan, "VEC", std::to_string(vec));
     add_define(plan, "ROWS", std::to_string(rows));
     add_define(plan, "SEPARABLE", std::to_string(separable));
+    add_define(plan, "PACKED", std::to_string(packed));
     add_define(plan, "SHFL", std::to_string(shfl));
 
     const auto bx = static_cast<std::size_t>(k.block_x), by = static_cast<std::size_t>(k.block_y);
