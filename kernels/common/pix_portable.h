@@ -1,6 +1,7 @@
 /* One kernel text for OpenCL C and CUDA (NVRTC), used by the bgr2rgba, flip and maxpool families:
-   qualifiers, thread indices, the local-memory barrier, byte-wise max of packed words, and byte access
-   to arrays of 32-bit words (constant indices after unrolling compile to byte permutes). Every kernel
+   qualifiers, thread indices, the local-memory barrier, byte-wise max of packed words (4 and 16 bytes),
+   byte permutes of two words (PIX_PERM), and byte access to arrays of 32-bit words (constant indices
+   after unrolling compile to byte permutes). Every kernel
    also receives BLOCK_X and BLOCK_Y, the work-group (thread-block) size it is launched with. */
 #ifndef PIX_PORTABLE_H
 #define PIX_PORTABLE_H
@@ -18,6 +19,14 @@
 #define PIX_GROUP(d) ((int)get_group_id(d))
 #define PIX_VMAX4(a, b) as_uint(max(as_uchar4(a), as_uchar4(b)))
 #define PIX_MAXU(a, b) max((a), (b))
+/* Byte-wise max of two 16-byte vectors, and CUDA's __byte_perm: byte i of the result is byte
+   (s >> 4i) & 7 of the 8 bytes hi:lo (lo's bytes 0-3, hi's 4-7); selectors are constants. */
+inline uint4 pix_vmax16(uint4 a, uint4 b) { return as_uint4(max(as_uchar16(a), as_uchar16(b))); }
+inline uint pix_perm(uint lo, uint hi, uint s) {
+  const uchar4 sel = (uchar4)(s & 7, (s >> 4) & 7, (s >> 8) & 7, (s >> 12) & 7);
+  return as_uint(shuffle(as_uchar8(upsample(hi, lo)), sel));
+}
+#define PIX_PERM(lo, hi, s) pix_perm((lo), (hi), (s))
 #else
 typedef unsigned char uchar;
 typedef unsigned int uint;
@@ -33,6 +42,10 @@ typedef unsigned int uint;
 #define PIX_GROUP(d) ((int)((d) == 0 ? blockIdx.x : (d) == 1 ? blockIdx.y : blockIdx.z))
 #define PIX_VMAX4(a, b) __vmaxu4((a), (b))
 #define PIX_MAXU(a, b) umax((a), (b))
+static __device__ __forceinline__ uint4 pix_vmax16(uint4 a, uint4 b) {
+  return make_uint4(__vmaxu4(a.x, b.x), __vmaxu4(a.y, b.y), __vmaxu4(a.z, b.z), __vmaxu4(a.w, b.w));
+}
+#define PIX_PERM(lo, hi, s) __byte_perm((lo), (hi), (s)) /* one PRMT */
 #endif
 
 #if !defined(BLOCK_X) || !defined(BLOCK_Y)

@@ -8,6 +8,12 @@
      reads 2*SAMPLES 16-byte vectors from each of its two input rows, takes the byte-wise maximum of the
      rows, then of neighbouring pixels (shifted words), packs the 16*SAMPLES output bytes and writes
      SAMPLES 16-byte vectors; byte path when rows are not 16-byte aligned and for the last partial group;
+   - maxpool_rgb (3 samples per pixel only): each block row pools a tile of BLOCK_X*GROUPS units of 16
+     input pixels (48 bytes, three 16-byte vectors per input row; 8 output pixels, 24 bytes). The block
+     reads the tile's two rows with warp-contiguous 16-byte loads, keeps their byte-wise maximum in local
+     memory, each thread turns its units' 12 words into 6 output words with 20 byte permutes and 6 packed
+     maxima (pool_rgb8), and the block writes the tile with contiguous 16-byte stores; byte path for a
+     partial last tile and for rows not 16-byte aligned;
    - maxpool_tree: seed 003's tree formulation: each thread of a BLOCK_X x BLOCK_Y block (both even)
      stages one input pixel in local memory; the even columns take the maximum of each horizontal pair
      (t1, t2), then the even rows the maximum of t1 and t2, with a barrier between the levels that
@@ -96,6 +102,74 @@ PIX_KERNEL void maxpool_vec16(PIX_GLOBAL const uchar* PIX_RESTRICT in, PIX_GLOBA
     }
   }
 }
+
+#if SAMPLES == 3
+/* 8 output pixels (3 words) from the 6 words of 8 input pixel pairs, already the maximum of the two rows:
+   output byte k (pixel k / 3, channel k % 3) is the maximum of bytes L = 6 (k / 3) + k % 3 and L + 3.
+   Each output word gathers its four L bytes and its four R bytes with byte permutes (selector nibbles
+   index the 8 bytes hi:lo), then one packed maximum. */
+PIX_FN void pool_rgb8(const uint* h, uint* o) {
+  const uint l0 = PIX_PERM(h[0], h[1], 0x6210);                          /* bytes 0 1 2 6 */
+  const uint r0 = PIX_PERM(PIX_PERM(h[0], h[1], 0x0543), h[2], 0x5210);  /* 3 4 5 9 */
+  const uint l1 = PIX_PERM(PIX_PERM(h[1], h[2], 0x0043), h[3], 0x5410);  /* 7 8 12 13 */
+  const uint r1 = PIX_PERM(PIX_PERM(h[2], h[3], 0x0732), h[4], 0x4210);  /* 10 11 15 16 */
+  const uint l2 = PIX_PERM(PIX_PERM(h[3], h[4], 0x0762), h[5], 0x4210);  /* 14 18 19 20 */
+  const uint r2 = PIX_PERM(h[4], h[5], 0x7651);                          /* 17 21 22 23 */
+  o[0] = PIX_VMAX4(l0, r0);
+  o[1] = PIX_VMAX4(l1, r1);
+  o[2] = PIX_VMAX4(l2, r2);
+}
+
+#define TILE (BLOCK_X * GROUPS) /* units of 16 input pixels (48 bytes per row, 24 output bytes) per block row */
+
+PIX_KERNEL void maxpool_rgb(PIX_GLOBAL const uchar* PIX_RESTRICT in, PIX_GLOBAL uchar* PIX_RESTRICT out, int width,
+                            int height, int out_width, int out_height) {
+  PIX_LOCAL uint4 rows[BLOCK_Y][3 * TILE];    /* byte-wise maximum of the tile's two input rows */
+  PIX_LOCAL uint4 pooled[BLOCK_Y][3 * TILE / 2]; /* the tile's output row (TILE is even) */
+  const int lx = PIX_LID(0), ly = PIX_LID(1);
+  /* Rows past the output (interleaved: one plane) pool the last row again and store nothing, so that
+     every pointer stays inside the buffers. */
+  const int live = PIX_GID_Y < out_height, r = live ? PIX_GID_Y : out_height - 1;
+  PIX_GLOBAL const uchar* in0 = in + 2 * (uint)r * (uint)width * 3;
+  PIX_GLOBAL const uchar* in1 = in0 + (uint)width * 3;
+  PIX_GLOBAL uchar* o = out + (uint)r * (uint)out_width * 3;
+  const int x0 = PIX_GROUP(0) * TILE * 8; /* the tile's first output pixel */
+  /* The same answer for the whole block, so every thread reaches the barriers below or none does. */
+  const int vector = width % 32 == 0 && x0 + TILE * 8 <= out_width;
+  if (vector) {
+    PIX_GLOBAL const uint4* s0 = (PIX_GLOBAL const uint4*)(in0 + 48 * (uint)(x0 / 8));
+    PIX_GLOBAL const uint4* s1 = (PIX_GLOBAL const uint4*)(in1 + 48 * (uint)(x0 / 8));
+    uint4 a[3 * GROUPS], b[3 * GROUPS]; /* every load issued before the first maximum */
+#pragma unroll
+    for (int v = 0; v < 3 * GROUPS; ++v) {
+      a[v] = s0[lx + v * BLOCK_X];
+      b[v] = s1[lx + v * BLOCK_X];
+    }
+#pragma unroll
+    for (int v = 0; v < 3 * GROUPS; ++v) rows[ly][lx + v * BLOCK_X] = pix_vmax16(a[v], b[v]);
+    PIX_BARRIER();
+#pragma unroll
+    for (int u = 0; u < GROUPS; ++u) {
+      const int j = lx + u * BLOCK_X; /* unit j of the tile: vectors 3j..3j+2, output words 6j..6j+5 */
+      const uint4 v0 = rows[ly][3 * j], v1 = rows[ly][3 * j + 1], v2 = rows[ly][3 * j + 2];
+      const uint h[12] = {v0.x, v0.y, v0.z, v0.w, v1.x, v1.y, v1.z, v1.w, v2.x, v2.y, v2.z, v2.w};
+      uint w[6];
+      pool_rgb8(h, w);
+      pool_rgb8(h + 6, w + 3);
+      PIX_LOCAL_PTR uint* dst = (PIX_LOCAL_PTR uint*)pooled[ly] + 6 * j;
+#pragma unroll
+      for (int i = 0; i < 6; ++i) dst[i] = w[i];
+    }
+    PIX_BARRIER();
+    if (live) {
+      PIX_GLOBAL uint4* d = (PIX_GLOBAL uint4*)(o + 24 * (uint)(x0 / 8));
+      for (int i = lx; i < 3 * TILE / 2; i += BLOCK_X) d[i] = pooled[ly][i];
+    }
+  } else if (live) {
+    for (int x = x0 + lx; x < out_width && x < x0 + TILE * 8; x += BLOCK_X) pool_pixel(in0, in1, o, x);
+  }
+}
+#endif
 
 PIX_KERNEL void maxpool_tree(PIX_GLOBAL const uchar* PIX_RESTRICT in, PIX_GLOBAL uchar* PIX_RESTRICT out, int width,
                              int height, int out_width, int out_height) {

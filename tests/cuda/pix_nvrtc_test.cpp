@@ -85,6 +85,13 @@ TEST_F(PixNvrtc, FlipAndMaxpoolKernelsCompile) {
                     {config({{"block_x", 64}, {"block_y", 2}, {"groups", 1}}),
                      config({{"block_x", 128}, {"block_y", 1}, {"groups", 4}})});
     expect_compiles(m, "cuda_tree", {config({{"block_x", 32}, {"block_y", 8}}), config({{"block_x", 64}, {"block_y", 16}})});
+    if (channels == 3 && std::string(layout) == "interleaved")  // cuda_rgb plans 3-channel interleaved only
+      for (const int size : {8192, 1000})
+        expect_compiles(problem("maxpool", size, size - 7, 3), "cuda_rgb",
+                        {config({{"block_x", 128}, {"block_y", 1}, {"units", 1}}),
+                         config({{"block_x", 64}, {"block_y", 2}, {"units", 2}}),
+                         config({{"block_x", 128}, {"block_y", 1}, {"units", 4}}),
+                         config({{"block_x", 32}, {"block_y", 4}, {"units", 3}})});
   }
 }
 

@@ -81,6 +81,19 @@ TEST_P(PixLayouts, MaxpoolEveryVariantExact) {
                 config({{"block_x", 2}, {"block_y", 2}})});
 }
 
+// cl_rgb (3 channels interleaved only): rows not 16-byte aligned (byte path), widths that are multiples
+// of 32 with whole tiles (vector path), a whole tile then a partial one in the same row (both paths in one
+// launch), odd heights, and blocks whose last rows fall past the output.
+TEST(PixOpenCl, MaxpoolRgbExact) {
+  const std::vector<Config> configs = {
+      config({{"block_x", 2}, {"block_y", 1}, {"units", 1}}), config({{"block_x", 4}, {"block_y", 4}, {"units", 1}}),
+      config({{"block_x", 2}, {"block_y", 2}, {"units", 3}}), config({{"block_x", 16}, {"block_y", 2}, {"units", 2}}),
+      config({{"block_x", 1}, {"block_y", 3}, {"units", 4}})};
+  for (const auto& [w, h] : {std::pair{37, 23}, std::pair{64, 6}, std::pair{96, 5}, std::pair{200, 9},
+                             std::pair{33, 2}, std::pair{1024, 7}, std::pair{2, 3}})
+    expect_exact(problem("maxpool", w, h, 3, {{"layout", "interleaved"}}), "cl_rgb", configs);
+}
+
 std::string layout_name(const ::testing::TestParamInfo<ShapeSize>& info) {
   const auto [w, h] = kSizes[std::get<1>(info.param)];
   return std::string(kShapes[std::get<0>(info.param)].name) + "_" + std::to_string(w) + "x" + std::to_string(h);
@@ -102,6 +115,15 @@ TEST(PixOpenCl, PlansRejectWhatCannotRun) {
   const Problem mp = problem("maxpool", 37, 23, 1);
   const Workload wm = registry().family("maxpool")->make_workload(mp);
   EXPECT_THROW(registry().variant("maxpool", "cl_tree")->plan(mp, wm, config({{"block_x", 15}}), d), PlanError);
+  EXPECT_THROW(registry().variant("maxpool", "cl_rgb")->plan(mp, wm, Config{}, d), PlanError);  // 1 channel
+  const Problem planar = problem("maxpool", 64, 8, 3, {{"layout", "planar"}});
+  const Workload wp = registry().family("maxpool")->make_workload(planar);
+  EXPECT_THROW(registry().variant("maxpool", "cl_rgb")->plan(planar, wp, Config{}, d), PlanError);
+  const Problem rgb = problem("maxpool", 64, 8, 3);
+  const Workload wr = registry().family("maxpool")->make_workload(rgb);
+  EXPECT_NO_THROW(registry().variant("maxpool", "cl_rgb")->plan(rgb, wr, Config{}, d));
+  EXPECT_THROW(registry().variant("maxpool", "cl_rgb")->plan(rgb, wr, config({{"block_x", 3}, {"units", 1}}), d),
+               PlanError);
   const auto group = static_cast<int>(d.limits.at("max_work_group_size"));
   EXPECT_THROW(registry().variant("maxpool", "cl_direct")->plan(mp, wm, config({{"block_x", group}, {"block_y", 2}}), d),
                PlanError);

@@ -20,6 +20,7 @@ void register_maxpool(Registry& reg) {
   register_direct(reg);
   register_vec16(reg);
   register_tree(reg);
+  register_rgb(reg);
 }
 
 }  // namespace pimg::maxpool

@@ -15,6 +15,7 @@ void finish_plan(LaunchPlan& plan, const Problem& p, int pixels, int groups);
 void register_direct(Registry& reg);
 void register_vec16(Registry& reg);
 void register_tree(Registry& reg);
+void register_rgb(Registry& reg);
 void register_omp(Registry& reg);
 void register_serial(Registry& reg);
 

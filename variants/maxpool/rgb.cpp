@@ -1,0 +1,37 @@
+// cl_rgb / cuda_rgb: 3-channel interleaved images only. Each block row pools a tile of BLOCK_X*UNITS
+// units of 16 input pixels: warp-contiguous 16-byte loads of both input rows, their byte-wise maximum
+// kept in local (shared) memory, then per unit 20 byte permutes and 6 packed maxima turn 12 words into
+// 6 output words, written back with contiguous 16-byte stores (kernel maxpool_rgb). vec16's 3-channel
+// path instead loads at a 96-byte stride per thread and repacks byte by byte.
+#include <fmt/format.h>
+
+#include "variants.hpp"
+
+namespace pimg::maxpool {
+
+void register_rgb(Registry& reg) {
+  for (const std::string backend : {"opencl", "cuda"}) {
+    std::vector<ParamDecl> params = pix::block_params(128, 2);
+    params.push_back(pix::int_param("units", 1, "units of 16 input pixels per thread per tile (1..4)"));
+    reg.add_variant(pix::make_variant(
+        {pix::gpu_name(backend, "rgb"), "maxpool", backend, gpu_source(backend),
+         "3-channel interleaved: coalesced 16-byte loads staged in local memory, byte-permute repacking", params,
+         [params](const Problem& p, const Workload& w, const Config& c, const DeviceInfo& d) {
+           if (pix::samples_of(p) != 3) throw PlanError("cl_rgb / cuda_rgb pool 3-channel interleaved images only");
+           const int units = pix::int_knob(c, params, "units", 1, 4);
+           const int bx = pix::int_knob(c, params, "block_x", 1, 1024), by = pix::int_knob(c, params, "block_y", 1, 1024);
+           if (bx * units % 2) throw PlanError(fmt::format("block_x * units must be even, got {}x{}", bx, units));
+           // rows (48 bytes per unit) and pooled (24 bytes per unit) for every row of the block.
+           const double bytes = 72.0 * bx * by * units;
+           const double local = pix::device_limit(d, "local_mem_size", static_cast<double>(d.local_mem_bytes));
+           if (local > 0 && bytes > local)
+             throw PlanError(fmt::format("{} bytes of staging exceed the device's local memory {}", bytes, local));
+           const std::size_t tiles = pix::ceil_div(static_cast<std::size_t>(p.width / 2), static_cast<std::size_t>(8) * bx * units);
+           LaunchPlan plan = pix::gpu_plan("maxpool_rgb", w, c, params, d, tiles * bx, static_cast<std::size_t>(p.height / 2));
+           finish_plan(plan, p, 1, units);
+           return plan;
+         }}));
+  }
+}
+
+}  // namespace pimg::maxpool
