@@ -103,7 +103,7 @@ PIX_KERNEL void maxpool_vec16(PIX_GLOBAL const uchar* PIX_RESTRICT in, PIX_GLOBA
   }
 }
 
-#if SAMPLES == 3
+#if SAMPLES == 3 && defined(RGB_KERNEL) /* only in cl_rgb / cuda_rgb plans: its staging grows with the block */
 /* 8 output pixels (3 words) from the 6 words of 8 input pixel pairs, already the maximum of the two rows:
    output byte k (pixel k / 3, channel k % 3) is the maximum of bytes L = 6 (k / 3) + k % 3 and L + 3.
    Each output word gathers its four L bytes and its four R bytes with byte permutes (selector nibbles

@@ -29,6 +29,9 @@ void register_rgb(Registry& reg) {
            const std::size_t tiles = pix::ceil_div(static_cast<std::size_t>(p.width / 2), static_cast<std::size_t>(8) * bx * units);
            LaunchPlan plan = pix::gpu_plan("maxpool_rgb", w, c, params, d, tiles * bx, static_cast<std::size_t>(p.height / 2));
            finish_plan(plan, p, 1, units);
+           // The kernel's staging arrays grow with the block; only this variant's plans compile it, so
+           // the other maxpool kernels of the same source keep their larger blocks under 48 KiB.
+           plan.defines.emplace_back("RGB_KERNEL", "1");
            return plan;
          }}));
   }
