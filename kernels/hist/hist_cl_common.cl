@@ -20,19 +20,20 @@ inline int pimg_count_word_global(__global uint* bins, uint word, int c) {
   return c;
 }
 
-/* The same with local atomics. */
-inline int pimg_count_word_local(__local uint* bins, uint word, int c) {
+/* The same with local atomics into a sub-histogram whose slot s is at bins[s * step] (step > 1: copies
+ * interleaved word by word). */
+inline int pimg_count_word_local(__local uint* bins, int step, uint word, int c) {
   for (int j = 0; j < 4; ++j) {
-    atomic_inc(&bins[(c << 8) + ((word >> (8 * j)) & 0xffu)]);
+    atomic_inc(&bins[((c << 8) + ((word >> (8 * j)) & 0xffu)) * step]);
     c = pimg_next_channel(c);
   }
   return c;
 }
 
 /* Counts the 16 bytes of `q` with local atomics, the first of channel `c`. */
-inline void pimg_count_vec4_local(__local uint* bins, uint4 q, int c) {
-  c = pimg_count_word_local(bins, q.x, c);
-  c = pimg_count_word_local(bins, q.y, c);
-  c = pimg_count_word_local(bins, q.z, c);
-  pimg_count_word_local(bins, q.w, c);
+inline void pimg_count_vec4_local(__local uint* bins, int step, uint4 q, int c) {
+  c = pimg_count_word_local(bins, step, q.x, c);
+  c = pimg_count_word_local(bins, step, q.y, c);
+  c = pimg_count_word_local(bins, step, q.z, c);
+  pimg_count_word_local(bins, step, q.w, c);
 }

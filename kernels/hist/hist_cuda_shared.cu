@@ -2,7 +2,11 @@
  * input with VEC-byte loads (4: 32-bit, 16: 128-bit), ITEMS loads in flight per thread before counting;
  * each block counts into COPIES shared-memory sub-histograms (BLOCK / COPIES consecutive threads share
  * one: COPIES = BLOCK / 32 privatises one per warp), initialised by every thread, and adds its non-zero
- * bins to the global histogram with atomics at the end. */
+ * bins to the global histogram with atomics at the end.
+ * INTERLEAVED 0 lays each copy's bins out contiguously (copy r of slot s at r * NBINS + s): a warp's
+ * atomics hit bank s % 32 and serialise on bank conflicts. INTERLEAVED 1 interleaves the copies (copy
+ * r of slot s at s * COPIES + r) and thread t counts into copy t % COPIES: with COPIES = 32 every lane
+ * of a warp has its own bank, so only same-word collisions between warps remain. */
 #include "hist/hist_cuda_common.cuh"
 
 extern "C" __global__ void __launch_bounds__(BLOCK) hist_shared(const unsigned char* __restrict__ in, unsigned* bins,
@@ -11,8 +15,13 @@ extern "C" __global__ void __launch_bounds__(BLOCK) hist_shared(const unsigned c
   for (int i = threadIdx.x; i < COPIES * NBINS; i += BLOCK) sub[i] = 0u;
   __syncthreads();
 
+#if INTERLEAVED
+  unsigned* mine = sub + threadIdx.x % COPIES;
+  auto add = [&](int slot) { atomicAdd(&mine[slot * COPIES], 1u); };
+#else
   unsigned* mine = sub + (threadIdx.x * COPIES / BLOCK) * NBINS;
   auto add = [&](int slot) { atomicAdd(&mine[slot], 1u); };
+#endif
   const int stride = gridDim.x * BLOCK;
   const int id = blockIdx.x * BLOCK + threadIdx.x;
 #if VEC == 16
@@ -51,8 +60,14 @@ extern "C" __global__ void __launch_bounds__(BLOCK) hist_shared(const unsigned c
 
   for (int b = threadIdx.x; b < NBINS; b += BLOCK) {
     unsigned total = 0;
+#if INTERLEAVED
+    /* Each thread starts at copy b % COPIES so that consecutive threads read distinct banks. */
+#pragma unroll
+    for (int r = 0; r < COPIES; ++r) total += sub[b * COPIES + (r + b) % COPIES];
+#else
 #pragma unroll
     for (int r = 0; r < COPIES; ++r) total += sub[r * NBINS + b];
+#endif
     if (total) atomicAdd(&bins[b], total);
   }
 }

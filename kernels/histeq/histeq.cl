@@ -3,11 +3,15 @@
  *   histeq_hist   GROUPS groups of BLOCK items count VEC-byte loads into COPIES local sub-histograms,
  *                 initialised cooperatively by every item (seed 000 let one item do it: the trap), then
  *                 MERGE 0 writes the group's 256 bins to partials[group * 256 + b], MERGE 1 adds them to
- *                 hist[b] with global atomics;
+ *                 hist[b] with global atomics; INTERLEAVED 0 keeps each copy's bins contiguous (copy r of
+ *                 bin b at r * 256 + b), INTERLEAVED 1 interleaves them (b * COPIES + r) with item i
+ *                 counting into copy i % COPIES (distinct banks for the items of a warp when COPIES = 32);
  *   histeq_lut    one group of 256 items: bin b sums the partials (or reads hist[b]), a local scan gives
  *                 the CDF, and every item writes lut[b] under histeq_rule.h;
  *   histeq_map    every group loads the LUT into local memory (LUT_IN_MAP 1: builds it there from hist,
- *                 the fused pipeline) and maps VEC-byte vectors of the image, strided over the range. */
+ *                 the fused pipeline) and maps VEC-byte vectors of the image, strided over the range;
+ *                 MAP_REVERSE 1 walks the vectors from the last, the bytes histeq_hist read last (its
+ *                 range strides forward) and a large cache may still hold. */
 #include "histeq/histeq_rule.h"
 
 __kernel void histeq_clear(__global uint* hist) {
@@ -15,21 +19,32 @@ __kernel void histeq_clear(__global uint* hist) {
   if (i < 256) hist[i] = 0;
 }
 
+#ifdef HIST_BLOCK
+#if INTERLEAVED
+#define STEP COPIES
+#else
+#define STEP 1
+#endif
+
+/* Counts the 4 bytes of w into the sub-histogram whose bin b is at h[b * STEP]. */
 inline void histeq_count_word(__local uint* h, uint w) {
-  atomic_inc(&h[w & 0xffu]);
-  atomic_inc(&h[(w >> 8) & 0xffu]);
-  atomic_inc(&h[(w >> 16) & 0xffu]);
-  atomic_inc(&h[w >> 24]);
+  atomic_inc(&h[(w & 0xffu) * STEP]);
+  atomic_inc(&h[((w >> 8) & 0xffu) * STEP]);
+  atomic_inc(&h[((w >> 16) & 0xffu) * STEP]);
+  atomic_inc(&h[(w >> 24) * STEP]);
 }
 
-#ifdef HIST_BLOCK
 __kernel __attribute__((reqd_work_group_size(HIST_BLOCK, 1, 1)))
 void histeq_hist(__global const uchar* in, __global uint* dst, int n) {
   __local uint sub[COPIES * 256];
   const int lid = get_local_id(0);
   for (int i = lid; i < COPIES * 256; i += HIST_BLOCK) sub[i] = 0;
   barrier(CLK_LOCAL_MEM_FENCE);
+#if INTERLEAVED
+  __local uint* mine = sub + lid % COPIES;
+#else
   __local uint* mine = sub + (lid * COPIES / HIST_BLOCK) * 256;
+#endif
   const int stride = get_global_size(0);
 #if VEC == 16
   const int nvec = n / 16;
@@ -48,11 +63,16 @@ void histeq_hist(__global const uchar* in, __global uint* dst, int n) {
 #else
 #error "VEC must be 4 or 16"
 #endif
-  for (int i = nvec * VEC + get_global_id(0); i < n; i += stride) atomic_inc(&mine[in[i]]);
+  for (int i = nvec * VEC + get_global_id(0); i < n; i += stride) atomic_inc(&mine[in[i] * STEP]);
   barrier(CLK_LOCAL_MEM_FENCE);
   for (int b = lid; b < 256; b += HIST_BLOCK) {
     uint total = 0;
+#if INTERLEAVED
+    /* Each item starts at copy b % COPIES so that consecutive items read distinct banks. */
+    for (int r = 0; r < COPIES; ++r) total += sub[b * COPIES + (r + b) % COPIES];
+#else
     for (int r = 0; r < COPIES; ++r) total += sub[r * 256 + b];
+#endif
 #if MERGE == 0
     dst[get_group_id(0) * 256 + b] = total;
 #else
@@ -115,7 +135,8 @@ void histeq_map(__global const uchar* in, __global const uchar* table, __global 
   const int nvec = n / 16;
   __global const uint4* v = (__global const uint4*)in;
   __global uint4* o = (__global uint4*)out;
-  for (int i = get_global_id(0); i < nvec; i += stride) {
+  for (int k = get_global_id(0); k < nvec; k += stride) {
+    const int i = MAP_REVERSE ? nvec - 1 - k : k;
     const uchar16 q = as_uchar16(v[i]);
     uchar16 r;
     r.s0 = lut[q.s0]; r.s1 = lut[q.s1]; r.s2 = lut[q.s2]; r.s3 = lut[q.s3];
@@ -128,7 +149,8 @@ void histeq_map(__global const uchar* in, __global const uchar* table, __global 
   const int nvec = n / 4;
   __global const uint* v = (__global const uint*)in;
   __global uint* o = (__global uint*)out;
-  for (int i = get_global_id(0); i < nvec; i += stride) {
+  for (int k = get_global_id(0); k < nvec; k += stride) {
+    const int i = MAP_REVERSE ? nvec - 1 - k : k;
     const uchar4 q = as_uchar4(v[i]);
     o[i] = as_uint((uchar4)(lut[q.x], lut[q.y], lut[q.z], lut[q.w]));
   }

@@ -3,10 +3,15 @@
  *   histeq_hist   GROUPS blocks of HIST_BLOCK threads count VEC-byte loads into COPIES shared
  *                 sub-histograms (one per warp when COPIES = HIST_BLOCK / 32), initialised by every
  *                 thread, then MERGE 0 writes the block's bins to partials[block * 256 + b], MERGE 1 adds
- *                 them to hist[b] with atomics;
+ *                 them to hist[b] with atomics; INTERLEAVED 0 keeps each copy's bins contiguous (copy r
+ *                 of bin b at r * 256 + b), INTERLEAVED 1 interleaves them (b * COPIES + r) with thread t
+ *                 counting into copy t % COPIES: with COPIES = 32 a warp's atomics are bank-conflict-free;
  *   histeq_lut    one block of 256 threads: sum of the partials per bin, shared scan, lut[b] by the rule;
  *   histeq_map    every block loads the LUT into shared memory (LUT_IN_MAP 1: builds it from hist) and
- *                 maps MAP_VEC-byte vectors of the image, strided over the grid. */
+ *                 maps MAP_VEC-byte vectors of the image, strided over the grid; MAP_REVERSE 1 walks the
+ *                 vectors from the last: histeq_hist's grid strides forward, so the image's end is what
+ *                 it read last and what the L2 still holds, and mapping it first turns part of the
+ *                 map's reads into L2 hits. */
 #include "histeq/histeq_rule.h"
 
 extern "C" __global__ void histeq_clear(unsigned* hist) {
@@ -14,20 +19,31 @@ extern "C" __global__ void histeq_clear(unsigned* hist) {
   if (i < 256) hist[i] = 0u;
 }
 
+#ifdef HIST_BLOCK
+#if INTERLEAVED
+#define STEP COPIES
+#else
+#define STEP 1
+#endif
+
+/* Counts the 4 bytes of w into the sub-histogram whose bin b is at h[b * STEP]. */
 static __device__ __forceinline__ void count_word(unsigned* h, unsigned w) {
-  atomicAdd(&h[w & 0xffu], 1u);
-  atomicAdd(&h[(w >> 8) & 0xffu], 1u);
-  atomicAdd(&h[(w >> 16) & 0xffu], 1u);
-  atomicAdd(&h[w >> 24], 1u);
+  atomicAdd(&h[(w & 0xffu) * STEP], 1u);
+  atomicAdd(&h[((w >> 8) & 0xffu) * STEP], 1u);
+  atomicAdd(&h[((w >> 16) & 0xffu) * STEP], 1u);
+  atomicAdd(&h[(w >> 24) * STEP], 1u);
 }
 
-#ifdef HIST_BLOCK
 extern "C" __global__ void __launch_bounds__(HIST_BLOCK) histeq_hist(const unsigned char* __restrict__ in,
                                                                       unsigned* dst, int n) {
   __shared__ unsigned sub[COPIES * 256];
   for (int i = threadIdx.x; i < COPIES * 256; i += HIST_BLOCK) sub[i] = 0u;
   __syncthreads();
+#if INTERLEAVED
+  unsigned* mine = sub + threadIdx.x % COPIES;
+#else
   unsigned* mine = sub + (threadIdx.x * COPIES / HIST_BLOCK) * 256;
+#endif
   const int stride = gridDim.x * HIST_BLOCK;
   const int id = blockIdx.x * HIST_BLOCK + threadIdx.x;
 #if VEC == 16
@@ -47,12 +63,18 @@ extern "C" __global__ void __launch_bounds__(HIST_BLOCK) histeq_hist(const unsig
 #else
 #error "VEC must be 4 or 16"
 #endif
-  for (int i = nvec * VEC + id; i < n; i += stride) atomicAdd(&mine[in[i]], 1u);
+  for (int i = nvec * VEC + id; i < n; i += stride) atomicAdd(&mine[in[i] * STEP], 1u);
   __syncthreads();
   for (int b = threadIdx.x; b < 256; b += HIST_BLOCK) {
     unsigned total = 0;
+#if INTERLEAVED
+    /* Each thread starts at copy b % COPIES so that consecutive threads read distinct banks. */
+#pragma unroll
+    for (int r = 0; r < COPIES; ++r) total += sub[b * COPIES + (r + b) % COPIES];
+#else
 #pragma unroll
     for (int r = 0; r < COPIES; ++r) total += sub[r * 256 + b];
+#endif
 #if MERGE == 0
     dst[blockIdx.x * 256 + b] = total;
 #else
@@ -119,7 +141,8 @@ extern "C" __global__ void __launch_bounds__(MAP_BLOCK) histeq_map(const unsigne
   const int nvec = n / 16;
   const uint4* v = reinterpret_cast<const uint4*>(in);
   uint4* o = reinterpret_cast<uint4*>(out);
-  for (int i = id; i < nvec; i += stride) {
+  for (int k = id; k < nvec; k += stride) {
+    const int i = MAP_REVERSE ? nvec - 1 - k : k;
     const uint4 q = __ldg(v + i);
     o[i] = make_uint4(map_word(lut, q.x), map_word(lut, q.y), map_word(lut, q.z), map_word(lut, q.w));
   }
@@ -127,7 +150,10 @@ extern "C" __global__ void __launch_bounds__(MAP_BLOCK) histeq_map(const unsigne
   const int nvec = n / 4;
   const unsigned* v = reinterpret_cast<const unsigned*>(in);
   unsigned* o = reinterpret_cast<unsigned*>(out);
-  for (int i = id; i < nvec; i += stride) o[i] = map_word(lut, __ldg(v + i));
+  for (int k = id; k < nvec; k += stride) {
+    const int i = MAP_REVERSE ? nvec - 1 - k : k;
+    o[i] = map_word(lut, __ldg(v + i));
+  }
 #else
 #error "MAP_VEC must be 4 or 16"
 #endif

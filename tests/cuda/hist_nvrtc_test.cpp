@@ -47,6 +47,10 @@ TEST(HistNvrtc, EveryKernelCompilesForSm90) {
       {"cuda_shared", config({{"block", i(256)}, {"copies", i(8)}, {"vec", i(16)}, {"items", i(2)}})},
       {"cuda_shared", config({{"block", i(512)}, {"copies", i(1)}, {"vec", i(4)}, {"items", i(1)}, {"groups", i(264)}})},
       {"cuda_shared", config({{"block", i(1024)}, {"copies", i(32)}, {"vec", i(16)}, {"items", i(4)}})},
+      {"cuda_shared",
+       config({{"block", i(256)}, {"copies", i(32)}, {"vec", i(16)}, {"items", i(2)}, {"layout", "interleaved"}})},
+      {"cuda_shared",
+       config({{"block", i(512)}, {"copies", i(16)}, {"vec", i(4)}, {"items", i(1)}, {"layout", "interleaved"}})},
       {"cuda_outpart", config({{"block", i(1024)}, {"bpg", i(32)}})},
       {"cuda_outpart", config({{"block", i(256)}, {"bpg", i(256)}})},
   };
@@ -59,6 +63,16 @@ TEST(HistNvrtc, EveryKernelCompilesForSm90) {
   }
 }
 
+// 32 interleaved copies of 3 x 256 bins need 96 KiB of shared memory: refused when planned.
+TEST(HistNvrtc, InterleavedCopiesBeyondSharedMemoryAreRefused) {
+  const Problem p = builtin().family("hist")->make_problem(67, 31, 3, {});
+  const Variant* v = builtin().variant("hist", "cuda_shared");
+  ASSERT_NE(v, nullptr);
+  const Workload w = builtin().family("hist")->make_workload(p);
+  const Config c = config({{"block", i(1024)}, {"copies", i(32)}, {"layout", "interleaved"}});
+  EXPECT_THROW(v->plan(p, w, c, h100_like()), PlanError);
+}
+
 TEST(HisteqNvrtc, EveryPipelineCompilesForSm90) {
   ASSERT_TRUE(cuda::nvrtc_status().empty()) << cuda::nvrtc_status();
   const Problem p = builtin().family("histeq")->make_problem(67, 31, 1, {});
@@ -67,6 +81,13 @@ TEST(HisteqNvrtc, EveryPipelineCompilesForSm90) {
       {"cuda_separate", config({{"cdf", "host"}, {"vec", i(4)}, {"map_vec", i(4)}, {"hist_block", i(512)}})},
       {"cuda_fused", config({{"vec", i(16)}, {"map_vec", i(16)}, {"map_block", i(1024)}, {"copies", i(4)}})},
       {"cuda_fused", config({{"vec", i(4)}, {"map_vec", i(4)}, {"map_block", i(256)}})},
+      {"cuda_separate", config({{"layout", "interleaved"}, {"copies", i(32)}, {"map_order", "reverse"}, {"vec", i(16)},
+                                {"map_vec", i(16)}, {"hist_block", i(1024)}})},
+      {"cuda_separate", config({{"layout", "interleaved"}, {"copies", i(16)}, {"map_order", "reverse"}, {"vec", i(4)},
+                                {"map_vec", i(4)}, {"cdf", "host"}})},
+      {"cuda_fused", config({{"layout", "interleaved"}, {"copies", i(32)}, {"map_order", "reverse"}, {"vec", i(16)},
+                             {"map_vec", i(16)}, {"hist_block", i(1024)}})},
+      {"cuda_fused", config({{"layout", "blocked"}, {"map_order", "reverse"}, {"vec", i(4)}, {"map_vec", i(4)}})},
   };
   for (const auto& [name, c] : configs) expect_compiles("histeq", name, p, c);
 }

@@ -49,6 +49,10 @@ std::vector<std::pair<const char*, Config>> hist_configs() {
       {"cl_local", cfg({{"block", i(64)}, {"groups", i(3)}, {"copies", i(1)}, {"vec", i(1)}})},
       {"cl_local", cfg({{"block", i(64)}, {"groups", i(0)}, {"copies", i(2)}, {"vec", i(4)}})},
       {"cl_local", cfg({{"block", i(128)}, {"groups", i(5)}, {"copies", i(4)}, {"vec", i(16)}})},
+      // Interleaved copies: 32 (a copy per lane), a count that does not divide the group, every load width.
+      {"cl_local", cfg({{"block", i(64)}, {"groups", i(3)}, {"copies", i(32)}, {"vec", i(16)}, {"layout", t("interleaved")}})},
+      {"cl_local", cfg({{"block", i(128)}, {"groups", i(0)}, {"copies", i(3)}, {"vec", i(4)}, {"layout", t("interleaved")}})},
+      {"cl_local", cfg({{"block", i(32)}, {"groups", i(2)}, {"copies", i(8)}, {"vec", i(1)}, {"layout", t("interleaved")}})},
       {"cl_outpart", cfg({{"block", i(64)}, {"bpg", i(256)}, {"vec", i(1)}})},
       {"cl_outpart", cfg({{"block", i(32)}, {"bpg", i(64)}, {"vec", i(4)}})},
       {"cl_outpart", cfg({{"block", i(128)}, {"bpg", i(32)}, {"vec", i(16)}})},
@@ -136,6 +140,15 @@ TEST(HisteqOpenCl, PipelinesMatchTheRule) {
       {"cl_separate", cfg({{"cdf", t("device")}, {"hist_block", i(64)}, {"map_block", i(64)}})},
       {"cl_fused", cfg({{"groups", i(4)}, {"copies", i(4)}, {"vec", i(16)}, {"map_vec", i(4)}})},
       {"cl_fused", cfg({{"groups", i(1)}, {"map_block", i(512)}, {"map_groups", i(3)}})},
+      // Interleaved sub-histograms and the map walked from the image's end, both load widths.
+      {"cl_separate", cfg({{"layout", t("interleaved")}, {"copies", i(32)}, {"map_order", t("reverse")}, {"groups", i(3)},
+                           {"vec", i(16)}, {"map_vec", i(16)}, {"map_groups", i(2)}})},
+      {"cl_separate", cfg({{"layout", t("interleaved")}, {"copies", i(5)}, {"map_order", t("reverse")}, {"cdf", t("host")},
+                           {"vec", i(4)}, {"map_vec", i(4)}})},
+      {"cl_fused", cfg({{"layout", t("interleaved")}, {"copies", i(32)}, {"map_order", t("reverse")}, {"groups", i(4)},
+                        {"vec", i(4)}, {"map_vec", i(16)}, {"map_groups", i(3)}})},
+      {"cl_fused", cfg({{"layout", t("blocked")}, {"copies", i(2)}, {"map_order", t("reverse")}, {"vec", i(16)},
+                        {"map_vec", i(4)}})},
   };
   for (const Problem& p : problems)
     for (const auto& [name, c] : configs) {

@@ -1,6 +1,7 @@
 // cl_local: kernels/hist/hist_local.cl, input partition: GROUPS work-groups stride over the input in
 // VEC-byte loads, count into COPIES local sub-histograms per group (one per warp when COPIES = BLOCK /
-// 32) and merge into the global bins with atomics; a clear kernel zeroes the bins first.
+// 32, or with `layout: interleaved` one per item residue i % COPIES, laid out word by word) and merge into
+// the global bins with atomics; a clear kernel zeroes the bins first.
 #include "gpu_common.hpp"
 
 namespace pimg::hist {
@@ -19,8 +20,9 @@ class ClLocal final : public Variant {
   std::vector<ParamDecl> parameters() const override {
     return {int_param("block", 256, "work-group size"),
             int_param("groups", 0, "work-groups striding over the input; 0: 4 per compute unit"),
-            int_param("copies", 1, "local sub-histograms per group; BLOCK/COPIES consecutive items share one"),
-            int_param("vec", 4, "bytes per load: 1 (uchar), 4 (uint) or 16 (uint4)")};
+            int_param("copies", 1, "local sub-histograms per group; blocked layout: BLOCK/COPIES consecutive items share one"),
+            int_param("vec", 4, "bytes per load: 1 (uchar), 4 (uint) or 16 (uint4)"),
+            layout_param()};
   }
   LaunchPlan plan(const Problem& p, const Workload& w, const Config& c, const DeviceInfo& d) const override {
     const auto decls = parameters();
@@ -32,7 +34,10 @@ class ClLocal final : public Variant {
     const std::size_t groups = groups_of(c, decls, d, 4);
     check_group(d, static_cast<std::size_t>(block), static_cast<std::size_t>(copies) * 1024 * p.channels);
     GpuKernel k{"hist_local",
-                {{"BLOCK", std::to_string(block)}, {"COPIES", std::to_string(copies)}, {"VEC", std::to_string(vec)}},
+                {{"BLOCK", std::to_string(block)},
+                 {"COPIES", std::to_string(copies)},
+                 {"VEC", std::to_string(vec)},
+                 {"INTERLEAVED", interleaved_of(c, decls)}},
                 1};
     k.global = {groups * block, 1, 1};
     k.local = {static_cast<std::size_t>(block), 1, 1};

@@ -1,7 +1,8 @@
 // cuda_shared: kernels/hist/hist_cuda_shared.cu, input partition as experts write it: GROUPS blocks
 // stride over the input with 4- or 16-byte loads, ITEMS loads in flight per thread, COPIES shared
-// sub-histograms per block (one per warp when COPIES = BLOCK / 32), merged with global atomics; a clear
-// kernel zeroes the bins first.
+// sub-histograms per block (one per warp when COPIES = BLOCK / 32, or with `layout: interleaved` one per
+// lane residue t % COPIES, laid out word by word), merged with global atomics; a clear kernel zeroes the
+// bins first.
 #include "gpu_common.hpp"
 
 namespace pimg::hist {
@@ -20,9 +21,10 @@ class CudaShared final : public Variant {
   std::vector<ParamDecl> parameters() const override {
     return {int_param("block", 256, "threads per block"),
             int_param("groups", 0, "blocks striding over the input; 0: 4 per multiprocessor"),
-            int_param("copies", 8, "shared sub-histograms per block; BLOCK/COPIES consecutive threads share one"),
+            int_param("copies", 8, "shared sub-histograms per block; blocked layout: BLOCK/COPIES consecutive threads share one"),
             int_param("vec", 16, "bytes per load: 4 (32-bit) or 16 (128-bit)"),
-            int_param("items", 2, "loads issued per thread before counting them")};
+            int_param("items", 2, "loads issued per thread before counting them"),
+            layout_param()};
   }
   LaunchPlan plan(const Problem& p, const Workload& w, const Config& c, const DeviceInfo& d) const override {
     const auto decls = parameters();
@@ -37,7 +39,8 @@ class CudaShared final : public Variant {
                 {{"BLOCK", std::to_string(block)},
                  {"COPIES", std::to_string(copies)},
                  {"VEC", std::to_string(vec)},
-                 {"ITEMS", std::to_string(items)}},
+                 {"ITEMS", std::to_string(items)},
+                 {"INTERLEAVED", interleaved_of(c, decls)}},
                 1};
     k.global = {groups_of(c, decls, d, 4) * block, 1, 1};
     k.local = {static_cast<std::size_t>(block), 1, 1};

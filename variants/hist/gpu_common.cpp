@@ -38,4 +38,14 @@ std::size_t groups_of(const Config& c, const std::vector<ParamDecl>& decls, cons
   return static_cast<std::size_t>(std::max(1, d.compute_units) * per_unit);
 }
 
+ParamDecl layout_param() {
+  return text_param("layout", {"blocked", "interleaved"}, "blocked",
+                    "sub-histogram layout: blocked (copy after copy) or interleaved (copy r of bin b at b * copies + r, "
+                    "thread t in copy t % copies: bank-conflict-free atomics with 32 copies)");
+}
+
+std::string interleaved_of(const Config& c, const std::vector<ParamDecl>& decls) {
+  return text_of(c, decls, "layout") == "interleaved" ? "1" : "0";
+}
+
 }  // namespace pimg::hist

@@ -48,6 +48,14 @@ LaunchPlan gpu_hist_plan(const Workload& w, const GpuKernel& k, bool clear, cons
 // The GROUPS knob: the number of work-groups (blocks), 0 for `per_unit` per compute unit.
 std::size_t groups_of(const Config& c, const std::vector<ParamDecl>& decls, const DeviceInfo& d, int per_unit);
 
+// The `layout` knob of the shared/local sub-histograms (also histeq's): `blocked` keeps each copy's
+// bins contiguous (copy r of bin b at r * bins + b), `interleaved` interleaves the copies word by word
+// (b * copies + r) with thread t counting into copy t % copies, so that with 32 copies the lanes of a
+// warp hit 32 distinct banks instead of bank b % 32.
+ParamDecl layout_param();
+// The kernels' INTERLEAVED define for c's layout: "1" for interleaved, "0" for blocked.
+std::string interleaved_of(const Config& c, const std::vector<ParamDecl>& decls);
+
 // The factories opencl_variants.cpp and cuda_variants.cpp register; `backend` is opencl or cuda.
 std::unique_ptr<Variant> make_global(const std::string& backend);
 std::unique_ptr<Variant> make_packed(const std::string& backend);

@@ -4,6 +4,9 @@
 //             the host (a host step reading the partials and writing the LUT), then histeq_map;
 //   fused:    histeq_clear, histeq_hist adding into a 256-bin scratch histogram with atomics, then
 //             histeq_map with every group building the LUT itself from that histogram (no LUT kernel).
+// Both take `layout` (the histogram kernel's sub-histograms, as hist's cuda_shared and cl_local) and
+// `map_order`: reverse maps the image from its end, which the histogram kernel read last, so that the
+// part of the image still in the L2 (50 MB on an H100, against a 64 MB image at 8192^2) is read first.
 // Scratch buffers are poisoned before every run, so every pipeline initialises what it reads.
 #include <fmt/format.h>
 
@@ -50,11 +53,15 @@ class Pipeline final : public Variant {
     std::vector<ParamDecl> out = {
         int_param("hist_block", 256, "work-group size of the histogram kernel"),
         int_param("groups", 0, "groups of the histogram kernel; 0: 2 per compute unit"),
-        int_param("copies", 1, "local sub-histograms per histogram group (hist_block / 32: one per warp)"),
+        int_param("copies", 1, "local sub-histograms per histogram group (blocked layout, hist_block / 32: one per warp)"),
         int_param("vec", 16, "bytes per load of the histogram kernel: 4 or 16"),
         int_param("map_block", 256, "work-group size of the map kernel"),
         int_param("map_groups", 0, "groups of the map kernel; 0: one per map_block x map_vec x 8 pixels"),
         int_param("map_vec", 16, "bytes per load and store of the map kernel: 4 or 16"),
+        hist::layout_param(),
+        hist::text_param("map_order", {"forward", "reverse"}, "forward",
+                         "order of the map kernel's grid stride: reverse starts from the image's end, which the "
+                         "histogram kernel read last (L2 hits)"),
     };
     if (!fused_)
       out.push_back(hist::text_param("cdf", {"device", "host"}, "device",
@@ -88,7 +95,9 @@ class Pipeline final : public Variant {
     plan.defines = {{"HIST_BLOCK", std::to_string(hist_block)}, {"COPIES", std::to_string(copies)},
                     {"VEC", std::to_string(vec)},               {"MERGE", fused_ ? "1" : "0"},
                     {"MAP_BLOCK", std::to_string(map_block)},   {"MAP_VEC", std::to_string(map_vec)},
-                    {"LUT_IN_MAP", fused_ ? "1" : "0"}};
+                    {"LUT_IN_MAP", fused_ ? "1" : "0"},
+                    {"INTERLEAVED", hist::interleaved_of(c, decls)},
+                    {"MAP_REVERSE", hist::text_of(c, decls, "map_order") == "reverse" ? "1" : "0"}};
     // The rule's division must be correctly rounded (histeq_rule.h); NVRTC's default already is.
     if (!cuda()) plan.options.push_back("-cl-fp32-correctly-rounded-divide-sqrt");
     const std::string hist_buf = fused_ ? "hist" : "partials";
