@@ -88,7 +88,9 @@ NppRun run_npp16(Device& dev, double angle, bool bilinear, const std::vector<int
   auto in = dev.alloc(bytes.size());
   auto out = dev.alloc(bytes.size());
   dev.upload(*in, bytes);
-  dev.fill(*out, 0xA5);  // 0xA5A5: none of the probe's values, nor the fill
+  // 0xFEFE: above every probe value (the index image's 33127, the ramps' 46800) and not the fill. (0xA5A5 was
+  // not: 42405 is the y ramp's blend at y = 141.35, which NPP wrote at -17.5 degrees on the H100.)
+  dev.fill(*out, 0xFE);
   const LaunchResult launched = dev.launch(*built.program, plan, {{"in", in.get()}, {"out", out.get()}});
   if (!launched.ok) {
     r.error = launched.error;
@@ -99,7 +101,7 @@ NppRun run_npp16(Device& dev, double angle, bool bilinear, const std::vector<int
   for (std::size_t i = 0; i < image.size(); ++i) {
     const int v = bytes[2 * i] | bytes[2 * i + 1] << 8;
     r.values[i] = v == kFill16 ? -1 : v;
-    if (v == 0xA5A5 && r.error.empty()) r.error = fmt::format("output pixel {} was never written", i);
+    if (v == 0xFEFE && r.error.empty()) r.error = fmt::format("output pixel {} was never written", i);
   }
   return r;
 }
