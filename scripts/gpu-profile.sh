@@ -33,4 +33,4 @@ profile conv-gaussian5 conv '{filter: gaussian5, channels: 3, layout: interleave
 profile maxpool-rgb maxpool '{channels: 3, layout: interleaved, sizes: [8192]}' \
   'cuda_rgb: {block_x: [128], block_y: [1], units: [2]}' maxpool_rgb
 profile hist-shared hist '{channels: 1, sizes: [8192]}' \
-  'cuda_shared: {block: [1024], copies: [32], layout: [interleaved]}' hist
+  'cuda_shared: {block: [1024], copies: [32], layout: [interleaved]}' '^hist_shared$'

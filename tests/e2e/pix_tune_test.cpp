@@ -65,6 +65,25 @@ TEST_F(PixTune, BestAndReportReadEachFamily) {
   }
 }
 
+// A variant that fits only some problems skips the others (said once, nothing stored) and runs the rest.
+TEST(PixSpaces, VariantSkipsTheProblemsItCannotRun) {
+  const fs::path dir = e2e::temp_dir("pix-skip");
+  const std::string db = (dir / "skip.db").string();
+  const e2e::Ran ran = e2e::run("maxpool --space " + std::string(PIMG_TEST_DATA) + "/e2e/maxpool-skip.yaml --db " + db);
+  ASSERT_EQ(ran.code, 0) << ran.out;
+  EXPECT_NE(ran.out.find("cl_rgb skips maxpool 64x4 c1"), std::string::npos) << ran.out;
+  pimg::Store store(db, pimg::Store::Mode::existing);
+  std::map<std::string, int> rows;  // variant -> ok rows
+  for (const auto& r : store.rows()) {
+    EXPECT_EQ(pimg::to_string(r.result.status), std::string("ok")) << r.variant.name << ": " << r.result.log;
+    if (r.variant.name == "cl_rgb") EXPECT_EQ(r.problem.channels, 3);
+    rows[r.variant.name]++;
+  }
+  EXPECT_EQ(rows["cl_rgb"], 2 * 2);     // two configurations x the two 3-channel problems
+  EXPECT_EQ(rows["cl_direct"], 3);      // every problem
+  fs::remove_all(dir);
+}
+
 TEST(PixSpaces, ShippedCpuSpacesLoad) {
   for (const char* space : {"bgr2rgba.yaml", "flip.yaml", "maxpool.yaml"}) {
     SCOPED_TRACE(space);

@@ -64,7 +64,14 @@ TEST(HistOpenCl, EveryVariantMatchesTheReference) {
     for (const auto& [name, c] : hist_configs()) {
       SCOPED_TRACE(std::string(name) + " " + c.brief() + " on " + p.label());
       const EvalResult r = eval("hist", variant("hist", name), p, c);
-      EXPECT_EQ(r.status, Status::ok) << r.log;
+      // 32 interleaved copies of 3 channels need 96 KiB of local memory: PoCL offers it on some machines
+      // (this workstation), not on others (48 KiB on the GPU machine), where the plan must refuse it.
+      const double need = c.has("copies") ? 256.0 * 4 * p.channels * static_cast<double>(c.integer("copies")) : 0;
+      const double have = static_cast<double>(device().info().local_mem_bytes);
+      if (std::string(name) == "cl_local" && have > 0 && need > have)
+        EXPECT_EQ(r.status, Status::launch_error) << r.log;
+      else
+        EXPECT_EQ(r.status, Status::ok) << r.log;
     }
 }
 

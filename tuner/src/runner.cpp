@@ -179,10 +179,6 @@ Tuner::Tuner(const Registry& reg, const Space& space, const TuneOptions& opt, Ru
   // Device-major order, so each device is opened once; strategies keep references into tasks, so
   // they are made only after the vector stops moving.
   std::stable_sort(m.tasks.begin(), m.tasks.end(), [](const Task& a, const Task& b) { return a.device < b.device; });
-  for (auto& t : m.tasks) {
-    t.strategy = strategy->make(t.space, strategy_options, space.strategy.seed);
-    m.planned += t.strategy->planned();
-  }
   // A problem whose buffers cannot fit on a device is refused before its inputs are made.
   for (const auto& t : m.tasks) {
     const DeviceInfo& d = m.devices[t.device].info;
@@ -195,9 +191,13 @@ Tuner::Tuner(const Registry& reg, const Space& space, const TuneOptions& opt, Ru
   }
   // Inputs and references once per problem; input files are read here, before anything is written.
   for (const auto& p : space.problems) m.workloads.push_back(m.family->make_workload(p));
-  // A variant none of whose configurations can launch on a device (every plan() refused) is a
-  // mistake in the space; single impossible configurations are stored as launch_error.
-  for (const auto& t : m.tasks) {
+  // A variant none of whose configurations can launch (every plan() refused) on a device for any of
+  // the space's problems is a mistake in the space. One that fits only some problems (a 3-channel
+  // kernel beside a 1-channel problem) skips the others, said once each, nothing stored; single
+  // impossible configurations of a problem it fits are stored as launch_error.
+  std::vector<std::string> refusals(m.tasks.size());
+  for (std::size_t k = 0; k < m.tasks.size(); ++k) {
+    const Task& t = m.tasks[k];
     std::string first_error;
     bool any = false;
     for (std::size_t i = 0; i < t.space.size(); ++i) {
@@ -210,13 +210,32 @@ Tuner::Tuner(const Registry& reg, const Space& space, const TuneOptions& opt, Ru
         if (first_error.empty()) first_error = e.what();
       }
     }
-    if (!any) {
+    if (!any) refusals[k] = first_error.empty() ? "no configuration" : first_error;
+  }
+  for (std::size_t k = 0; k < m.tasks.size(); ++k) {
+    const Task& t = m.tasks[k];
+    if (refusals[k].empty()) continue;
+    bool fits_another = false;
+    for (std::size_t j = 0; j < m.tasks.size(); ++j)
+      fits_another = fits_another || (refusals[j].empty() && m.tasks[j].device == t.device &&
+                                      m.tasks[j].variant == t.variant);
+    const DeviceInfo& d = m.devices[t.device].info;
+    if (!fits_another) {
       const auto vs = std::find_if(space.variants.begin(), space.variants.end(),
                                    [&](const VariantSpace& v) { return v.variant == t.variant->name(); });
-      throw UsageError(fmt::format("{}: variant {}: no configuration can launch on {} ({}) for {}: {}",
-                                   vs->pos.str(), t.variant->name(), m.devices[t.device].info.id(),
-                                   m.devices[t.device].info.name, space.problems[t.problem].size(), first_error));
+      throw UsageError(fmt::format("{}: variant {}: no configuration can launch on {} ({}) for {}: {}", vs->pos.str(),
+                                   t.variant->name(), d.id(), d.name, space.problems[t.problem].size(), refusals[k]));
     }
+    obs.on_message(fmt::format("{}: {} skips {}: {}", d.id(), t.variant->name(), space.problems[t.problem].label(),
+                               refusals[k]));
+  }
+  std::vector<Task> fitting;
+  for (std::size_t k = 0; k < m.tasks.size(); ++k)
+    if (refusals[k].empty()) fitting.push_back(std::move(m.tasks[k]));
+  m.tasks = std::move(fitting);
+  for (auto& t : m.tasks) {
+    t.strategy = strategy->make(t.space, strategy_options, space.strategy.seed);
+    m.planned += t.strategy->planned();
   }
   for (const auto& t : m.tasks) {
     auto key = std::make_pair(t.problem, t.variant->validation_rule());
