@@ -106,7 +106,9 @@ TEST(RotateNppRule, ConventionsAreDistinct) {
 TEST(RotateNppRule, PlanCarriesAngleAndShift) {
   const Problem p = make(100, 30, 3, "30", "planar");
   const LaunchPlan plan = npp_plan(spec_of(p), 1);
-  ASSERT_EQ(plan.args.size(), 12u);
+  ASSERT_EQ(plan.args.size(), 13u);
+  EXPECT_EQ(plan.args[12].i, 1);  // the fill inside the timed region by default
+  EXPECT_EQ(npp_plan(spec_of(p), 1, false).args[12].i, 0);
   EXPECT_EQ(plan.args[4].i, 3);  // planes
   EXPECT_EQ(plan.args[5].i, 1);  // samples per pixel
   EXPECT_EQ(plan.args[7].i, 11);  // fill

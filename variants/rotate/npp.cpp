@@ -1,7 +1,8 @@
 // Baseline: NVIDIA NPP's nppiRotate_8u_C1R_Ctx / _C3R_Ctx (planar: C1R per plane), run by the CUDA backend as
 // the library call builtin:npp_rotate (tuner/backends/cuda/lib_rotate.cpp). NPP rotates about the origin and
 // shifts; the shift (npp_shift) turns it about the family's centre. NPP leaves outputs whose source lies
-// outside untouched, so the call fills the output first, inside the timed region. NPP computes its source
+// outside untouched, so the call fills the output first: inside the timed region (fill_timed 1, the default)
+// or just before it (0). NPP computes its source
 // points from the angle in floating point, so its rows are validated exactly against the family's rule "npp"
 // (NPPI_INTER_NN for nearest, NPPI_INTER_LINEAR for bilinear).
 #include <fmt/format.h>
@@ -10,7 +11,7 @@
 
 namespace pimg::rotate {
 
-LaunchPlan npp_plan(const RotateSpec& s, int depth) {
+LaunchPlan npp_plan(const RotateSpec& s, int depth, bool fill_timed) {
   if (depth != 1 && depth != 2) throw PlanError(fmt::format("npp_rotate: samples of {} bytes", depth));
   const auto [shift_x, shift_y] = npp_shift(s.width, s.height, s.angle, kNppConvention.centre);
   LaunchPlan plan;
@@ -26,7 +27,8 @@ LaunchPlan npp_plan(const RotateSpec& s, int depth) {
                KernelArg::integer(depth),
                KernelArg::real(s.angle),
                KernelArg::real(shift_x),
-               KernelArg::real(shift_y)};
+               KernelArg::real(shift_y),
+               KernelArg::integer(fill_timed ? 1 : 0)};
   return plan;
 }
 
@@ -42,11 +44,17 @@ class NppRotate final : public Variant {
     return "NVIDIA NPP nppiRotate_8u_C1R_Ctx / C3R_Ctx (per plane when planar) after nppiSet of the fill value "
            "(library baseline, rule npp)";
   }
-  std::vector<ParamDecl> parameters() const override { return {}; }
+  std::vector<ParamDecl> parameters() const override {
+    return {{"fill_timed", false, {}, std::int64_t{1},
+             "1: nppiSet of the fill inside the timed region (the whole output from a fresh buffer); 0: just before "
+             "it (NPP's rotation alone)"}};
+  }
   std::string validation_rule() const override { return "npp"; }
   bool baseline() const override { return true; }
-  LaunchPlan plan(const Problem& p, const Workload&, const Config&, const DeviceInfo&) const override {
-    return npp_plan(spec_of(p), 1);
+  LaunchPlan plan(const Problem& p, const Workload&, const Config& c, const DeviceInfo&) const override {
+    const std::int64_t timed = c.has("fill_timed") ? c.integer("fill_timed") : 1;
+    if (timed != 0 && timed != 1) throw PlanError(fmt::format("fill_timed={} is not 0 or 1", timed));
+    return npp_plan(spec_of(p), 1, timed == 1);
   }
 };
 

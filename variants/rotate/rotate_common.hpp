@@ -60,9 +60,10 @@ LaunchPlan cuda_plan(const Problem& p, const Workload& w, const Config& c, const
 
 // The plan of the library call builtin:npp_rotate (tuner/backends/cuda/lib_rotate.cpp) for samples of `depth`
 // bytes (1: the family's images; 2: the probe's 16-bit index images): args in, out, width, height, planes,
-// samples per pixel, interp, fill, depth, then the angle, shift x and shift y (npp_shift) as reals.
+// samples per pixel, interp, fill, depth, then the angle, shift x and shift y (npp_shift) as reals, then
+// fill_timed (1: the nppiSet of the fill inside the timed region; 0: just before it).
 // PlanError for a depth other than 1 or 2.
-LaunchPlan npp_plan(const RotateSpec& s, int depth);
+LaunchPlan npp_plan(const RotateSpec& s, int depth, bool fill_timed = true);
 
 void register_serial(Registry& reg);
 void register_opencv(Registry& reg);

@@ -509,6 +509,7 @@ class CudaDevice final : public Device {
       if (buffer && !static_cast<const CuBuffer*>(buffer)->is_image())
         pointers[name] = static_cast<const CuBuffer*>(buffer)->ptr;
     const cuda::LibraryEnv env{npp_ctx_};
+    program.call->prepare(env, plan, pointers);
     return timed([&] { program.call->run(env, plan, pointers); });
   }
 

@@ -29,6 +29,9 @@ class LibraryCall {
   // Enqueues the library's work on the default stream; throws std::runtime_error with the library's
   // status on failure. Called with the device's context current.
   virtual void run(const LibraryEnv& env, const LaunchPlan& plan, const DevicePointers& buffers) = 0;
+  // Work the call needs before each run but outside its timed region (enqueued on the same stream, so run()
+  // sees it done); nothing by default.
+  virtual void prepare(const LibraryEnv&, const LaunchPlan&, const DevicePointers&) {}
 };
 
 // Made at compile time, once per configuration, from the plan (its defines and arguments); throws
