@@ -51,15 +51,8 @@ class ClVec final : public Variant {
     const std::int64_t rows = c.has("rows") ? c.integer("rows") : 8;
     if (rows < 1 || rows > 32) throw PlanError(fmt::format("rows={} is outside 1..32", rows));
     const int separable = one_of(c, "separable", 0, {0, 1});
-    const auto factorised = w.defines.find("PIMG_SEPARABLE");
-    if (separable && (factorised == w.defines.end() || factorised->second != "1"))
-      throw PlanError("separable=1 but the filter has no integer factorisation into a column and a row");
     const int packed = one_of(c, "packed", 0, {0, 1});
-    if (packed && !separable) throw PlanError("packed=1 needs separable=1");
-    const auto lanes = w.defines.find("PIMG_PACKED");
-    if (packed && (lanes == w.defines.end() || lanes->second != "1"))
-      throw PlanError("packed=1 but the filter's factors are negative, their sums pass 16 bits, or the divisor "
-                      "is not a power of two up to 256");
+    check_passes(w, separable, packed);
 
     LaunchPlan plan;
     plan.entry = "conv_vec";

@@ -64,12 +64,7 @@ class CudaVec final : public Variant {
     const int separable = vec_param(c, "separable", 0, {0, 1});
     const int shfl = vec_param(c, "shfl", 0, {0, 1});
     const int packed = vec_param(c, "packed", 0, {0, 1});
-    if (separable && w.defines.at("PIMG_SEPARABLE") != "1")
-      throw PlanError("separable=1 but the filter has no integer factorisation into a column and a row");
-    if (packed && !separable) throw PlanError("packed=1 needs separable=1");
-    if (packed && w.defines.at("PIMG_PACKED") != "1")
-      throw PlanError("packed=1 but the filter's factors are negative, their sums pass 16 bits, or the divisor "
-                      "is not a power of two up to 256");
+    check_passes(w, separable, packed);
     if (shfl && k.block_x % 32 != 0)
       throw PlanError(fmt::format("shfl=1 needs block_x to be a multiple of 32 (whole warps), not {}", k.block_x));
 
