@@ -26,14 +26,16 @@
 
 #include "mpi_serve.hpp"
 #include "semblance/semblance_core.h"
+#include "semblance/semblance_mpi_parts.h"
 
 namespace {
 
 using pimg::mpi::PlanFile;
 using pimg::mpi::RunTimes;
+using pimg::mpi::ValueIndex;
 
 constexpr int kMaxWindow = 64;
-constexpr int kHeaderBytes = SEMB_HEADER_FLOATS * 4;
+constexpr int kHeaderBytes = pimg::mpi::kSembHeaderBytes;
 
 struct Semb {
   int ntr = 0, ns = 0, tau = 0, w = 0;
@@ -120,12 +122,6 @@ void point(const Semb& s, long index, float* sem, float* stk) {
   *stk = semb_stack(stack, m, s.w, s.ntr);
 }
 
-// MPI_DOUBLE_INT's layout.
-struct ValueIndex {
-  double value;
-  int index;
-};
-
 class SembJob {
  public:
   SembJob(const PlanFile& plan, Semb semb)
@@ -178,17 +174,7 @@ class SembJob {
   // Rank 0, after a run that gathered the grid: the reduced best must be the gathered values' first
   // maximum. Empty when it is.
   std::string check() const {
-    if (scheme_ == "best") return {};
-    long first = 0;
-    for (long i = 1; i < s_.points; ++i)
-      if (value(i) > value(first)) first = i;
-    if (best_.index == first && best_.value == static_cast<double>(value(first))) return {};
-    char text[256];
-    std::snprintf(text, sizeof text,
-                  "MPI_MAXLOC found point %d (semblance %.9g) but the gathered grid's first maximum is point %ld "
-                  "(semblance %.9g)",
-                  best_.index, best_.value, first, static_cast<double>(value(first)));
-    return text;
+    return scheme_ == "best" ? std::string() : pimg::mpi::semb_check_first_max(best_, out_.data(), s_.points);
   }
 
   const std::vector<std::uint8_t>& output() const { return out_; }
@@ -196,11 +182,6 @@ class SembJob {
  private:
   long global(int rank, long k) const { return cyclic_ ? rank + k * ranks_ : first_[rank] + k; }
 
-  float value(long i) const {
-    float v;
-    std::memcpy(&v, out_.data() + kHeaderBytes + 4 * i, 4);
-    return v;
-  }
   float* grid(int array) { return reinterpret_cast<float*>(out_.data() + kHeaderBytes) + array * s_.points; }
 
   void compute() {
@@ -209,50 +190,22 @@ class SembJob {
     for (long k = 0; k < n; ++k) point(s_, global(rank_, k), &sem_[k], &stk_[k]);
   }
 
-  void header(std::int32_t tag, float stack) {
-    const float sem = static_cast<float>(best_.value);
-    std::int32_t words[SEMB_HEADER_FLOATS] = {tag, best_.index, 0, 0};
-    std::memcpy(&words[2], &sem, 4);
-    std::memcpy(&words[3], &stack, 4);
-    std::memcpy(out_.data(), words, sizeof words);
-  }
+  void header(std::int32_t tag, float stack) { pimg::mpi::semb_header(out_.data(), tag, best_, stack); }
 
   // Contiguous blocks: one MPI_Gatherv per array, straight into rank 0's output.
   void gather_blocks() {
-    std::vector<int> counts(ranks_), displs(ranks_);
-    for (int r = 0; r < ranks_; ++r) {
-      counts[r] = static_cast<int>(count_[r]);
-      displs[r] = static_cast<int>(first_[r]);
-    }
-    for (int array = 0; array < 2; ++array)
-      MPI_Gatherv(array ? stk_.data() : sem_.data(), counts[rank_], MPI_FLOAT, rank_ == 0 ? grid(array) : nullptr,
-                  counts.data(), displs.data(), MPI_FLOAT, 0, MPI_COMM_WORLD);
+    const float* mine[2] = {sem_.data(), stk_.data()};
+    float* grids[2] = {rank_ == 0 ? grid(0) : nullptr, rank_ == 0 ? grid(1) : nullptr};
+    pimg::mpi::semb_gather_blocks(mine, first_, count_, rank_, grids);
     if (rank_ == 0) header(SEMB_TAG_GRID, grid(1)[best_.index]);
   }
 
   // Interleaved points: rank 0 receives rank r's values into every RANKS-th float from point r (a
   // strided datatype, so MPI places them; no unpacking pass), every rank sends its values contiguously.
   void gather_cyclic() {
-    std::vector<MPI_Request> reqs;
-    std::vector<MPI_Datatype> types;
-    if (rank_ == 0)
-      for (int r = 0; r < ranks_; ++r) {
-        MPI_Datatype strided;
-        MPI_Type_vector(static_cast<int>(count_[r]), 1, ranks_, MPI_FLOAT, &strided);
-        MPI_Type_commit(&strided);
-        types.push_back(strided);
-        for (int array = 0; array < 2; ++array) {
-          reqs.emplace_back();
-          MPI_Irecv(grid(array) + r, 1, strided, r, array, MPI_COMM_WORLD, &reqs.back());
-        }
-      }
-    for (int array = 0; array < 2; ++array) {
-      reqs.emplace_back();
-      MPI_Isend(array ? stk_.data() : sem_.data(), static_cast<int>(count_[rank_]), MPI_FLOAT, 0, array,
-                MPI_COMM_WORLD, &reqs.back());
-    }
-    MPI_Waitall(static_cast<int>(reqs.size()), reqs.data(), MPI_STATUSES_IGNORE);
-    for (MPI_Datatype& type : types) MPI_Type_free(&type);
+    const float* mine[2] = {sem_.data(), stk_.data()};
+    float* grids[2] = {rank_ == 0 ? grid(0) : nullptr, rank_ == 0 ? grid(1) : nullptr};
+    pimg::mpi::semb_gather_interleaved(mine, count_, 1, rank_, grids);
     if (rank_ == 0) header(SEMB_TAG_GRID, grid(1)[best_.index]);
   }
 

@@ -155,6 +155,24 @@ TEST(SemblanceReference, RecoversTheSyntheticTruth) {
   }
 }
 
+// The validation reference shares the grid's planes among threads; the bytes are the serial loop's.
+TEST(SemblanceReference, ThreadsChangeNothing) {
+  SemblanceFamily f;
+  const Problem p = synthetic("3,4,5,2,7", "1,2,3,0,4");
+  const SembSpec s = spec_of(p);
+  const Workload w = f.make_workload(p);
+  auto run = [&](int threads) {
+    std::vector<std::uint8_t> out(output_bytes(s), 0xA5);
+    reference(s, reinterpret_cast<const float*>(w.input("samples").bytes.data()),
+              reinterpret_cast<const std::int32_t*>(w.input("hdr").bytes.data()),
+              reinterpret_cast<const float*>(w.input("axes").bytes.data()), out.data(), threads);
+    return out;
+  };
+  const std::vector<std::uint8_t> serial = run(1);
+  EXPECT_EQ(serial, f.reference(p, w));
+  for (int threads : {2, 5, 64}) EXPECT_EQ(run(threads), serial) << threads << " threads";
+}
+
 TEST(SemblanceReference, NoiseFreeDataIsFullyCoherentAtTheTruth) {
   SemblanceFamily f;
   const Problem p = synthetic("4", "1,2,3,0,2", "0");

@@ -6,10 +6,11 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <map>
 #include <cctype>
 #include <chrono>
 #include <ctime>
+#include <map>
+#include <set>
 #include <thread>
 
 #include "pimg/errors.hpp"
@@ -195,7 +196,8 @@ Tuner::Tuner(const Registry& reg, const Space& space, const TuneOptions& opt, Ru
   // the space's problems is a mistake in the space. One that fits only some problems (a 3-channel
   // kernel beside a 1-channel problem) skips the others, said once each, nothing stored; single
   // impossible configurations of a problem it fits are stored as launch_error.
-  std::vector<std::string> refusals(m.tasks.size());
+  // A device that lacks what the variant needs (DeviceLacks) skips it there, said once, nothing stored.
+  std::vector<std::string> refusals(m.tasks.size()), lacks(m.tasks.size());
   for (std::size_t k = 0; k < m.tasks.size(); ++k) {
     const Task& t = m.tasks[k];
     std::string first_error;
@@ -206,14 +208,20 @@ Tuner::Tuner(const Registry& reg, const Space& space, const TuneOptions& opt, Ru
                         m.devices[t.device].info);
         any = true;
         break;
+      } catch (const DeviceLacks& e) {
+        lacks[k] = e.what();
+        break;
       } catch (const PlanError& e) {
         if (first_error.empty()) first_error = e.what();
       }
     }
-    if (!any) refusals[k] = first_error.empty() ? "no configuration" : first_error;
+    if (!any && lacks[k].empty()) refusals[k] = first_error.empty() ? "no configuration" : first_error;
   }
+  std::set<std::pair<std::size_t, const Variant*>> said;
   for (std::size_t k = 0; k < m.tasks.size(); ++k) {
     const Task& t = m.tasks[k];
+    if (!lacks[k].empty() && said.emplace(t.device, t.variant).second)
+      obs.on_message(fmt::format("{}: {} skipped: {}", m.devices[t.device].info.id(), t.variant->name(), lacks[k]));
     if (refusals[k].empty()) continue;
     bool fits_another = false;
     for (std::size_t j = 0; j < m.tasks.size(); ++j)
@@ -231,7 +239,7 @@ Tuner::Tuner(const Registry& reg, const Space& space, const TuneOptions& opt, Ru
   }
   std::vector<Task> fitting;
   for (std::size_t k = 0; k < m.tasks.size(); ++k)
-    if (refusals[k].empty()) fitting.push_back(std::move(m.tasks[k]));
+    if (refusals[k].empty() && lacks[k].empty()) fitting.push_back(std::move(m.tasks[k]));
   m.tasks = std::move(fitting);
   for (auto& t : m.tasks) {
     t.strategy = strategy->make(t.space, strategy_options, space.strategy.seed);

@@ -17,6 +17,7 @@ void register_semblance(Registry& reg) {
   reg.add_variant(make_cuda_grid());
   reg.add_variant(make_cuda_argmax());
   reg.add_variant(make_mpi_grid());
+  reg.add_variant(make_mpi_cuda_grid());
 }
 
 }  // namespace pimg::semblance

@@ -6,9 +6,11 @@
 #include <fmt/ranges.h>
 
 #include <algorithm>
+#include <atomic>
 #include <charconv>
 #include <cmath>
 #include <cstring>
+#include <thread>
 
 #include "pimg/errors.hpp"
 
@@ -247,7 +249,8 @@ double flops_per_point(const SembSpec& s) {
   return static_cast<double>(s.traces) * (12 + 8 * s.w) + 3 * s.w + 2;
 }
 
-void reference(const SembSpec& s, const float* samples, const std::int32_t* hdr, const float* ax, std::uint8_t* out) {
+void reference(const SembSpec& s, const float* samples, const std::int32_t* hdr, const float* ax, std::uint8_t* out,
+               int threads) {
   const int ntr = s.traces, ns = s.ns, tau = s.tau, w = s.w;
   std::vector<semb_geom> geom(ntr);
   for (int i = 0; i < ntr; ++i)
@@ -260,38 +263,48 @@ void reference(const SembSpec& s, const float* samples, const std::int32_t* hdr,
   const float* E = ax + s.axis_offset(4);
   const std::int64_t npts = s.points();
   std::vector<float> sem(npts), stk(npts);
-  std::int64_t idx = 0;
-  for (int ia = 0; ia < s.n[0]; ++ia)
-    for (int ib = 0; ib < s.n[1]; ++ib)
-      for (int ic = 0; ic < s.n[2]; ++ic)
-        for (int id = 0; id < s.n[3]; ++id)
-          for (int ie = 0; ie < s.n[4]; ++ie, ++idx) {
-            float num[kMaxWindow] = {}, den[kMaxWindow] = {};
-            float stack = 0;
-            int m = 0;
-            for (int i = 0; i < ntr; ++i) {
-              const float q = semb_quadratic(A[ia], B[ib], C[ic], D[id], s.t0, geom[i]);
-              const float x = semb_position(q, E[ie], s.idt, geom[i]);
-              if (!semb_inside(x, tau, ns)) continue;
-              const int it = static_cast<int>(x);
-              const float* tr = samples + static_cast<std::size_t>(i) * ns;
-              for (int j = 0; j < w; ++j) {
-                const int k = it - tau + j;
-                const float v = semb_interp_seed(tr[k], tr[k + 1], x, j, tau, k);
-                num[j] += v;
-                den[j] += v * v;
-                stack += v;
-              }
-              ++m;
-            }
-            float sn = 0, sd = 0;
+  // One (A, B) plane of points at a time: every point on its own, so the threads' order changes nothing.
+  auto plane = [&](int ia, int ib) {
+    std::int64_t idx = (static_cast<std::int64_t>(ia) * s.n[1] + ib) * s.n[2] * s.n[3] * s.n[4];
+    for (int ic = 0; ic < s.n[2]; ++ic)
+      for (int id = 0; id < s.n[3]; ++id)
+        for (int ie = 0; ie < s.n[4]; ++ie, ++idx) {
+          float num[kMaxWindow] = {}, den[kMaxWindow] = {};
+          float stack = 0;
+          int m = 0;
+          for (int i = 0; i < ntr; ++i) {
+            const float q = semb_quadratic(A[ia], B[ib], C[ic], D[id], s.t0, geom[i]);
+            const float x = semb_position(q, E[ie], s.idt, geom[i]);
+            if (!semb_inside(x, tau, ns)) continue;
+            const int it = static_cast<int>(x);
+            const float* tr = samples + static_cast<std::size_t>(i) * ns;
             for (int j = 0; j < w; ++j) {
-              sn += num[j] * num[j];
-              sd += den[j];
+              const int k = it - tau + j;
+              const float v = semb_interp_seed(tr[k], tr[k + 1], x, j, tau, k);
+              num[j] += v;
+              den[j] += v * v;
+              stack += v;
             }
-            sem[idx] = semb_finish(sn, sd, m, ntr);
-            stk[idx] = semb_stack(stack, m, w, ntr);
+            ++m;
           }
+          float sn = 0, sd = 0;
+          for (int j = 0; j < w; ++j) {
+            sn += num[j] * num[j];
+            sd += den[j];
+          }
+          sem[idx] = semb_finish(sn, sd, m, ntr);
+          stk[idx] = semb_stack(stack, m, w, ntr);
+        }
+  };
+  const int planes = s.n[0] * s.n[1];
+  std::atomic<int> next{0};
+  auto work = [&] {
+    for (int pl = next++; pl < planes; pl = next++) plane(pl / s.n[1], pl % s.n[1]);
+  };
+  std::vector<std::thread> pool;
+  for (int t = 1; t < std::min(threads, planes); ++t) pool.emplace_back(work);
+  work();
+  for (auto& t : pool) t.join();
   const std::int64_t best = std::max_element(sem.begin(), sem.end()) - sem.begin();
   const Header h{SEMB_TAG_GRID, static_cast<std::int32_t>(best), sem[best], stk[best]};
   std::memcpy(out, &h, sizeof h);
@@ -341,7 +354,8 @@ std::vector<std::uint8_t> SemblanceFamily::reference(const Problem& p, const Wor
   std::vector<std::uint8_t> out(w.output_bytes);
   semblance::reference(s, reinterpret_cast<const float*>(w.input("samples").bytes.data()),
                        reinterpret_cast<const std::int32_t*>(w.input("hdr").bytes.data()),
-                       reinterpret_cast<const float*>(w.input("axes").bytes.data()), out.data());
+                       reinterpret_cast<const float*>(w.input("axes").bytes.data()), out.data(),
+                       static_cast<int>(std::max(1u, std::thread::hardware_concurrency())));
   return out;
 }
 

@@ -59,9 +59,11 @@ SuData problem_data(const SembSpec& s);
 // Gaussian noise.
 SuData synthetic_data(const SembSpec& s);
 
-// The serial reference over the whole grid: writes output_bytes(s) bytes (tag GRID).
+// The reference over the whole grid: writes output_bytes(s) bytes (tag GRID). The seed's sequential
+// loop with threads = 1 (the `serial` baseline); the validation reference shares the grid's (A, B)
+// planes among `threads` threads, each point computed alike, so the output is the same bytes.
 void reference(const SembSpec& s, const float* samples, const std::int32_t* hdr, const float* axes,
-               std::uint8_t* out);
+               std::uint8_t* out, int threads = 1);
 
 // Grid index of point (ia, ib, ic, id, ie) and back.
 std::int64_t point_index(const SembSpec& s, const std::array<int, 5>& i);

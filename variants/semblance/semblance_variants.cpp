@@ -6,6 +6,7 @@
 #include <fmt/ranges.h>
 
 #include <algorithm>
+#include <charconv>
 #include <cstring>
 
 extern "C" {
@@ -139,6 +140,52 @@ DeviceKnobs read_device_knobs(const Config& c, const std::vector<ParamDecl>& dec
   return k;
 }
 
+namespace {
+
+// The knobs' define names, in the order knob_defines writes them, and where each lives in DeviceKnobs.
+struct KnobName {
+  const char* name;
+  int DeviceKnobs::*field;
+};
+constexpr KnobName kKnobNames[] = {
+    {"DIMS", &DeviceKnobs::dims},         {"BLOCK_X", &DeviceKnobs::block_x},
+    {"BLOCK_Y", &DeviceKnobs::block_y},   {"BLOCK_Z", &DeviceKnobs::block_z},
+    {"PPI", &DeviceKnobs::ppi},           {"PRECOMP", &DeviceKnobs::precomp},
+    {"INLINE", &DeviceKnobs::inline_helpers}, {"INTERP", &DeviceKnobs::interp},
+    {"GEOM_MEM", &DeviceKnobs::geom_mem}, {"WINDOW", &DeviceKnobs::window}};
+constexpr KnobName kFinalBlock = {"FINAL_BLOCK", &DeviceKnobs::final_block};
+constexpr KnobName kCudaKnobNames[] = {{"LDG", &DeviceKnobs::ldg}, {"LAUNCH_BOUNDS", &DeviceKnobs::launch_bounds}};
+
+}  // namespace
+
+std::vector<std::pair<std::string, std::string>> knob_defines(const DeviceKnobs& k, DeviceApi api, bool argmax) {
+  std::vector<std::pair<std::string, std::string>> out;
+  for (const KnobName& n : kKnobNames) out.emplace_back(n.name, std::to_string(k.*n.field));
+  out.emplace_back("ARGMAX", argmax ? "1" : "0");
+  out.emplace_back(kFinalBlock.name, std::to_string(k.final_block));
+  if (api == DeviceApi::cuda)
+    for (const KnobName& n : kCudaKnobNames) out.emplace_back(n.name, std::to_string(k.*n.field));
+  return out;
+}
+
+DeviceKnobs knobs_from_defines(const std::map<std::string, std::string>& defines, DeviceApi api) {
+  DeviceKnobs k;
+  auto read = [&](const KnobName& n) {
+    auto it = defines.find(n.name);
+    if (it == defines.end()) throw PlanError(fmt::format("no define {}", n.name));
+    int v = 0;
+    const char* end = it->second.data() + it->second.size();
+    if (std::from_chars(it->second.data(), end, v).ptr != end || it->second.empty())
+      throw PlanError(fmt::format("{} must be an integer, got '{}'", n.name, it->second));
+    k.*n.field = v;
+  };
+  for (const KnobName& n : kKnobNames) read(n);
+  read(kFinalBlock);
+  if (api == DeviceApi::cuda)
+    for (const KnobName& n : kCudaKnobNames) read(n);
+  return k;
+}
+
 LaunchPlan device_plan(const SembSpec& s, const Workload& w, const DeviceKnobs& k, const DeviceInfo& d, DeviceApi api,
                        bool argmax) {
   const bool cuda = api == DeviceApi::cuda;
@@ -164,14 +211,8 @@ LaunchPlan device_plan(const SembSpec& s, const Workload& w, const DeviceKnobs& 
   LaunchPlan plan;
   plan.entry = "semb_grid";
   add_problem_defines(plan, w);
-  const std::pair<const char*, int> knobs[] = {
-      {"DIMS", k.dims},       {"BLOCK_X", k.block_x}, {"BLOCK_Y", k.block_y},         {"BLOCK_Z", k.block_z},
-      {"PPI", k.ppi},         {"PRECOMP", k.precomp}, {"INLINE", k.inline_helpers},   {"INTERP", k.interp},
-      {"GEOM_MEM", k.geom_mem}, {"WINDOW", k.window}, {"ARGMAX", argmax ? 1 : 0},     {"FINAL_BLOCK", k.final_block}};
-  for (const auto& [name, value] : knobs) plan.defines.emplace_back(name, std::to_string(value));
+  for (auto& define : knob_defines(k, api, argmax)) plan.defines.push_back(std::move(define));
   if (cuda) {
-    plan.defines.emplace_back("LDG", std::to_string(k.ldg));
-    plan.defines.emplace_back("LAUNCH_BOUNDS", std::to_string(k.launch_bounds));
     if (k.geom_mem) {
       plan.defines.emplace_back("PIMG_GEOM_LIST", float_list(w.input("geom")));
       plan.defines.emplace_back("PIMG_HDR_LIST", int_list(w.input("hdr")));

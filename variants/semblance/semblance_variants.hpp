@@ -2,6 +2,7 @@
 // takes, the OpenCL/CUDA knobs of kernels/semblance/semblance_device.h and the plan built from them,
 // and the factories register.cpp lists.
 #pragma once
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
@@ -44,6 +45,11 @@ struct DeviceKnobs {
 std::vector<ParamDecl> device_params(DeviceApi api, bool argmax);
 // A configuration's knobs, checked against each other, the problem and the device. Throws PlanError.
 DeviceKnobs read_device_knobs(const Config& c, const std::vector<ParamDecl>& decls, DeviceApi api, bool argmax);
+// The knobs as the kernels' defines (DIMS, BLOCK_X, ..., ARGMAX, and LDG, LAUNCH_BOUNDS for CUDA), and
+// back: the MPI worker that runs the kernel on each rank's GPU receives them this way. knobs_from_defines
+// throws PlanError naming a missing or non-integer define; it checks nothing else (device_plan does).
+std::vector<std::pair<std::string, std::string>> knob_defines(const DeviceKnobs& k, DeviceApi api, bool argmax);
+DeviceKnobs knobs_from_defines(const std::map<std::string, std::string>& defines, DeviceApi api);
 // The plan of semb_grid (argmax = false: every point's semblance and stack) or of semb_grid with
 // per-group maxima into scratch and the step semb_argmax_final (argmax = true).
 LaunchPlan device_plan(const SembSpec& s, const Workload& w, const DeviceKnobs& k, const DeviceInfo& d, DeviceApi api,
@@ -64,5 +70,6 @@ std::unique_ptr<Variant> make_cl_argmax();
 std::unique_ptr<Variant> make_cuda_grid();
 std::unique_ptr<Variant> make_cuda_argmax();
 std::unique_ptr<Variant> make_mpi_grid();
+std::unique_ptr<Variant> make_mpi_cuda_grid();
 
 }  // namespace pimg::semblance

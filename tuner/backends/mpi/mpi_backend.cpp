@@ -14,6 +14,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cctype>
 #include <cerrno>
@@ -45,6 +46,9 @@ using Clock = std::chrono::steady_clock;
 
 // The worker programs this build makes (tuner/backends/mpi/CMakeLists.txt); a plan's entry names one.
 const std::vector<std::string> kWorkers = {"pimg-mpi-conv", "pimg-mpi-semblance"};
+// The worker whose ranks run on GPUs, built where CMake found the CUDA toolkit; `--gpus` makes it print
+// the host's CUDA devices ("gpus N", then "gpu NAME" each) without starting MPI.
+const std::string kGpuWorker = "pimg-mpi-semblance-cuda";
 
 double seconds_since(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
 
@@ -139,7 +143,22 @@ struct Found {
   BackendStatus status;
   fs::path mpirun, workers;
   std::string version;  // mpirun --version, first line
+  int gpus = 0;                // CUDA devices the ranks can use (kGpuWorker --gpus)
+  std::vector<std::string> gpu_names;
 };
+
+// The host's CUDA devices as the GPU worker sees them; none where it is missing or finds none.
+void probe_gpus(Found& f) {
+  const fs::path exe = f.workers / kGpuWorker;
+  if (!executable(exe)) return;
+  std::istringstream lines(run_output({exe.string(), "--gpus"}));
+  std::string line;
+  while (std::getline(lines, line)) {
+    if (line.rfind("gpus ", 0) == 0) f.gpus = std::max(0, std::atoi(line.c_str() + 5));
+    if (line.rfind("gpu ", 0) == 0) f.gpu_names.push_back(line.substr(4));
+  }
+  if (static_cast<int>(f.gpu_names.size()) != f.gpus) f.gpus = 0;  // a garbled answer counts as none
+}
 
 Found probe() {
   Found f;
@@ -161,14 +180,16 @@ Found probe() {
                                      w, f.workers.string(), w)};
       return f;
     }
+  probe_gpus(f);
   f.status = {true, ""};
   return f;
 }
 
 class MpiProgram final : public Program {
  public:
-  explicit MpiProgram(fs::path exe) : worker(std::move(exe)), serial(next_serial++) {}
+  MpiProgram(fs::path exe, KernelSource src) : worker(std::move(exe)), source(std::move(src)), serial(next_serial++) {}
   fs::path worker;
+  KernelSource source;  // the variant's source: written beside the plan for workers that compile it (GPU ranks)
   std::uint64_t serial;  // which program a running worker belongs to (addresses are reused)
 
  private:
@@ -205,7 +226,11 @@ class Server {
         case ArgKind::Image2D: throw std::runtime_error("the mpi backend has no images");
       }
     }
+    txt << "source " << program.source.path << "\n";
     if (!txt.flush()) throw std::runtime_error("cannot write the plan file");
+    std::ofstream src(dir_.path() / "source.txt", std::ios::binary);
+    if (!src.write(program.source.text.data(), static_cast<std::streamsize>(program.source.text.size())).flush())
+      throw std::runtime_error("cannot write the kernel source");
     for (const char* fifo : {"cmd", "reply"})
       if (::mkfifo((dir_.path() / fifo).c_str(), 0600) != 0)
         throw std::runtime_error(fmt::format("mkfifo {}: {}", fifo, std::strerror(errno)));
@@ -342,7 +367,7 @@ class MpiDevice final : public Device {
     if (plan.entry.empty() || plan.entry.find('/') != std::string::npos || !executable(exe)) {
       r.log = fmt::format("no MPI worker program '{}' in {}", plan.entry, found_.workers.string());
     } else {
-      r.program = std::make_shared<MpiProgram>(exe);
+      r.program = std::make_shared<MpiProgram>(exe, source);
       r.log = fmt::format("{} runs {} (built at build time; the configuration is passed at run time)", exe.string(),
                           source.path);
     }
@@ -407,6 +432,14 @@ class MpiBackend final : public Backend {
     d.vendor = "Open MPI";
     d.driver = f.version;
     d.limits["cores"] = d.compute_units;
+    // GPUs behind the ranks (variants that put each rank on a GPU need them); part of the device's
+    // identity, so rows measured with them are never mixed with rows measured without.
+    d.limits["cuda_gpus"] = f.gpus;
+    if (f.gpus > 0) {
+      std::map<std::string, int> kinds;
+      for (const auto& n : f.gpu_names) ++kinds[n];
+      for (const auto& [name, count] : kinds) d.platform += fmt::format(" + {} x {}", count, name);
+    }
     return {d};
   }
   std::unique_ptr<Device> open(const DeviceInfo& info) const override {

@@ -28,10 +28,12 @@ namespace pimg::mpi {
 constexpr std::uint8_t kPoison = 0xA5;
 
 // The plan as the backend wrote it (dir/plan.txt): "define NAME VALUE", "int V", "real V" and
-// "buffer NAME" lines in the plan's argument order; input buffers are dir/NAME.bin, the output
-// "out" is written by rank 0 to dir/out.bin after every run.
+// "buffer NAME" lines in the plan's argument order, and "source PATH", the variant's kernel source
+// (path under kernels/; its expanded text is dir/source.txt, for workers that compile it); input
+// buffers are dir/NAME.bin, the output "out" is written by rank 0 to dir/out.bin after every run.
 struct PlanFile {
   std::string dir;
+  std::string source;  // the variant's source path, as the store names it
   std::map<std::string, std::string> defines;
   std::vector<long long> ints;
   std::vector<double> reals;
@@ -77,6 +79,8 @@ inline PlanFile read_plan(const std::string& dir) {
       double v = 0;
       ls >> v;
       p.reals.push_back(v);
+    } else if (kind == "source") {
+      ls >> p.source;
     } else if (kind == "buffer") {
       std::string name;
       ls >> name;

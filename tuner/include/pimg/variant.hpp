@@ -26,6 +26,14 @@ class PlanError : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
+// Thrown by plan() when the device lacks something every configuration of the variant needs (the
+// GPUs behind an MPI variant's ranks): the runner skips the variant on that device, saying why,
+// instead of refusing the space as it refuses a variant whose own configurations fit nothing.
+class DeviceLacks : public PlanError {
+ public:
+  using PlanError::PlanError;
+};
+
 class Variant {
  public:
   virtual ~Variant() = default;
