@@ -20,6 +20,8 @@ ranks=${PIMG_RANKS:-1 2 4}
 devices=${PIMG_GPUS:-1}
 launcher=(mpirun --oversubscribe --bind-to none --mca btl_vader_single_copy_mechanism none)
 [ "$(id -u)" = 0 ] && launcher+=(--allow-run-as-root)
+# Without ssh or rsh (the GPU machines) Open MPI's default launcher refuses even local ranks.
+command -v ssh > /dev/null || command -v rsh > /dev/null || launcher+=(--mca plm isolated)
 mkdir -p "$out"
 log() { echo "== $*" | tee -a "$out/summary.txt"; }
 now() { date +%s.%N; }

@@ -22,7 +22,7 @@ namespace pimg::semblance {
 namespace {
 
 constexpr int kMaxWindow = 64;
-constexpr std::int64_t kMaxPoints = std::int64_t{1} << 26;
+constexpr std::int64_t kMaxPoints = std::int64_t{1} << 28;  // 2 GiB of output; 40^5 (issue 6) fits
 
 template <class T>
 T parse_number(const std::string& key, const std::string& text) {

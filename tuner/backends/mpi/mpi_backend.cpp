@@ -61,15 +61,20 @@ std::string tail(const std::string& s, std::size_t n = 2000) { return s.size() >
 
 bool executable(const fs::path& p) { return !p.empty() && ::access(p.c_str(), X_OK) == 0 && fs::is_regular_file(p); }
 
-// mpirun: $PIMG_MPIRUN, else the first `mpirun` on PATH; empty when none.
-fs::path find_mpirun() {
-  if (const char* env = std::getenv("PIMG_MPIRUN"); env && *env) return env;
+// The first executable `name` on PATH; empty when none.
+fs::path find_on_path(const std::string& name) {
   const char* path = std::getenv("PATH");
   std::stringstream dirs(path ? path : "");
   std::string dir;
   while (std::getline(dirs, dir, ':'))
-    if (!dir.empty() && executable(fs::path(dir) / "mpirun")) return fs::path(dir) / "mpirun";
+    if (!dir.empty() && executable(fs::path(dir) / name)) return fs::path(dir) / name;
   return {};
+}
+
+// mpirun: $PIMG_MPIRUN, else the first `mpirun` on PATH; empty when none.
+fs::path find_mpirun() {
+  if (const char* env = std::getenv("PIMG_MPIRUN"); env && *env) return env;
+  return find_on_path("mpirun");
 }
 
 // Where the workers are: $PIMG_MPI_WORKER_DIR, else the build's folder for them, else the folder of
@@ -143,6 +148,9 @@ struct Found {
   BackendStatus status;
   fs::path mpirun, workers;
   std::string version;  // mpirun --version, first line
+  // Open MPI's rsh launcher gives up before starting even local ranks where neither ssh nor rsh is
+  // installed (containers, the GPU machines): there the ranks start through the `isolated` launcher.
+  bool isolated = false;
   int gpus = 0;                // CUDA devices the ranks can use (kGpuWorker --gpus)
   std::vector<std::string> gpu_names;
 };
@@ -180,6 +188,8 @@ Found probe() {
                                      w, f.workers.string(), w)};
       return f;
     }
+  const char* agent = std::getenv("OMPI_MCA_plm_rsh_agent");
+  f.isolated = find_on_path("ssh").empty() && find_on_path("rsh").empty() && !(agent && *agent);
   probe_gpus(f);
   f.status = {true, ""};
   return f;
@@ -243,6 +253,7 @@ class Server {
     std::vector<std::string> argv{found.mpirun.string(), "--oversubscribe", "--bind-to", "none",
                                   "--mca", "btl_vader_single_copy_mechanism", "none", "-np", std::to_string(ranks)};
     if (::geteuid() == 0) argv.push_back("--allow-run-as-root");
+    if (found.isolated) argv.insert(argv.end(), {"--mca", "plm", "isolated"});
     argv.push_back(program.worker.string());
     argv.push_back(dir_.path().string());
     command_ = fmt::format("{}", fmt::join(argv, " "));
