@@ -40,6 +40,7 @@
 #include "mpi_serve.hpp"
 #include "pimg/backend.hpp"
 #include "pimg/config.hpp"
+#include "pimg/evaluator.hpp"
 #include "semblance/semblance_core.h"
 #include "semblance/semblance_mpi_parts.h"
 #include "semblance/semblance_variants.hpp"
@@ -122,9 +123,14 @@ class GpuJob {
   RunTimes run() {
     RunTimes t;
     pimg::mpi::Laps laps;
-    const pimg::LaunchResult l = dev_->launch(*program_, plan_, args_);
+    for (auto& [plan, program] : kernels_) {
+      const pimg::LaunchResult l = dev_->launch(*program, plan, args_);
+      if (!l.ok) {
+        error_ = "rank " + std::to_string(r_.rank) + ": " + plan.entry + ": " + l.error;
+        break;
+      }
+    }
     laps.lap(t.comp);
-    if (!l.ok) error_ = "rank " + std::to_string(r_.rank) + ": " + l.error;
     ValueIndex mine{-1.0, -1};
     float mine_stack = 0;
     if (error_.empty()) {
@@ -246,9 +252,14 @@ class GpuJob {
                            std::istreambuf_iterator<char>());
     if (src.text.empty()) throw std::runtime_error("no kernel source in " + plan.dir + "/source.txt");
     src.hash = pimg::hash128(src.text);
-    const pimg::CompileResult c = dev_->compile(src, plan_);
-    if (!c.program) throw std::runtime_error(where + "compiling " + src.path + ": " + c.log);
-    program_ = c.program;
+    // The search kernel, then its steps (scheme best: semb_argmax_final), each compiled like a plan.
+    std::vector<pimg::LaunchPlan> plans{plan_};
+    for (const pimg::LaunchStep& step : plan_.steps) plans.push_back(pimg::step_plan(plan_, step));
+    for (const pimg::LaunchPlan& p : plans) {
+      const pimg::CompileResult c = dev_->compile(src, p);
+      if (!c.program) throw std::runtime_error(where + "compiling " + src.path + " (" + p.entry + "): " + c.log);
+      kernels_.push_back({p, c.program});
+    }
 
     for (const auto& in : w.inputs) {
       auto buf = dev_->alloc(in.bytes.size());
@@ -315,7 +326,7 @@ class GpuJob {
   pimg::DeviceInfo gpu_;
   std::unique_ptr<pimg::Device> dev_;
   pimg::LaunchPlan plan_;
-  std::shared_ptr<pimg::Program> program_;
+  std::vector<std::pair<pimg::LaunchPlan, std::shared_ptr<pimg::Program>>> kernels_;  // in run order
   std::vector<std::shared_ptr<pimg::DeviceBuffer>> inputs_;
   std::map<std::string, std::shared_ptr<pimg::DeviceBuffer>> scratch_;
   std::shared_ptr<pimg::DeviceBuffer> out_dev_;

@@ -33,7 +33,15 @@ const KernelSource& source_for(const Variant& v, KernelSource& builtin) {
   return *s;
 }
 
-// The plan of one kernel step: the plan's compile-time settings with the step's entry, geometry and args.
+// One compiled kernel or host computation of the plan, in run order.
+struct Step {
+  LaunchPlan plan;                    // kernel steps
+  std::shared_ptr<Program> program;   // null for a host step
+  const LaunchStep* host = nullptr;   // host steps
+};
+
+}  // namespace
+
 LaunchPlan step_plan(const LaunchPlan& plan, const LaunchStep& step) {
   LaunchPlan p;
   p.entry = step.entry;
@@ -45,15 +53,6 @@ LaunchPlan step_plan(const LaunchPlan& plan, const LaunchStep& step) {
   p.args = step.args;
   return p;
 }
-
-// One compiled kernel or host computation of the plan, in run order.
-struct Step {
-  LaunchPlan plan;                    // kernel steps
-  std::shared_ptr<Program> program;   // null for a host step
-  const LaunchStep* host = nullptr;   // host steps
-};
-
-}  // namespace
 
 EvalResult evaluate(const EvalContext& ctx, const Variant& variant, const Config& config) {
   const auto t0 = Clock::now();

@@ -29,6 +29,10 @@ struct EvalContext {
 // The byte written over the output before every run; a kernel that skips a pixel is caught.
 inline constexpr std::uint8_t kPoison = 0xA5;
 
+// The plan of one kernel step of `plan` (LaunchStep without `host`): the plan's compile-time settings
+// (defines, options) with the step's entry, geometry and arguments, compiled and launched like a plan.
+LaunchPlan step_plan(const LaunchPlan& plan, const LaunchStep& step);
+
 EvalResult evaluate(const EvalContext& ctx, const Variant& variant, const Config& config);
 
 // Device-to-device copy bandwidth in GB/s (bytes read + written), median of `repeats` runs.
