@@ -68,7 +68,10 @@ spaces=("$@")
 
 # PIMG_RANKS="1 2 4" (issue 6): the spaces tuned by the distributed runner on that many GPUs instead.
 if [ -n "${PIMG_RANKS:-}" ]; then
-  PIMG_GPUS=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU') bash scripts/ranks-bench.sh "$exe" "$out" "${spaces[@]}"
+  # PIMG_GPUS overrides the GPU count and PIMG_RANKS_FLAGS adds pimg-tune flags to the ranks' runs
+  # (PIMG_GPUS=2 PIMG_RANKS_FLAGS=--share-devices tries the distributed runner on a one-GPU machine).
+  PIMG_GPUS=${PIMG_GPUS:-$(nvidia-smi -L 2>/dev/null | grep -c '^GPU')} \
+    bash scripts/ranks-bench.sh "$exe" "$out" "${spaces[@]}" ${PIMG_RANKS_FLAGS:+-- $PIMG_RANKS_FLAGS}
   exit $?
 fi
 
