@@ -230,6 +230,11 @@ TEST(GpuSpaces, EverySpaceFileOfTheGpuScriptLoads) {
       pimg::load_space(entry.path().string(), pimg::Registry::builtin());
     } catch (const pimg::UsageError& e) {
       const std::string what = e.what();
+      // A space of MPI variants (semblance-gpu-mpi.yaml) in a build that found no MPI.
+      if (!pimg::Registry::builtin().backend("mpi") && what.find("unknown backend 'mpi'") != std::string::npos) {
+        ++n;
+        continue;
+      }
       const std::string shared = "../shared/data/";
       const auto at = what.find(shared);
       if (at == std::string::npos) {
