@@ -37,50 +37,21 @@ using pimg::mpi::ValueIndex;
 constexpr int kMaxWindow = 64;
 constexpr int kHeaderBytes = pimg::mpi::kSembHeaderBytes;
 
-struct Semb {
-  int ntr = 0, ns = 0, tau = 0, w = 0;
-  int n[5] = {};
-  long points = 1;
-  float t0 = 0, m0 = 0, h0 = 0, idt = 0;
+// The plan's problem and its inputs, resident between runs.
+struct Semb : pimg::mpi::SembPlan {
   std::vector<float> samples, geom, axes;
 };
 
-std::vector<float> read_floats(const PlanFile& plan, const std::string& buffer, std::size_t count) {
-  std::vector<float> v(count);
-  FILE* f = std::fopen(plan.path(buffer).c_str(), "rb");
-  if (!f) throw std::runtime_error("cannot read " + plan.path(buffer));
-  const bool ok = std::fread(v.data(), sizeof(float), count, f) == count && std::fgetc(f) == EOF;
-  std::fclose(f);
-  if (!ok) throw std::runtime_error(plan.path(buffer) + " does not hold " + std::to_string(count) + " floats");
-  return v;
-}
-
 Semb semb_of(const PlanFile& plan) {
-  if (plan.buffers != std::vector<std::string>{"samples", "geom", "axes", "out"} || plan.reals.size() != 4)
+  if (plan.buffers != std::vector<std::string>{"samples", "geom", "axes", "out"})
     throw std::runtime_error("plan arguments must be buffers samples, geom, axes, out and reals t0, m0, h0, idt");
   Semb s;
-  s.ntr = static_cast<int>(plan.int_define("PIMG_NTR"));
-  s.ns = static_cast<int>(plan.int_define("PIMG_NS"));
-  s.tau = static_cast<int>(plan.int_define("PIMG_TAU"));
-  s.w = static_cast<int>(plan.int_define("PIMG_W"));
-  const char* dims[5] = {"PIMG_NA", "PIMG_NB", "PIMG_NC", "PIMG_ND", "PIMG_NE"};
-  long axis_values = 0;
-  for (int d = 0; d < 5; ++d) {
-    s.n[d] = static_cast<int>(plan.int_define(dims[d]));
-    if (s.n[d] < 1) throw std::runtime_error(std::string(dims[d]) + " must be at least 1");
-    s.points *= s.n[d];
-    axis_values += s.n[d];
-    if (s.points > (1L << 30)) throw std::runtime_error("the grid has more than 2^30 points");
-  }
-  if (s.ntr < 1 || s.tau < 0 || s.w != 2 * s.tau + 1 || s.w > kMaxWindow || s.ns < s.w + 2)
-    throw std::runtime_error("the plan's problem is inconsistent (traces, samples, window)");
-  s.t0 = static_cast<float>(plan.reals[0]);
-  s.m0 = static_cast<float>(plan.reals[1]);
-  s.h0 = static_cast<float>(plan.reals[2]);
-  s.idt = static_cast<float>(plan.reals[3]);
-  s.samples = read_floats(plan, "samples", static_cast<std::size_t>(s.ntr) * s.ns);
-  s.geom = read_floats(plan, "geom", static_cast<std::size_t>(s.ntr) * SEMB_GEOM_STRIDE);
-  s.axes = read_floats(plan, "axes", static_cast<std::size_t>(axis_values));
+  static_cast<pimg::mpi::SembPlan&>(s) = pimg::mpi::semb_plan(plan);
+  if (s.w > kMaxWindow) throw std::runtime_error("the window is wider than " + std::to_string(kMaxWindow) + " samples");
+  using pimg::mpi::read_input;
+  s.samples = read_input<float>(plan, "samples", static_cast<std::size_t>(s.ntr) * s.ns);
+  s.geom = read_input<float>(plan, "geom", static_cast<std::size_t>(s.ntr) * SEMB_GEOM_STRIDE);
+  s.axes = read_input<float>(plan, "axes", static_cast<std::size_t>(s.axis_values));
   return s;
 }
 

@@ -54,12 +54,6 @@ using pimg::semblance::DeviceApi;
 
 constexpr int kHeaderBytes = pimg::mpi::kSembHeaderBytes;
 
-std::vector<std::uint8_t> read_bytes(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw std::runtime_error("cannot read " + path);
-  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
-}
-
 int gpus_command() {
   const std::unique_ptr<pimg::Backend> cuda = pimg::make_cuda_backend();
   const std::vector<pimg::DeviceInfo> devices = cuda->status().available ? cuda->devices() : std::vector<pimg::DeviceInfo>{};
@@ -81,34 +75,27 @@ int local_rank() {
 class GpuJob {
  public:
   explicit GpuJob(const PlanFile& plan) : r_(pimg::mpi::read_ranks(plan, {"blocks", "cyclic", "best"})) {
-    if (plan.buffers != std::vector<std::string>{"samples", "geom", "hdr", "axes", "out"} || plan.reals.size() != 4)
+    if (plan.buffers != std::vector<std::string>{"samples", "geom", "hdr", "axes", "out"})
       throw std::runtime_error("plan arguments must be buffers samples, geom, hdr, axes, out and reals t0, m0, h0, idt");
     argmax_ = r_.scheme == "best";
     cyclic_ = r_.scheme != "blocks";
-    const char* dims[5] = {"PIMG_NA", "PIMG_NB", "PIMG_NC", "PIMG_ND", "PIMG_NE"};
-    points_ = 1;
-    for (int d = 0; d < 5; ++d) {
-      n_[d] = static_cast<int>(plan.int_define(dims[d]));
-      if (n_[d] < 1) throw std::runtime_error(std::string(dims[d]) + " must be at least 1");
-      points_ *= n_[d];
-    }
-    if (points_ > (1L << 30)) throw std::runtime_error("the grid has more than 2^30 points");
-    slab_ = points_ / n_[0];
-    if (r_.ranks > n_[0])
+    p_ = pimg::mpi::semb_plan(plan);
+    slab_ = p_.points / p_.n[0];
+    if (r_.ranks > p_.n[0])
       throw std::runtime_error(std::to_string(r_.ranks) + " ranks leave a rank without A values (the grid has " +
-                               std::to_string(n_[0]) + ")");
+                               std::to_string(p_.n[0]) + ")");
     for (int r = 0; r < r_.ranks; ++r) {
       std::vector<int> a;
       if (cyclic_)
-        for (int v = r; v < n_[0]; v += r_.ranks) a.push_back(v);
+        for (int v = r; v < p_.n[0]; v += r_.ranks) a.push_back(v);
       else
-        for (int v = r * n_[0] / r_.ranks; v < (r + 1) * n_[0] / r_.ranks; ++v) a.push_back(v);
+        for (int v = r * p_.n[0] / r_.ranks; v < (r + 1) * p_.n[0] / r_.ranks; ++v) a.push_back(v);
       slabs_.push_back(std::move(a));
     }
     mine_ = slabs_[r_.rank];
     open_gpu();
     build(plan);
-    if (r_.rank == 0) out_.resize(kHeaderBytes + 8 * static_cast<std::size_t>(points_));
+    if (r_.rank == 0) out_.resize(kHeaderBytes + 8 * static_cast<std::size_t>(p_.points));
   }
 
   void poison() {
@@ -176,7 +163,7 @@ class GpuJob {
   // gathered values' first maximum. Empty when the run is sound.
   std::string check() const {
     if (!error_.empty()) return error_;
-    return r_.scheme == "best" ? std::string() : pimg::mpi::semb_check_first_max(best_, out_.data(), points_);
+    return r_.scheme == "best" ? std::string() : pimg::mpi::semb_check_first_max(best_, out_.data(), p_.points);
   }
 
   const std::vector<std::uint8_t>& output() const { return out_; }
@@ -197,42 +184,33 @@ class GpuJob {
   const float* sub_grid(int array) const {
     return reinterpret_cast<const float*>(sub_out_.data() + kHeaderBytes) + array * sub_points();
   }
-  float* grid(int array) { return reinterpret_cast<float*>(out_.data() + kHeaderBytes) + array * points_; }
+  float* grid(int array) { return reinterpret_cast<float*>(out_.data() + kHeaderBytes) + array * p_.points; }
 
   // The rank's sub-grid as a problem of its own: the family's workload with this rank's A values,
   // the device plan of semblance.cu for it, compiled, and its inputs on the GPU.
   void build(const PlanFile& plan) {
     pimg::semblance::SembSpec s;
-    s.traces = static_cast<int>(plan.int_define("PIMG_NTR"));
-    s.ns = static_cast<int>(plan.int_define("PIMG_NS"));
-    s.tau = static_cast<int>(plan.int_define("PIMG_TAU"));
-    s.w = static_cast<int>(plan.int_define("PIMG_W"));
-    s.t0 = static_cast<float>(plan.reals[0]);
-    s.m0 = static_cast<float>(plan.reals[1]);
-    s.h0 = static_cast<float>(plan.reals[2]);
-    s.idt = static_cast<float>(plan.reals[3]);
-    for (int d = 0; d < 5; ++d) s.n[d] = n_[d];
+    s.traces = p_.ntr;
+    s.ns = p_.ns;
+    s.tau = p_.tau;
+    s.w = p_.w;
+    s.t0 = p_.t0;
+    s.m0 = p_.m0;
+    s.h0 = p_.h0;
+    s.idt = p_.idt;
+    for (int d = 0; d < 5; ++d) s.n[d] = p_.n[d];
     s.n[0] = static_cast<int>(mine_.size());
 
+    using pimg::mpi::read_input;
+    const std::size_t traces = static_cast<std::size_t>(p_.ntr);
     pimg::Workload w;
-    const std::vector<std::uint8_t> axes = read_bytes(plan.path("axes"));
-    long axis_values = 0;
-    for (int d = 0; d < 5; ++d) axis_values += n_[d];
-    if (static_cast<long>(axes.size()) != 4 * axis_values)
-      throw std::runtime_error(plan.path("axes") + " does not hold " + std::to_string(axis_values) + " floats");
-    std::vector<std::uint8_t> sub_axes;
+    w.inputs.push_back({"samples", read_input<std::uint8_t>(plan, "samples", traces * p_.ns * 4)});
+    w.inputs.push_back({"geom", read_input<std::uint8_t>(plan, "geom", traces * SEMB_GEOM_STRIDE * 4)});
+    w.inputs.push_back({"hdr", read_input<std::uint8_t>(plan, "hdr", traces * SEMB_HDR_STRIDE * 4)});
+    const auto axes = read_input<std::uint8_t>(plan, "axes", static_cast<std::size_t>(p_.axis_values) * 4);
+    std::vector<std::uint8_t> sub_axes;  // this rank's A values, then every B..E value
     for (int a : mine_) sub_axes.insert(sub_axes.end(), axes.begin() + 4 * a, axes.begin() + 4 * a + 4);
-    sub_axes.insert(sub_axes.end(), axes.begin() + 4 * n_[0], axes.end());
-    const std::size_t expect[3] = {static_cast<std::size_t>(s.traces) * s.ns * 4,
-                                   static_cast<std::size_t>(s.traces) * SEMB_GEOM_STRIDE * 4,
-                                   static_cast<std::size_t>(s.traces) * SEMB_HDR_STRIDE * 4};
-    const char* names[3] = {"samples", "geom", "hdr"};
-    for (int i = 0; i < 3; ++i) {
-      w.inputs.push_back({names[i], read_bytes(plan.path(names[i]))});
-      if (w.inputs.back().bytes.size() != expect[i])
-        throw std::runtime_error(plan.path(names[i]) + " holds " + std::to_string(w.inputs.back().bytes.size()) +
-                                 " bytes, " + std::to_string(expect[i]) + " expected");
-    }
+    sub_axes.insert(sub_axes.end(), axes.begin() + 4 * p_.n[0], axes.end());
     w.inputs.push_back({"axes", std::move(sub_axes)});
     for (const char* name : {"PIMG_NTR", "PIMG_NS", "PIMG_TAU", "PIMG_W", "PIMG_NB", "PIMG_NC", "PIMG_ND", "PIMG_NE"})
       w.defines[name] = plan.define(name);
@@ -318,8 +296,8 @@ class GpuJob {
 
   pimg::mpi::Ranks r_;
   bool argmax_ = false, cyclic_ = false;
-  int n_[5] = {};
-  long points_ = 1, slab_ = 1;
+  pimg::mpi::SembPlan p_;  // the whole grid's problem
+  long slab_ = 1;           // points per A value
   std::vector<std::vector<int>> slabs_;  // per rank: its A values, increasing
   std::vector<int> mine_;
   std::unique_ptr<pimg::Backend> backend_;

@@ -1,5 +1,5 @@
 // What the semblance MPI workers share (semblance_mpi.cpp, the OpenMP ranks; semblance_mpi_cuda.cpp, the
-// GPU ranks): the MAXLOC pair, the family's output header, rank 0's check that the reduced best point
+// GPU ranks): the problem a plan describes and its input files, the MAXLOC pair, the family's output header, rank 0's check that the reduced best point
 // is the gathered grid's first maximum, and the gather of interleaved parts into place.
 #pragma once
 #include <mpi.h>
@@ -7,14 +7,62 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
+#include "mpi_serve.hpp"
 #include "semblance/semblance_core.h"
 
 namespace pimg::mpi {
 
 constexpr int kSembHeaderBytes = SEMB_HEADER_FLOATS * 4;
+
+// The problem a semblance plan describes: its defines (PIMG_NTR, PIMG_NS, PIMG_TAU, PIMG_W,
+// PIMG_NA..PIMG_NE) and its reals t0, m0, h0, idt, checked for consistency.
+struct SembPlan {
+  int ntr = 0, ns = 0, tau = 0, w = 0;
+  int n[5] = {};
+  long points = 1, axis_values = 0;  // grid points; values in the axes buffer (the sum of n)
+  float t0 = 0, m0 = 0, h0 = 0, idt = 0;
+};
+
+inline SembPlan semb_plan(const PlanFile& plan) {
+  if (plan.reals.size() != 4) throw std::runtime_error("the plan's reals must be t0, m0, h0, idt");
+  SembPlan s;
+  s.ntr = static_cast<int>(plan.int_define("PIMG_NTR"));
+  s.ns = static_cast<int>(plan.int_define("PIMG_NS"));
+  s.tau = static_cast<int>(plan.int_define("PIMG_TAU"));
+  s.w = static_cast<int>(plan.int_define("PIMG_W"));
+  const char* dims[5] = {"PIMG_NA", "PIMG_NB", "PIMG_NC", "PIMG_ND", "PIMG_NE"};
+  for (int d = 0; d < 5; ++d) {
+    s.n[d] = static_cast<int>(plan.int_define(dims[d]));
+    if (s.n[d] < 1) throw std::runtime_error(std::string(dims[d]) + " must be at least 1");
+    s.points *= s.n[d];
+    s.axis_values += s.n[d];
+    if (s.points > (1L << 30)) throw std::runtime_error("the grid has more than 2^30 points");
+  }
+  if (s.ntr < 1 || s.tau < 0 || s.w != 2 * s.tau + 1 || s.ns < s.w + 2)
+    throw std::runtime_error("the plan's problem is inconsistent (traces, samples, window)");
+  s.t0 = static_cast<float>(plan.reals[0]);
+  s.m0 = static_cast<float>(plan.reals[1]);
+  s.h0 = static_cast<float>(plan.reals[2]);
+  s.idt = static_cast<float>(plan.reals[3]);
+  return s;
+}
+
+// The input file of `buffer` (dir/NAME.bin), which must hold exactly `count` values of type T.
+template <class T>
+std::vector<T> read_input(const PlanFile& plan, const std::string& buffer, std::size_t count) {
+  std::vector<T> v(count);
+  FILE* f = std::fopen(plan.path(buffer).c_str(), "rb");
+  if (!f) throw std::runtime_error("cannot read " + plan.path(buffer));
+  const bool ok = std::fread(v.data(), sizeof(T), count, f) == count && std::fgetc(f) == EOF;
+  std::fclose(f);
+  if (!ok)
+    throw std::runtime_error(plan.path(buffer) + " does not hold " + std::to_string(count * sizeof(T)) + " bytes");
+  return v;
+}
 
 // MPI_DOUBLE_INT's layout.
 struct ValueIndex {
