@@ -69,6 +69,8 @@ const char* invalidity(Status s) {
     case Status::timeout: return "timeout";
     case Status::wrong_result: return "correctness";
     case Status::crash: return "runtime";  // T4 has no crash; a dead worker is a runtime failure
+    case Status::harness_error: return "runtime";
+    case Status::env_error: return "runtime";
   }
   return "runtime";
 }

@@ -126,6 +126,22 @@ Problem problem_from_canonical(const std::string& family, int w, int h, int c, c
   return p;
 }
 
+std::string join_flags(const std::vector<std::string>& flags) {
+  std::string out;
+  for (const std::string& f : flags) out += (out.empty() ? "" : ",") + f;
+  return out;
+}
+
+std::vector<std::string> split_flags(const std::string& text) {
+  std::vector<std::string> out;
+  for (std::size_t a = 0, b; a < text.size(); a = b + 1) {
+    b = text.find(',', a);
+    if (b == std::string::npos) b = text.size();
+    if (b > a) out.push_back(text.substr(a, b - a));
+  }
+  return out;
+}
+
 }  // namespace
 
 Store::Store(const std::string& path, Mode mode) : path_(path) {
@@ -288,13 +304,14 @@ std::int64_t Store::save(std::int64_t run, std::int64_t device, std::int64_t pro
   }
   Stmt ins(db_,
            "INSERT INTO evaluations (run_id, device_id, problem_id, variant_id, config_id, status, log, validation, "
-           "compile_ms, compile_cached, h2d_ms, d2h_ms, min_ms, median_ms, mean_ms, stddev_ms, eval_ms) "
-           "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
+           "compile_ms, compile_cached, h2d_ms, d2h_ms, min_ms, median_ms, mean_ms, stddev_ms, eval_ms, method, "
+           "ci_low_ms, ci_high_ms, identity, flags, stage) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
   ins.bind(1, run).bind(2, device).bind(3, problem).bind(4, variant).bind(5, config_id);
   ins.bind(6, std::string(to_string(r.status))).bind(7, r.log).bind(8, r.validation);
   ins.bind(9, r.compile_ms).bind(10, r.compile_cached ? 1 : 0).bind(11, r.h2d_ms).bind(12, r.d2h_ms);
   ins.bind(13, r.kernel.min).bind(14, r.kernel.median).bind(15, r.kernel.mean).bind(16, r.kernel.stddev);
-  ins.bind(17, r.eval_ms);
+  ins.bind(17, r.eval_ms).bind(18, r.method).bind(19, r.ci_low_ms).bind(20, r.ci_high_ms).bind(21, r.identity);
+  ins.bind(22, join_flags(r.flags)).bind(23, r.stage);
   ins.step();
   std::int64_t eval_id = sqlite3_last_insert_rowid(db_);
   Stmt sample(db_, "INSERT INTO samples (evaluation_id, seq, kernel_ms, wall_ms, comm_ms) VALUES (?,?,?,?,?)");
@@ -304,6 +321,12 @@ std::int64_t Store::save(std::int64_t run, std::int64_t device, std::int64_t pro
     sample.bind(4, i < r.wall_ms.size() ? r.wall_ms[i] : 0.0);
     sample.bind(5, i < r.comm_ms.size() ? r.comm_ms[i] : 0.0);
     sample.step();
+  }
+  Stmt metric(db_, "INSERT OR REPLACE INTO metrics (evaluation_id, name, unit, seq, value) VALUES (?,?,?,?,?)");
+  for (const Metric& m : r.metrics) {
+    metric.reset();
+    metric.bind(1, eval_id).bind(2, m.name).bind(3, m.unit).bind(4, static_cast<std::int64_t>(m.seq)).bind(5, m.value);
+    metric.step();
   }
   t.commit();
   return eval_id;
@@ -331,7 +354,8 @@ std::vector<ResultRow> Store::query_rows(const RowFilter& f, bool samples) const
       "d.global_mem_bytes, d.local_mem_bytes, d.max_work_group_size, p.family, p.width, p.height, p.channels, "
       "p.canonical, p.work, p.unit, p.min_bytes, p.min_ops, v.name, v.backend, v.source_hash, c.canonical, "
       "e.status, e.log, e.validation, e.compile_ms, e.compile_cached, e.h2d_ms, e.d2h_ms, e.min_ms, e.median_ms, "
-      "e.mean_ms, e.stddev_ms, e.eval_ms, e.created_at, v.baseline "
+      "e.mean_ms, e.stddev_ms, e.eval_ms, e.created_at, v.baseline, e.method, e.ci_low_ms, e.ci_high_ms, e.identity, "
+      "e.flags, e.stage "
       "FROM latest e JOIN devices d ON d.id = e.device_id JOIN problems p ON p.id = e.problem_id "
       "JOIN variants v ON v.id = e.variant_id JOIN configs c ON c.id = e.config_id WHERE 1=1";
   if (f.family) sql += " AND p.family = ?1";
@@ -377,6 +401,12 @@ std::vector<ResultRow> Store::query_rows(const RowFilter& f, bool samples) const
     r.result.eval_ms = q.real(35);
     r.created_at = q.text(36);
     r.variant.baseline = q.i64(37) != 0;
+    r.result.method = q.text(38);
+    r.result.ci_low_ms = q.real(39);
+    r.result.ci_high_ms = q.real(40);
+    r.result.identity = q.text(41);
+    r.result.flags = split_flags(q.text(42));
+    r.result.stage = q.text(43);
     out.push_back(std::move(r));
   }
   if (samples) {
@@ -389,6 +419,12 @@ std::vector<ResultRow> Store::query_rows(const RowFilter& f, bool samples) const
         r.result.wall_ms.push_back(s.real(1));
         r.result.comm_ms.push_back(s.real(2));
       }
+    }
+    Stmt m(db_, "SELECT name, unit, seq, value FROM metrics WHERE evaluation_id=? ORDER BY name, seq");
+    for (auto& r : out) {
+      m.reset();
+      m.bind(1, r.id);
+      while (m.step()) r.result.metrics.push_back({m.text(0), m.text(1), static_cast<int>(m.i64(2)), m.real(3)});
     }
   }
   return out;

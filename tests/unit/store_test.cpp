@@ -65,7 +65,7 @@ TEST(Store, CreatesSchemaAtCurrentVersion) {
   TempDb db;
   Store s(db.path.string());
   EXPECT_EQ(s.schema_version(), Store::kSchemaVersion);
-  EXPECT_EQ(Store::kSchemaVersion, 4);
+  EXPECT_EQ(Store::kSchemaVersion, 5);
 }
 
 TEST(Store, RoundTripsEveryField) {
@@ -99,6 +99,48 @@ TEST(Store, RoundTripsEveryField) {
   EXPECT_EQ(r.result.kernel_ms, (std::vector<double>{2.2, 2.0, 2.1}));
   EXPECT_EQ(r.result.comm_ms, (std::vector<double>{0.5, 0.25, 0.125}));
   EXPECT_EQ(r.result.validation, "exact");
+}
+
+// Schema 5: the timing method, the median's interval, identity, flags, stage and observers' metrics
+// come back as stored; a new status needs no table change; confirmation rows are not the search's latest.
+TEST(Store, RoundTripsMeasurementFieldsAndMetrics) {
+  TempDb db;
+  Store s(db.path.string());
+  std::int64_t run = s.begin_run({"host", "2026-11-24T00:00:00Z", "abc123", "pimg-tune conv", "0.1.0"});
+  std::int64_t dev = s.device_id(device());
+  std::int64_t prob = s.problem_id({"conv", 8, 8, 1, {}}, {64, "MPix/s", {128, 1}});
+  std::int64_t var = s.variant_id({"conv", "cl_direct", "opencl", "feed"});
+  EvalResult r = ok_result(2.0);
+  r.method = "cuda-events spin cold-l2";
+  r.ci_low_ms = 1.9;
+  r.ci_high_ms = 2.2;
+  r.identity = "0123abcd";
+  r.flags = {"throttled", "loaded"};
+  r.metrics = {{"nvml.sm_clock_mhz", "MHz", 0, 1980}, {"nvml.energy", "J", -1, 0.25}};
+  s.save(run, dev, prob, var, Config{}, r);
+  EvalResult confirm = ok_result(3.0);
+  confirm.stage = "confirm";
+  s.save(run, dev, prob, var, Config{}, confirm);
+  EvalResult harness;
+  harness.status = Status::harness_error;
+  harness.log = "plan threw std::bad_alloc";
+  Config other;
+  other.set("block_x", std::int64_t{4});
+  s.save(run, dev, prob, var, other, harness);
+
+  auto rows = s.rows_with_samples();
+  ASSERT_EQ(rows.size(), 2u) << "the confirmation row is not the search's latest";
+  EXPECT_EQ(rows[0].result.method, r.method);
+  EXPECT_DOUBLE_EQ(rows[0].result.ci_low_ms, 1.9);
+  EXPECT_DOUBLE_EQ(rows[0].result.ci_high_ms, 2.2);
+  EXPECT_EQ(rows[0].result.identity, "0123abcd");
+  EXPECT_EQ(rows[0].result.flags, (std::vector<std::string>{"throttled", "loaded"}));
+  EXPECT_EQ(rows[0].result.stage, "search");
+  ASSERT_EQ(rows[0].result.metrics.size(), 2u);
+  EXPECT_EQ(rows[0].result.metrics[0].name, "nvml.energy");
+  EXPECT_EQ(rows[0].result.metrics[0].seq, -1);
+  EXPECT_DOUBLE_EQ(rows[0].result.metrics[1].value, 1980);
+  EXPECT_EQ(rows[1].result.status, Status::harness_error);
 }
 
 TEST(Store, LatestEvaluationWinsAndFindSeesIt) {
@@ -191,24 +233,33 @@ TEST(Store, RefusesForeignNewerAndMissingDatabases) {
   EXPECT_THROW(Store{junk.path.string()}, UsageError);
 }
 
+std::string migration_sql(const std::string& name) {
+  std::ifstream in(std::string(PIMG_SOURCE_DIR) + "/results/migrations/" + name);
+  std::stringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+// A database as schema 1 wrote it (the real migration file 001, a row inserted by SQL): every later
+// migration keeps the row.
 TEST(Store, MigratesAVersionOneDatabase) {
   TempDb db;
   {
-    Store s(db.path.string());
-    std::int64_t run = s.begin_run({"h", "t", "c", "cmd", "v"});
-    std::int64_t dev = s.device_id(device());
-    std::int64_t prob = s.problem_id({"conv", 8, 8, 1, {}}, {64, "MPix/s", {128, 1}});
-    std::int64_t var = s.variant_id({"conv", "serial", "host", "h", true});
-    s.save(run, dev, prob, var, Config{}, ok_result(1));
-  }
-  {  // Turn it back into what schema 1 wrote: no baseline column, no communication time.
     sqlite3* raw = nullptr;
     ASSERT_EQ(sqlite3_open(db.path.c_str(), &raw), SQLITE_OK);
-    ASSERT_EQ(sqlite3_exec(raw,
-                           "ALTER TABLE variants DROP COLUMN baseline; ALTER TABLE samples DROP COLUMN comm_ms; "
-                           "PRAGMA user_version = 1",
-                           nullptr, nullptr, nullptr),
-              SQLITE_OK);
+    const std::string script = migration_sql("001_initial.sql") +
+                               "INSERT INTO runs VALUES (1,'h','t','c','cmd','v');"
+                               "INSERT INTO devices VALUES (1,'host','d','v','1','p',2,1,1,1);"
+                               "INSERT INTO problems VALUES (1,'conv','{}',8,8,1,64,'MPix/s',128,1);"
+                               "INSERT INTO variants VALUES (1,'conv','serial','host','h');"
+                               "INSERT INTO configs VALUES (1,'c1','{}');"
+                               "INSERT INTO evaluations (id, run_id, device_id, problem_id, variant_id, config_id, "
+                               "status, log, validation, compile_ms, compile_cached, h2d_ms, d2h_ms, min_ms, median_ms, "
+                               "mean_ms, stddev_ms, eval_ms) VALUES (1,1,1,1,1,1,'ok','','exact',1,0,0,0,1,2,2,0,3);"
+                               "INSERT INTO samples VALUES (1,0,2.0,2.5);"
+                               "PRAGMA user_version = 1;";
+    char* err = nullptr;
+    ASSERT_EQ(sqlite3_exec(raw, script.c_str(), nullptr, nullptr, &err), SQLITE_OK) << (err ? err : "");
     sqlite3_close(raw);
   }
   Store s(db.path.string(), Store::Mode::existing);
@@ -216,6 +267,8 @@ TEST(Store, MigratesAVersionOneDatabase) {
   auto rows = s.rows();
   ASSERT_EQ(rows.size(), 1u);  // nothing lost
   EXPECT_TRUE(rows[0].variant.baseline) << "migration 002 marks host variants as baselines";
+  EXPECT_EQ(rows[0].result.stage, "search") << "migration 005: old rows come from the search";
+  EXPECT_EQ(rows[0].result.method, "");
 }
 
 // A database as schema 2 wrote it (the real migration files 001 and 002, rows inserted by SQL):
@@ -223,12 +276,7 @@ TEST(Store, MigratesAVersionOneDatabase) {
 // sample; the view and index come back.
 TEST(Store, MigratesAVersionTwoDatabaseAndStoresCrashes) {
   TempDb db;
-  auto sql_file = [](const std::string& name) {
-    std::ifstream in(std::string(PIMG_SOURCE_DIR) + "/results/migrations/" + name);
-    std::stringstream text;
-    text << in.rdbuf();
-    return text.str();
-  };
+  auto sql_file = migration_sql;
   {
     sqlite3* raw = nullptr;
     ASSERT_EQ(sqlite3_open(db.path.c_str(), &raw), SQLITE_OK);
@@ -250,7 +298,7 @@ TEST(Store, MigratesAVersionTwoDatabaseAndStoresCrashes) {
     sqlite3_close(raw);
   }
   Store s(db.path.string(), Store::Mode::existing);
-  EXPECT_EQ(s.schema_version(), 4);
+  EXPECT_EQ(s.schema_version(), Store::kSchemaVersion);
   auto rows = s.rows_with_samples();
   ASSERT_EQ(rows.size(), 1u);
   EXPECT_EQ(rows[0].result.status, Status::ok);

@@ -145,6 +145,7 @@ EvalResult evaluate(const EvalContext& ctx, const Variant& variant, const Config
   const double timeout_ms = ctx.measure.timeout_s * 1000.0;
   ctx.device.set_run_timeout(ctx.measure.timeout_s);
   std::vector<std::uint8_t> output(ctx.workload.output_bytes);
+  for (Observer* o : ctx.observers) o->begin();
   const int total = ctx.measure.warmups + ctx.measure.repeats;
   for (int run = 0; run < total; ++run) {
     const bool timed = run >= ctx.measure.warmups;
@@ -154,6 +155,8 @@ EvalResult evaluate(const EvalContext& ctx, const Variant& variant, const Config
     } catch (const std::exception& e) {
       return fail(r, Status::launch_error, fmt::format("poisoning the output: {}", e.what()), t0);
     }
+    if (timed)
+      for (Observer* o : ctx.observers) o->before_run(run - ctx.measure.warmups);
     const auto t_run = Clock::now();
     double kernel_ms = 0, comm_ms = 0;
     for (const Step& step : steps) {
@@ -167,6 +170,8 @@ EvalResult evaluate(const EvalContext& ctx, const Variant& variant, const Config
       comm_ms += launched.comm_ms;
     }
     const double wall = ms_since(t_run);
+    if (timed)
+      for (Observer* o : ctx.observers) o->after_run(run - ctx.measure.warmups, r.metrics);
     if (wall > timeout_ms)
       return fail(r, Status::timeout,
                   fmt::format("run {} took {:.1f} ms, over the {:.1f} s timeout", run + 1, wall, ctx.measure.timeout_s),
@@ -190,6 +195,7 @@ EvalResult evaluate(const EvalContext& ctx, const Variant& variant, const Config
       r.comm_ms.push_back(comm_ms);
     }
   }
+  for (Observer* o : ctx.observers) o->end(r.metrics, r.flags);
   r.status = Status::ok;
   r.log = compiled.log;
   r.kernel = Stats::of(r.kernel_ms);

@@ -29,6 +29,12 @@ void Registry::add_strategy(StrategyInfo s) {
   strategies_[name] = std::move(s);
 }
 
+void Registry::add_observer(ObserverInfo o) {
+  PIMG_CHECK(!observers_.count(o.name), "observer registered twice: " + o.name);
+  std::string name = o.name;
+  observers_[name] = std::move(o);
+}
+
 void Registry::add_host_function(const std::string& name, HostKernelFn fn) {
   PIMG_CHECK(!host_functions_.count(name), "host function registered twice: " + name);
   host_functions_[name] = fn;
@@ -52,6 +58,11 @@ const Backend* Registry::backend(const std::string& name) const {
 const StrategyInfo* Registry::strategy(const std::string& name) const {
   auto it = strategies_.find(name);
   return it == strategies_.end() ? nullptr : &it->second;
+}
+
+const ObserverInfo* Registry::observer(const std::string& name) const {
+  auto it = observers_.find(name);
+  return it == observers_.end() ? nullptr : &it->second;
 }
 
 HostKernelFn Registry::host_function(const std::string& name) const {
@@ -81,6 +92,12 @@ std::vector<const Backend*> Registry::backends() const {
 std::vector<const StrategyInfo*> Registry::strategies() const {
   std::vector<const StrategyInfo*> out;
   for (const auto& [_, s] : strategies_) out.push_back(&s);
+  return out;
+}
+
+std::vector<const ObserverInfo*> Registry::observers() const {
+  std::vector<const ObserverInfo*> out;
+  for (const auto& [_, o] : observers_) out.push_back(&o);
   return out;
 }
 

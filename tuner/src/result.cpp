@@ -16,13 +16,15 @@ const char* to_string(Status s) {
     case Status::timeout: return "timeout";
     case Status::wrong_result: return "wrong_result";
     case Status::crash: return "crash";
+    case Status::harness_error: return "harness_error";
+    case Status::env_error: return "env_error";
   }
   return "?";
 }
 
 Status status_from_string(const std::string& s) {
   for (Status st : {Status::ok, Status::compile_error, Status::launch_error, Status::timeout, Status::wrong_result,
-                    Status::crash})
+                    Status::crash, Status::harness_error, Status::env_error})
     if (s == to_string(st)) return st;
   throw std::invalid_argument("unknown status '" + s + "'");
 }

@@ -40,6 +40,11 @@ Message encode_result(const EvalResult& r) {
   for (double x : r.wall_ms) m.push_back(num(x));
   m.push_back(std::to_string(r.comm_ms.size()));
   for (double x : r.comm_ms) m.push_back(num(x));
+  std::string flags;
+  for (const std::string& f : r.flags) flags += (flags.empty() ? "" : ",") + f;
+  m.insert(m.end(), {r.method, num(r.ci_low_ms), num(r.ci_high_ms), r.identity, flags, r.stage,
+                     std::to_string(r.metrics.size())});
+  for (const Metric& x : r.metrics) m.insert(m.end(), {x.name, x.unit, std::to_string(x.seq), num(x.value)});
   return m;
 }
 
@@ -64,6 +69,23 @@ EvalResult decode_result(const Message& m) {
   list(r.kernel_ms);
   list(r.wall_ms);
   list(r.comm_ms);
+  if (i + 7 > m.size()) throw std::runtime_error("worker protocol: short result");
+  r.method = m[i++];
+  r.ci_low_ms = to_double(m[i++]);
+  r.ci_high_ms = to_double(m[i++]);
+  r.identity = m[i++];
+  for (std::size_t a = 0, b; a < m[i].size(); a = b + 1) {
+    b = m[i].find(',', a);
+    if (b == std::string::npos) b = m[i].size();
+    r.flags.push_back(m[i].substr(a, b - a));
+  }
+  ++i;
+  r.stage = m[i++];
+  const long metrics = to_long(m[i++]);
+  if (metrics < 0 || i + 4 * static_cast<std::size_t>(metrics) > m.size())
+    throw std::runtime_error("worker protocol: short result");
+  for (long k = 0; k < metrics; ++k, i += 4)
+    r.metrics.push_back({m[i], m[i + 1], static_cast<int>(to_long(m[i + 2])), to_double(m[i + 3])});
   r.kernel = Stats::of(r.kernel_ms);
   return r;
 }

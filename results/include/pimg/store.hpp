@@ -67,7 +67,7 @@ struct RowFilter {
 
 class Store {
  public:
-  static constexpr int kSchemaVersion = 4;
+  static constexpr int kSchemaVersion = 5;
 
   enum class Mode { create, existing };
   // Opens (creating it in Mode::create) and migrates. Throws UsageError when the file is missing

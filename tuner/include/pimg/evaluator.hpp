@@ -8,6 +8,7 @@
 
 #include "pimg/backend.hpp"
 #include "pimg/family.hpp"
+#include "pimg/observer.hpp"
 #include "pimg/result.hpp"
 #include "pimg/space.hpp"
 #include "pimg/variant.hpp"
@@ -24,6 +25,9 @@ struct EvalContext {
   // Called before each run, warm-ups included (0-based): a worker reports it to its supervisor,
   // which times each run against measure.timeout_s.
   std::function<void(int run)> on_run = {};
+  // Observers of this evaluation (not owned): called around it and around each timed run; what they
+  // return lands in EvalResult::metrics and ::flags.
+  std::vector<Observer*> observers = {};
 };
 
 // The byte written over the output before every run; a kernel that skips a pixel is caught.

@@ -8,6 +8,7 @@
 
 #include "pimg/backend.hpp"
 #include "pimg/family.hpp"
+#include "pimg/observer.hpp"
 #include "pimg/strategy.hpp"
 #include "pimg/variant.hpp"
 
@@ -19,6 +20,7 @@ class Registry {
   void add_variant(std::unique_ptr<Variant> v);
   void add_backend(std::unique_ptr<Backend> b);
   void add_strategy(StrategyInfo s);
+  void add_observer(ObserverInfo o);
   // Native functions the host backend runs (serial reference, library baselines).
   void add_host_function(const std::string& name, HostKernelFn fn);
 
@@ -26,12 +28,14 @@ class Registry {
   const Variant* variant(const std::string& family, const std::string& name) const;
   const Backend* backend(const std::string& name) const;
   const StrategyInfo* strategy(const std::string& name) const;
+  const ObserverInfo* observer(const std::string& name) const;  // null if unknown
   HostKernelFn host_function(const std::string& name) const;  // null if unknown
 
   std::vector<const Family*> families() const;
   std::vector<const Variant*> variants(const std::string& family) const;
   std::vector<const Backend*> backends() const;
   std::vector<const StrategyInfo*> strategies() const;
+  std::vector<const ObserverInfo*> observers() const;
 
   // The registry with everything this build was configured with.
   static const Registry& builtin();
@@ -41,6 +45,7 @@ class Registry {
   std::map<std::string, std::unique_ptr<Variant>> variants_;  // key "family/name"
   std::map<std::string, std::unique_ptr<Backend>> backends_;
   std::map<std::string, StrategyInfo> strategies_;
+  std::map<std::string, ObserverInfo> observers_;
   std::map<std::string, HostKernelFn> host_functions_;
 };
 

@@ -6,8 +6,11 @@
 namespace pimg {
 
 // crash: the worker process running the evaluation died (signal, abort, out of memory); its log
-// holds how it ended and the tail of what it printed.
-enum class Status { ok, compile_error, launch_error, timeout, wrong_result, crash };
+// holds how it ended and the tail of what it printed. harness_error: the tool itself failed on this
+// configuration (an unexpected exception while planning, compiling or running it); tuning goes on.
+// env_error: the cause lies outside the configuration (no space for the compiler, the worker killed
+// by a signal the tuner did not send, the device lost); resume retries these by default.
+enum class Status { ok, compile_error, launch_error, timeout, wrong_result, crash, harness_error, env_error };
 
 const char* to_string(Status s);
 Status status_from_string(const std::string& s);  // throws std::invalid_argument
@@ -15,6 +18,15 @@ Status status_from_string(const std::string& s);  // throws std::invalid_argumen
 struct Stats {
   double min = 0, median = 0, mean = 0, stddev = 0;
   static Stats of(std::vector<double> samples);  // empty -> zeros
+};
+
+// One further measurement of an evaluation (an observer's: a counter, energy, a clock, a footprint):
+// `seq` is the timed run it belongs to (0-based), or -1 for a value of the whole evaluation.
+struct Metric {
+  std::string name;  // "nvml.sm_clock_mhz", "perf.cycles", ...
+  std::string unit;  // "MHz", "count", "J", ...
+  int seq = -1;
+  double value = 0;
 };
 
 struct EvalResult {
@@ -30,6 +42,12 @@ struct EvalResult {
   Stats kernel;                   // of kernel_ms
   double eval_ms = 0;             // whole evaluation on the host clock
   std::string validation;         // "exact", or the mismatch
+  std::string method;             // the timing method that produced kernel_ms (see docs/measurement.md)
+  double ci_low_ms = 0, ci_high_ms = 0;  // 95% confidence interval of the median of kernel_ms
+  std::string identity;           // hash of everything that made the run (plan, build, reference version)
+  std::vector<std::string> flags; // what the environment observed: "throttled", "loaded", ...
+  std::string stage = "search";   // "search", or "confirm" for the confirmation stage's rows
+  std::vector<Metric> metrics;    // observers' measurements
 };
 
 }  // namespace pimg

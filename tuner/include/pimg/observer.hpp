@@ -1,0 +1,38 @@
+// Observers: measurements beside kernel time (the environment's clocks and load, counters, energy,
+// footprint). One file per observer under tuner/observers/, one registry line; the evaluator calls them
+// around each evaluation and each timed run, and what they return is stored per evaluation in the
+// store's `metrics` table (name, unit, run, value), so a new measurement needs no schema change.
+#pragma once
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "pimg/backend.hpp"
+#include "pimg/result.hpp"
+
+namespace pimg {
+
+class Observer {
+ public:
+  virtual ~Observer() = default;
+  // Once per evaluation, before its first warm-up run.
+  virtual void begin() {}
+  // Around each timed run (seq counts from 0). Called outside the timed region; must not disturb the
+  // device (no synchronisation, no allocation on it).
+  virtual void before_run(int /*seq*/) {}
+  virtual void after_run(int /*seq*/, std::vector<Metric>& /*out*/) {}
+  // After the last run: values of the whole evaluation, and flags that qualify its timing
+  // ("throttled", "loaded", ...).
+  virtual void end(std::vector<Metric>& /*out*/, std::vector<std::string>& /*flags*/) {}
+};
+
+struct ObserverInfo {
+  std::string name;
+  std::string description;
+  // An observer for evaluations on this device, or null when it does not apply there (NVML for CUDA
+  // devices only) or cannot work on this machine (counters not permitted); `why` then says so.
+  std::function<std::unique_ptr<Observer>(const DeviceInfo& device, std::string& why)> make;
+};
+
+}  // namespace pimg
