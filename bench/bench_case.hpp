@@ -1,7 +1,6 @@
-// One benchmark case of a family on the CPU: plan, compile and upload once through the registry's
-// backends, then time device launches (manual time = the backend's kernel time) and validate the
-// output against the family's reference after the timed loop. Used by the families' CPU benches
-// (OpenMP configurations against OpenCV in the same run).
+// One benchmark case of a family on the CPU: prepared once through the executor (the registry's
+// backends), then each iteration one validated run (manual time = the run's kernel time). Used by the
+// families' CPU benches (OpenMP configurations against OpenCV in the same run).
 #pragma once
 #include <benchmark/benchmark.h>
 
@@ -9,6 +8,7 @@
 #include <memory>
 #include <string>
 
+#include "pimg/executor.hpp"
 #include "pimg/registry.hpp"
 
 namespace pimg::bench {
@@ -23,6 +23,9 @@ inline Device& device(const std::string& backend) {
   return *d;
 }
 
+// Every iteration is one run of the plan through the executor (pimg/executor.hpp): steps, scratch,
+// alternating poison, canaries, the timing method (hot: Google Benchmark repeats back to back) and the
+// validation of that run's output.
 inline void run_case(benchmark::State& state, const std::string& family, const std::string& variant,
                      std::initializer_list<std::pair<const char*, Value>> knobs, int channels) {
   const Registry& reg = Registry::builtin();
@@ -35,32 +38,21 @@ inline void run_case(benchmark::State& state, const std::string& family, const s
   const int size = static_cast<int>(state.range(0));
   const Problem p = f.make_problem(size, size, channels, {});
   const Workload w = f.make_workload(p);
+  const std::vector<std::uint8_t> expected = f.reference(p, w, v->validation_rule());
   Config c;
   for (const auto& [k, value] : knobs) c.set(k, value);
-  Device& dev = device(v->backend());
-  const LaunchPlan plan = v->plan(p, w, c, dev.info());
-  KernelSource builtin{v->source(), "", v->source()};
-  const KernelSource* src = v->source().rfind("builtin:", 0) == 0 ? &builtin : kernel_source(v->source());
-  CompileResult compiled = dev.compile(*src, plan);
-  if (!compiled.program) {
-    state.SkipWithError(compiled.log.c_str());
-    return;
-  }
-  auto in = dev.alloc(w.input("in").bytes.size());
-  dev.upload(*in, w.input("in").bytes);
-  auto out = dev.alloc(w.output_bytes);
-  const std::map<std::string, DeviceBuffer*> buffers{{"in", in.get()}, {"out", out.get()}};
+  const MeasureSpec measure = MeasureSpec::fixed(0, 1, 600);
+  PreparedPlan plan(f, p, w, expected, device(v->backend()), measure, *v, c);
+  std::int64_t seq = 0;
   for (auto _ : state) {
-    const LaunchResult r = dev.launch(*compiled.program, plan, buffers);
-    if (!r.ok) {
-      state.SkipWithError(r.error.c_str());
+    const std::optional<RunTimes> t = plan.run(seq++);
+    if (!t) {
+      state.SkipWithError(plan.result().log.c_str());
       return;
     }
-    state.SetIterationTime(r.kernel_ms / 1e3);
+    state.SetIterationTime(t->kernel_ms / 1e3);
   }
-  std::vector<std::uint8_t> got(w.output_bytes);
-  dev.download(*out, got);
-  if (!f.compare(p, f.reference(p, w), got).ok) state.SkipWithError("output differs from the reference");
+  state.SetLabel(plan.result().method);
 }
 
 }  // namespace pimg::bench

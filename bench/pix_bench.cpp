@@ -1,7 +1,7 @@
 // bgr2rgba and flip on the CPU: OpenMP configurations against OpenCV's cvtColor (COLOR_BGR2RGBA) and
 // flip (about the vertical axis), measured in the same run at 2048^2 and 4096^2, 3 interleaved
 // channels (the CPU bar: the best OpenMP configuration at least as fast as OpenCV). maxpool
-// has no OpenCV counterpart. Cases go through bench_case.hpp: validated after the timed loop.
+// has no OpenCV counterpart. Cases go through bench_case.hpp: every run poisoned and validated.
 #include "bench_case.hpp"
 
 namespace {

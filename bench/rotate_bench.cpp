@@ -29,7 +29,7 @@ void run_case(benchmark::State& state, const Problem& p, const Case& c) {
   const Variant* v = reg.variant("rotate", c.variant);
   const Workload w = family.make_workload(p);
   const std::vector<std::uint8_t> expected = family.reference(p, w, v->validation_rule());
-  EvalContext ctx{family, p, w, expected, device(v->backend()), MeasureSpec{2, 7, 60}};
+  EvalContext ctx{family, p, w, expected, device(v->backend()), MeasureSpec::fixed(2, 7, 60)};
   for (auto _ : state) {
     const EvalResult r = evaluate(ctx, *v, c.config);
     if (r.status != Status::ok) {

@@ -30,9 +30,7 @@ inline EvalResult evaluate_variant(Device& device, const Problem& p, const std::
   const Variant* v = registry().variant(p.family, variant);
   if (!v) throw std::runtime_error("no variant " + p.family + "/" + variant);
   const std::vector<std::uint8_t> expected = family.reference(p, w, v->validation_rule());
-  MeasureSpec measure;
-  measure.warmups = 1;
-  measure.repeats = 1;
+  MeasureSpec measure = MeasureSpec::fixed(1, 1, 10);
   EvalContext ctx{family, p, w, expected, device, measure};
   return evaluate(ctx, *v, c);
 }

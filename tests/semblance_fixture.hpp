@@ -43,9 +43,7 @@ inline Prepared prepare(const Problem& p) {
 
 // One warm-up and one timed run, both validated.
 inline EvalResult evaluate_on(Device& dev, const Prepared& prep, const std::string& name, const Config& c) {
-  MeasureSpec measure;
-  measure.warmups = 1;
-  measure.repeats = 1;
+  MeasureSpec measure = MeasureSpec::fixed(1, 1, 10);
   EvalContext ctx{family(), prep.problem, prep.workload, prep.expected, dev, measure};
   return evaluate(ctx, variant(name), c);
 }

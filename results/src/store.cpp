@@ -227,8 +227,9 @@ void Store::migrate() {
 }
 
 std::int64_t Store::begin_run(const RunInfo& run) {
-  Stmt s(db_, "INSERT INTO runs (host, started_at, git_commit, command_line, version) VALUES (?,?,?,?,?)");
+  Stmt s(db_, "INSERT INTO runs (host, started_at, git_commit, command_line, version, build_id) VALUES (?,?,?,?,?,?)");
   s.bind(1, run.host).bind(2, run.started_at).bind(3, run.git_commit).bind(4, run.command_line).bind(5, run.version);
+  s.bind(6, run.build_id);
   s.step();
   return sqlite3_last_insert_rowid(db_);
 }
@@ -275,8 +276,9 @@ std::int64_t Store::variant_id(const VariantKey& v) {
 std::optional<ResultRow> Store::find(std::int64_t device, std::int64_t problem, std::int64_t variant,
                                      const Config& c) {
   Stmt q(db_,
-         "SELECT e.id, e.status, e.median_ms FROM evaluations e JOIN configs c ON c.id = e.config_id "
-         "WHERE e.device_id=? AND e.problem_id=? AND e.variant_id=? AND c.hash=? ORDER BY e.id DESC LIMIT 1");
+         "SELECT e.id, e.status, e.median_ms, e.identity FROM evaluations e JOIN configs c ON c.id = e.config_id "
+         "WHERE e.device_id=? AND e.problem_id=? AND e.variant_id=? AND c.hash=? AND e.stage = 'search' "
+         "ORDER BY e.id DESC LIMIT 1");
   q.bind(1, device).bind(2, problem).bind(3, variant).bind(4, c.hash());
   if (!q.step()) return std::nullopt;
   ResultRow r;
@@ -284,6 +286,7 @@ std::optional<ResultRow> Store::find(std::int64_t device, std::int64_t problem, 
   r.config = c;
   r.result.status = status_from_string(q.text(1));
   r.result.kernel.median = q.real(2);
+  r.result.identity = q.text(3);
   return r;
 }
 
@@ -332,9 +335,11 @@ std::int64_t Store::save(std::int64_t run, std::int64_t device, std::int64_t pro
   return eval_id;
 }
 
-void Store::save_bandwidth(std::int64_t device, double bytes, double gbs) {
-  Stmt s(db_, "INSERT INTO bandwidth (device_id, bytes, gbs) VALUES (?,?,?)");
+void Store::save_bandwidth(std::int64_t device, double bytes, double gbs, std::int64_t run, const std::string& method) {
+  Stmt s(db_, "INSERT INTO bandwidth (device_id, bytes, gbs, run_id, method) VALUES (?,?,?,?,?)");
   s.bind(1, device).bind(2, bytes).bind(3, gbs);
+  if (run > 0) s.bind(4, run);  // else NULL: no run measured it
+  s.bind(5, method);
   s.step();
 }
 
@@ -430,11 +435,17 @@ std::vector<ResultRow> Store::query_rows(const RowFilter& f, bool samples) const
   return out;
 }
 
-std::vector<BandwidthRow> Store::bandwidths() const {
-  Stmt q(db_,
-         "SELECT d.backend, d.name, d.vendor, d.driver, d.platform, b.gbs, b.bytes FROM bandwidth b "
-         "JOIN devices d ON d.id = b.device_id WHERE b.id = (SELECT MAX(id) FROM bandwidth WHERE device_id = "
-         "b.device_id) ORDER BY d.backend, d.name");
+std::vector<BandwidthRow> Store::bandwidths() const { return query_bandwidths(true); }
+std::vector<BandwidthRow> Store::all_bandwidths() const { return query_bandwidths(false); }
+
+std::vector<BandwidthRow> Store::query_bandwidths(bool latest_only) const {
+  std::string sql =
+      "SELECT d.backend, d.name, d.vendor, d.driver, d.platform, b.gbs, b.bytes, coalesce(b.run_id, 0), b.method "
+      "FROM bandwidth b JOIN devices d ON d.id = b.device_id";
+  sql += latest_only ? " WHERE b.id = (SELECT MAX(id) FROM bandwidth WHERE device_id = b.device_id) "
+                       "ORDER BY d.backend, d.name"
+                     : " ORDER BY b.id";
+  Stmt q(db_, sql.c_str());
   std::vector<BandwidthRow> out;
   while (q.step()) {
     BandwidthRow b;
@@ -445,6 +456,8 @@ std::vector<BandwidthRow> Store::bandwidths() const {
     b.device.platform = q.text(4);
     b.gbs = q.real(5);
     b.bytes = q.real(6);
+    b.run_id = q.i64(7);
+    b.method = q.text(8);
     out.push_back(std::move(b));
   }
   return out;

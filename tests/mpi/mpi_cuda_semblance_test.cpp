@@ -118,7 +118,7 @@ TEST_P(MpiCudaGridValid, FindsTheReferencesBestPoint) {
     const Problem p = semb_problem(pr.traces, pr.grid, pr.truth);
     const Workload w = family().make_workload(p);
     const std::vector<std::uint8_t> expected = family().reference(p, w);
-    EvalContext ctx{family(), p, w, expected, mpi_device(), MeasureSpec{1, 2, 60}};
+    EvalContext ctx{family(), p, w, expected, mpi_device(), MeasureSpec::fixed(1, 2, 60)};
     const EvalResult r = evaluate(ctx, variant(), gpu_config(k.ranks, k.scheme, i % 2 == 1));
     ASSERT_EQ(r.status, Status::ok) << "grid " << pr.grid << ": " << r.log;
     EXPECT_NE(r.validation.find(std::string("best (") + pr.truth + ")"), std::string::npos)
@@ -135,7 +135,7 @@ TEST(MpiCudaGrid, AKnobTheGpuCannotTakeFailsTheRunWithTheRanksReason) {
   const Problem p = semb_problem(32, "2,2,2,4,4", "1,0,1,2,3");
   const Workload w = family().make_workload(p);
   const std::vector<std::uint8_t> expected = family().reference(p, w);
-  EvalContext ctx{family(), p, w, expected, mpi_device(), MeasureSpec{0, 1, 60}};
+  EvalContext ctx{family(), p, w, expected, mpi_device(), MeasureSpec::fixed(0, 1, 60)};
   Config c = gpu_config(2, "cyclic", false);
   c.set("block_x", std::int64_t{64});
   c.set("block_y", std::int64_t{32});  // 64 x 32 x 4 = 8192 threads in a block, above every GPU's 1024

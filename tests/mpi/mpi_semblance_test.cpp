@@ -32,7 +32,7 @@ Problem semb_problem(int traces, const std::string& grid, const std::string& tru
 EvalResult run(const Problem& p, const Config& c) {
   const Workload w = family().make_workload(p);
   const std::vector<std::uint8_t> expected = family().reference(p, w);
-  EvalContext ctx{family(), p, w, expected, mpi_device(), MeasureSpec{1, 2, 60}};
+  EvalContext ctx{family(), p, w, expected, mpi_device(), MeasureSpec::fixed(1, 2, 60)};
   return evaluate(ctx, *reg().variant("semblance", "mpi_grid"), c);
 }
 

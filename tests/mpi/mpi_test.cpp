@@ -43,7 +43,7 @@ EvalResult run(const Problem& p, const Config& c, double timeout_s = 60) {
   const Family& family = *reg().family("conv");
   const Workload w = family.make_workload(p);
   const std::vector<std::uint8_t> expected = family.reference(p, w);
-  EvalContext ctx{family, p, w, expected, mpi_device(), MeasureSpec{1, 2, timeout_s}};
+  EvalContext ctx{family, p, w, expected, mpi_device(), MeasureSpec::fixed(1, 2, timeout_s)};
   return evaluate(ctx, *reg().variant("conv", "mpi_rows"), c);
 }
 

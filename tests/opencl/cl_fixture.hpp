@@ -40,9 +40,7 @@ inline EvalResult evaluate_on(Device& dev, const Problem& p, const std::string& 
   const std::vector<std::uint8_t> expected = family.reference(p, w);
   const Variant* v = registry().variant("conv", variant);
   if (!v) throw std::runtime_error("no variant conv/" + variant);
-  MeasureSpec measure;
-  measure.warmups = 0;
-  measure.repeats = 1;
+  MeasureSpec measure = MeasureSpec::fixed(0, 1, 10);
   EvalContext ctx{family, p, w, expected, dev, measure};
   return evaluate(ctx, *v, c);
 }

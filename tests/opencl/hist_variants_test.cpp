@@ -18,9 +18,7 @@ EvalResult eval(const char* family, const Variant& v, const Problem& p, const Co
   const Family& f = *registry().family(family);
   const Workload w = f.make_workload(p);
   const std::vector<std::uint8_t> expected = f.reference(p, w);
-  MeasureSpec measure;
-  measure.warmups = 1;
-  measure.repeats = 1;
+  MeasureSpec measure = MeasureSpec::fixed(1, 1, 10);
   EvalContext ctx{f, p, w, expected, device(), measure};
   return evaluate(ctx, v, c);
 }

@@ -9,6 +9,7 @@
 #include <filesystem>
 
 #include "cl_fixture.hpp"
+#include "pimg/executor.hpp"
 
 namespace pimg::cltest {
 namespace {
@@ -123,16 +124,18 @@ TEST(OpenClBackend, CopyKernelCopies) {
   auto out = device().alloc(bytes);
   const auto data = pattern(bytes);
   device().upload(*in, data);
-  device().fill(*out, kPoison);
+  device().fill(*out, kPoisonValues[0]);
   const LaunchResult l = device().launch(*c.program, copy->plan, {{"in", in.get()}, {"out", out.get()}});
   ASSERT_TRUE(l.ok) << l.error;
   EXPECT_GE(l.kernel_ms, 0.0);
   std::vector<std::uint8_t> back(bytes);
   device().download(*out, back);
   EXPECT_EQ(back, data);
-  const auto gbps = measure_copy_bandwidth(backend(), device(), bytes, 3);
-  ASSERT_TRUE(gbps);
-  EXPECT_GT(*gbps, 0.0);
+  const auto ceiling = measure_ceiling(backend(), device(), bytes, 3, TimingMethod{});
+  ASSERT_TRUE(ceiling);
+  EXPECT_GT(ceiling->gbs, 0.0);
+  EXPECT_NE(ceiling->method.find("cold"), std::string::npos) << ceiling->method;
+  EXPECT_FALSE(ceiling->how.empty());
 }
 
 TEST(OpenClBackend, BuffersAndImagesRoundTrip) {

@@ -53,9 +53,7 @@ EvalResult run(Copy copy) {
   Problem p = conv_family().make_problem(61, 37, 1, {{"filter", "sharpen3"}, {"border", "zero"}});
   const Workload w = conv_family().make_workload(p);
   const std::vector<std::uint8_t> expected = conv_family().reference(p, w);
-  MeasureSpec measure;
-  measure.warmups = 1;
-  measure.repeats = 2;
+  MeasureSpec measure = MeasureSpec::fixed(1, 2, 10);
   EvalContext ctx{conv_family(), p, w, expected, device(), measure};
   return evaluate(ctx, StepsVariant(copy), config({{"block_x", 8}, {"block_y", 4}}));
 }

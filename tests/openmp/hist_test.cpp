@@ -31,7 +31,7 @@ EvalResult run(const char* family, const char* backend, const std::string& varia
   const std::vector<std::uint8_t> expected = f.reference(p, w);
   const Variant* v = registry().variant(family, variant);
   EXPECT_NE(v, nullptr) << variant;
-  EvalContext ctx{f, p, w, expected, open_first(backend), MeasureSpec{1, 2, 60}};
+  EvalContext ctx{f, p, w, expected, open_first(backend), MeasureSpec::fixed(1, 2, 60)};
   return evaluate(ctx, *v, c);
 }
 

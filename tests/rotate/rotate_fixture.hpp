@@ -46,7 +46,7 @@ inline EvalResult evaluate_on(Device& device, const Problem& p, const std::strin
   if (!v) throw std::runtime_error("no variant rotate/" + variant);
   const Workload w = family().make_workload(p);
   const std::vector<std::uint8_t> expected = family().reference(p, w, v->validation_rule());
-  EvalContext ctx{family(), p, w, expected, device, MeasureSpec{1, 1, 60}};
+  EvalContext ctx{family(), p, w, expected, device, MeasureSpec::fixed(1, 1, 60)};
   return evaluate(ctx, *v, c);
 }
 

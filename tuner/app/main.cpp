@@ -129,7 +129,7 @@ int main(int argc, char** argv) {
     cmd->add_option("--db", tune_args.db, "SQLite database (created if missing)")->capture_default_str();
     cmd->add_option("--backend", tune_args.backends, "only these backends (repeatable)");
     cmd->add_option("--device", tune_args.devices, "only devices whose index or name matches (repeatable)");
-    cmd->add_option("--repeats", tune_args.repeats, "timed runs per configuration (overrides the space file)")
+    cmd->add_option("--repeats", tune_args.repeats, "exactly this many timed runs per configuration (overrides the space file's repeats and max_repeats)")
         ->check(CLI::Range(1, 100000));
     cmd->add_flag("--no-resume", tune_args.no_resume, "measure again configurations already in the database");
     cmd->add_flag("--no-isolation", tune_args.no_isolation,

@@ -115,7 +115,7 @@ class Coordinator {
       : m_(m), l_(l), store_(store), obs_(obs), net_(net), o_(o), local_(m), state_(l.tasks.size()) {}
 
   TuneSummary run() {
-    summary_.run_id = store_.begin_run({hostname(), utc_now(), PIMG_GIT_COMMIT, m_.opt.command_line, PIMG_VERSION});
+    summary_.run_id = store_.begin_run(run_info(m_.opt.command_line));
     std::size_t planned = 0;
     for (std::size_t i : l_.tasks) planned += m_.tasks[i].strategy->planned();
     obs_.on_start(planned);
@@ -253,7 +253,8 @@ class Coordinator {
       bool opened = false;
       const std::size_t device = *my_device(l_, t.device, o_);
       DeviceSession& session = local_.get(device, &opened);
-      if (opened) measure_bandwidth_once(store_, state_[pos].rows.device, session, m_.devices[device].info, obs_);
+      if (opened)
+        measure_ceilings(m_, store_, summary_.run_id, state_[pos].rows.device, session, m_.devices[device].info, obs_);
       local_job_ = id;
       local_result_ = std::async(std::launch::async, [this, &t, &session, &job] {
         return evaluate_point(m_, t, session, job.config);

@@ -18,6 +18,7 @@
 #include "pimg/isolation.hpp"
 #include "pimg/store.hpp"
 #include "tuner_impl.hpp"
+#include "pimg/executor.hpp"
 
 namespace pimg {
 namespace {
@@ -54,6 +55,10 @@ std::string hostname() {
   char buf[256] = {};
   if (gethostname(buf, sizeof buf - 1) != 0) return "unknown";
   return buf;
+}
+
+RunInfo run_info(const std::string& command_line) {
+  return {hostname(), utc_now(), git_commit(), command_line, PIMG_VERSION, build_id()};
 }
 
 std::vector<PriorResult> prior_results(const Store& store, const DeviceInfo& device, const Problem& problem,
@@ -156,8 +161,9 @@ Tuner::Tuner(const Registry& reg, const Space& space, const TuneOptions& opt, Ru
   const OptionValues strategy_options = resolve_options(*strategy, space.strategy.options);
   m.measure = space.measure;
   if (opt.repeats) {
-    if (*opt.repeats < 1) throw UsageError(fmt::format("--repeats {}: must be at least 1", *opt.repeats));
-    m.measure.repeats = *opt.repeats;
+    if (*opt.repeats < 1 || *opt.repeats > kMaxRepeats)
+      throw UsageError(fmt::format("--repeats {}: must be from 1 to {}", *opt.repeats, kMaxRepeats));
+    m.measure.repeats = m.measure.max_repeats = *opt.repeats;  // exactly that many: no noise-driven repetition
   }
   m.devices = select_devices(reg, space, opt, obs);
   for (const auto& vs : space.variants) {
@@ -274,13 +280,83 @@ TaskRows begin_task(Tuner::Impl& m, Task& t, const DeviceInfo& device, Store& st
   return rows;
 }
 
-void measure_bandwidth_once(Store& store, std::int64_t device_row, DeviceSession& session, const DeviceInfo& device,
-                            RunObserver& obs) {
-  if (store.bandwidth(device_row)) return;
-  constexpr std::size_t kCopyBytes = 256u << 20;  // past the last-level caches of CPUs and GPUs (H100 L2: 50 MB)
-  if (auto gbs = session.copy_bandwidth(kCopyBytes, 10)) {
-    store.save_bandwidth(device_row, kCopyBytes, *gbs);
-    obs.on_message(fmt::format("{} {}: copy bandwidth {:.1f} GB/s", device.id(), device.name, *gbs));
+void measure_ceilings(const Tuner::Impl& m, Store& store, std::int64_t run, std::int64_t device_row,
+                      DeviceSession& session, const DeviceInfo& device, RunObserver& obs) {
+  std::set<std::size_t> sizes;  // a copy of N bytes moves 2N: half of each problem's least traffic
+  for (const Problem& p : m.space.problems) {
+    const double traffic = m.family->traffic(p).bytes;
+    sizes.insert(std::max<std::size_t>(static_cast<std::size_t>(traffic / 2) / 16 * 16, 64u << 10));
+  }
+  for (std::size_t bytes : sizes) {
+    if (auto c = session.ceiling(bytes, 10)) {
+      store.save_bandwidth(device_row, static_cast<double>(bytes), c->gbs, run, c->method + "; " + c->how);
+      obs.on_message(fmt::format("{} {}: ceiling {:.1f} GB/s at {:.1f} MB ({}, {})", device.id(), device.name, c->gbs,
+                                 static_cast<double>(bytes) / 1e6, c->how, c->method));
+    }
+  }
+}
+
+namespace {
+
+bool same_device(const DeviceInfo& a, const DeviceInfo& b) {
+  return a.backend == b.backend && a.name == b.name && a.driver == b.driver && a.platform == b.platform;
+}
+
+}  // namespace
+
+void confirm_device(const Tuner::Impl& m, std::size_t device, DeviceSession& session, Store& store,
+                    TuneSummary& summary, RunObserver& obs) {
+  const ConfirmSpec& spec = m.measure.confirm;
+  if (spec.top <= 0) return;
+  const SelectedDevice& sd = m.devices[device];
+  std::map<std::string, const Variant*> variants;  // of this device's tasks
+  for (const Task& t : m.tasks)
+    if (t.device == device) variants[t.variant->name()] = t.variant;
+  RowFilter f;
+  f.family = m.family->name();
+  const std::vector<ResultRow> rows = store.rows(f);
+  for (std::size_t p = 0; p < m.space.problems.size(); ++p) {
+    const Problem& problem = m.space.problems[p];
+    const std::string canonical = problem.canonical();
+    std::vector<const ResultRow*> tuned;
+    std::map<std::string, const ResultRow*> baselines;
+    for (const ResultRow& r : rows) {
+      if (r.result.status != Status::ok || !same_device(r.device, sd.info) || r.problem.canonical() != canonical)
+        continue;
+      auto v = variants.find(r.variant.name);
+      if (v == variants.end()) continue;
+      if (v->second->baseline()) {
+        const ResultRow*& b = baselines[r.variant.name];
+        if (!b || r.result.kernel.median < b->result.kernel.median) b = &r;
+      } else {
+        tuned.push_back(&r);
+      }
+    }
+    if (tuned.empty()) continue;
+    std::sort(tuned.begin(), tuned.end(),
+              [](const ResultRow* a, const ResultRow* b) { return a->result.kernel.median < b->result.kernel.median; });
+    tuned.resize(std::min<std::size_t>(tuned.size(), static_cast<std::size_t>(spec.top)));
+    for (const auto& [name, r] : baselines) tuned.push_back(r);
+    ConfirmJob job{problem, m.workloads[p], {}, fnv1a64(canonical + sd.info.id())};
+    for (const ResultRow* r : tuned) {
+      const Variant* v = variants.at(r->variant.name);
+      job.candidates.push_back({v, r->config, &m.expected.at({p, v->validation_rule()})});
+    }
+    obs.on_message(fmt::format("{} {}: confirming {} configurations of {} in interleaved rounds", sd.info.id(),
+                               sd.info.name, job.candidates.size(), problem.label()));
+    const std::vector<EvalResult> results = session.confirm(job);
+    if (results.size() != tuned.size()) {
+      obs.on_message(fmt::format("{}: the confirmation stage of {} did not finish; nothing stored for it",
+                                 sd.info.id(), problem.label()));
+      continue;
+    }
+    const std::int64_t device_row = store.device_id(sd.info);
+    const std::int64_t problem_row =
+        store.problem_id(problem, {m.family->work(problem), m.family->unit(), m.family->traffic(problem)});
+    for (std::size_t i = 0; i < results.size(); ++i) {
+      const VariantKey& key = tuned[i]->variant;
+      store.save(summary.run_id, device_row, problem_row, store.variant_id(key), tuned[i]->config, results[i]);
+    }
   }
 }
 
@@ -289,11 +365,26 @@ std::unique_ptr<DeviceSession> open_session(const Tuner::Impl& m, const Selected
                                                 : open_in_process(*m.family, *sd.backend, sd.info, m.measure);
 }
 
+std::string current_identity(const Tuner::Impl& m, const Task& t, const Config& c) {
+  const Problem& problem = m.space.problems[t.problem];
+  LaunchPlan plan;
+  try {
+    plan = t.variant->plan(problem, m.workloads[t.problem], c, m.devices[t.device].info);
+  } catch (const std::exception&) {
+    return "";  // a configuration that cannot be planned is stored without an identity
+  }
+  const std::string& source = t.variant->source();
+  const KernelSource* ks = source.rfind("builtin:", 0) == 0 ? nullptr : kernel_source(source);
+  return plan_identity(plan, ks ? ks->hash : hash128(source), m.family->reference_version(t.variant->validation_rule()));
+}
+
 bool tell_if_stored(const Tuner::Impl& m, Task& t, PointId p, const TaskRows& rows, Store& store, RunObserver& obs,
                     TuneSummary& summary) {
   const Config c = t.space.config(p);
   const auto stored = store.find(rows.device, rows.problem, rows.variant, c);
   if (!stored) return false;
+  // A row made by other code (another plan, build or reference) is not this configuration's result.
+  if (stored->result.identity != current_identity(m, t, c)) return false;
   t.strategy->observe(p, {stored->result.status, stored->result.kernel.median});
   ++summary.skipped;
   obs.on_result({&m.devices[t.device].info, &m.space.problems[t.problem], t.variant, &c, &stored->result, true});
@@ -319,17 +410,18 @@ std::size_t Tuner::planned() const { return impl_->planned; }
 TuneSummary Tuner::run(Store& store, RunObserver& obs) {
   Impl& m = *impl_;
   TuneSummary summary;
-  summary.run_id = store.begin_run({hostname(), utc_now(), PIMG_GIT_COMMIT, m.opt.command_line, PIMG_VERSION});
+  summary.run_id = store.begin_run(run_info(m.opt.command_line));
   obs.on_start(m.planned);
   std::unique_ptr<DeviceSession> session;
   std::size_t open_index = m.devices.size();
   for (auto& t : m.tasks) {
     const SelectedDevice& sd = m.devices[t.device];
     if (open_index != t.device) {
+      if (session) confirm_device(m, open_index, *session, store, summary, obs);
       session.reset();  // one device open at a time
       session = open_session(m, sd);
       open_index = t.device;
-      measure_bandwidth_once(store, store.device_id(sd.info), *session, sd.info, obs);
+      measure_ceilings(m, store, summary.run_id, store.device_id(sd.info), *session, sd.info, obs);
     }
     const TaskRows rows = begin_task(m, t, sd.info, store, obs);
     while (auto p = t.strategy->ask()) {
@@ -338,6 +430,7 @@ TuneSummary Tuner::run(Store& store, RunObserver& obs) {
       record(m, t, *p, config, evaluate_point(m, t, *session, config), rows, store, obs, summary);
     }
   }
+  if (session) confirm_device(m, open_index, *session, store, summary, obs);
   obs.on_finish();
   return summary;
 }

@@ -630,28 +630,71 @@ class Loader {
     return s;
   }
 
+  // A finite real in (lo, hi] from a scalar; NaN and infinities refused.
+  double real(const YAML::Node& v, const std::string& what, double lo, double hi) const {
+    std::string t = scalar(v, what);
+    double x = 0;
+    auto [ptr, ec] = std::from_chars(t.data(), t.data() + t.size(), x);
+    if (t.empty() || ec != std::errc() || ptr != t.data() + t.size() || !std::isfinite(x))
+      fail(v, fmt::format("{} must be a number, got {}", what, show(t)));
+    if (!(x > lo) || x > hi) fail(v, fmt::format("{} must be above {} and at most {}, got {}", what, lo, hi, t));
+    return x;
+  }
+
+  std::string choice(const YAML::Node& v, const std::string& what, std::initializer_list<const char*> allowed) const {
+    const std::string t = scalar(v, what);
+    std::string list;
+    for (const char* a : allowed) {
+      if (t == a) return t;
+      list += (list.empty() ? "" : ", ") + std::string(a);
+    }
+    fail(v, fmt::format("{} must be one of {}, got {}", what, list, show(t)));
+    return t;
+  }
+
+  ConfirmSpec confirm(const YAML::Node& n) const {
+    ConfirmSpec c;
+    for (const auto& e : entries(n, "measure.confirm", {"top", "rounds", "max_rounds", "max_time_s"})) {
+      const std::string what = "measure.confirm." + e.key;
+      const YAML::Node& v = value(e, what);
+      if (e.key == "top") c.top = static_cast<int>(integer(v, what, 0, 1000));
+      if (e.key == "rounds") c.rounds = static_cast<int>(integer(v, what, 1, 100000));
+      if (e.key == "max_rounds") c.max_rounds = static_cast<int>(integer(v, what, 1, 100000));
+      if (e.key == "max_time_s") c.max_time_s = real(v, what, 0, 86400);
+    }
+    c.max_rounds = std::max(c.max_rounds, c.rounds);
+    return c;
+  }
+
   MeasureSpec measure(const YAML::Node& n) const {
     MeasureSpec m;
-    for (const auto& e : entries(n, "measure", {"warmups", "repeats", "timeout_s", "isolation"})) {
+    bool max_given = false;
+    for (const auto& e : entries(n, "measure", {"warmups", "repeats", "max_repeats", "noise", "max_time_s", "cache",
+                                                "launch", "confirm", "timeout_s", "isolation"})) {
       const std::string what = "measure." + e.key;
       const YAML::Node& v = value(e, what);
-      if (e.key == "warmups") m.warmups = static_cast<int>(integer(v, what, 0, INT32_MAX));
-      if (e.key == "repeats") m.repeats = static_cast<int>(integer(v, what, 1, INT32_MAX));
+      if (e.key == "warmups") m.warmups = static_cast<int>(integer(v, what, 0, kMaxWarmups));
+      if (e.key == "repeats") m.repeats = static_cast<int>(integer(v, what, 1, kMaxRepeats));
+      if (e.key == "max_repeats") {
+        m.max_repeats = static_cast<int>(integer(v, what, 1, kMaxRepeats));
+        max_given = true;
+      }
+      if (e.key == "noise") m.noise = real(v, what, 0, 1);
+      if (e.key == "max_time_s") m.max_time_s = real(v, what, 0, 86400);
+      if (e.key == "cache") m.timing.cold = choice(v, what, {"cold", "hot"}) == "cold";
+      if (e.key == "launch") m.timing.hide_launch = choice(v, what, {"hidden", "call"}) == "hidden";
+      if (e.key == "confirm") m.confirm = confirm(e.value);
       if (e.key == "isolation") {
         const std::string t = scalar(v, what);
         if (t != "true" && t != "false") fail(v, fmt::format("{} must be true or false, got {}", what, show(t)));
         m.isolation = t == "true";
       }
-      if (e.key == "timeout_s") {
-        std::string t = scalar(v, what);
-        double x = 0;
-        auto [ptr, ec] = std::from_chars(t.data(), t.data() + t.size(), x);
-        if (t.empty() || ec != std::errc() || ptr != t.data() + t.size())
-          fail(v, fmt::format("{} must be a number of seconds, got {}", what, show(t)));
-        if (!(x > 0) || !std::isfinite(x)) fail(v, fmt::format("{} must be positive, got {}", what, t));
-        m.timeout_s = x;
-      }
+      if (e.key == "timeout_s") m.timeout_s = real(v, what, 0, 86400);
     }
+    if (max_given && m.max_repeats < m.repeats)
+      fail(n["max_repeats"], fmt::format("measure.max_repeats ({}) is below measure.repeats ({})", m.max_repeats,
+                                         m.repeats));
+    m.max_repeats = std::max(m.max_repeats, m.repeats);
     return m;
   }
 };

@@ -15,10 +15,7 @@
 #include "pimg/store.hpp"
 #include "pimg/strategy.hpp"
 
-// The run's identity in the store (tuner/CMakeLists.txt defines them for the runner library).
-#ifndef PIMG_GIT_COMMIT
-#define PIMG_GIT_COMMIT "unknown"
-#endif
+// The run's identity in the store (tuner/CMakeLists.txt defines the version and generates git_commit()).
 #ifndef PIMG_VERSION
 #define PIMG_VERSION "0"
 #endif
@@ -75,14 +72,23 @@ EvalResult evaluate_point(const Tuner::Impl& m, const Task& t, DeviceSession& se
 void record(const Tuner::Impl& m, Task& t, PointId p, const Config& c, const EvalResult& r, const TaskRows& rows,
             Store& store, RunObserver& obs, TuneSummary& summary);
 
-// The device's copy bandwidth, measured once per device row of the store.
-void measure_bandwidth_once(Store& store, std::int64_t device_row, DeviceSession& session, const DeviceInfo& device,
-                            RunObserver& obs);
+// The device's bandwidth ceilings at the working-set sizes of the space's problems, measured at the start
+// of every run on the device and stored with the run.
+void measure_ceilings(const Tuner::Impl& m, Store& store, std::int64_t run, std::int64_t device_row,
+                      DeviceSession& session, const DeviceInfo& device, RunObserver& obs);
+
+// The confirmation stage for every problem on one device (docs/measurement.md): the top configurations
+// of the search and every baseline measured again in interleaved rounds, stored with stage "confirm".
+void confirm_device(const Tuner::Impl& m, std::size_t device, DeviceSession& session, Store& store,
+                    TuneSummary& summary, RunObserver& obs);
 // The device opened for evaluations: in a supervised worker process, or in this one with
 // --no-isolation or the space's measure.isolation off.
 std::unique_ptr<DeviceSession> open_session(const Tuner::Impl& m, const SelectedDevice& sd);
 
 std::string utc_now();
 std::string hostname();
+const char* git_commit();  // generated at build time (cmake/git_commit.cmake)
+// This run as the store records it: host, time, commit, command, version and the build id.
+RunInfo run_info(const std::string& command_line);
 
 }  // namespace pimg

@@ -67,6 +67,30 @@ Problem decode_problem(const Message& m, std::size_t& i) {
   return p;
 }
 
+Message encode_measure(const MeasureSpec& m) {
+  return {std::to_string(m.warmups), std::to_string(m.repeats), num(m.timeout_s), std::to_string(m.max_repeats),
+          num(m.noise), num(m.max_time_s), m.timing.cold ? "1" : "0", m.timing.hide_launch ? "1" : "0",
+          std::to_string(m.confirm.top), std::to_string(m.confirm.rounds), std::to_string(m.confirm.max_rounds),
+          num(m.confirm.max_time_s)};
+}
+
+MeasureSpec decode_measure(const Message& m, std::size_t& i) {
+  MeasureSpec s;
+  s.warmups = static_cast<int>(to_long(m.at(i++)));
+  s.repeats = static_cast<int>(to_long(m.at(i++)));
+  s.timeout_s = to_double(m.at(i++));
+  s.max_repeats = static_cast<int>(to_long(m.at(i++)));
+  s.noise = to_double(m.at(i++));
+  s.max_time_s = to_double(m.at(i++));
+  s.timing.cold = m.at(i++) == "1";
+  s.timing.hide_launch = m.at(i++) == "1";
+  s.confirm.top = static_cast<int>(to_long(m.at(i++)));
+  s.confirm.rounds = static_cast<int>(to_long(m.at(i++)));
+  s.confirm.max_rounds = static_cast<int>(to_long(m.at(i++)));
+  s.confirm.max_time_s = to_double(m.at(i++));
+  return s;
+}
+
 // --- in process ---------------------------------------------------------------------------------
 
 class InProcess final : public DeviceSession {
@@ -77,8 +101,11 @@ class InProcess final : public DeviceSession {
     EvalContext ctx{family_, job.problem, job.workload, job.expected, *device_, measure_};
     return pimg::evaluate(ctx, job.variant, job.config);
   }
-  std::optional<double> copy_bandwidth(std::size_t bytes, int repeats) override {
-    return measure_copy_bandwidth(backend_, *device_, bytes, repeats);
+  std::vector<EvalResult> confirm(const ConfirmJob& job) override {
+    return confirm_candidates(family_, job.problem, job.workload, *device_, measure_, job.candidates, job.seed);
+  }
+  std::optional<Ceiling> ceiling(std::size_t bytes, int repeats) override {
+    return measure_ceiling(backend_, *device_, bytes, repeats, measure_.timing);
   }
 
  private:
@@ -112,8 +139,10 @@ class Worker final : public DeviceSession {
     const auto t0 = Clock::now();
     if (pid_ < 0) start();
     tail_.clear();
-    Message req = {"eval", std::to_string(measure_.warmups), std::to_string(measure_.repeats),
-                   num(measure_.timeout_s), job.variant.name(), job.config.canonical()};
+    Message req = {"eval"};
+    for (auto& f : encode_measure(measure_)) req.push_back(std::move(f));
+    req.push_back(job.variant.name());
+    req.push_back(job.config.canonical());
     for (auto& f : encode_problem(job.problem)) req.push_back(std::move(f));
     const double run_limit_s = measure_.timeout_s * 1.1 + 0.5;  // fill + download + validation too
     int run = -1;
@@ -149,15 +178,43 @@ class Worker final : public DeviceSession {
     }
   }
 
-  std::optional<double> copy_bandwidth(std::size_t bytes, int repeats) override {
+  std::vector<EvalResult> confirm(const ConfirmJob& job) override {
     if (pid_ < 0) start();
-    Reply reply = send_and_wait({"bandwidth", std::to_string(bytes), std::to_string(repeats)}, kWorkerSetupTimeoutS);
+    tail_.clear();
+    Message req = {"confirm"};
+    for (auto& f : encode_measure(measure_)) req.push_back(std::move(f));
+    for (auto& f : encode_problem(job.problem)) req.push_back(std::move(f));
+    req.push_back(std::to_string(job.seed));
+    req.push_back(std::to_string(job.candidates.size()));
+    for (const ConfirmCandidate& c : job.candidates) {
+      req.push_back(c.variant->name());
+      req.push_back(c.config.canonical());
+    }
+    // Every candidate is prepared, then the rounds run for at most max_time_s, each run under the timeout.
+    const double limit_s = kWorkerSetupTimeoutS + measure_.confirm.max_time_s + 4 * measure_.timeout_s;
+    std::vector<EvalResult> out;
+    Reply reply = send_and_wait(req, limit_s);
+    while (reply.kind == Reply::message && reply.msg[0] == "result") {
+      out.push_back(decode_result(reply.msg));
+      if (out.size() == job.candidates.size()) return out;
+      reply = wait(limit_s);
+    }
+    // A worker that died or hung here loses the stage's measurements, not the search's: nothing stored.
+    if (reply.kind == Reply::timed_out) kill_now();
+    return {};
+  }
+
+  std::optional<Ceiling> ceiling(std::size_t bytes, int repeats) override {
+    if (pid_ < 0) start();
+    Reply reply = send_and_wait({"bandwidth", std::to_string(bytes), std::to_string(repeats),
+                                 measure_.timing.cold ? "1" : "0", measure_.timing.hide_launch ? "1" : "0"},
+                                kWorkerSetupTimeoutS);
     if (reply.kind != Reply::message) {
       if (reply.kind == Reply::timed_out) kill_now();
       return std::nullopt;
     }
-    if (reply.msg.size() < 2 || reply.msg[1].empty()) return std::nullopt;
-    return to_double(reply.msg[1]);
+    if (reply.msg.size() < 4 || reply.msg[1].empty()) return std::nullopt;
+    return Ceiling{to_double(reply.msg[1]), reply.msg[2], reply.msg[3]};
   }
 
  private:
@@ -395,29 +452,38 @@ class Server {
       }
       if (!device_) throw std::runtime_error("no device is open");
       if (what == "bandwidth") {
-        auto gbs = measure_copy_bandwidth(*backend_, *device_, static_cast<std::size_t>(to_long(m.at(1))),
-                                          static_cast<int>(to_long(m.at(2))));
-        send({"bandwidth", gbs ? num(*gbs) : ""});
+        const TimingMethod timing{m.at(3) == "1", m.at(4) == "1"};
+        auto c = measure_ceiling(*backend_, *device_, static_cast<std::size_t>(to_long(m.at(1))),
+                                 static_cast<int>(to_long(m.at(2))), timing);
+        send({"bandwidth", c ? num(c->gbs) : "", c ? c->how : "", c ? c->method : ""});
+        return true;
+      }
+      if (what == "confirm") {
+        std::size_t i = 1;
+        const MeasureSpec measure = decode_measure(m, i);
+        const Problem problem = decode_problem(m, i);
+        const std::uint64_t seed = std::stoull(m.at(i++));
+        const long n = to_long(m.at(i++));
+        std::vector<ConfirmCandidate> candidates;
+        const Workload& w = workload(problem);
+        for (long k = 0; k < n; ++k) {
+          const Variant* variant = reg_.variant(family_->name(), m.at(i++));
+          if (!variant) throw std::runtime_error("unknown variant " + m.at(i - 1));
+          candidates.push_back({variant, Config::parse_canonical(m.at(i++)), &expected(problem, *variant)});
+        }
+        for (const EvalResult& r : confirm_candidates(*family_, problem, w, *device_, measure, candidates, seed))
+          send(encode_result(r));
         return true;
       }
       if (what == "eval") {
-        MeasureSpec measure;
-        measure.warmups = static_cast<int>(to_long(m.at(1)));
-        measure.repeats = static_cast<int>(to_long(m.at(2)));
-        measure.timeout_s = to_double(m.at(3));
-        const Variant* variant = reg_.variant(family_->name(), m.at(4));
-        if (!variant) throw std::runtime_error("unknown variant " + m.at(4));
-        const Config config = Config::parse_canonical(m.at(5));
-        std::size_t i = 6;
+        std::size_t i = 1;
+        const MeasureSpec measure = decode_measure(m, i);
+        const Variant* variant = reg_.variant(family_->name(), m.at(i));
+        if (!variant) throw std::runtime_error("unknown variant " + m.at(i));
+        const Config config = Config::parse_canonical(m.at(i + 1));
+        i += 2;
         const Problem problem = decode_problem(m, i);
-        const std::string key = problem.canonical();
-        auto w = workloads_.find(key);
-        if (w == workloads_.end()) w = workloads_.emplace(key, family_->make_workload(problem)).first;
-        const std::string rule_key = key + "\n" + variant->validation_rule();
-        auto e = expected_.find(rule_key);
-        if (e == expected_.end())
-          e = expected_.emplace(rule_key, family_->reference(problem, w->second, variant->validation_rule())).first;
-        EvalContext ctx{*family_, problem, w->second, e->second, *device_, measure};
+        EvalContext ctx{*family_, problem, workload(problem), expected(problem, *variant), *device_, measure};
         ctx.on_run = [this](int run) { send({"run", std::to_string(run)}); };
         send(encode_result(pimg::evaluate(ctx, *variant, config)));
         return true;
@@ -427,6 +493,21 @@ class Server {
       send({"error", e.what()});
       return what != "open";
     }
+  }
+
+  const Workload& workload(const Problem& problem) {
+    const std::string key = problem.canonical();
+    auto w = workloads_.find(key);
+    if (w == workloads_.end()) w = workloads_.emplace(key, family_->make_workload(problem)).first;
+    return w->second;
+  }
+
+  const std::vector<std::uint8_t>& expected(const Problem& problem, const Variant& variant) {
+    const std::string rule_key = problem.canonical() + "\n" + variant.validation_rule();
+    auto e = expected_.find(rule_key);
+    if (e == expected_.end())
+      e = expected_.emplace(rule_key, family_->reference(problem, workload(problem), variant.validation_rule())).first;
+    return e->second;
   }
 
   const Registry& reg_;

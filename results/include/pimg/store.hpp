@@ -25,6 +25,7 @@ struct RunInfo {
   std::string git_commit;
   std::string command_line;
   std::string version;
+  std::string build_id;  // of the host-side code (executor.hpp's build_id())
 };
 
 // What the family says one problem costs, stored with the problem so reports need only the store.
@@ -56,6 +57,8 @@ struct BandwidthRow {
   DeviceInfo device;
   double gbs = 0;       // bytes read + written per second / 1e9
   double bytes = 0;     // buffer size used
+  std::int64_t run_id = 0;  // the run that measured it (0 for rows older than schema 5)
+  std::string method;       // how it was timed and which copy won
 };
 
 struct RowFilter {
@@ -92,16 +95,19 @@ class Store {
   std::int64_t save(std::int64_t run, std::int64_t device, std::int64_t problem, std::int64_t variant,
                     const Config& c, const EvalResult& r);
 
-  void save_bandwidth(std::int64_t device, double bytes, double gbs);
+  // A bandwidth ceiling measured by run `run` (0: none) with `method` (how it was timed and which copy won).
+  void save_bandwidth(std::int64_t device, double bytes, double gbs, std::int64_t run = 0, const std::string& method = "");
   std::optional<double> bandwidth(std::int64_t device);
 
   std::vector<ResultRow> rows(const RowFilter& f = {}) const;        // latest per key, no samples
   std::vector<ResultRow> rows_with_samples(const RowFilter& f = {}) const;
-  std::vector<BandwidthRow> bandwidths() const;
+  std::vector<BandwidthRow> bandwidths() const;      // the latest of each device
+  std::vector<BandwidthRow> all_bandwidths() const;  // every ceiling measured, oldest first
 
  private:
   void migrate();
   std::vector<ResultRow> query_rows(const RowFilter& f, bool samples) const;
+  std::vector<BandwidthRow> query_bandwidths(bool latest_only) const;
   sqlite3* db_ = nullptr;
   std::string path_;
 };

@@ -11,6 +11,8 @@
 #include <chrono>
 #include <cstdint>
 #include <cstring>
+#include <fstream>
+#include <sstream>
 #include <limits>
 #include <set>
 #include <stdexcept>
@@ -74,6 +76,19 @@ int device_count() {
   return n;
 }
 
+// The NVIDIA kernel driver's version ("580.65.06"), from /proc/driver/nvidia/version; empty if absent.
+std::string nvidia_driver_version() {
+  std::ifstream in("/proc/driver/nvidia/version");
+  std::string line;
+  if (!std::getline(in, line)) return "";
+  const std::size_t module = line.find("Kernel Module");
+  if (module == std::string::npos) return "";
+  std::istringstream words(line.substr(module + 13));
+  std::string version;
+  words >> version;
+  return version;
+}
+
 DeviceInfo describe(int ordinal) {
   CUdevice dev = 0;
   check(api().cuDeviceGet(&dev, ordinal), "cuDeviceGet");
@@ -94,6 +109,8 @@ DeviceInfo describe(int ordinal) {
   info.name = name;
   info.vendor = "NVIDIA";
   info.driver = fmt::format("{}.{}", version / 1000, (version % 1000) / 10);
+  if (const std::string kernel = nvidia_driver_version(); !kernel.empty())
+    info.driver = fmt::format("{} (CUDA {})", kernel, info.driver);
   info.platform = fmt::format("CUDA sm_{}{}", major, minor);
   info.compute_units = attribute(dev, CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT);
   info.global_mem_bytes = total;
@@ -280,7 +297,10 @@ class CudaDevice final : public Device {
 
   ~CudaDevice() override {
     ctx_->bind();
+    if (spin_flags_) spin_flags_[0] = 1;
     loaded().cuCtxSynchronize();
+    if (flush_) loaded().cuMemFree(flush_);
+    if (spin_flags_) loaded().cuMemFreeHost(const_cast<int*>(spin_flags_));
     if (start_) loaded().cuEventDestroy(start_);
     if (stop_) loaded().cuEventDestroy(stop_);
   }
@@ -409,6 +429,101 @@ class CudaDevice final : public Device {
     check(api().cuCtxSynchronize(), "cuCtxSynchronize");
   }
 
+  // The region (docs/measurement.md): when cold, the L2 is flushed by writing a buffer of twice its size;
+  // with the launch hidden, pimg_spin is queued first and holds every launch of the run back until
+  // end_timing() releases it, so the events measure the device's work without the host's launch gaps.
+  void begin_timing(const TimingMethod& method, bool region) override {
+    ctx_->make_current();
+    region_programs_ = std::move(next_programs_);
+    next_programs_.clear();
+    if (method.cold) {
+      if (!flush_) {
+        const std::size_t l2 = static_cast<std::size_t>(attribute(ctx_->device(), CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE));
+        flush_bytes_ = std::max<std::size_t>(2 * l2, std::size_t{8} << 20) / 4 * 4;
+        check(api().cuMemAlloc(&flush_, flush_bytes_), "cuMemAlloc (L2 flush buffer)");
+      }
+      check(api().cuMemsetD32Async(flush_, ++flush_value_, flush_bytes_ / 4, nullptr), "cuMemsetD32Async (L2 flush)");
+    }
+    if (!region) return;
+    spinning_ = method.hide_launch && !syncs_inside();
+    if (spinning_) {
+      if (!spin_) make_spin();
+      spin_flags_[0] = 0;
+      spin_flags_[1] = 0;
+      std::atomic_thread_fence(std::memory_order_seq_cst);
+      std::uint64_t timeout_ns = kSpinTimeoutNs;
+      CUdeviceptr release = spin_flags_dev_, timed_out = spin_flags_dev_ + sizeof(int);
+      void* params[] = {&release, &timeout_ns, &timed_out};
+      check(api().cuLaunchKernel(spin_->function, 1, 1, 1, 1, 1, 1, 0, nullptr, params, nullptr),
+            "cuLaunchKernel (pimg_spin)");
+    }
+    check(api().cuEventRecord(start_, nullptr), "cuEventRecord");
+    in_region_ = true;
+  }
+
+  std::optional<double> end_timing() override {
+    if (!in_region_) return std::nullopt;
+    in_region_ = false;
+    ctx_->make_current();
+    const CUresult recorded = api().cuEventRecord(stop_, nullptr);
+    std::atomic_thread_fence(std::memory_order_seq_cst);
+    if (spinning_) spin_flags_[0] = 1;
+    check(recorded, "cuEventRecord");
+    check(api().cuEventSynchronize(stop_), "kernel execution (cuEventSynchronize)");
+    if (spinning_ && spin_flags_[1]) {
+      // A call that waits for the device inside itself (a library's synchronisation) cannot be queued
+      // behind the spin: its programs are timed by call time from now on.
+      for (const Program* p : region_programs_) syncing_.insert(p);
+    }
+    float ms = 0;
+    check(api().cuEventElapsedTime(&ms, start_, stop_), "cuEventElapsedTime");
+    return ms;
+  }
+
+  std::string timing_method(const TimingMethod& method, bool region) const override {
+    const std::string cache = method.cold ? "cold-l2" : "hot";
+    if (!region) return "cuda-events per-launch " + cache + " (host steps)";
+    const bool spin = method.hide_launch && !syncs_inside();
+    return fmt::format("cuda-events {} {}{}", spin ? "spin" : "call", cache,
+                       method.hide_launch && !spin ? " (the call synchronises: launch not hidden)" : "");
+  }
+
+  void prepare_launch(Program& program, const LaunchPlan& plan,
+                      const std::map<std::string, DeviceBuffer*>& buffers) override {
+    ctx_->make_current();
+    next_programs_.push_back(&program);
+    if (auto* l = dynamic_cast<LibraryProgram*>(&program)) {
+      const cuda::DevicePointers pointers = pointers_of(buffers);
+      l->call->prepare(cuda::LibraryEnv{npp_ctx_}, plan, pointers);
+    }
+  }
+
+  void download_range(const DeviceBuffer& src, std::size_t offset, std::span<std::uint8_t> dst) override {
+    const auto& b = static_cast<const CuBuffer&>(src);
+    if (b.is_image() || offset + dst.size() > b.size())
+      throw std::runtime_error(fmt::format("download of bytes {}..{} of a buffer of {}", offset,
+                                           offset + dst.size(), b.size()));
+    if (dst.empty()) return;
+    ctx_->make_current();
+    check(api().cuMemcpyDtoH(dst.data(), b.ptr + offset, dst.size()), "cuMemcpyDtoH");
+  }
+
+  LaunchResult copy_buffer(DeviceBuffer& dst, const DeviceBuffer& src) override {
+    LaunchResult r;
+    try {
+      auto& d = static_cast<CuBuffer&>(dst);
+      const auto& s = static_cast<const CuBuffer&>(src);
+      if (d.is_image() || s.is_image() || d.size() != s.size())
+        throw std::runtime_error("copy_buffer needs two buffers of one size");
+      ctx_->make_current();
+      r.kernel_ms = timed([&] { check(api().cuMemcpyDtoDAsync(d.ptr, s.ptr, s.size(), nullptr), "cuMemcpyDtoDAsync"); });
+      r.ok = true;
+    } catch (const std::exception& e) {
+      r.error = e.what();
+    }
+    return r;
+  }
+
   LaunchResult launch(Program& program, const LaunchPlan& plan,
                       const std::map<std::string, DeviceBuffer*>& buffers) override {
     LaunchResult r;
@@ -509,8 +624,15 @@ class CudaDevice final : public Device {
       if (buffer && !static_cast<const CuBuffer*>(buffer)->is_image())
         pointers[name] = static_cast<const CuBuffer*>(buffer)->ptr;
     const cuda::LibraryEnv env{npp_ctx_};
-    program.call->prepare(env, plan, pointers);
     return timed([&] { program.call->run(env, plan, pointers); });
+  }
+
+  static cuda::DevicePointers pointers_of(const std::map<std::string, DeviceBuffer*>& buffers) {
+    cuda::DevicePointers pointers;
+    for (const auto& [name, buffer] : buffers)
+      if (buffer && !static_cast<const CuBuffer*>(buffer)->is_image())
+        pointers[name] = static_cast<const CuBuffer*>(buffer)->ptr;
+    return pointers;
   }
 
   CuBuffer& find_buffer(const std::map<std::string, DeviceBuffer*>& buffers, const std::string& name) const {
@@ -522,6 +644,10 @@ class CudaDevice final : public Device {
   // Runs `work` between two events on the default stream; returns the elapsed milliseconds.
   template <class Work>
   double timed(Work&& work) {
+    if (in_region_) {  // begin_timing() recorded the start; end_timing() takes the time
+      work();
+      return 0;
+    }
     check(api().cuEventRecord(start_, nullptr), "cuEventRecord");
     work();
     check(api().cuEventRecord(stop_, nullptr), "cuEventRecord");
@@ -612,9 +738,44 @@ class CudaDevice final : public Device {
     });
   }
 
+  bool syncs_inside() const {
+    return std::any_of(next_programs_.begin(), next_programs_.end(), [&](const Program* p) { return syncing_.count(p); }) ||
+           std::any_of(region_programs_.begin(), region_programs_.end(), [&](const Program* p) { return syncing_.count(p); });
+  }
+
+  void make_spin() {
+    const KernelSource* source = kernel_source("timing/spin.cu");
+    if (!source) throw std::runtime_error("the spin kernel timing/spin.cu is not embedded");
+    LaunchPlan plan;
+    plan.entry = "pimg_spin";
+    plan.dims = 1;
+    CompileResult r;
+    compile_into(r, *source, plan);
+    if (!r.program) throw std::runtime_error("compiling the spin kernel: " + r.log);
+    spin_ = std::static_pointer_cast<CuProgram>(r.program);
+    void* host = nullptr;
+    check(api().cuMemHostAlloc(&host, 2 * sizeof(int), CU_MEMHOSTALLOC_DEVICEMAP | CU_MEMHOSTALLOC_PORTABLE),
+          "cuMemHostAlloc (spin flags)");
+    spin_flags_ = static_cast<volatile int*>(host);
+    check(api().cuMemHostGetDevicePointer(&spin_flags_dev_, host, 0), "cuMemHostGetDevicePointer");
+  }
+
+  // Longer than any host needs to queue a run's launches; a call that waits for the device inside
+  // itself shows as a timeout (and is then timed without the spin).
+  static constexpr std::uint64_t kSpinTimeoutNs = 500'000'000;
+
   DeviceInfo info_;
   std::shared_ptr<const Context> ctx_;  // declared first among the CUDA objects: released last
   CUevent start_ = nullptr, stop_ = nullptr;
+  CUdeviceptr flush_ = 0;
+  std::size_t flush_bytes_ = 0;
+  unsigned flush_value_ = 0;
+  std::shared_ptr<CuProgram> spin_;
+  volatile int* spin_flags_ = nullptr;  // [0] release, [1] timed out; host memory the device reads
+  CUdeviceptr spin_flags_dev_ = 0;
+  bool in_region_ = false, spinning_ = false;
+  std::vector<const Program*> next_programs_, region_programs_;
+  std::set<const Program*> syncing_;  // programs seen waiting for the device inside their call
   cuda::NppStreamContext npp_ctx_{};
   PinnedStaging staging_;
   bool pinned_ = false;                      // transfers through staging_, as the last compiled plan asked

@@ -82,4 +82,56 @@ void host_fill(DeviceBuffer& dst, std::uint8_t value) {
   std::memset(b.data.data(), value, b.data.size());
 }
 
+void host_download_range(const DeviceBuffer& src, std::size_t offset, std::span<std::uint8_t> dst) {
+  const auto& b = static_cast<const HostBuffer_&>(src);
+  if (offset > b.data.size() || dst.size() > b.data.size() - offset)
+    throw std::runtime_error(fmt::format("download of bytes {}..{} of a buffer of {}", offset, offset + dst.size(),
+                                         b.data.size()));
+  if (!dst.empty()) std::memcpy(dst.data(), b.data.data() + offset, dst.size());
+}
+
+LaunchResult host_copy(DeviceBuffer& dst, const DeviceBuffer& src) {
+  auto& d = static_cast<HostBuffer_&>(dst);
+  const auto& s = static_cast<const HostBuffer_&>(src);
+  if (d.data.size() != s.data.size()) return {false, "copy_buffer needs two buffers of one size", 0, 0};
+  const auto t0 = std::chrono::steady_clock::now();
+  std::memcpy(d.data.data(), s.data.data(), s.data.size());
+  return {true, "", std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count(), 0};
+}
+
+std::size_t last_level_cache_bytes() {
+  // sysfs first: it gives one cache instance (32 MiB of an EPYC's L3), where sysconf may sum them all.
+  for (int index = 4; index >= 0; --index) {
+    std::ifstream in(fmt::format("/sys/devices/system/cpu/cpu0/cache/index{}/size", index));
+    std::string text;
+    if (in >> text && !text.empty()) {
+      std::size_t n = std::strtoull(text.c_str(), nullptr, 10);
+      if (text.back() == 'K') n <<= 10;
+      if (text.back() == 'M') n <<= 20;
+      if (n > 0) return std::min(n, std::size_t{256} << 20);
+    }
+  }
+  for (int name : {_SC_LEVEL4_CACHE_SIZE, _SC_LEVEL3_CACHE_SIZE, _SC_LEVEL2_CACHE_SIZE}) {
+    const long v = ::sysconf(name);
+    if (v > 0) return std::min(static_cast<std::size_t>(v), std::size_t{256} << 20);
+  }
+  return std::size_t{32} << 20;
+}
+
+void HostTiming::begin(const TimingMethod& method) {
+  if (!method.cold) return;
+  if (flush_.empty()) flush_.resize(2 * last_level_cache_bytes());
+  std::memset(flush_.data(), ++value_, flush_.size());
+  // Read it back too, so the lines are the cache's most recent and nothing of the run's buffers stays.
+  volatile std::uint64_t sum = 0;
+  std::uint64_t acc = 0;
+  for (std::size_t i = 0; i < flush_.size(); i += 64) acc += flush_[i];
+  sum = acc;
+  (void)sum;
+}
+
+std::string HostTiming::name(const TimingMethod& method, bool region) {
+  return std::string("host-clock ") + (method.cold ? "cold-llc" : "hot") + (region ? "" : " (host steps)");
+}
+
 }  // namespace pimg

@@ -28,5 +28,22 @@ std::shared_ptr<DeviceBuffer> host_alloc(std::size_t bytes);
 void host_upload(DeviceBuffer& dst, std::span<const std::uint8_t> src);
 void host_download(const DeviceBuffer& src, std::span<std::uint8_t> dst);
 void host_fill(DeviceBuffer& dst, std::uint8_t value);
+void host_download_range(const DeviceBuffer& src, std::size_t offset, std::span<std::uint8_t> dst);
+LaunchResult host_copy(DeviceBuffer& dst, const DeviceBuffer& src);  // memcpy, timed by the host clock
+
+// The last-level cache's size in bytes (sysconf, else sysfs; 32 MiB when neither says).
+std::size_t last_level_cache_bytes();
+
+// The host backends' timing (docs/measurement.md): the host clock around each call; when cold, a
+// buffer of twice the last-level cache is written and read before every run.
+class HostTiming {
+ public:
+  void begin(const TimingMethod& method);
+  static std::string name(const TimingMethod& method, bool region);
+
+ private:
+  std::vector<std::uint8_t> flush_;
+  std::uint8_t value_ = 0;
+};
 
 }  // namespace pimg

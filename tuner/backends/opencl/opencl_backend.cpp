@@ -336,6 +336,56 @@ class ClDevice final : public Device {
     check(clFinish(queue_.get()), "clFinish");
   }
 
+  // Kernel time from profiling events (queued to started-to-ended on the device: the host's launch
+  // latency is outside it); cold runs first write a buffer of twice the device's global-memory cache.
+  void begin_timing(const TimingMethod& method, bool) override {
+    if (!method.cold) return;
+    if (!flush_) {
+      cl_ulong cache = 0;
+      clGetDeviceInfo(device_, CL_DEVICE_GLOBAL_MEM_CACHE_SIZE, sizeof cache, &cache, nullptr);
+      const std::size_t bytes = std::max<std::size_t>(2 * static_cast<std::size_t>(cache), std::size_t{8} << 20);
+      flush_ = std::static_pointer_cast<ClBuffer>(alloc(bytes));
+    }
+    const cl_uint value = ++flush_value_;
+    check(clEnqueueFillBuffer(queue_.get(), flush_->mem.get(), &value, sizeof value, 0, flush_->size() / 4 * 4, 0,
+                              nullptr, nullptr),
+          "clEnqueueFillBuffer (cache flush)");
+    check(clFinish(queue_.get()), "clFinish");
+  }
+
+  std::string timing_method(const TimingMethod& method, bool region) const override {
+    return std::string("opencl-profiling ") + (method.cold ? "cold-cache" : "hot") + (region ? "" : " (host steps)");
+  }
+
+  void download_range(const DeviceBuffer& src, std::size_t offset, std::span<std::uint8_t> dst) override {
+    const auto& b = static_cast<const ClBuffer&>(src);
+    if (b.is_image() || offset > b.size() || dst.size() > b.size() - offset)
+      throw std::runtime_error(fmt::format("download of bytes {}..{} of a buffer of {}", offset, offset + dst.size(),
+                                           b.size()));
+    if (dst.empty()) return;
+    check(clEnqueueReadBuffer(queue_.get(), b.mem.get(), CL_TRUE, offset, dst.size(), dst.data(), 0, nullptr, nullptr),
+          "clEnqueueReadBuffer");
+  }
+
+  LaunchResult copy_buffer(DeviceBuffer& dst, const DeviceBuffer& src) override {
+    LaunchResult r;
+    try {
+      auto& d = static_cast<ClBuffer&>(dst);
+      const auto& s = static_cast<const ClBuffer&>(src);
+      if (d.is_image() || s.is_image() || d.size() != s.size())
+        throw std::runtime_error("copy_buffer needs two buffers of one size");
+      cl_event raw = nullptr;
+      check(clEnqueueCopyBuffer(queue_.get(), s.mem.get(), d.mem.get(), 0, 0, s.size(), 0, nullptr, &raw),
+            "clEnqueueCopyBuffer");
+      ClPtr<cl_event> event(raw);
+      r.kernel_ms = elapsed(raw);
+      r.ok = true;
+    } catch (const std::exception& e) {
+      r.error = e.what();
+    }
+    return r;
+  }
+
   LaunchResult launch(Program& program, const LaunchPlan& plan,
                       const std::map<std::string, DeviceBuffer*>& buffers) override {
     LaunchResult r;
@@ -486,6 +536,11 @@ class ClDevice final : public Device {
                                  any_local ? plan.local.data() : nullptr, 0, nullptr, &raw),
           "clEnqueueNDRangeKernel");
     ClPtr<cl_event> event(raw);
+    return elapsed(raw);
+  }
+
+  // Waits for a profiled command and returns its device time in ms; throws when it failed.
+  double elapsed(cl_event raw) {
     check(clWaitForEvents(1, &raw), "clWaitForEvents");
     cl_int status = CL_COMPLETE;
     check(clGetEventInfo(raw, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof status, &status, nullptr), "clGetEventInfo");
@@ -502,6 +557,8 @@ class ClDevice final : public Device {
   ClPtr<cl_context> context_;  // members release in reverse: programs, queue, then context
   ClPtr<cl_command_queue> queue_;
   std::map<std::string, Built> programs_;  // memory cache: compile key + entry -> program
+  std::shared_ptr<ClBuffer> flush_;        // cold runs: written before each
+  cl_uint flush_value_ = 0;
 };
 
 class OpenClBackend final : public Backend {

@@ -299,6 +299,14 @@ class OmpDevice final : public Device {
   void upload(DeviceBuffer& dst, std::span<const std::uint8_t> src) override { host_upload(dst, src); }
   void download(const DeviceBuffer& src, std::span<std::uint8_t> dst) override { host_download(src, dst); }
   void fill(DeviceBuffer& dst, std::uint8_t value) override { host_fill(dst, value); }
+  void download_range(const DeviceBuffer& src, std::size_t offset, std::span<std::uint8_t> dst) override {
+    host_download_range(src, offset, dst);
+  }
+  LaunchResult copy_buffer(DeviceBuffer& dst, const DeviceBuffer& src) override { return host_copy(dst, src); }
+  void begin_timing(const TimingMethod& method, bool) override { timing_.begin(method); }
+  std::string timing_method(const TimingMethod& method, bool region) const override {
+    return HostTiming::name(method, region);
+  }
   LaunchResult launch(Program& program, const LaunchPlan& plan,
                       const std::map<std::string, DeviceBuffer*>& buffers) override {
     LaunchResult r;
@@ -318,6 +326,7 @@ class OmpDevice final : public Device {
 
  private:
   DeviceInfo info_;
+  HostTiming timing_;
   std::shared_ptr<Toolchain> tc_;
 };
 

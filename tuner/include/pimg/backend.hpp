@@ -9,6 +9,8 @@
 #include <memory>
 #include <optional>
 #include <span>
+#include <stdexcept>
+#include <algorithm>
 #include <string>
 #include <vector>
 
@@ -127,6 +129,16 @@ struct LaunchResult {
   double comm_ms = 0;    // the part of kernel_ms spent communicating between processes (MPI); 0 elsewhere
 };
 
+// How a run's time is taken (docs/measurement.md). `cold`: the device's last-level cache is flushed
+// before every run (a buffer larger than it is written), as NVBench does; hot runs follow each other
+// with whatever the previous run left in the cache. `hide_launch`: the host's launch latency is kept out
+// of the time (CUDA: every launch of the run queued behind a spinning kernel, then released at once);
+// when false, events are recorded around each call as it is made ("call time").
+struct TimingMethod {
+  bool cold = true;
+  bool hide_launch = true;
+};
+
 // An opened device. Not thread-safe; one evaluation at a time.
 class Device {
  public:
@@ -144,6 +156,39 @@ class Device {
   // The measurement's per-run timeout, told before the runs of a configuration. Backends whose
   // launches run in other processes (MPI) kill them past it; the others ignore it.
   virtual void set_run_timeout(double /*seconds*/) {}
+
+  // A timed region around every launch of one run: begin_timing() before the first step (it flushes
+  // the cache when the method is cold, and where the backend can, holds the launches back so that their
+  // latency is hidden), end_timing() after the last. A backend that times the region returns its time
+  // from end_timing() and its launch() returns kernel_ms 0 inside it; one that does not returns nullopt
+  // and the run's time is the sum of its launches' kernel_ms. end_timing() is called after every
+  // begin_timing(), also when a launch failed. `region` is false for plans whose host steps need the
+  // device's results in the middle of a run: the cache is still flushed, each launch timed alone.
+  virtual void begin_timing(const TimingMethod& /*method*/, bool /*region*/) {}
+  virtual std::optional<double> end_timing() { return std::nullopt; }
+  // The name of the method this device uses for `method`, stored with every evaluation
+  // ("cuda-events spin cold-l2", "host-clock cold-llc", ...).
+  virtual std::string timing_method(const TimingMethod& method, bool region) const {
+    return std::string("per-launch") + (method.cold ? " cold" : " hot") + (region ? "" : " host-steps");
+  }
+  // Work a program needs before each run but outside its timed region (a library's set-up); called
+  // before begin_timing().
+  virtual void prepare_launch(Program& /*program*/, const LaunchPlan& /*plan*/,
+                              const std::map<std::string, DeviceBuffer*>& /*buffers*/) {}
+  // Bytes [offset, offset + dst.size()) of a buffer (canary checks). The default downloads the whole
+  // buffer; backends override it with a ranged copy.
+  virtual void download_range(const DeviceBuffer& src, std::size_t offset, std::span<std::uint8_t> dst) {
+    std::vector<std::uint8_t> all(src.size());
+    download(src, all);
+    if (offset + dst.size() > all.size()) throw std::runtime_error("download_range past the end of the buffer");
+    std::copy(all.begin() + static_cast<std::ptrdiff_t>(offset),
+              all.begin() + static_cast<std::ptrdiff_t>(offset + dst.size()), dst.begin());
+  }
+  // The API's own device-to-device copy of src into dst (the same size), enqueued like a launch (inside a
+  // timed region when one is open); its time as a LaunchResult. ok = false where the backend has none.
+  virtual LaunchResult copy_buffer(DeviceBuffer& /*dst*/, const DeviceBuffer& /*src*/) {
+    return {false, "no native copy", 0, 0};
+  }
 };
 
 class Backend {

@@ -30,18 +30,21 @@ struct EvalContext {
   std::vector<Observer*> observers = {};
 };
 
-// The byte written over the output before every run; a kernel that skips a pixel is caught.
-inline constexpr std::uint8_t kPoison = 0xA5;
-
 // The plan of one kernel step of `plan` (LaunchStep without `host`): the plan's compile-time settings
 // (defines, options) with the step's entry, geometry and arguments, compiled and launched like a plan.
 LaunchPlan step_plan(const LaunchPlan& plan, const LaunchStep& step);
 
 EvalResult evaluate(const EvalContext& ctx, const Variant& variant, const Config& config);
 
-// Device-to-device copy bandwidth in GB/s (bytes read + written), median of `repeats` runs.
-// nullopt when the backend has no copy kernel or it fails.
-std::optional<double> measure_copy_bandwidth(const Backend& backend, Device& device, std::size_t bytes,
-                                             int repeats);
+// The device's bandwidth ceiling for a working set of `bytes` (docs/measurement.md): the best of the
+// API's own device-to-device copy and the backend's copy kernel at several launch geometries, each timed
+// by `timing` (median of `repeats` runs) and checked; GB/s count bytes read + written.
+struct Ceiling {
+  double gbs = 0;
+  std::string how;     // "native copy", "copy_vec 528x256", ...
+  std::string method;  // the timing method
+};
+std::optional<Ceiling> measure_ceiling(const Backend& backend, Device& device, std::size_t bytes, int repeats,
+                                       const TimingMethod& timing);
 
 }  // namespace pimg

@@ -10,6 +10,8 @@
 #include <vector>
 
 #include "pimg/backend.hpp"
+#include "pimg/evaluator.hpp"
+#include "pimg/executor.hpp"
 #include "pimg/family.hpp"
 #include "pimg/result.hpp"
 #include "pimg/space.hpp"
@@ -28,13 +30,25 @@ struct EvalJob {
   const Config& config;
 };
 
+// The confirmation stage's configurations of one problem (executor.hpp's confirm_candidates); the
+// references belong to the caller.
+struct ConfirmJob {
+  const Problem& problem;
+  const Workload& workload;
+  std::vector<ConfirmCandidate> candidates;
+  std::uint64_t seed = 0;
+};
+
 // A device ready to evaluate configurations, one at a time.
 class DeviceSession {
  public:
   virtual ~DeviceSession() = default;
   virtual EvalResult evaluate(const EvalJob& job) = 0;
-  // The device's copy bandwidth in GB/s (see measure_copy_bandwidth); nullopt when unavailable.
-  virtual std::optional<double> copy_bandwidth(std::size_t bytes, int repeats) = 0;
+  // One result per candidate, stage "confirm"; empty when the worker died on the way (nothing to store).
+  virtual std::vector<EvalResult> confirm(const ConfirmJob& job) = 0;
+  // The device's bandwidth ceiling for a working set of `bytes` (see measure_ceiling); nullopt when
+  // unavailable.
+  virtual std::optional<Ceiling> ceiling(std::size_t bytes, int repeats) = 0;
 };
 
 // Opens the device in this process; a hung or crashing kernel takes the caller with it.

@@ -38,7 +38,7 @@ class RunObserver {
 struct TuneOptions {
   std::vector<std::string> backends;  // empty: the space file's
   std::vector<std::string> devices;   // index or name substring; empty: the space file's
-  std::optional<int> repeats;         // overrides measure.repeats
+  std::optional<int> repeats;         // exactly this many timed runs (measure.repeats and max_repeats)
   bool resume = true;                 // skip configurations already stored
   // Evaluate in a supervised worker process (also needs the space's measure.isolation) started
   // as `worker_exe worker`; false evaluates in this process.

@@ -60,11 +60,45 @@ struct StrategySpec {
   SourcePos pos;
 };
 
+// The confirmation stage (docs/measurement.md): after the search, the `top` best configurations of each
+// (problem, device) and every baseline are measured again in interleaved rounds (each round runs each of
+// them once, in a shuffled order) until every median's 95% interval is within +-noise, at least `rounds`
+// and at most `max_rounds` rounds or `max_time_s` seconds; winners, ties and ratios come from there.
+struct ConfirmSpec {
+  int top = 5;  // 0 turns the stage off
+  int rounds = 10;
+  int max_rounds = 60;
+  double max_time_s = 20;
+};
+
+// Limits on the counts a space may ask for (a run's count must fit every loop and every store column).
+inline constexpr int kMaxWarmups = 10000;
+inline constexpr int kMaxRepeats = 1000000;
+
 struct MeasureSpec {
   int warmups = 1;
-  int repeats = 5;
+  int repeats = 5;        // timed runs at least (exactly, when max_repeats is not above it)
   double timeout_s = 10;
   bool isolation = true;  // evaluate in a supervised worker process (docs/reliability.md)
+  // Repetition driven by noise: after `repeats` timed runs, more until the 95% confidence interval of
+  // the median is within +-noise of it, or max_repeats runs, or max_time_s seconds of runs.
+  int max_repeats = 100;
+  double noise = 0.005;
+  double max_time_s = 1.0;
+  TimingMethod timing;    // cold by default, launch latency hidden
+  ConfirmSpec confirm;
+
+  // Exactly `repeats` timed runs after `warmups`, hot, no confirmation stage: what fixtures and
+  // harnesses that check correctness (not speed) ask for.
+  static MeasureSpec fixed(int warmups, int repeats, double timeout_s) {
+    MeasureSpec m;
+    m.warmups = warmups;
+    m.repeats = m.max_repeats = repeats;
+    m.timeout_s = timeout_s;
+    m.timing.cold = false;
+    m.confirm.top = 0;
+    return m;
+  }
 };
 
 struct Space {

@@ -1,0 +1,94 @@
+// The one executor of a plan: plans, compiles and allocates a configuration on a device (inputs, scratch,
+// output, and a canary region after every output and scratch buffer), then runs it as often as asked,
+// each run poisoned (two values, alternating), timed by the device's timing method and validated (the
+// output against the reference, every canary untouched). The evaluator, the confirmation stage, the
+// bench/ harnesses and the test fixtures all run plans through it (docs/measurement.md).
+#pragma once
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "pimg/backend.hpp"
+#include "pimg/config.hpp"
+#include "pimg/family.hpp"
+#include "pimg/result.hpp"
+#include "pimg/space.hpp"
+#include "pimg/variant.hpp"
+
+namespace pimg {
+
+// The two poison values, alternating between runs: a kernel that skips a pixel whose correct value
+// happens to be one of them is caught on the next run.
+inline constexpr std::uint8_t kPoisonValues[2] = {0xA5, 0x5A};
+// Bytes after every output and scratch buffer that must still hold the run's poison after it.
+inline constexpr std::size_t kCanaryBytes = 256;
+
+struct RunTimes {
+  double kernel_ms = 0, wall_ms = 0, comm_ms = 0;
+};
+
+// The build of this pimg-tune (the GNU build id of the running executable, else a hash of its file):
+// part of every configuration's identity, stored with every run.
+const std::string& build_id();
+
+// Everything that makes a configuration's run, hashed: the expanded plan (entries, defines, options,
+// geometry, arguments, steps, scratch), the kernel text, the build and the family's reference version.
+std::string plan_identity(const LaunchPlan& plan, const std::string& source_hash, const std::string& reference_version);
+
+class PreparedPlan {
+ public:
+  // Plans, compiles and allocates; never throws for a configuration's fault: failure() then holds the
+  // result to store (launch_error, compile_error, harness_error, ...).
+  PreparedPlan(const Family& family, const Problem& problem, const Workload& workload,
+               const std::vector<std::uint8_t>& expected, Device& device, const MeasureSpec& measure,
+               const Variant& variant, const Config& config);
+  ~PreparedPlan();
+  PreparedPlan(const PreparedPlan&) = delete;
+  PreparedPlan& operator=(const PreparedPlan&) = delete;
+
+  // The result so far: compile and upload times, method, identity; its status is the failure's once
+  // one happened.
+  const EvalResult& result() const { return result_; }
+  bool failed() const { return failed_; }
+
+  // One run (`seq` counts every run of this plan, warm-ups included; the poison alternates on it):
+  // nullopt when it failed, with result() saying why.
+  std::optional<RunTimes> run(std::int64_t seq);
+
+  // Timed runs that were validated (kernel, wall and communication times), taken by run() callers.
+  EvalResult& mutable_result() { return result_; }
+
+ private:
+  struct Impl;
+  void fail(Status s, std::string log);
+  std::unique_ptr<Impl> impl_;
+  EvalResult result_;
+  bool failed_ = false;
+};
+
+// One configuration of the confirmation stage, with the reference its variant is validated against.
+struct ConfirmCandidate {
+  const Variant* variant = nullptr;
+  Config config;
+  const std::vector<std::uint8_t>* expected = nullptr;
+};
+
+// The confirmation stage on one problem (docs/measurement.md): every candidate prepared at once, warmed
+// up, then measured in rounds, each round running every candidate once in an order shuffled from `seed`,
+// until each median's interval is within +-measure.noise (after measure.confirm.rounds rounds) or
+// measure.confirm.max_rounds rounds or max_time_s. One result per candidate, in the given order, stage
+// "confirm"; a candidate that fails keeps its failure and leaves the rounds.
+std::vector<EvalResult> confirm_candidates(const Family& family, const Problem& problem, const Workload& workload,
+                                           Device& device, const MeasureSpec& measure,
+                                           const std::vector<ConfirmCandidate>& candidates, std::uint64_t seed);
+
+// The 95% confidence interval of the median of `samples` (distribution-free, from the order statistics
+// whose ranks a binomial(n, 1/2) bounds; the whole range below 6 samples).
+std::pair<double, double> median_interval(std::vector<double> samples);
+
+// Fills kernel stats and the median's interval from the timed samples.
+void finish_stats(EvalResult& r);
+
+}  // namespace pimg
