@@ -6,3 +6,17 @@ __kernel void copy_bytes(__global const uchar* src, __global uchar* dst, const i
   const size_t i = get_global_id(0);
   if (i < (size_t)n) dst[i] = src[i];
 }
+
+// Leaves every byte whose value is 0xA5 unwritten: right while the poison is 0xA5, caught on the
+// next run, whose poison is 0x5A.
+__kernel void copy_skip_a5(__global const uchar* src, __global uchar* dst, const int n) {
+  const size_t i = get_global_id(0);
+  if (i < (size_t)n && src[i] != 0xA5) dst[i] = src[i];
+}
+
+// Copies n bytes, and writes 16 bytes of 0x11 after them: past the end of a buffer of n bytes.
+__kernel void copy_overrun(__global const uchar* src, __global uchar* dst, const int n) {
+  const size_t i = get_global_id(0);
+  if (i < (size_t)n) dst[i] = src[i];
+  else if (i < (size_t)n + 16) dst[i] = 0x11;
+}

@@ -85,7 +85,7 @@ void precompile(const Task& t, const Problem& problem, const Workload& workload,
     if (resume && store.find(device_row, problem_row, variant_row, c)) continue;
     try {
       plans.push_back(t.variant->plan(problem, workload, c, device));
-    } catch (const PlanError&) {
+    } catch (const std::exception&) {  // stored by the evaluation that follows
     }
   }
   if (plans.size() < 2) return;
@@ -219,6 +219,9 @@ Tuner::Tuner(const Registry& reg, const Space& space, const TuneOptions& opt, Ru
         break;
       } catch (const PlanError& e) {
         if (first_error.empty()) first_error = e.what();
+      } catch (const std::exception&) {
+        any = true;  // the variant's own fault: each configuration is stored as harness_error, tuning goes on
+        break;
       }
     }
     if (!any && lacks[k].empty()) refusals[k] = first_error.empty() ? "no configuration" : first_error;

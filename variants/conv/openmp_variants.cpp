@@ -94,6 +94,7 @@ void register_openmp_variants(Registry& reg) {
   reg.add_variant(make_selftest_hang_omp());
   reg.add_variant(make_selftest_crash_omp());
   reg.add_variant(make_selftest_memory_omp());
+  reg.add_variant(make_selftest_harness_omp());
 }
 
 }  // namespace pimg::conv

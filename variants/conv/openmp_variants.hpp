@@ -32,5 +32,6 @@ std::unique_ptr<Variant> make_omp_selftest_variant(std::string name, std::string
 std::unique_ptr<Variant> make_selftest_hang_omp();
 std::unique_ptr<Variant> make_selftest_crash_omp();
 std::unique_ptr<Variant> make_selftest_memory_omp();
+std::unique_ptr<Variant> make_selftest_harness_omp();
 
 }  // namespace pimg::conv

@@ -1,0 +1,57 @@
+// The executor's pure parts: a row's identity covers everything that makes its run, and the
+// distribution-free interval of a median.
+#include <gtest/gtest.h>
+
+#include "pimg/executor.hpp"
+
+namespace pimg {
+namespace {
+
+LaunchPlan a_plan() {
+  LaunchPlan p;
+  p.entry = "conv_direct";
+  p.defines = {{"BLOCK_X", "16"}, {"FILTER_MEM", "constant"}};
+  p.dims = 2;
+  p.global = {1024, 1024, 1};
+  p.local = {16, 8, 1};
+  p.args = {KernelArg::buf("in"), KernelArg::buf("out"), KernelArg::integer(1024)};
+  return p;
+}
+
+TEST(Identity, ChangesWithADefineAGeometryAStepOrTheReference) {
+  const std::string base = plan_identity(a_plan(), "src1", "1");
+  EXPECT_EQ(plan_identity(a_plan(), "src1", "1"), base) << "deterministic";
+  LaunchPlan define = a_plan();
+  define.defines[0].second = "32";
+  EXPECT_NE(plan_identity(define, "src1", "1"), base);
+  LaunchPlan geometry = a_plan();
+  geometry.local[1] = 4;
+  EXPECT_NE(plan_identity(geometry, "src1", "1"), base);
+  LaunchPlan step = a_plan();
+  step.steps.push_back({"merge", 1, {256, 1, 1}, {256, 0, 0}, {}, {}, "", ""});
+  EXPECT_NE(plan_identity(step, "src1", "1"), base);
+  LaunchPlan scratch = a_plan();
+  scratch.scratch = {{"partial", 4096}};
+  EXPECT_NE(plan_identity(scratch, "src1", "1"), base);
+  EXPECT_NE(plan_identity(a_plan(), "src2", "1"), base) << "the kernel text";
+  EXPECT_NE(plan_identity(a_plan(), "src1", "2"), base) << "the family's reference version";
+  EXPECT_FALSE(build_id().empty());
+}
+
+TEST(MedianInterval, CoversTheMedianAndNarrowsWithMoreRuns) {
+  EXPECT_EQ(median_interval({}), (std::pair<double, double>{0, 0}));
+  EXPECT_EQ(median_interval({3, 1, 2}), (std::pair<double, double>{1, 3})) << "below 6 runs: the whole range";
+  std::vector<double> few, many;
+  for (int i = 0; i < 10; ++i) few.push_back(100 + i);
+  for (int i = 0; i < 1000; ++i) many.push_back(100 + i % 10);
+  const auto [lo, hi] = median_interval(few);
+  EXPECT_LE(lo, 104.5);
+  EXPECT_GE(hi, 104.5);
+  EXPECT_EQ(lo, 101) << "10 runs: ranks 2 and 9 (P(Bin(10, 1/2) < 2) = 11/1024 <= 2.5%)";
+  EXPECT_EQ(hi, 108);
+  const auto [mlo, mhi] = median_interval(many);
+  EXPECT_LE(mhi - mlo, 1.0) << "1000 runs of ten values pin the median down to neighbours";
+}
+
+}  // namespace
+}  // namespace pimg
