@@ -60,7 +60,7 @@ TEST(Isolation, InProcessACrashingKernelEndsTheRun) {
   const std::string space = (dir / "crash.yaml").string();
   const std::string text =
       "family: conv\nproblems: [{filter: sharpen3, sizes: [16x16]}]\nbackends: [openmp]\n"
-      "variants: {selftest_crash_omp: {}}\nmeasure: {warmups: 0, repeats: 1";
+      "variants: {selftest_crash_omp: {}}\nmeasure: {warmups: 0, repeats: 1, max_repeats: 1, confirm: {top: 0}";
   std::ofstream(space) << text << "}\n";
   e2e::Ran flag = e2e::run("conv --quiet --no-isolation --space " + space + " --db " + (dir / "a.db").string());
   EXPECT_EQ(flag.signal, SIGSEGV) << flag.code << "\n" << flag.out;

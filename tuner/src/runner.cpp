@@ -335,7 +335,7 @@ void confirm_device(const Tuner::Impl& m, std::size_t device, DeviceSession& ses
         tuned.push_back(&r);
       }
     }
-    if (tuned.empty()) continue;
+    if (tuned.empty() && baselines.empty()) continue;
     std::sort(tuned.begin(), tuned.end(),
               [](const ResultRow* a, const ResultRow* b) { return a->result.kernel.median < b->result.kernel.median; });
     tuned.resize(std::min<std::size_t>(tuned.size(), static_cast<std::size_t>(spec.top)));

@@ -1,0 +1,65 @@
+// The measurement method end to end on the CPU (docs/measurement.md): every row names its timing method
+// and carries its median's interval and identity; the confirmation stage stores the top configurations
+// and the baseline again; ceilings are stored per run; resume re-measures nothing of the same code, and
+// two runs are compared by scripts/reproduce.py.
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <string>
+
+#include "e2e/e2e_util.hpp"
+
+namespace fs = std::filesystem;
+
+TEST(Measurement, RowsCarryMethodIntervalIdentityAndTheConfirmationStageRuns) {
+  const fs::path dir = e2e::temp_dir("measurement");
+  setenv("PIMG_CACHE_DIR", (dir / "cache").c_str(), 0);
+  const std::string a = (dir / "a.db").string(), b = (dir / "b.db").string();
+  e2e::Ran r = e2e::run("conv --quiet --space " + e2e::data("measure.yaml") + " --db " + a);
+  ASSERT_EQ(r.code, 0) << r.out;
+
+  // Search rows: cold host clock, an interval around the median, an identity, at least `repeats` runs.
+  const auto search = e2e::query(a,
+                                 "SELECT e.method, e.ci_low_ms <= e.median_ms AND e.median_ms <= e.ci_high_ms, "
+                                 "length(e.identity), (SELECT count(*) FROM samples s WHERE s.evaluation_id = e.id) "
+                                 "FROM evaluations e WHERE e.stage = 'search' AND e.status = 'ok'");
+  ASSERT_EQ(search.size(), 5u);  // 4 omp_rows configurations and serial
+  for (const std::string& row : search) {
+    EXPECT_EQ(row.substr(0, row.find('|')), "host-clock cold-llc") << row;
+    EXPECT_NE(row.find("|1|32|"), std::string::npos) << row;
+    EXPECT_GE(std::stoi(row.substr(row.rfind('|') + 1)), 5) << row;
+  }
+  // Confirmation: the top 3 of omp_rows on the OpenMP device, serial alone on the host device.
+  EXPECT_EQ(e2e::query(a, "SELECT count(*) FROM evaluations WHERE stage = 'confirm' AND status = 'ok'"),
+            std::vector<std::string>{"4"});
+  EXPECT_EQ(e2e::query(a, "SELECT min(n) >= 5 FROM (SELECT count(*) AS n FROM samples s JOIN evaluations e ON "
+                          "e.id = s.evaluation_id WHERE e.stage = 'confirm' GROUP BY e.id)"),
+            std::vector<std::string>{"1"});
+  // Ceilings of this run at the problem's working set, on the OpenMP device, with how they were measured.
+  const auto ceilings = e2e::query(a, "SELECT run_id, bytes, method FROM bandwidth");
+  ASSERT_FALSE(ceilings.empty());
+  EXPECT_EQ(ceilings[0].rfind("1|", 0), 0u) << ceilings[0];
+  EXPECT_NE(ceilings[0].find("host-clock cold-llc"), std::string::npos) << ceilings[0];
+  // The run records its commit and build.
+  const auto run = e2e::query(a, "SELECT git_commit != '' AND git_commit != 'unknown', length(build_id) > 0 FROM runs");
+  EXPECT_EQ(run, std::vector<std::string>{"1|1"});
+
+  // Resume: the same code measures nothing again.
+  r = e2e::run("conv --space " + e2e::data("measure.yaml") + " --db " + a);
+  ASSERT_EQ(r.code, 0) << r.out;
+  EXPECT_NE(r.out.find("0 measured"), std::string::npos) << r.out;
+
+  // A second run into another database, compared with the first by the reproduction tool.
+  r = e2e::run("conv --quiet --space " + e2e::data("measure.yaml") + " --db " + b);
+  ASSERT_EQ(r.code, 0) << r.out;
+  if (std::system("python3 --version > /dev/null 2>&1") != 0) GTEST_SKIP() << "python3 is not installed";
+  const std::string json = (dir / "repro.json").string();
+  const std::string cmd = "python3 " + std::string(PIMG_SOURCE_DIR) + "/scripts/reproduce.py " + a + " " + b +
+                          " --json " + json + " > " + (dir / "repro.txt").string();
+  const int code = std::system(cmd.c_str());
+  ASSERT_TRUE(WIFEXITED(code) && WEXITSTATUS(code) <= 1) << e2e::slurp(dir / "repro.txt");
+  const std::string report = e2e::slurp(json);
+  EXPECT_NE(report.find("\"counted\": 1"), std::string::npos) << report;  // omp_rows on openmp (serial alone has no winner)
+  fs::remove_all(dir);
+}
