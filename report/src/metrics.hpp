@@ -28,14 +28,18 @@ bool is_baseline(const VariantKey& v);
 bool is_serial(const VariantKey& v);
 std::string variant_label(const VariantKey& v);  // the name, with " (baseline)" for baselines
 
-// Measured copy bandwidth of each device, matched by backend, name and driver.
+// Measured bandwidth ceilings of each device, matched by backend, name and driver.
 class BandwidthTable {
  public:
   explicit BandwidthTable(const std::vector<BandwidthRow>& rows);
-  std::optional<double> gbs(const DeviceInfo& d) const;
+  std::optional<double> gbs(const DeviceInfo& d) const;  // the device's highest ceiling
+  // A row's ceiling (docs/measurement.md): one its own run measured where there is one, at the working
+  // set closest to half the problem's least traffic (a copy reads and writes).
+  std::optional<double> gbs_for(const ResultRow& r) const;
 
  private:
   std::map<DeviceKey, double> gbs_;
+  std::map<DeviceKey, std::vector<BandwidthRow>> rows_;
 };
 
 struct Metrics {

@@ -39,7 +39,7 @@ std::size_t write_report(Store& store, const std::string& family, const std::str
   opt.family = family;
   opt.top = top;
   opt.plot_prefix = fs::path(out_path).stem().string();
-  Report r = make_report(store.rows(f), store.bandwidths(), opt);
+  Report r = make_report(store.rows(f), store.all_bandwidths(), opt);
   fs::path dir = fs::path(out_path).parent_path();
   if (!dir.empty()) fs::create_directories(dir);
   auto write = [](const fs::path& p, const std::string& text) {
@@ -246,7 +246,7 @@ int main(int argc, char** argv) {
       Store& store = *opened;
       RowFilter f;
       f.family = fam;
-      fmt::print("{}", best_table(store.rows(f), store.bandwidths(), tune_args.top));
+      fmt::print("{}", best_table(store.rows(f), store.all_bandwidths(), tune_args.top));
       if (!tune_args.report.empty()) {
         std::size_t plots = write_report(store, fam, tune_args.report, 10);
         fmt::print("report: {} ({} plots)\n", tune_args.report, plots);
@@ -264,7 +264,7 @@ int main(int argc, char** argv) {
       if (!device.empty()) f.device = device;
       if (!size.empty()) f.size = size;
       auto rows = store.rows(f);
-      fmt::print("{}", json ? best_json(rows, store.bandwidths(), top) : best_table(rows, store.bandwidths(), top));
+      fmt::print("{}", json ? best_json(rows, store.all_bandwidths(), top) : best_table(rows, store.all_bandwidths(), top));
       return 0;
     }
     if (report->parsed()) {

@@ -258,13 +258,19 @@ std::optional<RunTimes> PreparedPlan::run(std::int64_t seq) {
       return std::nullopt;
     }
 
+    // A buffer's own bytes: without the canary region after output and scratch buffers.
+    auto own_bytes = [&](const std::string& name) {
+      for (const auto& [poisoned, bytes] : m.poisoned)
+        if (poisoned == name) return bytes;
+      return m.buffers[name]->size();
+    };
     // A host step: download, compute, upload; its time (transfers included) counts as kernel time.
     auto run_host = [&](const LaunchStep& s) -> LaunchResult {
       LaunchResult l;
       const auto t = Clock::now();
       try {
-        m.host_in.resize(m.buffers[s.host_in]->size());
-        m.host_out.resize(m.buffers[s.host_out]->size());
+        m.host_in.resize(own_bytes(s.host_in));
+        m.host_out.resize(own_bytes(s.host_out));
         m.device.download(*m.buffers[s.host_in], m.host_in);
         s.host(m.host_in, m.host_out);
         m.device.upload(*m.buffers[s.host_out], m.host_out);
