@@ -3,7 +3,7 @@
 # what scripts/gpu-carry.sh brought in .device-carry/, run the GPU and NVRTC tests, tune conv on CUDA
 # and NVIDIA OpenCL (spaces/conv-gpu.yaml), run the benchmarks, and write the database, the report,
 # the logs and a summary under out/gpu, packed as $OUT/gpu-results.tgz beside $OUT/summary.txt.
-# Usage there: [PIMG_RANKS="1 2 4"] [PIMG_TEST_REGEX=RE] bash scripts/gpu-bench.sh [SPACE.yaml ...]  (PIMG_RANKS: scripts/ranks-bench.sh)   (default spaces/conv-gpu.yaml and conv-gpu-separable.yaml; the device tool:
+# Usage there: [PIMG_RANKS="1 2 4"] [PIMG_TEST_REGEX=RE | PIMG_TEST_LABELS=L | PIMG_SKIP_TESTS=1] [PIMG_SKIP_BENCH=1] bash scripts/gpu-bench.sh [SPACE.yaml ...]  (PIMG_RANKS: scripts/ranks-bench.sh)   (default spaces/conv-gpu.yaml and conv-gpu-separable.yaml; the device tool:
 # carry .device-carry and .git-commit). Each space is tuned into the same database, as the family its file names.
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -59,7 +59,8 @@ if [ -n "${PIMG_TEST_REGEX:-}" ]; then
   ctest --test-dir build-gpu -R "$PIMG_TEST_REGEX" -j 4 --output-on-failure > "$out/tests.log" 2>&1
   log "tests matching $PIMG_TEST_REGEX: $(grep -E 'tests passed|tests failed' "$out/tests.log" | tail -1)"
 elif [ -z "${PIMG_SKIP_TESTS:-}" ]; then
-  ctest --test-dir build-gpu -L 'nvrtc|opencl|cuda' -j 8 --output-on-failure > "$out/tests.log" 2>&1
+  # PIMG_TEST_LABELS narrows the labels (default nvrtc|opencl|cuda).
+  ctest --test-dir build-gpu -L "${PIMG_TEST_LABELS:-nvrtc|opencl|cuda}" -j 8 --output-on-failure > "$out/tests.log" 2>&1
   log "tests: $(grep -E 'tests passed|tests failed' "$out/tests.log" | tail -1)"
 fi
 
