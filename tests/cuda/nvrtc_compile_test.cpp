@@ -162,10 +162,20 @@ TEST_F(NvrtcTest, CopyKernelCompiles) {
   expect_compiles(copy->source, copy->plan, "copy kernel");
 }
 
+// The kernel that holds a run's launches back (docs/measurement.md) compiles for sm_90.
+TEST_F(NvrtcTest, SpinKernelCompiles) {
+  const KernelSource* spin = kernel_source("timing/spin.cu");
+  ASSERT_NE(spin, nullptr);
+  LaunchPlan plan;
+  plan.entry = "pimg_spin";
+  plan.dims = 1;
+  expect_compiles(*spin, plan, "spin kernel");
+}
+
 // A new .cu file under kernels/ must be compiled above: every embedded CUDA source is named by a CUDA
 // variant or the copy kernel (headers, *.cuh, are compiled through the sources that include them).
 TEST(NvrtcCoverage, EveryCudaKernelSourceIsCompiledHere) {
-  std::set<std::string> covered = {"copy/copy.cu"};
+  std::set<std::string> covered = {"copy/copy.cu", "timing/spin.cu"};
   for (const char* name : {"cuda_direct", "cuda_tiled", "cuda_texture", "cuda_vec"}) covered.insert(variant(name).source());
   covered.insert(Registry::builtin().variant("semblance", "cuda_grid")->source());  // semblance_nvrtc_test.cpp
   covered.insert(Registry::builtin().variant("rotate", "cuda_direct")->source());   // rotate_nvrtc_test.cpp

@@ -123,6 +123,7 @@ std::optional<Ceiling> measure_ceiling(const Backend& backend, Device& device, s
     for (std::size_t i = 0; i < bytes; ++i) pattern[i] = static_cast<std::uint8_t>(i * 131 + 7);
     device.upload(*in, pattern);
     std::optional<Ceiling> best;
+    std::optional<double> native_gbs;
     auto consider = [&](std::optional<double> ms, const std::string& how) {
       if (!ms) return;
       const double gbs = 2.0 * static_cast<double>(bytes) / (*ms * 1e-3) / 1e9;
@@ -135,7 +136,10 @@ std::optional<Ceiling> measure_ceiling(const Backend& backend, Device& device, s
         device.fill(*out, 0);
         device.copy_buffer(*out, *in);
         device.download(*out, check);
-        if (check == pattern) consider(ms, "native copy");
+        if (check == pattern) {
+          consider(ms, "native copy");
+          native_gbs = 2.0 * static_cast<double>(bytes) / (*ms * 1e-3) / 1e9;
+        }
       }
     }
     // The backend's copy kernel, at several launch geometries where it is a 1-D grid-stride loop.
@@ -168,6 +172,8 @@ std::optional<Ceiling> measure_ceiling(const Backend& backend, Device& device, s
         }
       }
     }
+    if (best && native_gbs && best->how != "native copy")
+      best->how += fmt::format(" (native copy {:.1f} GB/s)", *native_gbs);
     return best;
   } catch (const std::exception&) {
     return std::nullopt;

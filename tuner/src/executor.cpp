@@ -310,6 +310,7 @@ std::optional<RunTimes> PreparedPlan::run(std::int64_t seq) {
       return std::nullopt;
     }
     if (region_ms) t.kernel_ms = *region_ms;
+    if (std::string used = m.device.last_timing(); !used.empty()) result_.method = std::move(used);
     if (t.wall_ms > m.measure.timeout_s * 1000.0) {
       fail(Status::timeout,
            fmt::format("run {} took {:.1f} ms, over the {:.1f} s timeout", seq + 1, t.wall_ms, m.measure.timeout_s));

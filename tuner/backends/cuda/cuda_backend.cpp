@@ -10,6 +10,7 @@
 #include <atomic>
 #include <chrono>
 #include <cstdint>
+#include <cctype>
 #include <cstring>
 #include <fstream>
 #include <sstream>
@@ -78,15 +79,17 @@ int device_count() {
 
 // The NVIDIA kernel driver's version ("580.65.06"), from /proc/driver/nvidia/version; empty if absent.
 std::string nvidia_driver_version() {
+  // "NVRM version: NVIDIA UNIX Open Kernel Module for x86_64  580.159.04  Release Build ...": the first
+  // word of digits and dots.
   std::ifstream in("/proc/driver/nvidia/version");
-  std::string line;
+  std::string line, word;
   if (!std::getline(in, line)) return "";
-  const std::size_t module = line.find("Kernel Module");
-  if (module == std::string::npos) return "";
-  std::istringstream words(line.substr(module + 13));
-  std::string version;
-  words >> version;
-  return version;
+  std::istringstream words(line);
+  while (words >> word)
+    if (std::isdigit(static_cast<unsigned char>(word[0])) && word.find('.') != std::string::npos &&
+        word.find_first_not_of("0123456789.") == std::string::npos)
+      return word;
+  return "";
 }
 
 DeviceInfo describe(int ordinal) {
@@ -444,8 +447,13 @@ class CudaDevice final : public Device {
       }
       check(api().cuMemsetD32Async(flush_, ++flush_value_, flush_bytes_ / 4, nullptr), "cuMemsetD32Async (L2 flush)");
     }
-    if (!region) return;
+    if (!region) {
+      last_timing_ = timing_method(method, false);
+      return;
+    }
     spinning_ = method.hide_launch && !syncs_inside();
+    last_timing_ = fmt::format("cuda-events {} {}{}", spinning_ ? "spin" : "call", method.cold ? "cold-l2" : "hot",
+                               method.hide_launch && !spinning_ ? " (the call synchronises: launch not hidden)" : "");
     if (spinning_) {
       if (!spin_) make_spin();
       spin_flags_[0] = 0;
@@ -483,10 +491,10 @@ class CudaDevice final : public Device {
   std::string timing_method(const TimingMethod& method, bool region) const override {
     const std::string cache = method.cold ? "cold-l2" : "hot";
     if (!region) return "cuda-events per-launch " + cache + " (host steps)";
-    const bool spin = method.hide_launch && !syncs_inside();
-    return fmt::format("cuda-events {} {}{}", spin ? "spin" : "call", cache,
-                       method.hide_launch && !spin ? " (the call synchronises: launch not hidden)" : "");
+    return fmt::format("cuda-events {} {}", method.hide_launch ? "spin" : "call", cache);
   }
+
+  std::string last_timing() const override { return last_timing_; }
 
   void prepare_launch(Program& program, const LaunchPlan& plan,
                       const std::map<std::string, DeviceBuffer*>& buffers) override {
@@ -738,9 +746,8 @@ class CudaDevice final : public Device {
     });
   }
 
-  bool syncs_inside() const {
-    return std::any_of(next_programs_.begin(), next_programs_.end(), [&](const Program* p) { return syncing_.count(p); }) ||
-           std::any_of(region_programs_.begin(), region_programs_.end(), [&](const Program* p) { return syncing_.count(p); });
+  bool syncs_inside() const {  // of the programs of the run being opened
+    return std::any_of(region_programs_.begin(), region_programs_.end(), [&](const Program* p) { return syncing_.count(p); });
   }
 
   void make_spin() {
@@ -774,6 +781,7 @@ class CudaDevice final : public Device {
   volatile int* spin_flags_ = nullptr;  // [0] release, [1] timed out; host memory the device reads
   CUdeviceptr spin_flags_dev_ = 0;
   bool in_region_ = false, spinning_ = false;
+  std::string last_timing_;  // the method the last run was timed by
   std::vector<const Program*> next_programs_, region_programs_;
   std::set<const Program*> syncing_;  // programs seen waiting for the device inside their call
   cuda::NppStreamContext npp_ctx_{};

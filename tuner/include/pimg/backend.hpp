@@ -171,6 +171,9 @@ class Device {
   virtual std::string timing_method(const TimingMethod& method, bool region) const {
     return std::string("per-launch") + (method.cold ? " cold" : " hot") + (region ? "" : " host-steps");
   }
+  // The method the last run was actually timed by, where it can differ from timing_method() (a CUDA
+  // library call that synchronises inside cannot be held behind the spin); empty: timing_method()'s.
+  virtual std::string last_timing() const { return ""; }
   // Work a program needs before each run but outside its timed region (a library's set-up); called
   // before begin_timing().
   virtual void prepare_launch(Program& /*program*/, const LaunchPlan& /*plan*/,
