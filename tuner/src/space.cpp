@@ -37,6 +37,9 @@ constexpr std::size_t kMaxProblems = 100000;
 // 150 ns each), so this bounds listing a space to a second or two.
 constexpr std::uint64_t kMaxRawSize = 10000000;
 constexpr std::uintmax_t kMaxFileBytes = 16u << 20;
+constexpr std::int64_t kMaxWarmups = 1000;    // measure.warmups
+constexpr std::int64_t kMaxRepeats = 100000;  // measure.repeats (and --repeats)
+constexpr double kMaxTimeoutS = 86400;        // measure.timeout_s
 
 // A user's text inside a message: quoted, control characters escaped, long text shortened.
 std::string show(const std::string& s) {
@@ -398,6 +401,15 @@ class Loader {
       } catch (const std::exception& e) {
         fail(entry_node, fmt::format("problem: {}", e.what()));
       }
+      const Problem& made = out.back();
+      const auto input = attrs.find("input");
+      if (width > 0 && input != attrs.end() && input->second != "random" &&
+          (made.width != width || made.height != height))
+        for (std::size_t i = 0; i < axes.size(); ++i)
+          if (axes[i].key == "sizes")
+            fail(axes[i].choices[idx[i]].node,
+                 fmt::format("problems.sizes: {}x{} contradicts the image file {} ({}x{}); leave sizes out for an "
+                             "image file", width, height, input->second, made.width, made.height));
       std::size_t i = axes.size();
       while (i > 0 && ++idx[i - 1] == axes[i - 1].choices.size()) idx[--i] = 0;
       if (i == 0) break;
@@ -532,6 +544,8 @@ class Loader {
       } else {
         std::int64_t x = 0;
         if (!parse_int64(s, x)) fail(n, fmt::format("{} takes integers, got {}", what, show(s)));
+        if (x < INT32_MIN || x > INT32_MAX)
+          fail(n, fmt::format("{}: {} is outside the 32-bit range kernels take", what, x));
         s = std::to_string(x);
         pv.values.emplace_back(x);
       }
@@ -556,7 +570,7 @@ class Loader {
     const std::string bw = what + "." + bounds.key;
     const YAML::Node& b = value(bounds, bw);
     if (!b.IsSequence() || b.size() != 2) fail(b, fmt::format("{} must be a list [from, to], got {}", bw, kind(b)));
-    std::int64_t lo = integer(b[0], bw, INT64_MIN, INT64_MAX), hi = integer(b[1], bw, INT64_MIN, INT64_MAX);
+    std::int64_t lo = integer(b[0], bw, INT32_MIN, INT32_MAX), hi = integer(b[1], bw, INT32_MIN, INT32_MAX);
     if (lo > hi) fail(b, fmt::format("{}: from {} is greater than to {}", bw, lo, hi));
     std::vector<Value> out;
     if (range) {
@@ -635,8 +649,8 @@ class Loader {
     for (const auto& e : entries(n, "measure", {"warmups", "repeats", "timeout_s", "isolation"})) {
       const std::string what = "measure." + e.key;
       const YAML::Node& v = value(e, what);
-      if (e.key == "warmups") m.warmups = static_cast<int>(integer(v, what, 0, INT32_MAX));
-      if (e.key == "repeats") m.repeats = static_cast<int>(integer(v, what, 1, INT32_MAX));
+      if (e.key == "warmups") m.warmups = static_cast<int>(integer(v, what, 0, kMaxWarmups));
+      if (e.key == "repeats") m.repeats = static_cast<int>(integer(v, what, 1, kMaxRepeats));
       if (e.key == "isolation") {
         const std::string t = scalar(v, what);
         if (t != "true" && t != "false") fail(v, fmt::format("{} must be true or false, got {}", what, show(t)));
@@ -649,6 +663,7 @@ class Loader {
         if (t.empty() || ec != std::errc() || ptr != t.data() + t.size())
           fail(v, fmt::format("{} must be a number of seconds, got {}", what, show(t)));
         if (!(x > 0) || !std::isfinite(x)) fail(v, fmt::format("{} must be positive, got {}", what, t));
+        if (x > kMaxTimeoutS) fail(v, fmt::format("{} must be at most {} (a day), got {}", what, kMaxTimeoutS, t));
         m.timeout_s = x;
       }
     }
@@ -667,14 +682,19 @@ Space load_space(const std::string& path, const Registry& registry) {
   std::error_code ec;
   if (!fs::exists(path, ec)) throw UsageError(fmt::format("{}: cannot read (no such file)", path));
   if (fs::is_directory(path, ec)) throw UsageError(fmt::format("{}: cannot read (a directory)", path));
+  if (!fs::is_regular_file(path, ec))
+    throw UsageError(fmt::format("{}: cannot read (not a regular file: a device, FIFO or socket)", path));
   std::uintmax_t size = fs::file_size(path, ec);
   if (!ec && size > kMaxFileBytes)
     throw UsageError(fmt::format("{}: cannot read (file of {} bytes; at most {})", path, size, kMaxFileBytes));
   std::ifstream in(path, std::ios::binary);
-  std::ostringstream text;
-  if (in) text << in.rdbuf();
-  if (!in || in.bad()) throw UsageError(fmt::format("{}: cannot read (permission denied or I/O error)", path));
-  return load_space_text(text.str(), path, registry);
+  if (!in) throw UsageError(fmt::format("{}: cannot read (permission denied or I/O error)", path));
+  // Read at most one byte past the limit, whatever the file grew to since its size was taken.
+  std::string text(kMaxFileBytes + 1, '\0');
+  in.read(text.data(), static_cast<std::streamsize>(text.size()));
+  if (in.bad()) throw UsageError(fmt::format("{}: cannot read (I/O error)", path));
+  text.resize(static_cast<std::size_t>(in.gcount()));
+  return load_space_text(text, path, registry);
 }
 
 }  // namespace pimg
