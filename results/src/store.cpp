@@ -509,8 +509,8 @@ std::int64_t Store::save(std::int64_t run, std::int64_t device, std::int64_t pro
 
 bool Store::claim(std::int64_t device, std::int64_t problem, std::int64_t variant, const Config& c) {
   static const std::string me_host = host_name();
-  static const pid_t me_pid = ::getpid();
-  static const std::string me_start = process_start(me_pid);
+  const pid_t me_pid = ::getpid();  // not cached: a forked child is another owner
+  const std::string me_start = process_start(me_pid);
   return with_retries(db_, path_, [&] {
     Transaction t(db_);
     Stmt q(db_, "SELECT host, pid, pid_start, claimed_at FROM leases WHERE device_id=? AND problem_id=? AND "
