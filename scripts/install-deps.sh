@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Installs every Debian 12 package pimg-tune needs to build, test and tune on the CPU (clang and its
 # runtime libraries for the sanitizer and libFuzzer build of scripts/sanitize.sh; Open MPI for the
-# mpi backend's worker programs).
+# mpi backend's worker programs; procps, python3 and util-linux for tests/faults/fault_injection.sh).
 # Idempotent: packages already present are skipped by apt-get; safe to run again.
 set -euo pipefail
 
@@ -9,9 +9,10 @@ packages=(
   build-essential cmake ninja-build pkg-config git
   ocl-icd-opencl-dev opencl-clhpp-headers opencl-c-headers pocl-opencl-icd clinfo
   libsqlite3-dev sqlite3 libfmt-dev libyaml-cpp-dev libcli11-dev libmuparser-dev
-  libgtest-dev libgmock-dev libbenchmark-dev libstb-dev libomp-dev
+  libgtest-dev libgmock-dev libbenchmark-dev libstb-dev libomp-dev libjpeg-dev
   libopencv-imgproc-dev
   gnuplot-nox
+  procps python3 util-linux
   openmpi-bin libopenmpi-dev
   clang libclang-rt-14-dev
 )

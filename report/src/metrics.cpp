@@ -181,6 +181,14 @@ std::string slug(std::string_view s) {
   return out;
 }
 
+std::string bounded_stem(const std::string& stem) {
+  constexpr std::size_t kMaxStem = 160;  // room for "-N.svg" and a prefix directory's own limits
+  if (stem.size() <= kMaxStem) return stem;
+  std::uint64_t h = 1469598103934665603ull;  // FNV-1a
+  for (const char c : stem) h = (h ^ static_cast<unsigned char>(c)) * 1099511628211ull;
+  return fmt::format("{}-{:016x}", stem.substr(0, kMaxStem - 17), h);
+}
+
 std::string json_string(std::string_view s) {
   std::string out = "\"";
   for (char c : s) {

@@ -79,6 +79,9 @@ std::string fmt_speedup(double x);
 std::string fmt_bytes(std::uint64_t bytes);
 std::string brief_or_dash(const Config& c);
 std::string slug(std::string_view s);         // lower-case letters and digits, runs of others as one '-'
+// A generated file's name stem kept well inside NAME_MAX (255 bytes): a long one is cut and ends in a
+// hash of the whole, so distinct long names stay distinct.
+std::string bounded_stem(const std::string& stem);
 std::string json_string(std::string_view s);  // a quoted, escaped JSON string
 
 }  // namespace pimg::report_detail

@@ -20,6 +20,7 @@ namespace {
 using namespace report_detail;
 using Align = Table::Align;
 
+// The kernels' own outcomes; harness_error and env_error are listed apart (not the kernels' failures).
 constexpr std::array<Status, 6> kStatuses = {Status::ok,      Status::compile_error, Status::launch_error,
                                              Status::timeout, Status::wrong_result,  Status::crash};
 constexpr std::size_t kFailureExamples = 3;
@@ -159,6 +160,7 @@ std::string FamilyReport::add_plot(const std::string& kind, const std::string& d
   std::string base;
   for (const std::string& part : {opt_.plot_prefix, slug(family_), kind, slug(detail)})
     if (!part.empty()) base += (base.empty() ? "" : "-") + part;
+  base = bounded_stem(base);
   std::string name = base + ".svg";
   for (int n = 2; out_.files.count(name); ++n) name = fmt::format("{}-{}.svg", base, n);
   out_.files.emplace(name, std::move(svg));
@@ -473,10 +475,16 @@ void FamilyReport::failures() {
   std::map<std::pair<std::string, std::string>, std::array<int, kStatuses.size()>> counts;
   std::map<std::pair<std::string, std::string>, std::string> names;
   std::array<std::vector<const ResultRow*>, kStatuses.size()> examples;
+  std::vector<const ResultRow*> not_kernels;  // the tool's or the machine's faults, listed apart
   for (const ResultRow* r : rows_) {
+    const auto k = std::find(kStatuses.begin(), kStatuses.end(), r->result.status);
+    if (k == kStatuses.end()) {
+      not_kernels.push_back(r);
+      continue;
+    }
     const std::pair<std::string, std::string> v{r->variant.name, r->variant.backend};
     names[v] = variant_label(r->variant);
-    const auto s = static_cast<std::size_t>(r->result.status);
+    const auto s = static_cast<std::size_t>(k - kStatuses.begin());
     auto [it, added] = counts.try_emplace(v);
     if (added) it->second.fill(0);
     ++it->second[s];
@@ -494,8 +502,9 @@ void FamilyReport::failures() {
   }
   md_ += t.markdown() + "\n";
   bool any = false;
-  for (Status s : kStatuses) {
-    const auto& rows = examples[static_cast<std::size_t>(s)];
+  for (std::size_t k = 0; k < kStatuses.size(); ++k) {
+    const Status s = kStatuses[k];
+    const auto& rows = examples[k];
     if (rows.empty()) continue;
     any = true;
     md_ += fmt::format("### {} ({})\n\n", to_string(s), rows.size());
@@ -508,6 +517,16 @@ void FamilyReport::failures() {
     md_ += ex.markdown() + "\n";
   }
   if (!any) md_ += "Every evaluation succeeded.\n\n";
+  if (not_kernels.empty()) return;
+  md_ += fmt::format("### Not the kernels' failures ({})\n\n", not_kernels.size());
+  md_ += "`env_error`: the cause lay outside the configuration (a worker killed from outside or stopped, no room "
+         "for the compiler, a lost device); a resumed run measures these again. `harness_error`: the tool itself "
+         "failed on the configuration. Neither counts against a variant above.\n\n";
+  Table ex({{"status"}, {"variant"}, {"device"}, {"problem"}, {"configuration"}, {"first line of the log"}});
+  for (const ResultRow* r : not_kernels)
+    ex.add({to_string(r->result.status), variant_label(r->variant), labels_.at(device_key(r->device)),
+            r->problem.label(), brief_or_dash(r->config), first_line(r->result)});
+  md_ += ex.markdown() + "\n";
 }
 
 void FamilyReport::how_to_read() {

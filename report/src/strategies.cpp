@@ -76,7 +76,7 @@ Report strategies_report(const std::vector<ReplayComparison>& comparisons, const
         series.points.emplace_back(s.median_curve.size(), s.median_curve.back());
       chart.series.push_back(std::move(series));
     }
-    std::string base = report_detail::slug(plot_prefix + " convergence " + c.label);
+    std::string base = report_detail::bounded_stem(report_detail::slug(plot_prefix + " convergence " + c.label));
     std::string name = base + ".svg";
     for (int n = 2; r.files.count(name); ++n) name = fmt::format("{}-{}.svg", base, n);
     r.files.emplace(name, charts::line_chart(chart));

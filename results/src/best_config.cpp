@@ -123,7 +123,7 @@ std::optional<BestConfig> best_config(const std::vector<ResultRow>& rows, const 
 
 std::optional<BestConfig> best_config(const std::string& db, const std::string& family, const std::string& device,
                                       const std::string& size, const std::map<std::string, std::string>& attrs) {
-  Store store(db, Store::Mode::existing);
+  Store store(db, Store::Mode::read_only);
   RowFilter f;
   f.family = family;
   return best_config(store.rows(f), family, device, size, attrs);

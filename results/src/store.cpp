@@ -4,11 +4,16 @@
 
 #include <fmt/format.h>
 #include <sqlite3.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <chrono>
+#include <cstdlib>
 #include <cstring>
 #include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <sstream>
 #include <thread>
 
 #include "pimg/errors.hpp"
@@ -25,7 +30,18 @@ extern const EmbeddedKernel kMigrations[];
 namespace pimg {
 namespace {
 
-// A prepared statement that finalizes itself; errors become std::runtime_error with the message.
+// A failed SQLite call with its result code, so that faults of the machine (a busy database, a full
+// disk, an I/O error) can be told from misuse.
+class SqliteError : public std::runtime_error {
+ public:
+  SqliteError(int code, const std::string& what) : std::runtime_error(what), code_(code) {}
+  int code() const { return code_ & 0xff; }
+
+ private:
+  int code_;
+};
+
+// A prepared statement that finalizes itself; errors become SqliteError with the message.
 class Stmt {
  public:
   Stmt(sqlite3* db, const char* sql) : db_(db) {
@@ -46,7 +62,7 @@ class Stmt {
     int rc = sqlite3_step(st_);
     if (rc == SQLITE_ROW) return true;
     if (rc == SQLITE_DONE) return false;
-    throw std::runtime_error(fmt::format("sqlite: {}", sqlite3_errmsg(db_)));
+    throw SqliteError(rc, fmt::format("sqlite: {}", sqlite3_errmsg(db_)));
   }
   void reset() {
     sqlite3_reset(st_);
@@ -71,10 +87,10 @@ class Stmt {
 
 void exec(sqlite3* db, const std::string& sql) {
   char* err = nullptr;
-  if (sqlite3_exec(db, sql.c_str(), nullptr, nullptr, &err) != SQLITE_OK) {
+  if (const int rc = sqlite3_exec(db, sql.c_str(), nullptr, nullptr, &err); rc != SQLITE_OK) {
     std::string msg = err ? err : "unknown error";
     sqlite3_free(err);
-    throw std::runtime_error("sqlite: " + msg);
+    throw SqliteError(sqlite3_extended_errcode(db) ? sqlite3_extended_errcode(db) : rc, "sqlite: " + msg);
   }
 }
 
@@ -142,12 +158,155 @@ std::vector<std::string> split_flags(const std::string& text) {
   return out;
 }
 
+// What a file holds, read before anything is written to it.
+struct Inspection {
+  bool exists = false;
+  bool empty = false;  // a file of 0 bytes
+  int version = 0;     // PRAGMA user_version
+};
+
+// SQLite's URI for a path ('?', '#' and '%' escaped). immutable=1 reads without locks and without
+// creating -wal or -shm files; it is used when no -wal file exists, so no writer can be active.
+std::string read_only_uri(const std::string& path) {
+  std::string uri = "file:";
+  for (const char ch : path) {
+    if (ch == '?' || ch == '#' || ch == '%')
+      uri += fmt::format("%{:02X}", static_cast<unsigned char>(ch));
+    else
+      uri += ch;
+  }
+  std::error_code ec;
+  const bool wal = std::filesystem::file_size(path + "-wal", ec) > 0 && !ec;
+  return uri + (wal ? "?mode=ro" : "?mode=ro&immutable=1");
+}
+
+sqlite3* open_read_only(const std::string& path) {
+  sqlite3* db = nullptr;
+  if (sqlite3_open_v2(read_only_uri(path).c_str(), &db, SQLITE_OPEN_READONLY | SQLITE_OPEN_URI, nullptr) != SQLITE_OK) {
+    std::string msg = db ? sqlite3_errmsg(db) : "out of memory";
+    sqlite3_close(db);
+    throw UsageError(fmt::format("{}: cannot open database ({})", path, msg));
+  }
+  return db;
+}
+
+// Checks, reading only, that `path` is missing, empty, or a pimg-tune database of a schema this
+// build knows; anything else is refused before a byte of it is written.
+Inspection inspect(const std::string& path) {
+  namespace fs = std::filesystem;
+  Inspection in;
+  std::error_code ec;
+  const fs::file_status st = fs::status(path, ec);
+  if (ec || st.type() == fs::file_type::not_found) return in;
+  in.exists = true;
+  if (st.type() != fs::file_type::regular)
+    throw UsageError(fmt::format("{}: not a regular file (a database must be one)", path));
+  in.empty = fs::file_size(path, ec) == 0 && !ec;
+  if (in.empty) return in;
+  sqlite3* db = open_read_only(path);
+  try {
+    Stmt v(db, "PRAGMA user_version");
+    v.step();
+    in.version = static_cast<int>(v.i64(0));
+    Stmt t(db, "SELECT count(*), count(CASE WHEN name = 'evaluations' THEN 1 END) FROM sqlite_master");
+    t.step();
+    const std::int64_t tables = t.i64(0), evaluations = t.i64(1);
+    sqlite3_close(db);
+    db = nullptr;
+    if (in.version > Store::kSchemaVersion)
+      throw UsageError(fmt::format("{}: schema version {} is newer than this pimg-tune's {}", path, in.version,
+                                   Store::kSchemaVersion));
+    if ((in.version == 0 && tables != 0) || (in.version > 0 && evaluations == 0))
+      throw UsageError(fmt::format("{}: not a pimg-tune database (has other tables)", path));
+    if (in.version < 0) throw UsageError(fmt::format("{}: not a pimg-tune database (user_version {})", path, in.version));
+  } catch (const SqliteError& e) {
+    sqlite3_close(db);
+    throw UsageError(fmt::format("{}: not a pimg-tune database ({})", path, e.what()));
+  }
+  return in;
+}
+
+// A write that meets a fault of the machine is tried again with growing pauses; a busy database has
+// already waited the busy timeout inside SQLite. What persists becomes an EnvironmentError.
+constexpr int kWriteAttempts = 4;
+
+int busy_timeout_ms() {
+  // PIMG_DB_BUSY_MS shortens (or lengthens) the wait for another process's write lock; tests use it.
+  if (const char* env = std::getenv("PIMG_DB_BUSY_MS"); env && *env) {
+    const long v = std::strtol(env, nullptr, 10);
+    if (v > 0 && v <= 3600000) return static_cast<int>(v);
+  }
+  return 30000;
+}
+
+template <class F>
+auto with_retries(sqlite3* db, const std::string& path, F&& write) {
+  for (int attempt = 1;; ++attempt) {
+    try {
+      return write();
+    } catch (const SqliteError& e) {
+      const int code = e.code();
+      const bool machine = code == SQLITE_BUSY || code == SQLITE_LOCKED || code == SQLITE_FULL || code == SQLITE_IOERR;
+      if (!machine) throw;
+      sqlite3_exec(db, "ROLLBACK", nullptr, nullptr, nullptr);
+      if (attempt >= kWriteAttempts) {
+        const std::string why = code == SQLITE_FULL    ? "the disk is full"
+                                : code == SQLITE_IOERR ? "an I/O error (a full disk or a file size limit)"
+                                                       : "another process holds its write lock";
+        throw EnvironmentError(fmt::format("{}: cannot write: {} ({} attempts; {})", path, why, attempt, e.what()));
+      }
+      std::this_thread::sleep_for(std::chrono::milliseconds(250 << attempt));
+    }
+  }
+}
+
+// This host's name and a process's start time (field 22 of /proc/PID/stat, in clock ticks since
+// boot), which tell a live owner of a lease from a pid reused by another process; empty for a
+// process that is gone or a zombie.
+std::string host_name() {
+  char buf[256] = {};
+  if (gethostname(buf, sizeof buf - 1) != 0) return "unknown";
+  return buf;
+}
+
+std::string process_start(pid_t pid) {
+  std::ifstream in("/proc/" + std::to_string(pid) + "/stat");
+  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  const std::size_t paren = text.rfind(')');
+  if (paren == std::string::npos || paren + 2 >= text.size() || text[paren + 2] == 'Z') return "";  // gone, or a zombie
+  std::istringstream rest(text.substr(paren + 2));
+  std::string field;
+  for (int i = 3; i <= 22 && rest >> field; ++i) {
+  }
+  return field;
+}
+
+double unix_now() {
+  return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
+}
+
 }  // namespace
 
 Store::Store(const std::string& path, Mode mode) : path_(path) {
-  std::error_code ec;
-  if (mode == Mode::existing && !std::filesystem::is_regular_file(path, ec))
-    throw UsageError(fmt::format("{}: no such database", path));
+  if (path.empty() || path == ":memory:" || path.rfind("file:", 0) == 0)
+    throw UsageError(fmt::format("--db '{}': not a file name; SQLite would keep the results in a temporary database "
+                                 "and discard them", path));
+  const Inspection in = inspect(path);
+  if (mode != Mode::create && !in.exists) throw UsageError(fmt::format("{}: no such database", path));
+  if (mode == Mode::read_only && (in.empty || in.version == 0))
+    throw UsageError(fmt::format("{}: empty, not a pimg-tune database", path));
+  if (mode == Mode::read_only && in.version == kSchemaVersion) {
+    db_ = open_read_only(path);
+    try {
+      schema_version();  // fails here when the -wal file cannot be read without write access
+    } catch (const SqliteError& e) {
+      sqlite3_close(db_);
+      db_ = nullptr;
+      throw UsageError(fmt::format("{}: cannot read ({})", path, e.what()));
+    }
+    return;
+  }
+  // An older schema is migrated (written) even for a reading command: the file is a pimg-tune database.
   int flags = SQLITE_OPEN_READWRITE | (mode == Mode::create ? SQLITE_OPEN_CREATE : 0);
   if (sqlite3_open_v2(path.c_str(), &db_, flags, nullptr) != SQLITE_OK) {
     std::string msg = db_ ? sqlite3_errmsg(db_) : "out of memory";
@@ -155,12 +314,12 @@ Store::Store(const std::string& path, Mode mode) : path_(path) {
     db_ = nullptr;
     throw UsageError(fmt::format("{}: cannot open database ({})", path, msg));
   }
-  sqlite3_busy_timeout(db_, 30000);
+  sqlite3_busy_timeout(db_, busy_timeout_ms());
   try {
     // Two processes opening a new database at once: switching it to WAL can answer SQLITE_BUSY
     // without calling the busy handler (it needs an exclusive lock), so the set-up is retried for as
     // long as the busy timeout would have waited. Migrations themselves run under BEGIN IMMEDIATE.
-    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(busy_timeout_ms());
     for (int attempt = 0;; ++attempt) {
       try {
         exec(db_, "PRAGMA foreign_keys = ON");
@@ -168,17 +327,23 @@ Store::Store(const std::string& path, Mode mode) : path_(path) {
         exec(db_, "PRAGMA synchronous = NORMAL");
         migrate();
         break;
-      } catch (const std::runtime_error&) {
-        const int code = sqlite3_errcode(db_) & 0xff;
-        if ((code != SQLITE_BUSY && code != SQLITE_LOCKED) || std::chrono::steady_clock::now() > deadline) throw;
+      } catch (const SqliteError& e) {
+        const int code = e.code();
+        if (code != SQLITE_BUSY && code != SQLITE_LOCKED) throw;
         sqlite3_exec(db_, "ROLLBACK", nullptr, nullptr, nullptr);  // if a migration's transaction was open
+        if (std::chrono::steady_clock::now() > deadline)
+          throw EnvironmentError(fmt::format("{}: another process holds its write lock ({})", path, e.what()));
         std::this_thread::sleep_for(std::chrono::milliseconds(std::min(5 << std::min(attempt, 6), 200)));
       }
     }
   } catch (const std::runtime_error& e) {
     sqlite3_close(db_);
     db_ = nullptr;
-    if (dynamic_cast<const UsageError*>(&e)) throw;
+    if (dynamic_cast<const UsageError*>(&e) || dynamic_cast<const EnvironmentError*>(&e)) throw;
+    const auto* sq = dynamic_cast<const SqliteError*>(&e);
+    if (sq && (sq->code() == SQLITE_FULL || sq->code() == SQLITE_IOERR || sq->code() == SQLITE_READONLY ||
+               sq->code() == SQLITE_CANTOPEN))
+      throw EnvironmentError(fmt::format("{}: cannot write ({})", path, e.what()));
     throw UsageError(fmt::format("{}: not a usable pimg-tune database ({})", path, e.what()));
   }
 }
@@ -227,50 +392,59 @@ void Store::migrate() {
 }
 
 std::int64_t Store::begin_run(const RunInfo& run) {
-  Stmt s(db_, "INSERT INTO runs (host, started_at, git_commit, command_line, version, build_id) VALUES (?,?,?,?,?,?)");
-  s.bind(1, run.host).bind(2, run.started_at).bind(3, run.git_commit).bind(4, run.command_line).bind(5, run.version);
-  s.bind(6, run.build_id);
-  s.step();
-  return sqlite3_last_insert_rowid(db_);
+  return with_retries(db_, path_, [&] {
+    Stmt s(db_,
+           "INSERT INTO runs (host, started_at, git_commit, command_line, version, build_id) VALUES (?,?,?,?,?,?)");
+    s.bind(1, run.host).bind(2, run.started_at).bind(3, run.git_commit).bind(4, run.command_line).bind(5, run.version);
+    s.bind(6, run.build_id);
+    s.step();
+    return sqlite3_last_insert_rowid(db_);
+  });
 }
 
 std::int64_t Store::device_id(const DeviceInfo& d) {
-  Stmt ins(db_,
-           "INSERT OR IGNORE INTO devices (backend, name, vendor, driver, platform, compute_units, "
-           "global_mem_bytes, local_mem_bytes, max_work_group_size) VALUES (?,?,?,?,?,?,?,?,?)");
-  ins.bind(1, d.backend).bind(2, d.name).bind(3, d.vendor).bind(4, d.driver).bind(5, d.platform);
-  ins.bind(6, d.compute_units).bind(7, static_cast<std::int64_t>(d.global_mem_bytes));
-  ins.bind(8, static_cast<std::int64_t>(d.local_mem_bytes)).bind(9, d.max_work_group_size);
-  ins.step();
-  Stmt q(db_, "SELECT id FROM devices WHERE backend=? AND name=? AND driver=? AND platform=?");
-  q.bind(1, d.backend).bind(2, d.name).bind(3, d.driver).bind(4, d.platform);
-  PIMG_CHECK(q.step(), "device row missing after insert");
-  return q.i64(0);
+  return with_retries(db_, path_, [&] {
+    Stmt ins(db_,
+             "INSERT OR IGNORE INTO devices (backend, name, vendor, driver, platform, compute_units, "
+             "global_mem_bytes, local_mem_bytes, max_work_group_size) VALUES (?,?,?,?,?,?,?,?,?)");
+    ins.bind(1, d.backend).bind(2, d.name).bind(3, d.vendor).bind(4, d.driver).bind(5, d.platform);
+    ins.bind(6, d.compute_units).bind(7, static_cast<std::int64_t>(d.global_mem_bytes));
+    ins.bind(8, static_cast<std::int64_t>(d.local_mem_bytes)).bind(9, d.max_work_group_size);
+    ins.step();
+    Stmt q(db_, "SELECT id FROM devices WHERE backend=? AND name=? AND driver=? AND platform=?");
+    q.bind(1, d.backend).bind(2, d.name).bind(3, d.driver).bind(4, d.platform);
+    PIMG_CHECK(q.step(), "device row missing after insert");
+    return q.i64(0);
+  });
 }
 
 std::int64_t Store::problem_id(const Problem& p, const ProblemCost& cost) {
-  std::string canonical = p.canonical();
-  Stmt ins(db_,
-           "INSERT OR IGNORE INTO problems (family, canonical, width, height, channels, work, unit, min_bytes, "
-           "min_ops) VALUES (?,?,?,?,?,?,?,?,?)");
-  ins.bind(1, p.family).bind(2, canonical).bind(3, p.width).bind(4, p.height).bind(5, p.channels);
-  ins.bind(6, cost.work).bind(7, cost.unit).bind(8, cost.traffic.bytes).bind(9, cost.traffic.ops);
-  ins.step();
-  Stmt q(db_, "SELECT id FROM problems WHERE canonical=?");
-  q.bind(1, canonical);
-  PIMG_CHECK(q.step(), "problem row missing after insert");
-  return q.i64(0);
+  return with_retries(db_, path_, [&] {
+    std::string canonical = p.canonical();
+    Stmt ins(db_,
+             "INSERT OR IGNORE INTO problems (family, canonical, width, height, channels, work, unit, min_bytes, "
+             "min_ops) VALUES (?,?,?,?,?,?,?,?,?)");
+    ins.bind(1, p.family).bind(2, canonical).bind(3, p.width).bind(4, p.height).bind(5, p.channels);
+    ins.bind(6, cost.work).bind(7, cost.unit).bind(8, cost.traffic.bytes).bind(9, cost.traffic.ops);
+    ins.step();
+    Stmt q(db_, "SELECT id FROM problems WHERE canonical=?");
+    q.bind(1, canonical);
+    PIMG_CHECK(q.step(), "problem row missing after insert");
+    return q.i64(0);
+  });
 }
 
 std::int64_t Store::variant_id(const VariantKey& v) {
-  Stmt ins(db_,
-           "INSERT OR IGNORE INTO variants (family, name, backend, source_hash, baseline) VALUES (?,?,?,?,?)");
-  ins.bind(1, v.family).bind(2, v.name).bind(3, v.backend).bind(4, v.source_hash).bind(5, v.baseline ? 1 : 0);
-  ins.step();
-  Stmt q(db_, "SELECT id FROM variants WHERE family=? AND name=? AND backend=? AND source_hash=?");
-  q.bind(1, v.family).bind(2, v.name).bind(3, v.backend).bind(4, v.source_hash);
-  PIMG_CHECK(q.step(), "variant row missing after insert");
-  return q.i64(0);
+  return with_retries(db_, path_, [&] {
+    Stmt ins(db_,
+             "INSERT OR IGNORE INTO variants (family, name, backend, source_hash, baseline) VALUES (?,?,?,?,?)");
+    ins.bind(1, v.family).bind(2, v.name).bind(3, v.backend).bind(4, v.source_hash).bind(5, v.baseline ? 1 : 0);
+    ins.step();
+    Stmt q(db_, "SELECT id FROM variants WHERE family=? AND name=? AND backend=? AND source_hash=?");
+    q.bind(1, v.family).bind(2, v.name).bind(3, v.backend).bind(4, v.source_hash);
+    PIMG_CHECK(q.step(), "variant row missing after insert");
+    return q.i64(0);
+  });
 }
 
 std::optional<ResultRow> Store::find(std::int64_t device, std::int64_t problem, std::int64_t variant,
@@ -292,55 +466,94 @@ std::optional<ResultRow> Store::find(std::int64_t device, std::int64_t problem, 
 
 std::int64_t Store::save(std::int64_t run, std::int64_t device, std::int64_t problem, std::int64_t variant,
                          const Config& c, const EvalResult& r) {
-  Transaction t(db_);
-  {
-    Stmt ins(db_, "INSERT OR IGNORE INTO configs (hash, canonical) VALUES (?,?)");
-    ins.bind(1, c.hash()).bind(2, c.canonical());
+  return with_retries(db_, path_, [&] {
+    Transaction t(db_);
+    {
+      Stmt ins(db_, "INSERT OR IGNORE INTO configs (hash, canonical) VALUES (?,?)");
+      ins.bind(1, c.hash()).bind(2, c.canonical());
+      ins.step();
+    }
+    std::int64_t config_id = 0;
+    {
+      Stmt q(db_, "SELECT id FROM configs WHERE hash=?");
+      q.bind(1, c.hash());
+      PIMG_CHECK(q.step(), "config row missing after insert");
+      config_id = q.i64(0);
+    }
+    Stmt ins(db_,
+             "INSERT INTO evaluations (run_id, device_id, problem_id, variant_id, config_id, status, log, validation, "
+             "compile_ms, compile_cached, h2d_ms, d2h_ms, min_ms, median_ms, mean_ms, stddev_ms, eval_ms, method, "
+             "ci_low_ms, ci_high_ms, identity, flags, stage) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
+    ins.bind(1, run).bind(2, device).bind(3, problem).bind(4, variant).bind(5, config_id);
+    ins.bind(6, std::string(to_string(r.status))).bind(7, r.log).bind(8, r.validation);
+    ins.bind(9, r.compile_ms).bind(10, r.compile_cached ? 1 : 0).bind(11, r.h2d_ms).bind(12, r.d2h_ms);
+    ins.bind(13, r.kernel.min).bind(14, r.kernel.median).bind(15, r.kernel.mean).bind(16, r.kernel.stddev);
+    ins.bind(17, r.eval_ms).bind(18, r.method).bind(19, r.ci_low_ms).bind(20, r.ci_high_ms).bind(21, r.identity);
+    ins.bind(22, join_flags(r.flags)).bind(23, r.stage);
     ins.step();
-  }
-  std::int64_t config_id = 0;
-  {
-    Stmt q(db_, "SELECT id FROM configs WHERE hash=?");
-    q.bind(1, c.hash());
-    PIMG_CHECK(q.step(), "config row missing after insert");
-    config_id = q.i64(0);
-  }
-  Stmt ins(db_,
-           "INSERT INTO evaluations (run_id, device_id, problem_id, variant_id, config_id, status, log, validation, "
-           "compile_ms, compile_cached, h2d_ms, d2h_ms, min_ms, median_ms, mean_ms, stddev_ms, eval_ms, method, "
-           "ci_low_ms, ci_high_ms, identity, flags, stage) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
-  ins.bind(1, run).bind(2, device).bind(3, problem).bind(4, variant).bind(5, config_id);
-  ins.bind(6, std::string(to_string(r.status))).bind(7, r.log).bind(8, r.validation);
-  ins.bind(9, r.compile_ms).bind(10, r.compile_cached ? 1 : 0).bind(11, r.h2d_ms).bind(12, r.d2h_ms);
-  ins.bind(13, r.kernel.min).bind(14, r.kernel.median).bind(15, r.kernel.mean).bind(16, r.kernel.stddev);
-  ins.bind(17, r.eval_ms).bind(18, r.method).bind(19, r.ci_low_ms).bind(20, r.ci_high_ms).bind(21, r.identity);
-  ins.bind(22, join_flags(r.flags)).bind(23, r.stage);
-  ins.step();
-  std::int64_t eval_id = sqlite3_last_insert_rowid(db_);
-  Stmt sample(db_, "INSERT INTO samples (evaluation_id, seq, kernel_ms, wall_ms, comm_ms) VALUES (?,?,?,?,?)");
-  for (std::size_t i = 0; i < r.kernel_ms.size(); ++i) {
-    sample.reset();
-    sample.bind(1, eval_id).bind(2, static_cast<std::int64_t>(i)).bind(3, r.kernel_ms[i]);
-    sample.bind(4, i < r.wall_ms.size() ? r.wall_ms[i] : 0.0);
-    sample.bind(5, i < r.comm_ms.size() ? r.comm_ms[i] : 0.0);
-    sample.step();
-  }
-  Stmt metric(db_, "INSERT OR REPLACE INTO metrics (evaluation_id, name, unit, seq, value) VALUES (?,?,?,?,?)");
-  for (const Metric& m : r.metrics) {
-    metric.reset();
-    metric.bind(1, eval_id).bind(2, m.name).bind(3, m.unit).bind(4, static_cast<std::int64_t>(m.seq)).bind(5, m.value);
-    metric.step();
-  }
-  t.commit();
-  return eval_id;
+    std::int64_t eval_id = sqlite3_last_insert_rowid(db_);
+    Stmt sample(db_, "INSERT INTO samples (evaluation_id, seq, kernel_ms, wall_ms, comm_ms) VALUES (?,?,?,?,?)");
+    for (std::size_t i = 0; i < r.kernel_ms.size(); ++i) {
+      sample.reset();
+      sample.bind(1, eval_id).bind(2, static_cast<std::int64_t>(i)).bind(3, r.kernel_ms[i]);
+      sample.bind(4, i < r.wall_ms.size() ? r.wall_ms[i] : 0.0);
+      sample.bind(5, i < r.comm_ms.size() ? r.comm_ms[i] : 0.0);
+      sample.step();
+    }
+    Stmt metric(db_, "INSERT OR REPLACE INTO metrics (evaluation_id, name, unit, seq, value) VALUES (?,?,?,?,?)");
+    for (const Metric& m : r.metrics) {
+      metric.reset();
+      metric.bind(1, eval_id).bind(2, m.name).bind(3, m.unit).bind(4, static_cast<std::int64_t>(m.seq)).bind(5, m.value);
+      metric.step();
+    }
+    t.commit();
+    return eval_id;
+  });
+}
+
+bool Store::claim(std::int64_t device, std::int64_t problem, std::int64_t variant, const Config& c) {
+  static const std::string me_host = host_name();
+  const pid_t me_pid = ::getpid();  // not cached: a forked child is another owner
+  const std::string me_start = process_start(me_pid);
+  return with_retries(db_, path_, [&] {
+    Transaction t(db_);
+    Stmt q(db_, "SELECT host, pid, pid_start, claimed_at FROM leases WHERE device_id=? AND problem_id=? AND "
+                "variant_id=? AND config_hash=?");
+    q.bind(1, device).bind(2, problem).bind(3, variant).bind(4, c.hash());
+    if (q.step()) {
+      const std::string host = q.text(0), start = q.text(2);
+      const auto pid = static_cast<pid_t>(q.i64(1));
+      const bool mine = host == me_host && pid == me_pid && start == me_start;
+      const bool fresh = unix_now() - q.real(3) < kLeaseS;
+      const bool owner_runs = host != me_host || (process_start(pid) == start && !start.empty());
+      if (!mine && fresh && owner_runs) return false;
+    }
+    Stmt ins(db_, "INSERT OR REPLACE INTO leases (device_id, problem_id, variant_id, config_hash, host, pid, "
+                  "pid_start, claimed_at) VALUES (?,?,?,?,?,?,?,?)");
+    ins.bind(1, device).bind(2, problem).bind(3, variant).bind(4, c.hash()).bind(5, me_host);
+    ins.bind(6, static_cast<std::int64_t>(me_pid)).bind(7, me_start).bind(8, unix_now());
+    ins.step();
+    t.commit();
+    return true;
+  });
+}
+
+void Store::release(std::int64_t device, std::int64_t problem, std::int64_t variant, const Config& c) {
+  with_retries(db_, path_, [&] {
+    Stmt d(db_, "DELETE FROM leases WHERE device_id=? AND problem_id=? AND variant_id=? AND config_hash=? AND pid=?");
+    d.bind(1, device).bind(2, problem).bind(3, variant).bind(4, c.hash()).bind(5, static_cast<std::int64_t>(::getpid()));
+    d.step();
+  });
 }
 
 void Store::save_bandwidth(std::int64_t device, double bytes, double gbs, std::int64_t run, const std::string& method) {
-  Stmt s(db_, "INSERT INTO bandwidth (device_id, bytes, gbs, run_id, method) VALUES (?,?,?,?,?)");
-  s.bind(1, device).bind(2, bytes).bind(3, gbs);
-  if (run > 0) s.bind(4, run);  // else NULL: no run measured it
-  s.bind(5, method);
-  s.step();
+  with_retries(db_, path_, [&] {
+    Stmt s(db_, "INSERT INTO bandwidth (device_id, bytes, gbs, run_id, method) VALUES (?,?,?,?,?)");
+    s.bind(1, device).bind(2, bytes).bind(3, gbs);
+    if (run > 0) s.bind(4, run);  // else NULL: no run measured it
+    s.bind(5, method);
+    s.step();
+  });
 }
 
 std::optional<double> Store::bandwidth(std::int64_t device) {

@@ -311,6 +311,29 @@ TEST(Report, FailuresNeverRanked) {
   EXPECT_NE(ranked.find("Top 5 of 6 ok configurations (2 failed)"), std::string::npos);
 }
 
+TEST(Report, EnvironmentFailuresListedApartFromTheKernels) {
+  auto rows = fixture_rows();
+  const std::size_t naive = std::count_if(rows.begin(), rows.end(), [](const ResultRow& r) { return r.variant.name == "cl_naive"; });
+  ResultRow env = rows.front();
+  env.variant.name = "cl_naive";
+  env.result.status = Status::env_error;
+  env.result.log = "environment: only 0.1 MiB free in /tmp (it would have been compile_error); build log";
+  rows.push_back(env);
+  ResultRow harness = env;
+  harness.result.status = Status::harness_error;
+  harness.result.log = "unexpected exception in plan()";
+  rows.push_back(harness);
+  const Report r = make_report(rows, fixture_bandwidths(), options());
+  const std::string failures = section(r.markdown, "## Failures");
+  // The kernels' table is as without them: the fixture's cl_naive counts, no column for either status.
+  EXPECT_EQ(table_row(failures, "cl_naive"), std::vector<std::string>({"cl_naive", "20", "0", "3", "1", "0", "0"}));
+  EXPECT_EQ(naive, 24u);
+  EXPECT_NE(failures.find("### Not the kernels' failures (2)"), std::string::npos);
+  EXPECT_NE(failures.find("| env_error | cl_naive"), std::string::npos);
+  EXPECT_NE(failures.find("only 0.1 MiB free in /tmp"), std::string::npos);
+  EXPECT_NE(failures.find("| harness_error | cl_naive"), std::string::npos);
+}
+
 TEST(Report, BestJsonFieldsAndBandwidthOfTheMatchingDevice) {
   const Json doc = JsonParser(best_json(fixture_rows(), fixture_bandwidths(), 2)).document();
   std::map<std::string, const Json*> largest;

@@ -1,5 +1,6 @@
 // The SQLite store: schema and migrations, round trip of every field, latest-row semantics,
-// resume lookups, refusal of foreign or newer databases.
+// resume lookups, refusal of foreign or newer databases (byte for byte unchanged), read-only
+// opening, leases between tuners.
 #include <gtest/gtest.h>
 
 #include <cstdio>
@@ -65,7 +66,7 @@ TEST(Store, CreatesSchemaAtCurrentVersion) {
   TempDb db;
   Store s(db.path.string());
   EXPECT_EQ(s.schema_version(), Store::kSchemaVersion);
-  EXPECT_EQ(Store::kSchemaVersion, 5);
+  EXPECT_EQ(Store::kSchemaVersion, 6);
 }
 
 TEST(Store, RoundTripsEveryField) {
@@ -231,6 +232,124 @@ TEST(Store, RefusesForeignNewerAndMissingDatabases) {
     std::fclose(f);
   }
   EXPECT_THROW(Store{junk.path.string()}, UsageError);
+}
+
+std::string bytes_of(const fs::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  std::stringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+Config config_of(std::int64_t wg) {
+  Config c;
+  c.set("wg", wg);
+  return c;
+}
+
+bool side_files(const fs::path& p) { return fs::exists(p.string() + "-wal") || fs::exists(p.string() + "-shm"); }
+
+TEST(Store, RefusedFilesStayByteForByteWithoutSideFiles) {
+  TempDb foreign, newer, text;
+  for (auto [db, sql] : {std::pair{&foreign, "CREATE TABLE other (x); INSERT INTO other VALUES (1);"},
+                         std::pair{&newer, "CREATE TABLE evaluations (x); PRAGMA user_version = 99;"}}) {
+    sqlite3* raw = nullptr;
+    ASSERT_EQ(sqlite3_open(db->path.c_str(), &raw), SQLITE_OK);
+    ASSERT_EQ(sqlite3_exec(raw, sql, nullptr, nullptr, nullptr), SQLITE_OK);
+    sqlite3_close(raw);
+  }
+  std::ofstream(text.path) << std::string(4096, 'x');
+  for (const TempDb* db : {&foreign, &newer, &text})
+    for (Store::Mode mode : {Store::Mode::create, Store::Mode::existing, Store::Mode::read_only}) {
+      const std::string before = bytes_of(db->path);
+      EXPECT_THROW(Store(db->path.string(), mode), UsageError) << db->path;
+      EXPECT_EQ(bytes_of(db->path), before) << db->path;
+      EXPECT_FALSE(side_files(db->path)) << db->path;
+    }
+}
+
+TEST(Store, RefusesNamesThatDiscardResults) {
+  for (const char* name : {"", ":memory:", "file:x.db?mode=memory"}) EXPECT_THROW(Store{name}, UsageError) << name;
+}
+
+TEST(Store, ReadOnlyOpeningReadsWithoutWritingOrSideFiles) {
+  TempDb db;
+  {
+    Store s(db.path.string());
+    const auto run = s.begin_run({"host", "2026-01-01T00:00:00Z", "abc", "cmd", "1"});
+    Problem p{"conv", 64, 64, 1, {{"filter", "box3"}}};
+    const auto dev = s.device_id(device()), prob = s.problem_id(p, {4096, "MPix/s", {}}),
+               var = s.variant_id({"conv", "cl_direct", "opencl", "h1"});
+    s.save(run, dev, prob, var, config_of(8), ok_result(1));
+  }
+  ASSERT_FALSE(side_files(db.path));
+  const std::string before = bytes_of(db.path);
+  {
+    Store s(db.path.string(), Store::Mode::read_only);
+    EXPECT_EQ(s.rows().size(), 1u);
+    EXPECT_ANY_THROW(s.begin_run({"host", "t", "c", "cmd", "1"}));
+  }
+  EXPECT_EQ(bytes_of(db.path), before);
+  EXPECT_FALSE(side_files(db.path));
+  TempDb empty;
+  std::ofstream(empty.path).close();
+  EXPECT_THROW(Store(empty.path.string(), Store::Mode::read_only), UsageError);
+  EXPECT_EQ(fs::file_size(empty.path), 0u);
+  EXPECT_FALSE(side_files(empty.path));
+}
+
+std::string start_time_of(pid_t pid) {
+  std::string stat = bytes_of("/proc/" + std::to_string(pid) + "/stat");
+  std::istringstream rest(stat.substr(stat.rfind(')') + 2));
+  std::string field;
+  for (int i = 3; i <= 22 && rest >> field; ++i) {
+  }
+  return field;
+}
+
+TEST(Store, LeasesKeepOutLiveOwnersAndExpireDeadOnes) {
+  TempDb db;
+  Store s(db.path.string());
+  Problem p{"conv", 64, 64, 1, {{"filter", "box3"}}};
+  const auto dev = s.device_id(device()), prob = s.problem_id(p, {4096, "MPix/s", {}}),
+             var = s.variant_id({"conv", "cl_direct", "opencl", "h1"});
+  const Config mine = config_of(1), theirs = config_of(2);
+  EXPECT_TRUE(s.claim(dev, prob, var, mine));
+  EXPECT_TRUE(s.claim(dev, prob, var, mine));  // again: still ours
+  char host[256] = {};
+  gethostname(host, sizeof host - 1);
+  auto lease_of = [&](pid_t pid, const std::string& start) {
+    sqlite3* raw = nullptr;
+    ASSERT_EQ(sqlite3_open(db.path.c_str(), &raw), SQLITE_OK);
+    const std::string sql = "INSERT OR REPLACE INTO leases VALUES (" + std::to_string(dev) + "," + std::to_string(prob) +
+                            "," + std::to_string(var) + ",'" + theirs.hash() + "','" + host + "'," +
+                            std::to_string(pid) + ",'" + start + "', strftime('%s','now'))";
+    ASSERT_EQ(sqlite3_exec(raw, sql.c_str(), nullptr, nullptr, nullptr), SQLITE_OK) << sqlite3_errmsg(raw);
+    sqlite3_close(raw);
+  };
+  // A live process (our parent) holds it: kept out.
+  const pid_t parent = ::getppid();
+  lease_of(parent, start_time_of(parent));
+  EXPECT_FALSE(s.claim(dev, prob, var, theirs));
+  // The same pid but another start time (a reused pid): the owner is gone.
+  lease_of(parent, "1");
+  EXPECT_TRUE(s.claim(dev, prob, var, theirs));
+  // A pid that does not run: taken over.
+  const pid_t child = ::fork();
+  if (child == 0) ::_exit(0);
+  ::waitpid(child, nullptr, 0);
+  lease_of(child, "12345");
+  EXPECT_TRUE(s.claim(dev, prob, var, theirs));
+  s.release(dev, prob, var, theirs);
+  s.release(dev, prob, var, mine);
+  sqlite3* raw = nullptr;
+  ASSERT_EQ(sqlite3_open(db.path.c_str(), &raw), SQLITE_OK);
+  sqlite3_stmt* st = nullptr;
+  sqlite3_prepare_v2(raw, "SELECT count(*) FROM leases", -1, &st, nullptr);
+  ASSERT_EQ(sqlite3_step(st), SQLITE_ROW);
+  EXPECT_EQ(sqlite3_column_int(st, 0), 0);
+  sqlite3_finalize(st);
+  sqlite3_close(raw);
 }
 
 std::string migration_sql(const std::string& name) {

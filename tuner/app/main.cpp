@@ -1,9 +1,17 @@
 // pimg-tune: tune a kernel family over a space file, rank and report what the store holds.
-// Exit codes: 0 success, 1 internal failure, 2 bad input (space file, flags, image, database).
+// Exit codes: 0 success, 1 internal failure, 2 bad input (space file, flags, image, database),
+// 3 environment (a fault of the machine: stored results intact, the message says how to resume).
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include <signal.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <climits>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 
@@ -29,6 +37,54 @@ std::string join_args(int argc, char** argv) {
   std::string out;
   for (int i = 0; i < argc; ++i) out += (i ? " " : "") + std::string(argv[i]);
   return out;
+}
+
+// The command that resumes an interrupted run: the same arguments, shell-quoted, without
+// --no-resume (which would measure everything again).
+std::string resume_command(int argc, char** argv) {
+  std::string out;
+  for (int i = 0; i < argc; ++i) {
+    const std::string a = argv[i];
+    if (a == "--no-resume") continue;
+    const bool plain = !a.empty() && a.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789"
+                                                         "_-./=:,+@%") == std::string::npos;
+    std::string quoted = "'";
+    for (const char c : a) quoted += c == '\'' ? std::string("'\\''") : std::string(1, c);
+    out += (out.empty() ? "" : " ") + (plain ? a : quoted + "'");
+  }
+  return out;
+}
+
+// An output file named by a flag, checked before any tuning: its folder exists (or can be made
+// under a writable one), it is writable, and its name fits NAME_MAX. Nothing is created here.
+void check_output_path(const std::string& flag, const std::string& path) {
+  if (path.empty()) throw UsageError(fmt::format("{}: empty file name", flag));
+  const fs::path p(path);
+  if (p.filename().empty() || p.filename().string().size() > NAME_MAX)
+    throw UsageError(fmt::format("{} {}: not a usable file name", flag, path));
+  std::error_code ec;
+  const fs::file_status st = fs::status(p, ec);
+  if (st.type() != fs::file_type::not_found && !ec) {
+    if (st.type() != fs::file_type::regular) throw UsageError(fmt::format("{} {}: exists and is not a regular file", flag, path));
+    if (::access(path.c_str(), W_OK) != 0) throw UsageError(fmt::format("{} {}: not writable", flag, path));
+    return;
+  }
+  fs::path dir = p.parent_path().empty() ? fs::path(".") : p.parent_path(), missing;
+  while (!fs::exists(dir, ec) && dir.has_parent_path() && dir.parent_path() != dir) {
+    missing = dir;
+    dir = dir.parent_path();
+  }
+  if (!fs::is_directory(dir, ec))
+    throw UsageError(fmt::format("{} {}: {} is not a directory", flag, path, dir.string()));
+  if (::access(dir.c_str(), W_OK | X_OK) != 0)
+    throw UsageError(fmt::format("{} {}: cannot write in {}", flag, path, dir.string()));
+  // A folder to be made: made and removed at once, so a file system that refuses it (/proc, a
+  // read-only mount) is found now and not after the run.
+  if (!missing.empty()) {
+    if (::mkdir(missing.c_str(), 0700) != 0)
+      throw UsageError(fmt::format("{} {}: cannot create {} ({})", flag, path, missing.string(), std::strerror(errno)));
+    ::rmdir(missing.c_str());
+  }
 }
 
 // Writes the report and its plots beside it; returns the plot count.
@@ -108,6 +164,9 @@ void print_list(const Registry& reg) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  // A file size limit (ulimit -f) makes writes fail with EFBIG, which the store reports, instead of
+  // killing the process between two writes.
+  ::signal(SIGXFSZ, SIG_IGN);
   const Registry& reg = Registry::builtin();
   // Hidden: the worker process the tuner starts for its evaluations (docs/reliability.md).
   if (argc == 2 && std::string(argv[1]) == "worker") return worker_main(reg);
@@ -117,7 +176,7 @@ int main(int argc, char** argv) {
   // One tuning subcommand per registered family, all of the same shape.
   struct TuneArgs {
     std::string space, db = kDefaultDb, report;
-    std::vector<std::string> backends, devices;
+    std::vector<std::string> backends, devices, retry_failed;
     std::optional<int> repeats;
     bool no_resume = false, quiet = false, no_isolation = false, share_devices = false;
     int top = 5;
@@ -132,6 +191,9 @@ int main(int argc, char** argv) {
     cmd->add_option("--repeats", tune_args.repeats, "exactly this many timed runs per configuration (overrides the space file's repeats and max_repeats)")
         ->check(CLI::Range(1, 100000));
     cmd->add_flag("--no-resume", tune_args.no_resume, "measure again configurations already in the database");
+    cmd->add_option("--retry-failed", tune_args.retry_failed,
+                    "measure again stored configurations of these statuses (repeatable: crash, timeout, compile_error, "
+                    "...; env_error is always retried)");
     cmd->add_flag("--no-isolation", tune_args.no_isolation,
                   "evaluate in this process instead of a supervised worker (a hung or crashing kernel stops the run)");
     cmd->add_option("--report", tune_args.report, "also write the markdown report (plots beside it)");
@@ -209,6 +271,17 @@ int main(int argc, char** argv) {
       opt.devices = tune_args.devices;
       opt.repeats = tune_args.repeats;
       opt.resume = !tune_args.no_resume;
+      for (const std::string& st : tune_args.retry_failed) {
+        try {
+          const Status status = status_from_string(st);
+          if (status == Status::ok) throw std::invalid_argument(st);
+          opt.retry.insert(status);
+        } catch (const std::invalid_argument&) {
+          throw UsageError(fmt::format("--retry-failed {}: not a failure status (crash, timeout, compile_error, "
+                                       "launch_error, wrong_result, harness_error, env_error)", st));
+        }
+      }
+      if (!tune_args.report.empty()) check_output_path("--report", tune_args.report);
       opt.isolation = !tune_args.no_isolation;
       opt.command_line = join_args(argc, argv);
       // Under mpirun with several ranks the run is spread over them (docs/mpi.md, part 2): every rank
@@ -258,7 +331,7 @@ int main(int argc, char** argv) {
     }
     if (best->parsed()) {
       if (!reg.family(family)) throw UsageError(fmt::format("best: unknown family '{}'", family));
-      Store store(db, Store::Mode::existing);
+      Store store(db, Store::Mode::read_only);
       RowFilter f;
       f.family = family;
       if (!device.empty()) f.device = device;
@@ -269,7 +342,8 @@ int main(int argc, char** argv) {
     }
     if (report->parsed()) {
       if (!family.empty() && !reg.family(family)) throw UsageError(fmt::format("report: unknown family '{}'", family));
-      Store store(db, Store::Mode::existing);
+      check_output_path("--out", out);
+      Store store(db, Store::Mode::read_only);
       std::size_t plots = write_report(store, family, out, top);
       fmt::print("report: {} ({} plots)\n", out, plots);
       return 0;
@@ -277,7 +351,9 @@ int main(int argc, char** argv) {
     if (strategies->parsed() || exporter->parsed()) {
       const std::string cmd = strategies->parsed() ? "strategies" : "export";
       if (!reg.family(family)) throw UsageError(fmt::format("{}: unknown family '{}'", cmd, family));
-      Store store(db, Store::Mode::existing);
+      if (!export_out.empty()) check_output_path("--out", export_out);
+      if (!strategies_report_path.empty()) check_output_path("--report", strategies_report_path);
+      Store store(db, Store::Mode::read_only);
       RowFilter f;
       f.family = family;
       if (!device.empty()) f.device = device;
@@ -329,6 +405,12 @@ int main(int argc, char** argv) {
   } catch (const UsageError& e) {
     fmt::print(stderr, "pimg-tune: {}\n", e.what());
     return 2;
+  } catch (const EnvironmentError& e) {
+    const bool tuning = std::any_of(family_cmds.begin(), family_cmds.end(), [](const auto& c) { return c.first->parsed(); });
+    fmt::print(stderr, "pimg-tune: environment: {}{}\n", e.what(),
+               tuning ? fmt::format("; every result stored so far is kept; resume with: {}", resume_command(argc, argv))
+                      : std::string());
+    return 3;
   } catch (const std::exception& e) {
     fmt::print(stderr, "pimg-tune: error: {}\n", e.what());
     return 1;

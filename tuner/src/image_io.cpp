@@ -1,16 +1,21 @@
 // Image decoding through Debian's stb (libstb), with errors that name the file, and our own check
-// that the formats stb reads past their end (PNM, BMP, JPEG) are complete.
+// that the formats stb reads past their end (PNM, BMP, JPEG) are complete and PNG chunks intact.
 #include "pimg/image_io.hpp"
 
 #include <fmt/format.h>
 #include <stb/stb_image.h>
 
 #include <algorithm>
+#include <array>
 #include <cctype>
+#include <csetjmp>
+#include <cstdio>
 #include <filesystem>
 #include <fstream>
 
 #include "pimg/errors.hpp"
+
+#include <jpeglib.h>  // after <cstdio>: it uses FILE
 
 namespace pimg {
 namespace {
@@ -91,12 +96,108 @@ void check_bmp(std::span<const std::uint8_t> b, const std::string& label) {
                                  bpp, static_cast<std::int64_t>(offset) + row * h, b.size()));
 }
 
-// JPEG: stb fills a truncated scan with grey; a complete file has its end-of-image marker.
+// libjpeg's verdict on a whole decode: corrupt or missing entropy-coded data is a warning there
+// (stb fills it with grey and says nothing), and every warning refuses the file.
+struct JpegCheck {
+  jpeg_error_mgr err{};
+  std::jmp_buf fatal{};
+  std::string first;
+};
+
+extern "C" void jpeg_fatal(j_common_ptr c) {
+  auto* check = reinterpret_cast<JpegCheck*>(c->client_data);
+  char text[JMSG_LENGTH_MAX] = {};
+  c->err->format_message(c, text);
+  if (check->first.empty()) check->first = text;
+  std::longjmp(check->fatal, 1);
+}
+
+extern "C" void jpeg_warning(j_common_ptr c, int level) {
+  auto* check = reinterpret_cast<JpegCheck*>(c->client_data);
+  if (level >= 0 || !check->first.empty()) return;  // trace messages; only the first warning is kept
+  char text[JMSG_LENGTH_MAX] = {};
+  c->err->format_message(c, text);
+  check->first = text;
+}
+
+// Decodes with libjpeg (no state but `check` and `info`, owned by the caller, crosses the longjmp);
+// the first warning or error, or nothing.
+std::string libjpeg_complaint(std::span<const std::uint8_t> b, JpegCheck& check, jpeg_decompress_struct& info) {
+  info.err = jpeg_std_error(&check.err);
+  check.err.error_exit = jpeg_fatal;
+  check.err.emit_message = jpeg_warning;
+  info.client_data = &check;
+  if (setjmp(check.fatal)) {
+    jpeg_destroy_decompress(&info);
+    return check.first;
+  }
+  jpeg_create_decompress(&info);
+  jpeg_mem_src(&info, b.data(), static_cast<unsigned long>(b.size()));
+  jpeg_read_header(&info, TRUE);
+  if (static_cast<std::int64_t>(info.image_width) * info.image_height > kMaxImagePixels) {
+    jpeg_destroy_decompress(&info);
+    return "";  // refused with its size below
+  }
+  jpeg_start_decompress(&info);
+  // The row lives in libjpeg's pool, so a longjmp out of the decoder leaks nothing.
+  JSAMPARRAY rows = (*info.mem->alloc_sarray)(reinterpret_cast<j_common_ptr>(&info), JPOOL_IMAGE,
+                                              info.output_width * static_cast<JDIMENSION>(info.output_components), 1);
+  while (info.output_scanline < info.output_height && check.first.empty()) jpeg_read_scanlines(&info, rows, 1);
+  if (check.first.empty()) jpeg_finish_decompress(&info);
+  jpeg_destroy_decompress(&info);
+  return check.first;
+}
+
+// JPEG: stb fills a truncated scan with grey. A complete file has its end-of-image marker, and its
+// scan data decodes without a warning (an end marker appended to a cut file does not pass).
 void check_jpeg(std::span<const std::uint8_t> b, const std::string& label) {
   if (b.size() < 3 || b[0] != 0xFF || b[1] != 0xD8 || b[2] != 0xFF) return;
-  for (std::size_t i = b.size() - 1; i > 2 && i + 4096 > b.size(); --i)
-    if (b[i - 1] == 0xFF && b[i] == 0xD9) return;
-  throw UsageError(fmt::format("{}: truncated JPEG (no end-of-image marker)", label));
+  bool end_marker = false;
+  for (std::size_t i = b.size() - 1; i > 2 && i + 4096 > b.size() && !end_marker; --i)
+    end_marker = b[i - 1] == 0xFF && b[i] == 0xD9;
+  if (!end_marker) throw UsageError(fmt::format("{}: truncated JPEG (no end-of-image marker)", label));
+  JpegCheck check;
+  jpeg_decompress_struct info{};
+  const std::string complaint = libjpeg_complaint(b, check, info);
+  if (!complaint.empty()) throw UsageError(fmt::format("{}: corrupt or truncated JPEG ({})", label, complaint));
+}
+
+std::uint32_t be32(std::span<const std::uint8_t> b, std::size_t at) {
+  return static_cast<std::uint32_t>(b[at]) << 24 | static_cast<std::uint32_t>(b[at + 1]) << 16 |
+         static_cast<std::uint32_t>(b[at + 2]) << 8 | static_cast<std::uint32_t>(b[at + 3]);
+}
+
+std::uint32_t crc32(std::span<const std::uint8_t> b) {
+  static const auto table = [] {
+    std::array<std::uint32_t, 256> t{};
+    for (std::uint32_t n = 0; n < 256; ++n) {
+      std::uint32_t c = n;
+      for (int k = 0; k < 8; ++k) c = c & 1 ? 0xEDB88320u ^ (c >> 1) : c >> 1;
+      t[n] = c;
+    }
+    return t;
+  }();
+  std::uint32_t c = 0xFFFFFFFFu;
+  for (const std::uint8_t x : b) c = table[(c ^ x) & 0xFF] ^ (c >> 8);
+  return c ^ 0xFFFFFFFFu;
+}
+
+// PNG: stb checks neither the chunks' CRCs nor that the file ends, and fills what corrupt or missing
+// compressed data leaves undecoded; every chunk's CRC must match and IEND must be present.
+void check_png(std::span<const std::uint8_t> b, const std::string& label) {
+  static constexpr std::uint8_t kSig[] = {0x89, 'P', 'N', 'G', '\r', '\n', 0x1A, '\n'};
+  if (b.size() < 8 || !std::equal(std::begin(kSig), std::end(kSig), b.begin())) return;
+  for (std::size_t at = 8;;) {
+    if (b.size() - at < 12) throw UsageError(fmt::format("{}: truncated PNG (no IEND chunk)", label));
+    const std::uint32_t length = be32(b, at);
+    if (length > b.size() - at - 12) throw UsageError(fmt::format("{}: truncated PNG (a chunk runs past the end)", label));
+    const auto chunk = b.subspan(at + 4, 4 + std::size_t{length});
+    if (crc32(chunk) != be32(b, at + 8 + length))
+      throw UsageError(fmt::format("{}: corrupt PNG (CRC mismatch in chunk {} at byte {})", label,
+                                   std::string(chunk.begin(), chunk.begin() + 4), at));
+    if (std::equal(chunk.begin(), chunk.begin() + 4, "IEND")) return;
+    at += 12 + std::size_t{length};
+  }
 }
 
 // Only formats that announce themselves: stb also guesses TGA (no signature), where a few bytes can
@@ -120,6 +221,7 @@ Image decode_image(std::span<const std::uint8_t> bytes, const std::string& label
   if (bytes.empty()) throw UsageError(fmt::format("{}: empty image file", label));
   check_signature(bytes, label);
   check_pnm(bytes, label);
+  check_png(bytes, label);
   check_bmp(bytes, label);
   check_jpeg(bytes, label);
   const int len = static_cast<int>(std::min<std::size_t>(bytes.size(), INT32_MAX));

@@ -17,6 +17,7 @@
 #include "pimg/evaluator.hpp"
 #include "pimg/isolation.hpp"
 #include "pimg/store.hpp"
+#include "attribution.hpp"
 #include "tuner_impl.hpp"
 #include "pimg/executor.hpp"
 
@@ -76,13 +77,18 @@ std::vector<PriorResult> prior_results(const Store& store, const DeviceInfo& dev
   return out;
 }
 
-void precompile(const Task& t, const Problem& problem, const Workload& workload, bool resume, const Backend& backend,
-                const DeviceInfo& device, const KernelSource& source, Store& store, std::int64_t device_row,
-                std::int64_t problem_row, std::int64_t variant_row, RunObserver& obs) {
+bool keeps(const TuneOptions& opt, const std::optional<ResultRow>& stored) {
+  return stored && stored->result.status != Status::env_error && !opt.retry.count(stored->result.status);
+}
+
+void precompile(const Task& t, const Problem& problem, const Workload& workload, const TuneOptions& opt,
+                const Backend& backend, const DeviceInfo& device, const KernelSource& source, Store& store,
+                std::int64_t device_row, std::int64_t problem_row, std::int64_t variant_row, RunObserver& obs) {
+  const bool resume = opt.resume;
   std::vector<LaunchPlan> plans;
   for (std::size_t i = 0; i < t.space.size(); ++i) {
     const Config c = t.space.config(static_cast<PointId>(i));
-    if (resume && store.find(device_row, problem_row, variant_row, c)) continue;
+    if (resume && keeps(opt, store.find(device_row, problem_row, variant_row, c))) continue;
     try {
       plans.push_back(t.variant->plan(problem, workload, c, device));
     } catch (const std::exception&) {  // stored by the evaluation that follows
@@ -277,7 +283,7 @@ TaskRows begin_task(Tuner::Impl& m, Task& t, const DeviceInfo& device, Store& st
                                    ks ? ks->hash : hash128(source), t.variant->baseline()});
   const Backend& backend = *m.devices[t.device].backend;
   if (ks && backend.precompiles() && t.strategy->planned() >= t.space.size())
-    precompile(t, problem, m.workloads[t.problem], m.opt.resume, backend, device, *ks, store, rows.device,
+    precompile(t, problem, m.workloads[t.problem], m.opt, backend, device, *ks, store, rows.device,
                rows.problem, rows.variant, obs);
   t.strategy->prior(prior_results(store, device, problem, t.variant->name()));
   return rows;
@@ -385,7 +391,7 @@ bool tell_if_stored(const Tuner::Impl& m, Task& t, PointId p, const TaskRows& ro
                     TuneSummary& summary) {
   const Config c = t.space.config(p);
   const auto stored = store.find(rows.device, rows.problem, rows.variant, c);
-  if (!stored) return false;
+  if (!keeps(m.opt, stored)) return false;
   // A row made by other code (another plan, build or reference) is not this configuration's result.
   if (stored->result.identity != current_identity(m, t, c)) return false;
   t.strategy->observe(p, {stored->result.status, stored->result.kernel.median});
@@ -394,9 +400,26 @@ bool tell_if_stored(const Tuner::Impl& m, Task& t, PointId p, const TaskRows& ro
   return true;
 }
 
+bool claim_unstored(const Tuner::Impl& m, Task& t, PointId p, const TaskRows& rows, Store& store, RunObserver& obs,
+                    TuneSummary& summary) {
+  const Config c = t.space.config(p);
+  while (!store.claim(rows.device, rows.problem, rows.variant, c))
+    std::this_thread::sleep_for(std::chrono::milliseconds(kLeasePollMs));
+  if (!tell_if_stored(m, t, p, rows, store, obs, summary)) return true;
+  store.release(rows.device, rows.problem, rows.variant, c);
+  return false;
+}
+
 EvalResult evaluate_point(const Tuner::Impl& m, const Task& t, DeviceSession& session, const Config& c) {
   const auto& expected = m.expected.at({t.problem, t.variant->validation_rule()});
-  return session.evaluate({m.space.problems[t.problem], m.workloads[t.problem], expected, *t.variant, c});
+  const EvalJob job{m.space.problems[t.problem], m.workloads[t.problem], expected, *t.variant, c};
+  EvalResult r = session.evaluate(job);
+  if (!environment_cause(r)) return r;
+  // A fault of the machine: measured once more (a dead worker is replaced by a fresh one); what
+  // persists is stored as env_error, which resume measures again.
+  EvalResult again = session.evaluate(job);
+  const auto cause = environment_cause(again);
+  return cause ? as_environment_fault(std::move(again), *cause) : again;
 }
 
 void record(const Tuner::Impl& m, Task& t, PointId p, const Config& c, const EvalResult& r, const TaskRows& rows,
@@ -430,7 +453,9 @@ TuneSummary Tuner::run(Store& store, RunObserver& obs) {
     while (auto p = t.strategy->ask()) {
       if (m.opt.resume && tell_if_stored(m, t, *p, rows, store, obs, summary)) continue;
       const Config config = t.space.config(*p);
+      if (m.opt.resume && !claim_unstored(m, t, *p, rows, store, obs, summary)) continue;
       record(m, t, *p, config, evaluate_point(m, t, *session, config), rows, store, obs, summary);
+      if (m.opt.resume) store.release(rows.device, rows.problem, rows.variant, config);
     }
   }
   if (session) confirm_device(m, open_index, *session, store, summary, obs);

@@ -37,6 +37,7 @@ constexpr std::size_t kMaxProblems = 100000;
 // 150 ns each), so this bounds listing a space to a second or two.
 constexpr std::uint64_t kMaxRawSize = 10000000;
 constexpr std::uintmax_t kMaxFileBytes = 16u << 20;
+constexpr double kMaxTimeoutS = 86400;        // measure.timeout_s (a day)
 
 // A user's text inside a message: quoted, control characters escaped, long text shortened.
 std::string show(const std::string& s) {
@@ -398,6 +399,15 @@ class Loader {
       } catch (const std::exception& e) {
         fail(entry_node, fmt::format("problem: {}", e.what()));
       }
+      const Problem& made = out.back();
+      const auto input = attrs.find("input");
+      if (width > 0 && input != attrs.end() && input->second != "random" &&
+          (made.width != width || made.height != height))
+        for (std::size_t i = 0; i < axes.size(); ++i)
+          if (axes[i].key == "sizes")
+            fail(axes[i].choices[idx[i]].node,
+                 fmt::format("problems.sizes: {}x{} contradicts the image file {} ({}x{}); leave sizes out for an "
+                             "image file", width, height, input->second, made.width, made.height));
       std::size_t i = axes.size();
       while (i > 0 && ++idx[i - 1] == axes[i - 1].choices.size()) idx[--i] = 0;
       if (i == 0) break;
@@ -532,6 +542,8 @@ class Loader {
       } else {
         std::int64_t x = 0;
         if (!parse_int64(s, x)) fail(n, fmt::format("{} takes integers, got {}", what, show(s)));
+        if (x < INT32_MIN || x > INT32_MAX)
+          fail(n, fmt::format("{}: {} is outside the 32-bit range kernels take", what, x));
         s = std::to_string(x);
         pv.values.emplace_back(x);
       }
@@ -556,7 +568,7 @@ class Loader {
     const std::string bw = what + "." + bounds.key;
     const YAML::Node& b = value(bounds, bw);
     if (!b.IsSequence() || b.size() != 2) fail(b, fmt::format("{} must be a list [from, to], got {}", bw, kind(b)));
-    std::int64_t lo = integer(b[0], bw, INT64_MIN, INT64_MAX), hi = integer(b[1], bw, INT64_MIN, INT64_MAX);
+    std::int64_t lo = integer(b[0], bw, INT32_MIN, INT32_MAX), hi = integer(b[1], bw, INT32_MIN, INT32_MAX);
     if (lo > hi) fail(b, fmt::format("{}: from {} is greater than to {}", bw, lo, hi));
     std::vector<Value> out;
     if (range) {
@@ -689,7 +701,7 @@ class Loader {
         if (t != "true" && t != "false") fail(v, fmt::format("{} must be true or false, got {}", what, show(t)));
         m.isolation = t == "true";
       }
-      if (e.key == "timeout_s") m.timeout_s = real(v, what, 0, 86400);
+      if (e.key == "timeout_s") m.timeout_s = real(v, what, 0, kMaxTimeoutS);
     }
     if (max_given && m.max_repeats < m.repeats)
       fail(n["max_repeats"], fmt::format("measure.max_repeats ({}) is below measure.repeats ({})", m.max_repeats,
@@ -710,14 +722,19 @@ Space load_space(const std::string& path, const Registry& registry) {
   std::error_code ec;
   if (!fs::exists(path, ec)) throw UsageError(fmt::format("{}: cannot read (no such file)", path));
   if (fs::is_directory(path, ec)) throw UsageError(fmt::format("{}: cannot read (a directory)", path));
+  if (!fs::is_regular_file(path, ec))
+    throw UsageError(fmt::format("{}: cannot read (not a regular file: a device, FIFO or socket)", path));
   std::uintmax_t size = fs::file_size(path, ec);
   if (!ec && size > kMaxFileBytes)
     throw UsageError(fmt::format("{}: cannot read (file of {} bytes; at most {})", path, size, kMaxFileBytes));
   std::ifstream in(path, std::ios::binary);
-  std::ostringstream text;
-  if (in) text << in.rdbuf();
-  if (!in || in.bad()) throw UsageError(fmt::format("{}: cannot read (permission denied or I/O error)", path));
-  return load_space_text(text.str(), path, registry);
+  if (!in) throw UsageError(fmt::format("{}: cannot read (permission denied or I/O error)", path));
+  // Read at most one byte past the limit, whatever the file grew to since its size was taken.
+  std::string text(kMaxFileBytes + 1, '\0');
+  in.read(text.data(), static_cast<std::streamsize>(text.size()));
+  if (in.bad()) throw UsageError(fmt::format("{}: cannot read (I/O error)", path));
+  text.resize(static_cast<std::size_t>(in.gcount()));
+  return load_space_text(text, path, registry);
 }
 
 }  // namespace pimg

@@ -6,6 +6,7 @@
 
 #include "pimg/errors.hpp"
 
+#include <cmath>
 #include <stdexcept>
 
 namespace pimg {
@@ -28,7 +29,7 @@ OptionValues resolve_options(const StrategyInfo& info, const std::map<std::strin
       std::size_t used = 0;
       if (decl->type == OptionDecl::Type::Int) x = static_cast<double>(std::stoll(v, &used));
       if (decl->type == OptionDecl::Type::Real) x = std::stod(v, &used);
-      if (decl->type != OptionDecl::Type::Text && used != v.size()) throw std::invalid_argument(v);
+      if (decl->type != OptionDecl::Type::Text && (used != v.size() || !std::isfinite(x))) throw std::invalid_argument(v);
     } catch (const std::exception&) {
       throw std::invalid_argument(fmt::format("strategy option '{}' must be {}, got '{}'", k,
                                               decl->type == OptionDecl::Type::Int ? "an integer" : "a number", v));

@@ -51,9 +51,13 @@ std::vector<PriorResult> prior_results(const Store& store, const DeviceInfo& dev
 
 // A strategy that visits the whole space: compile every configuration still to measure on all cores
 // first (backends with a precompile pass: CUDA), so each evaluation loads its program from the cache.
-void precompile(const Task& t, const Problem& problem, const Workload& workload, bool resume, const Backend& backend,
-                const DeviceInfo& device, const KernelSource& source, Store& store, std::int64_t device_row,
-                std::int64_t problem_row, std::int64_t variant_row, RunObserver& obs);
+void precompile(const Task& t, const Problem& problem, const Workload& workload, const TuneOptions& opt,
+                const Backend& backend, const DeviceInfo& device, const KernelSource& source, Store& store,
+                std::int64_t device_row, std::int64_t problem_row, std::int64_t variant_row, RunObserver& obs);
+
+// Whether resume keeps a stored evaluation (skips its configuration): not an env_error, nor of a
+// status named by --retry-failed.
+bool keeps(const TuneOptions& opt, const std::optional<ResultRow>& stored);
 
 // A task's rows in the store, its programs compiled ahead where the strategy visits the whole
 // space, and its strategy given the stored results of other problems and devices.
@@ -66,7 +70,14 @@ TaskRows begin_task(Tuner::Impl& m, Task& t, const DeviceInfo& device, Store& st
 // skipped (true); false when it is not stored.
 bool tell_if_stored(const Tuner::Impl& m, Task& t, PointId p, const TaskRows& rows, Store& store, RunObserver& obs,
                     TuneSummary& summary);
-// Configuration c of task t measured on an opened device, validated against the task's reference.
+// Resume with other tuners on the database: claims configuration p of task t (waiting while another
+// live tuner holds it), then true when it is still to be measured; false when it was stored
+// meanwhile (told to the strategy and reported as skipped, the claim dropped).
+inline constexpr int kLeasePollMs = 100;
+bool claim_unstored(const Tuner::Impl& m, Task& t, PointId p, const TaskRows& rows, Store& store, RunObserver& obs,
+                    TuneSummary& summary);
+// Configuration c of task t measured on an opened device, validated against the task's reference. A
+// failure whose cause lies outside the configuration is measured once more, then stored as env_error.
 EvalResult evaluate_point(const Tuner::Impl& m, const Task& t, DeviceSession& session, const Config& c);
 // A measured configuration p (c): stored in its own transaction, told to the strategy, counted, reported.
 void record(const Tuner::Impl& m, Task& t, PointId p, const Config& c, const EvalResult& r, const TaskRows& rows,

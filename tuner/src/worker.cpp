@@ -2,7 +2,9 @@
 // `pimg-tune worker`) that speaks length-prefixed messages over pipes. The supervisor times each
 // run against measure.timeout_s, kills a worker that overruns it (`timeout`) and reports one that
 // dies (`crash`, with how it ended and the tail of what it printed); the next evaluation starts a
-// fresh worker.
+// fresh worker. Faults of the machine are told apart: a worker killed by a signal a kernel does not
+// raise itself, or stopped, ends as `env_error`; a measurement during which the tuner was stopped
+// (Ctrl-Z) is taken again; a worker that cannot start is retried, then an EnvironmentError.
 #include <fcntl.h>
 #include <fmt/format.h>
 #include <poll.h>
@@ -13,12 +15,15 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <cerrno>
 #include <charconv>
 #include <chrono>
 #include <cstring>
+#include <fstream>
 #include <map>
 #include <stdexcept>
+#include <thread>
 
 #include "pimg/errors.hpp"
 #include "pimg/evaluator.hpp"
@@ -40,6 +45,39 @@ namespace {
 using Clock = std::chrono::steady_clock;
 using namespace wire;
 constexpr std::size_t kTailBytes = 4096;     // of the worker's stderr kept for a crash log
+constexpr int kStartAttempts = 3;            // tries to start a worker that opens its device
+constexpr int kStoppedAttempts = 3;          // measurements of one configuration interrupted by a stop
+
+// Counts SIGCONT received by the tuner: a stop (Ctrl-Z, SIGSTOP) and its end. Time spent stopped
+// is neither the kernel's run time nor a timeout.
+std::atomic<unsigned> g_continued{0};
+extern "C" void on_continue(int) { g_continued.fetch_add(1, std::memory_order_relaxed); }
+
+void count_continues() {
+  static const bool installed = [] {
+    struct sigaction sa {};
+    sa.sa_handler = on_continue;
+    sa.sa_flags = SA_RESTART;
+    sigemptyset(&sa.sa_mask);
+    return ::sigaction(SIGCONT, &sa, nullptr) == 0;
+  }();
+  (void)installed;
+}
+
+// Signals a kernel raises itself (a fault, an abort, a trap); any other signal that ends a worker
+// came from outside the configuration (the OOM killer, another process, a file size limit).
+bool kernel_signal(int sig) {
+  return sig == SIGSEGV || sig == SIGBUS || sig == SIGILL || sig == SIGFPE || sig == SIGABRT || sig == SIGTRAP ||
+         sig == SIGSYS;
+}
+
+// True when the process is stopped (state T or t in /proc/PID/stat).
+bool is_stopped(pid_t pid) {
+  std::ifstream in(fmt::format("/proc/{}/stat", pid));
+  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  const std::size_t paren = text.rfind(')');
+  return paren != std::string::npos && paren + 2 < text.size() && (text[paren + 2] == 'T' || text[paren + 2] == 't');
+}
 
 double ms_since(Clock::time_point t0) { return std::chrono::duration<double, std::milli>(Clock::now() - t0).count(); }
 
@@ -131,11 +169,29 @@ class Worker final : public DeviceSession {
       : exe_(std::move(exe)), family_(family), backend_(backend), info_(info), measure_(measure) {
     // A worker that dies between two writes must not take the tuner with it.
     ::signal(SIGPIPE, SIG_IGN);
+    count_continues();
     start();
   }
   ~Worker() override { stop(); }
 
   EvalResult evaluate(const EvalJob& job) override {
+    for (int attempt = 1;; ++attempt) {
+      const unsigned continued = g_continued.load();
+      EvalResult r = evaluate_once(job);
+      if (g_continued.load() == continued) return r;
+      // The tuner was stopped while this configuration ran: its times include the stop.
+      if (attempt == kStoppedAttempts) {
+        r.status = Status::env_error;
+        r.log = fmt::format("the tuner was stopped (SIGTSTP or SIGSTOP) during each of {} attempts; last: {}", attempt,
+                            r.log);
+        r.kernel_ms.clear();
+        r.wall_ms.clear();
+        return r;
+      }
+    }
+  }
+
+  EvalResult evaluate_once(const EvalJob& job) {
     const auto t0 = Clock::now();
     if (pid_ < 0) start();
     tail_.clear();
@@ -163,14 +219,21 @@ class Worker final : public DeviceSession {
           run < 0 ? "before the first run (reference, compile, upload)"
                   : fmt::format("in run {} of {}", run + 1, measure_.warmups + measure_.repeats);
       if (reply.kind == Reply::timed_out) {
+        const bool stopped = is_stopped(pid_);
         kill_now();
-        r.status = Status::timeout;
-        r.log = run < 0 ? fmt::format("no answer within {:.0f} s {}; the worker was killed", kWorkerSetupTimeoutS, phase)
-                        : fmt::format("run {} did not return within the {:.1f} s timeout; the worker was killed", run + 1,
-                                      measure_.timeout_s);
+        r.status = stopped ? Status::env_error : Status::timeout;
+        r.log = stopped    ? fmt::format("the worker was stopped {} by a signal the tuner did not send (SIGSTOP); it was "
+                                         "killed", phase)
+                : run < 0 ? fmt::format("no answer within {:.0f} s {}; the worker was killed", kWorkerSetupTimeoutS, phase)
+                          : fmt::format("run {} did not return within the {:.1f} s timeout; the worker was killed",
+                                        run + 1, measure_.timeout_s);
       } else {
-        r.status = Status::crash;
-        r.log = fmt::format("worker {} {}", reply.how, phase);
+        const bool outside = WIFSIGNALED(last_status_) && !kernel_signal(WTERMSIG(last_status_));
+        r.status = outside ? Status::env_error : Status::crash;
+        r.log = fmt::format("worker {} {}{}", reply.how, phase,
+                            outside ? ", a signal the tuner did not send and a kernel does not raise (the OOM killer, "
+                                      "another process, a file size limit)"
+                                    : "");
       }
       if (!tail_.empty()) r.log += "; it printed:\n" + tail_;
       r.eval_ms = ms_since(t0);
@@ -224,7 +287,22 @@ class Worker final : public DeviceSession {
     std::string how;  // for died
   };
 
+  // Starts a worker that opens the device, tried kStartAttempts times with growing pauses; a worker
+  // that never gets its device open is a fault of the machine (EnvironmentError).
   void start() {
+    for (int attempt = 1;; ++attempt) {
+      try {
+        start_once();
+        return;
+      } catch (const std::runtime_error& e) {
+        if (attempt >= kStartAttempts)
+          throw EnvironmentError(fmt::format("{} (device {}, {} attempts)", e.what(), info_.id(), attempt));
+        std::this_thread::sleep_for(std::chrono::milliseconds(250 << attempt));
+      }
+    }
+  }
+
+  void start_once() {
     int in[2], out[2], err[2];
     if (::pipe2(in, O_CLOEXEC) != 0 || ::pipe2(out, O_CLOEXEC) != 0 || ::pipe2(err, O_CLOEXEC) != 0)
       throw std::runtime_error(fmt::format("cannot create pipes for a worker: {}", std::strerror(errno)));
@@ -294,6 +372,7 @@ class Worker final : public DeviceSession {
     }
     pid_ = -1;
     close_fds();
+    last_status_ = status;
     return status;
   }
 
@@ -342,9 +421,15 @@ class Worker final : public DeviceSession {
       r.msg = std::move(*msg);
       return r;
     }
-    const auto deadline = Clock::now() + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(limit_s));
+    const auto limit = std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(limit_s));
+    auto deadline = Clock::now() + limit;
+    unsigned continued = g_continued.load();
     char buf[65536];
     for (;;) {
+      if (g_continued.load() != continued) {  // the time spent stopped does not count
+        continued = g_continued.load();
+        deadline = Clock::now() + limit;
+      }
       const double left_ms = std::chrono::duration<double, std::milli>(deadline - Clock::now()).count();
       if (left_ms <= 0) {
         r.kind = Reply::timed_out;
@@ -386,6 +471,7 @@ class Worker final : public DeviceSession {
   DeviceInfo info_;
   MeasureSpec measure_;
   pid_t pid_ = -1;
+  int last_status_ = 0;  // wait status of the last worker reaped
   int to_ = -1, from_ = -1, err_ = -1;
   Decoder decoder_;
   std::string tail_;

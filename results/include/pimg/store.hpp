@@ -70,11 +70,18 @@ struct RowFilter {
 
 class Store {
  public:
-  static constexpr int kSchemaVersion = 5;
+  static constexpr int kSchemaVersion = 6;
 
-  enum class Mode { create, existing };
-  // Opens (creating it in Mode::create) and migrates. Throws UsageError when the file is missing
-  // (Mode::existing), not a usable pimg-tune database, or written by a newer schema.
+  // create: tuning (the file is created if missing); existing: must exist; read_only: for commands
+  // that only read (best, report, export, strategies): opened read-only, no side files where no
+  // writer is active, so another user's file or a read-only mount can be queried.
+  enum class Mode { create, existing, read_only };
+  // Validates the file reading only (a regular file, empty or a pimg-tune database of a known
+  // schema), then opens it (creating it in Mode::create) and migrates an older schema. Throws
+  // UsageError, with the file left byte for byte as it was, when the name would discard results
+  // ('', ':memory:'), the file is missing (existing, read_only), empty (read_only), not a pimg-tune
+  // database or written by a newer schema; EnvironmentError when a write fails for a fault of the
+  // machine (a lock held beyond the busy timeout and the retries, a full disk, an I/O error).
   explicit Store(const std::string& path, Mode mode = Mode::create);
   ~Store();
   Store(const Store&) = delete;
@@ -94,6 +101,15 @@ class Store {
   // Stores the configuration (if new), the evaluation and its raw samples in one transaction.
   std::int64_t save(std::int64_t run, std::int64_t device, std::int64_t problem, std::int64_t variant,
                     const Config& c, const EvalResult& r);
+
+  // Leases (schema 6): a tuner claims a configuration before measuring it so that another tuner on
+  // this database waits for its result instead of measuring it too. True when the claim is now this
+  // process's; false while another live process holds it. A claim whose owner is gone (same host and
+  // its pid not running, or running since another time) or older than kLeaseS is taken over.
+  static constexpr double kLeaseS = 6 * 3600;
+  bool claim(std::int64_t device, std::int64_t problem, std::int64_t variant, const Config& c);
+  // Drops this process's claim (after the evaluation is stored, or when it is not measured).
+  void release(std::int64_t device, std::int64_t problem, std::int64_t variant, const Config& c);
 
   // A bandwidth ceiling measured by run `run` (0: none) with `method` (how it was timed and which copy won).
   void save_bandwidth(std::int64_t device, double bytes, double gbs, std::int64_t run = 0, const std::string& method = "");

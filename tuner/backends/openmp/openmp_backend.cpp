@@ -1,12 +1,13 @@
-// OpenMP backend: runs the host compiler (posix_spawn, no shell) once per configuration, caches the
-// shared libraries in memory and on disk (cache sub "openmp"), loads them with dlopen and calls the
-// entry as a HostKernelFn on host buffers, timed with the host clock.
+// OpenMP backend: runs the host compiler (fork and exec under a guard, no shell) once per
+// configuration, caches the shared libraries in memory and on disk (cache sub "openmp"), loads them
+// with dlopen and calls the entry as a HostKernelFn on host buffers, timed with the host clock.
 #include "openmp_backend.hpp"
 
 #include <dlfcn.h>
 #include <fcntl.h>
 #include <fmt/format.h>
-#include <spawn.h>
+#include <signal.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -78,26 +79,60 @@ struct ToolRun {
   std::string output;  // stdout and stderr together, then why it failed
 };
 
+// The compiler's guard: a child that leads a process group of its own, runs the tool in it and, when
+// its parent (the tuner or its worker) dies, kills the whole group, the compiler's own children
+// (cc1plus, as, ld) included. Only async-signal-safe calls after fork.
+extern "C" void kill_tool_group(int) { ::kill(0, SIGKILL); }
+
+[[noreturn]] void guard_tool(pid_t parent, char* const* args, char* const* env, const char* log_path) {
+  ::setpgid(0, 0);
+  struct sigaction sa {};
+  sa.sa_handler = kill_tool_group;
+  sigemptyset(&sa.sa_mask);
+  ::sigaction(SIGTERM, &sa, nullptr);
+  ::prctl(PR_SET_PDEATHSIG, SIGTERM);
+  if (::getppid() != parent) kill_tool_group(0);
+  const pid_t tool = ::fork();
+  if (tool < 0) ::_exit(126);
+  if (tool == 0) {
+    ::signal(SIGTERM, SIG_DFL);
+    const int in = ::open("/dev/null", O_RDONLY);
+    const int out = ::open(log_path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+    if (in < 0 || out < 0) ::_exit(126);
+    ::dup2(in, 0);
+    ::dup2(out, 1);
+    ::dup2(out, 2);
+    ::execvpe(args[0], args, env);
+    ::_exit(127);
+  }
+  int status = 0;
+  while (::waitpid(tool, &status, 0) < 0 && errno == EINTR) {
+  }
+  ::_exit(WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status));
+}
+
 // Runs argv (argv[0] looked up in PATH) with no shell, stdin from /dev/null and stdout and stderr
-// both captured through a file in `dir`.
+// both captured through a file in `dir`, under a guard that takes it down with its parent. TMPDIR is
+// `dir`, so the compiler's own temporary files go where a later sweep finds them.
 ToolRun run_tool(const std::vector<std::string>& argv, const fs::path& dir) {
   ToolRun r;
   const std::string log_path = (dir / "tool.log").string();
-  posix_spawn_file_actions_t actions;
-  posix_spawn_file_actions_init(&actions);
-  posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0);
-  posix_spawn_file_actions_addopen(&actions, 1, log_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
-  posix_spawn_file_actions_adddup2(&actions, 1, 2);
   std::vector<char*> args;
   for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
   args.push_back(nullptr);
-  pid_t pid = 0;
-  const int err = posix_spawnp(&pid, args[0], &actions, nullptr, args.data(), environ);
-  posix_spawn_file_actions_destroy(&actions);
-  if (err != 0) {
-    r.output = fmt::format("cannot run '{}': {}", argv[0], std::strerror(err));
+  const std::string tmpdir = "TMPDIR=" + dir.string();
+  std::vector<char*> env;
+  for (char** e = environ; *e; ++e)
+    if (std::strncmp(*e, "TMPDIR=", 7) != 0) env.push_back(*e);
+  env.push_back(const_cast<char*>(tmpdir.c_str()));
+  env.push_back(nullptr);
+  const pid_t parent = ::getpid();
+  const pid_t pid = ::fork();
+  if (pid < 0) {
+    r.output = fmt::format("cannot run '{}': {}", argv[0], std::strerror(errno));
     return r;
   }
+  if (pid == 0) guard_tool(parent, args.data(), env.data(), log_path.c_str());
   int status = 0;
   while (waitpid(pid, &status, 0) < 0) {
     if (errno != EINTR) {
@@ -106,12 +141,15 @@ ToolRun run_tool(const std::vector<std::string>& argv, const fs::path& dir) {
     }
   }
   r.output = read_file(log_path);
-  if (WIFEXITED(status) && WEXITSTATUS(status) == 0) {
+  const int code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+  if (code == 0) {
     r.ok = true;
-  } else if (WIFEXITED(status)) {
-    r.output += fmt::format("'{}' exited with status {}", argv[0], WEXITSTATUS(status));
-  } else if (WIFSIGNALED(status)) {
-    r.output += fmt::format("'{}' was killed by signal {}", argv[0], WTERMSIG(status));
+  } else if (code == 127 || code == 126) {
+    r.output += fmt::format("cannot run '{}': not found, not executable, or no room for its log", argv[0]);
+  } else if (code > 128) {
+    r.output += fmt::format("'{}' was killed by signal {} ({})", argv[0], code - 128, strsignal(code - 128));
+  } else {
+    r.output += fmt::format("'{}' exited with status {}", argv[0], code);
   }
   return r;
 }
@@ -234,6 +272,7 @@ class Toolchain {
     else
       compiler_ = "c++";
     cpu_model_ = host_device_info("openmp").name;
+    TempDir::sweep("pimg-omp");
     try {
       TempDir tmp("pimg-omp");
       ToolRun v = run_tool({compiler_, "--version"}, tmp.path());

@@ -1,4 +1,6 @@
 // Error types. UsageError: misuse of the tool (bad YAML, missing file, bad flag) -> exit code 2.
+// EnvironmentError: a fault of the machine, not of the input or a configuration (a worker that cannot
+// start, a database locked or a disk full beyond the retries) -> exit code 3, stored results intact.
 // AttrError: a family rejects one attribute; the loader adds the file position.
 // PIMG_CHECK: broken internal invariants abort with a message (never for user input).
 #pragma once
@@ -8,6 +10,11 @@
 namespace pimg {
 
 class UsageError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+class EnvironmentError : public std::runtime_error {
  public:
   using std::runtime_error::runtime_error;
 };

@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <memory>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -39,7 +40,8 @@ struct TuneOptions {
   std::vector<std::string> backends;  // empty: the space file's
   std::vector<std::string> devices;   // index or name substring; empty: the space file's
   std::optional<int> repeats;         // exactly this many timed runs (measure.repeats and max_repeats)
-  bool resume = true;                 // skip configurations already stored
+  bool resume = true;                 // skip configurations already stored (but env_error ones)
+  std::set<Status> retry;             // stored failures of these statuses are measured again
   // Evaluate in a supervised worker process (also needs the space's measure.isolation) started
   // as `worker_exe worker`; false evaluates in this process.
   bool isolation = true;

@@ -72,8 +72,8 @@ struct ConfirmSpec {
 };
 
 // Limits on the counts a space may ask for (a run's count must fit every loop and every store column).
-inline constexpr int kMaxWarmups = 10000;
-inline constexpr int kMaxRepeats = 1000000;
+inline constexpr int kMaxWarmups = 1000;
+inline constexpr int kMaxRepeats = 100000;
 
 struct MeasureSpec {
   int warmups = 1;
