@@ -286,7 +286,8 @@ void measure_bandwidth_once(Store& store, std::int64_t device_row, DeviceSession
 
 std::unique_ptr<DeviceSession> open_session(const Tuner::Impl& m, const SelectedDevice& sd) {
   return m.opt.isolation && m.measure.isolation ? open_worker(m.opt.worker_exe, *m.family, *sd.backend, sd.info, m.measure)
-                                                : open_in_process(*m.family, *sd.backend, sd.info, m.measure);
+                                                : open_in_process(*m.family, *sd.backend, sd.info, m.measure,
+                                                                  m.reg.make_observers(sd.info));
 }
 
 bool tell_if_stored(const Tuner::Impl& m, Task& t, PointId p, const TaskRows& rows, Store& store, RunObserver& obs,
