@@ -16,8 +16,9 @@ for exe in "$tune" "$standalone"; do
   [[ -x $exe ]] || { echo "opencv-check: $exe is missing (build pimg-tune and opencv_standalone)" >&2; exit 2; }
 done
 mkdir -p "$out/spaces"
-db=$out/check.db
-rm -f "$db"
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+db=$work/check.db
 
 measure="measure: {warmups: 3, repeats: 50, timeout_s: 60}"
 space() {  # family, problem line, variants
@@ -51,16 +52,20 @@ done
 "$standalone" --size "${size}x${size}" --runs 50 > "$out/standalone.json"
 echo "load after: $(cut -d' ' -f1-3 /proc/loadavg)" >> "$out/machine.txt"
 
-python3 - "$db" "$out/standalone.json" <<'PY' | tee "$out/ratios.md"
+python3 - "$db" "$out/standalone.json" "$out/tuner-rows.tsv" <<'PY' | tee "$out/ratios.md"
 import json, sqlite3, sys
 db, standalone = sys.argv[1], json.load(open(sys.argv[2]))
 rows = {}
-with sqlite3.connect(f"file:{db}?mode=ro", uri=True) as c:
-    q = """SELECT p.family, v.name, e.status, e.median_ms, e.validation, COALESCE(e.flags, '')
-           FROM evaluations e JOIN problems p ON p.id = e.problem_id JOIN variants v ON v.id = e.variant_id
-           WHERE e.status = 'ok' ORDER BY e.id"""
-    for fam, var, status, med, validation, flags in c.execute(q):
+c = sqlite3.connect(f"file:{db}?mode=ro", uri=True)
+q = """SELECT p.family, v.name, p.canonical, e.median_ms, e.validation, COALESCE(e.flags, '')
+       FROM evaluations e JOIN problems p ON p.id = e.problem_id JOIN variants v ON v.id = e.variant_id
+       WHERE e.status = 'ok' ORDER BY e.id"""
+with open(sys.argv[3], "w") as tsv:
+    tsv.write("family\tvariant\tproblem\tmedian_ms\tvalidation\tflags\n")
+    for fam, var, problem, med, validation, flags in c.execute(q):
         rows.setdefault(f"{fam}/{var}", []).append((med, validation, flags))
+        tsv.write(f"{fam}\t{var}\t{problem}\t{med}\t{validation}\t{flags}\n")
+c.close()
 print(f"# OpenCV baselines in the tuner against the same call standalone ({standalone['width']}x{standalone['height']}, "
       f"OpenCV {standalone['opencv']}, {standalone['threads']} threads)\n")
 print("| baseline | call | tuner median ms | standalone hot ms | standalone cold ms | hot / tuner | cold / tuner | tuner flags |")

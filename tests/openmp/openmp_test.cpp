@@ -323,10 +323,11 @@ TEST(SerialBaseline, EqualsTheReferenceEverywhere) {
         std::vector<Problem> problems;
         for (const char* filter : {"sharpen3", "gaussian5", "box3"})
           if (std::string(border) != "valid" || (w >= 5 && h >= 5)) problems.push_back(conv_problem(w, h, shape.channels, shape.layout, border, filter));
-        if (std::string(border) != "valid" || h >= 3)
-          problems.push_back(family.make_problem(w, h, shape.channels,
-                                                 {{"filter", "custom"}, {"weights", "1,-2,3;-4,5,-6;7,-8,9"},
-                                                  {"divisor", "3"}, {"layout", shape.layout}, {"border", border}}));
+        for (const char* divisor : {"3", "9"})  // a divisor of the generic path, and one of the constant ones
+          if (std::string(border) != "valid" || h >= 3)
+            problems.push_back(family.make_problem(w, h, shape.channels,
+                                                   {{"filter", "custom"}, {"weights", "1,-2,3;-4,5,-6;7,-8,9"},
+                                                    {"divisor", divisor}, {"layout", shape.layout}, {"border", border}}));
         for (const Problem& p : problems) {
           const EvalResult r = run(host_device(), "serial", p, Config{});
           EXPECT_EQ(r.status, Status::ok) << p.label() << ": " << r.log;
@@ -334,7 +335,7 @@ TEST(SerialBaseline, EqualsTheReferenceEverywhere) {
           ++checked;
         }
       }
-  EXPECT_EQ(checked, 123);
+  EXPECT_EQ(checked, 156);
 }
 
 // Each OpenCV baseline is one native 8-bit call: on the problems it accepts, its output equals the conv

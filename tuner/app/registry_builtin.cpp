@@ -1,4 +1,4 @@
-// The registry of this build: every family, variant, strategy and backend, registered explicitly.
+// The registry of this build: every family, variant, strategy, observer and backend, registered explicitly.
 // The only file where backend build options (#if PIMG_WITH_*) appear.
 #include "bgr2rgba/register.hpp"
 #include "conv/register.hpp"

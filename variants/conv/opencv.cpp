@@ -63,7 +63,7 @@ void for_each_plane(const ConvSpec& s, void* const* buffers, Call call) {
   }
 }
 
-void conv_opencv_filter2d(void* const* buffers, const std::int64_t* ints, const double*) {
+void conv_opencv_filter2d_8u(void* const* buffers, const std::int64_t* ints, const double*) {
   const ConvSpec s = spec_from_args(buffers, ints);
   float taps[31 * 31];
   for (int i = 0; i < s.k * s.k; ++i) taps[i] = static_cast<float>(s.weights[i]);
@@ -80,7 +80,7 @@ void conv_opencv_blur(void* const* buffers, const std::int64_t* ints, const doub
   });
 }
 
-void conv_opencv_gaussian(void* const* buffers, const std::int64_t* ints, const double*) {
+void conv_opencv_gaussian_blur(void* const* buffers, const std::int64_t* ints, const double*) {
   const ConvSpec s = spec_from_args(buffers, ints);
   for_each_plane(s, buffers, [&](const cv::Mat& src, cv::Mat& dst) {
     cv::GaussianBlur(src, dst, cv::Size(5, 5), 0, 0, cv_border(s.border));
@@ -123,11 +123,11 @@ class OpencvVariant final : public Variant {
 }  // namespace
 
 void register_opencv(Registry& reg) {
-  reg.add_host_function("conv_opencv_filter2d", &conv_opencv_filter2d);
+  reg.add_host_function("conv_opencv_filter2d_8u", &conv_opencv_filter2d_8u);
   reg.add_host_function("conv_opencv_blur", &conv_opencv_blur);
-  reg.add_host_function("conv_opencv_gaussian", &conv_opencv_gaussian);
+  reg.add_host_function("conv_opencv_gaussian_blur", &conv_opencv_gaussian_blur);
   reg.add_variant(std::make_unique<OpencvVariant>(
-      "opencv_filter2d", "conv_opencv_filter2d",
+      "opencv_filter2d", "conv_opencv_filter2d_8u",
       "OpenCV cv::filter2D(src, dst, CV_8U, kernel, anchor, 0, BORDER_CONSTANT or BORDER_REPLICATE): divisor-1 "
       "filters up to 11x11; library baseline",
       OpencvCall::filter2d));
@@ -137,7 +137,7 @@ void register_opencv(Registry& reg) {
       "divisor KxK); library baseline",
       OpencvCall::blur));
   reg.add_variant(std::make_unique<OpencvVariant>(
-      "opencv_gaussian", "conv_opencv_gaussian",
+      "opencv_gaussian", "conv_opencv_gaussian_blur",
       "OpenCV cv::GaussianBlur(src, dst, 5x5, 0, 0, BORDER_CONSTANT or BORDER_REPLICATE), its bit-exact fixed-point "
       "path: gaussian5 with border zero or replicate; library baseline",
       OpencvCall::gaussian));

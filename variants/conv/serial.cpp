@@ -31,10 +31,15 @@ __attribute__((target_clones("avx2", "default"))) void row_sums(const std::uint8
     }
 }
 
-// The rule on n sums; divisors known here are constants, so the compiler vectorises their division too.
-template <int D>
+// The rule on n sums for a divisor known here, so that the compiler vectorises the division: a negative sum
+// saturates to 0 whichever way its quotient rounds, so the rule is an unsigned division of the sum clamped
+// at 0, rounded half up, clamped at 255.
+template <unsigned D>
 void finish_const(const int* acc, int n, std::uint8_t* out) {
-  for (int i = 0; i < n; ++i) out[i] = static_cast<std::uint8_t>(pimg_conv_finish(acc[i], D));
+  for (int i = 0; i < n; ++i) {
+    const unsigned q = (static_cast<unsigned>(std::max(acc[i], 0)) + D / 2) / D;
+    out[i] = static_cast<std::uint8_t>(std::min(q, 255u));
+  }
 }
 
 __attribute__((target_clones("avx2", "default"))) void finish_row(const int* acc, int n, int divisor,
@@ -57,7 +62,7 @@ __attribute__((target_clones("avx2", "default"))) void finish_row(const int* acc
 }
 
 // buffers: in, out, weights; ints: width, height, channels, planar, border, k, divisor
-void conv_serial(void* const* buffers, const std::int64_t* ints, const double*) {
+void conv_serial_rows(void* const* buffers, const std::int64_t* ints, const double*) {
   ConvSpec s;
   s.width = static_cast<int>(ints[0]);
   s.height = static_cast<int>(ints[1]);
@@ -114,7 +119,7 @@ class Serial final : public Variant {
   std::string name() const override { return "serial"; }
   std::string family() const override { return "conv"; }
   std::string backend() const override { return "host"; }
-  std::string source() const override { return "builtin:conv_serial"; }
+  std::string source() const override { return "builtin:conv_serial_rows"; }
   std::string help() const override {
     return "one thread, a row loop the compiler vectorises (-O3; the speed reference of 'speed-up over serial'); "
            "baseline";
@@ -124,7 +129,7 @@ class Serial final : public Variant {
   LaunchPlan plan(const Problem& p, const Workload&, const Config&, const DeviceInfo&) const override {
     const ConvSpec s = spec_of(p);
     LaunchPlan plan;
-    plan.entry = "conv_serial";
+    plan.entry = "conv_serial_rows";
     plan.args = {KernelArg::buf("in"), KernelArg::buf("out"), KernelArg::buf("weights"),
                  KernelArg::integer(s.width), KernelArg::integer(s.height), KernelArg::integer(s.channels),
                  KernelArg::integer(s.planar), KernelArg::integer(s.border), KernelArg::integer(s.k),
@@ -136,7 +141,7 @@ class Serial final : public Variant {
 }  // namespace
 
 void register_serial(Registry& reg) {
-  reg.add_host_function("conv_serial", &conv_serial);
+  reg.add_host_function("conv_serial_rows", &conv_serial_rows);
   reg.add_variant(std::make_unique<Serial>());
 }
 
