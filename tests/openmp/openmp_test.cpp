@@ -78,9 +78,9 @@ Problem conv_problem(int width, int height, int channels, const std::string& lay
 EvalResult run(Device& device, const std::string& variant, const Problem& p, const Config& c) {
   const Family& family = *reg().family("conv");
   const Workload w = family.make_workload(p);
-  const std::vector<std::uint8_t> expected = family.reference(p, w);
   const Variant* v = reg().variant("conv", variant);
   EXPECT_NE(v, nullptr) << variant;
+  const std::vector<std::uint8_t> expected = family.reference(p, w, v->validation_rule());
   EvalContext ctx{family, p, w, expected, device, MeasureSpec::fixed(1, 1, 60)};
   return evaluate(ctx, *v, c);
 }
@@ -314,39 +314,85 @@ TEST(OpenmpBackend, CopyKernelCopies) {
   EXPECT_EQ(ceiling->method, "host-clock hot");
 }
 
-TEST(OpencvVariants, Filter2dMatchesExactly) {
-  if (!reg().variant("conv", "opencv_filter2d")) GTEST_SKIP() << "built without OpenCV";
+// The `serial` speed reference (row loops, edges through the reference's per-pixel path) equals the reference
+// on every layout and border, including images narrower or shorter than the filter and custom divisors.
+TEST(SerialBaseline, EqualsTheReferenceEverywhere) {
+  const Family& family = *reg().family("conv");
+  int checked = 0;
   for (const Shape& shape : kShapes)
     for (const char* border : kBorders)
-      for (const char* filter : {"sharpen3", "gaussian5", "box3"})
-        for (const auto& [w, h] : {std::pair{37, 23}, std::pair{70, 9}, std::pair{321, 239}}) {
-          const Problem p = conv_problem(w, h, shape.channels, shape.layout, border, filter);
-          const EvalResult r = run(host_device(), "opencv_filter2d", p, Config{});
+      for (const auto& [w, h] : {std::pair{37, 23}, std::pair{5, 5}, std::pair{3, 9}, std::pair{130, 2}}) {
+        std::vector<Problem> problems;
+        for (const char* filter : {"sharpen3", "gaussian5", "box3"})
+          if (std::string(border) != "valid" || (w >= 5 && h >= 5)) problems.push_back(conv_problem(w, h, shape.channels, shape.layout, border, filter));
+        for (const char* divisor : {"3", "9"})  // a divisor of the generic path, and one of the constant ones
+          if (std::string(border) != "valid" || h >= 3)
+            problems.push_back(family.make_problem(w, h, shape.channels,
+                                                   {{"filter", "custom"}, {"weights", "1,-2,3;-4,5,-6;7,-8,9"},
+                                                    {"divisor", divisor}, {"layout", shape.layout}, {"border", border}}));
+        for (const Problem& p : problems) {
+          const EvalResult r = run(host_device(), "serial", p, Config{});
           EXPECT_EQ(r.status, Status::ok) << p.label() << ": " << r.log;
+          EXPECT_EQ(r.validation, "exact") << p.label();
+          ++checked;
         }
-}
-
-TEST(OpencvVariants, GaussianOnlyForGaussian5) {
-  if (!reg().variant("conv", "opencv_gaussian")) GTEST_SKIP() << "built without OpenCV";
-  const EvalResult r = run(host_device(), "opencv_gaussian", conv_problem(37, 23, 1, "interleaved", "zero", "sharpen3"),
-                           Config{});
-  EXPECT_EQ(r.status, Status::launch_error);
-  EXPECT_NE(r.log.find("applies only to filter gaussian5"), std::string::npos) << r.log;
-}
-
-// Records, per layout and border, whether cv::GaussianBlur's fixed-point rounding agrees with the
-// conv rule on seeded random input (the outcome is a finding, printed for the report).
-TEST(OpencvVariants, GaussianBlurAgainstTheRule) {
-  if (!reg().variant("conv", "opencv_gaussian")) GTEST_SKIP() << "built without OpenCV";
-  for (const Shape& shape : kShapes)
-    for (const char* border : kBorders)
-      for (const auto& [w, h] : {std::pair{70, 23}, std::pair{321, 239}}) {
-        const Problem p = conv_problem(w, h, shape.channels, shape.layout, border, "gaussian5");
-        const EvalResult r = run(host_device(), "opencv_gaussian", p, Config{});
-        std::printf("opencv_gaussian %dx%d c%d %s %s: %s %s\n", w, h, shape.channels, shape.layout, border,
-                    to_string(r.status), r.status == Status::ok ? r.validation.c_str() : r.log.c_str());
-        EXPECT_TRUE(r.status == Status::ok || r.status == Status::wrong_result) << r.log;
       }
+  EXPECT_EQ(checked, 156);
+}
+
+// Each OpenCV baseline is one native 8-bit call: on the problems it accepts, its output equals the conv
+// rule byte for byte on every layout and border, and the validation names the call; elsewhere it refuses.
+TEST(OpencvVariants, EachCallIsExactWhereItAppliesAndRefusesElsewhere) {
+  if (!reg().variant("conv", "opencv_filter2d")) GTEST_SKIP() << "built without OpenCV";
+  struct Case {
+    const char* variant;
+    const char* filter;  // the one named filter it computes
+    const char* call;
+  };
+  const Case cases[] = {{"opencv_filter2d", "sharpen3", "cv::filter2D(CV_8U, "},
+                        {"opencv_blur", "box3", "cv::blur(3x3, "},
+                        {"opencv_gaussian", "gaussian5", "cv::GaussianBlur(5x5, sigma 0, "}};
+  for (const Case& c : cases)
+    for (const Shape& shape : kShapes)
+      for (const char* border : kBorders)
+        for (const char* filter : {"sharpen3", "gaussian5", "box3"})
+          for (const auto& [w, h] : {std::pair{37, 23}, std::pair{321, 239}}) {
+            const Problem p = conv_problem(w, h, shape.channels, shape.layout, border, filter);
+            const EvalResult r = run(host_device(), c.variant, p, Config{});
+            const bool applies = std::string(filter) == c.filter &&
+                                 !(std::string(c.variant) == "opencv_gaussian" && std::string(border) == "valid");
+            if (applies) {
+              EXPECT_EQ(r.status, Status::ok) << c.variant << " " << p.label() << ": " << r.log;
+              EXPECT_EQ(r.validation.rfind(std::string("exact, ") + c.call, 0), 0u) << r.validation;
+              EXPECT_NE(r.validation.find("(rule opencv)"), std::string::npos) << r.validation;
+            } else {
+              EXPECT_EQ(r.status, Status::launch_error) << c.variant << " " << p.label();
+            }
+          }
+}
+
+TEST(OpencvVariants, RefusalsSayWhy) {
+  if (!reg().variant("conv", "opencv_filter2d")) GTEST_SKIP() << "built without OpenCV";
+  const Family& family = *reg().family("conv");
+  auto custom = [&](const std::string& weights, int divisor, const char* border) {
+    return family.make_problem(41, 29, 1, {{"filter", "custom"}, {"weights", weights},
+                                           {"divisor", std::to_string(divisor)}, {"border", border}});
+  };
+  auto log_of = [&](const char* variant, const Problem& p) {
+    const EvalResult r = run(host_device(), variant, p, Config{});
+    EXPECT_EQ(r.status, Status::launch_error) << variant << " " << p.label();
+    return r.log;
+  };
+  EXPECT_NE(log_of("opencv_filter2d", custom("1,2,1;2,4,2;1,2,1", 16, "zero")).find("no 8-bit OpenCV call divides by 16"),
+            std::string::npos);
+  EXPECT_NE(log_of("opencv_filter2d", conv_problem(37, 23, 1, "interleaved", "zero", "box3")).find("cv::blur(3x3"),
+            std::string::npos);
+  EXPECT_NE(log_of("opencv_gaussian", conv_problem(37, 23, 1, "interleaved", "valid", "gaussian5"))
+                .find("bit-exact path on a window"),
+            std::string::npos);
+  // A 5x5 box (divisor 25) is cv::blur's too, exactly.
+  const EvalResult box5 = run(host_device(), "opencv_blur", custom("1,1,1,1,1;1,1,1,1,1;1,1,1,1,1;1,1,1,1,1;1,1,1,1,1", 25, "replicate"), Config{});
+  EXPECT_EQ(box5.status, Status::ok) << box5.log;
 }
 
 }  // namespace

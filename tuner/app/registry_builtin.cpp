@@ -1,4 +1,4 @@
-// The registry of this build: every family, variant, strategy and backend, registered explicitly.
+// The registry of this build: every family, variant, strategy, observer and backend, registered explicitly.
 // The only file where backend build options (#if PIMG_WITH_*) appear.
 #include "bgr2rgba/register.hpp"
 #include "conv/register.hpp"
@@ -6,6 +6,7 @@
 #include "histeq/register.hpp"
 #include "flip/register.hpp"
 #include "maxpool/register.hpp"
+#include "observers.hpp"
 #include "host_backend.hpp"
 #include "pimg/registry.hpp"
 #include "pimg/strategies.hpp"
@@ -43,6 +44,9 @@ static void fill(Registry& r) {
   r.add_strategy(diffevo_strategy());
   r.add_strategy(local_strategy());
   r.add_strategy(forest_strategy());
+
+  r.add_observer(nvml_observer());
+  r.add_observer(cpu_load_observer());
 
   r.add_backend(make_host_backend(r));
 #if PIMG_WITH_OPENCL

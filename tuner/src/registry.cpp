@@ -101,4 +101,13 @@ std::vector<const ObserverInfo*> Registry::observers() const {
   return out;
 }
 
+std::vector<std::unique_ptr<Observer>> Registry::make_observers(const DeviceInfo& device) const {
+  std::vector<std::unique_ptr<Observer>> out;
+  for (const auto& [_, o] : observers_) {
+    std::string why;
+    if (auto made = o.make(device, why)) out.push_back(std::move(made));
+  }
+  return out;
+}
+
 }  // namespace pimg

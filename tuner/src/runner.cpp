@@ -371,7 +371,8 @@ void confirm_device(const Tuner::Impl& m, std::size_t device, DeviceSession& ses
 
 std::unique_ptr<DeviceSession> open_session(const Tuner::Impl& m, const SelectedDevice& sd) {
   return m.opt.isolation && m.measure.isolation ? open_worker(m.opt.worker_exe, *m.family, *sd.backend, sd.info, m.measure)
-                                                : open_in_process(*m.family, *sd.backend, sd.info, m.measure);
+                                                : open_in_process(*m.family, *sd.backend, sd.info, m.measure,
+                                                                  m.reg.make_observers(sd.info));
 }
 
 std::string current_identity(const Tuner::Impl& m, const Task& t, const Config& c) {

@@ -133,10 +133,13 @@ MeasureSpec decode_measure(const Message& m, std::size_t& i) {
 
 class InProcess final : public DeviceSession {
  public:
-  InProcess(const Family& family, const Backend& backend, const DeviceInfo& info, const MeasureSpec& measure)
-      : family_(family), backend_(backend), device_(backend.open(info)), measure_(measure) {}
+  InProcess(const Family& family, const Backend& backend, const DeviceInfo& info, const MeasureSpec& measure,
+            std::vector<std::unique_ptr<Observer>> observers)
+      : family_(family), backend_(backend), device_(backend.open(info)), measure_(measure),
+        observers_(std::move(observers)) {}
   EvalResult evaluate(const EvalJob& job) override {
     EvalContext ctx{family_, job.problem, job.workload, job.expected, *device_, measure_};
+    for (const auto& o : observers_) ctx.observers.push_back(o.get());
     return pimg::evaluate(ctx, job.variant, job.config);
   }
   std::vector<EvalResult> confirm(const ConfirmJob& job) override {
@@ -151,6 +154,7 @@ class InProcess final : public DeviceSession {
   const Backend& backend_;
   std::unique_ptr<Device> device_;
   MeasureSpec measure_;
+  std::vector<std::unique_ptr<Observer>> observers_;
 };
 
 // --- the supervisor -----------------------------------------------------------------------------
@@ -531,6 +535,7 @@ class Server {
           if (d.index == index) {
             limit_memory(d.backend);
             device_ = backend_->open(d);
+            observers_ = reg_.make_observers(d);
             send({"ready", d.name});
             return true;
           }
@@ -571,6 +576,7 @@ class Server {
         const Problem problem = decode_problem(m, i);
         EvalContext ctx{*family_, problem, workload(problem), expected(problem, *variant), *device_, measure};
         ctx.on_run = [this](int run) { send({"run", std::to_string(run)}); };
+        for (const auto& o : observers_) ctx.observers.push_back(o.get());
         send(encode_result(pimg::evaluate(ctx, *variant, config)));
         return true;
       }
@@ -601,6 +607,7 @@ class Server {
   const Family* family_ = nullptr;
   const Backend* backend_ = nullptr;
   std::unique_ptr<Device> device_;
+  std::vector<std::unique_ptr<Observer>> observers_;
   std::map<std::string, Workload> workloads_;
   std::map<std::string, std::vector<std::uint8_t>> expected_;
 };
@@ -608,8 +615,9 @@ class Server {
 }  // namespace
 
 std::unique_ptr<DeviceSession> open_in_process(const Family& family, const Backend& backend, const DeviceInfo& device,
-                                               const MeasureSpec& measure) {
-  return std::make_unique<InProcess>(family, backend, device, measure);
+                                               const MeasureSpec& measure,
+                                               std::vector<std::unique_ptr<Observer>> observers) {
+  return std::make_unique<InProcess>(family, backend, device, measure, std::move(observers));
 }
 
 std::unique_ptr<DeviceSession> open_worker(const std::string& worker_exe, const Family& family,

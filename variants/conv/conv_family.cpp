@@ -177,27 +177,30 @@ ConvSpec spec_of(const Problem& p) {
   return s;
 }
 
-void reference(const ConvSpec& s, const std::uint8_t* in, std::uint8_t* out) {
+std::uint8_t reference_pixel(const ConvSpec& s, const std::uint8_t* in, int ox, int oy, int c) {
   const int r = s.k / 2;
+  const int cx = s.border == PIMG_BORDER_VALID ? ox + r : ox;
+  const int cy = s.border == PIMG_BORDER_VALID ? oy + r : oy;
+  int acc = 0;
+  for (int ky = 0; ky < s.k; ++ky)
+    for (int kx = 0; kx < s.k; ++kx) {
+      int x = cx + kx - r, y = cy + ky - r;
+      if (x < 0 || y < 0 || x >= s.width || y >= s.height) {
+        if (s.border == PIMG_BORDER_ZERO) continue;
+        x = pimg_clamp_int(x, 0, s.width - 1);
+        y = pimg_clamp_int(y, 0, s.height - 1);
+      }
+      acc += s.weights[ky * s.k + kx] * in[pimg_pixel_index(x, y, c, s.width, s.height, s.channels, s.planar)];
+    }
+  return static_cast<std::uint8_t>(s.truncate ? pimg_saturate_u8(acc / s.divisor) : pimg_conv_finish(acc, s.divisor));
+}
+
+void reference(const ConvSpec& s, const std::uint8_t* in, std::uint8_t* out) {
   for (int c = 0; c < s.channels; ++c)
     for (int oy = 0; oy < s.out_height; ++oy)
-      for (int ox = 0; ox < s.out_width; ++ox) {
-        const int cx = s.border == PIMG_BORDER_VALID ? ox + r : ox;
-        const int cy = s.border == PIMG_BORDER_VALID ? oy + r : oy;
-        int acc = 0;
-        for (int ky = 0; ky < s.k; ++ky)
-          for (int kx = 0; kx < s.k; ++kx) {
-            int x = cx + kx - r, y = cy + ky - r;
-            if (x < 0 || y < 0 || x >= s.width || y >= s.height) {
-              if (s.border == PIMG_BORDER_ZERO) continue;
-              x = pimg_clamp_int(x, 0, s.width - 1);
-              y = pimg_clamp_int(y, 0, s.height - 1);
-            }
-            acc += s.weights[ky * s.k + kx] * in[pimg_pixel_index(x, y, c, s.width, s.height, s.channels, s.planar)];
-          }
+      for (int ox = 0; ox < s.out_width; ++ox)
         out[pimg_pixel_index(ox, oy, c, s.out_width, s.out_height, s.channels, s.planar)] =
-            static_cast<std::uint8_t>(s.truncate ? pimg_saturate_u8(acc / s.divisor) : pimg_conv_finish(acc, s.divisor));
-      }
+            reference_pixel(s, in, ox, oy, c);
 }
 
 DistinctWeights distinct_weights(const std::vector<int>& weights) {
@@ -310,7 +313,7 @@ Workload ConvFamily::make_workload(const Problem& p) const {
 
 std::vector<std::uint8_t> ConvFamily::reference(const Problem& p, const Workload& w, const std::string& rule) const {
   ConvSpec s = spec_of(p);
-  PIMG_CHECK(rule.empty() || rule == "truncate", "conv has no validation rule '" + rule + "'");
+  PIMG_CHECK(rule.empty() || rule == "truncate" || rule == "opencv", "conv has no validation rule '" + rule + "'");
   s.truncate = rule == "truncate";
   std::vector<std::uint8_t> out(w.output_bytes);
   conv::reference(s, w.input("in").bytes.data(), out.data());
@@ -334,6 +337,45 @@ Validation ConvFamily::compare(const Problem& p, std::span<const std::uint8_t> e
   return {false, fmt::format("{} of {} bytes differ; first at x={} y={} c={}: expected {} got {}", bad,
                              expected.size(), pix % s.out_width, pix / s.out_width, c, expected[first],
                              actual[first])};
+}
+
+OpencvCall opencv_call(const ConvSpec& s) {
+  const char* border = s.border == PIMG_BORDER_ZERO        ? "BORDER_CONSTANT"
+                       : s.border == PIMG_BORDER_REPLICATE ? "BORDER_REPLICATE"
+                                                           : "the interior window, no border read";
+  OpencvCall c;
+  long long taps = 0;
+  for (int w : s.weights) taps += std::abs(w);
+  const bool ones = std::all_of(s.weights.begin(), s.weights.end(), [](int w) { return w == 1; });
+  const NamedFilter& gauss = *std::find_if(named_filters().begin(), named_filters().end(),
+                                           [](const NamedFilter& f) { return std::string(f.name) == "gaussian5"; });
+  if (s.divisor == 1 && s.k <= 11 && taps * 255 < (1LL << 24)) {
+    c.kind = OpencvCall::filter2d;
+    c.call = fmt::format("cv::filter2D(CV_8U, {})", border);
+  } else if (ones && s.divisor == s.k * s.k) {
+    c.kind = OpencvCall::blur;
+    c.call = fmt::format("cv::blur({}x{}, {})", s.k, s.k, border);
+  } else if (s.k == gauss.k && s.weights == gauss.weights && s.divisor == gauss.divisor) {
+    if (s.border == PIMG_BORDER_VALID) {
+      c.why = "cv::GaussianBlur leaves its bit-exact path on a window of an image, which border valid needs";
+    } else {
+      c.kind = OpencvCall::gaussian;
+      c.call = fmt::format("cv::GaussianBlur(5x5, sigma 0, {})", border);
+    }
+  } else if (s.divisor == 1) {
+    c.why = s.k > 11 ? "cv::filter2D computes filters larger than 11x11 through a DFT, not exactly"
+                     : "the sums may exceed 2^24, past float's exact integers in cv::filter2D";
+  } else {
+    c.why = fmt::format("no 8-bit OpenCV call divides by {} with the conv rule's rounding", s.divisor);
+  }
+  return c;
+}
+
+Validation ConvFamily::compare_rule(const Problem& p, const Workload&, std::span<const std::uint8_t> expected,
+                                    std::span<const std::uint8_t> actual, const std::string& rule) const {
+  Validation v = compare(p, expected, actual);
+  if (v.ok && rule == "opencv") v.detail += ", " + opencv_call(spec_of(p)).call;
+  return v;
 }
 
 Traffic ConvFamily::traffic(const Problem& p) const {

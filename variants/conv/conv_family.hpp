@@ -2,6 +2,7 @@
 // planar, with zero, valid or replicate borders (the rule itself is kernels/conv/conv_rule.h).
 #pragma once
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include "pimg/family.hpp"
@@ -23,6 +24,8 @@ ConvSpec spec_of(const Problem& p);
 
 // The serial CPU reference: the definition every variant is validated against.
 void reference(const ConvSpec& s, const std::uint8_t* in, std::uint8_t* out);
+// One output value of the reference: channel c of output pixel (ox, oy).
+std::uint8_t reference_pixel(const ConvSpec& s, const std::uint8_t* in, int ox, int oy, int c);
 
 // Distinct weights and, per tap, its index among them (for the lookup-table variants).
 struct DistinctWeights {
@@ -46,6 +49,19 @@ SeparableWeights separable_weights(const std::vector<int>& weights, int k);
 // shift of the whole word), and no quotient over 255 (no saturation needed). Returns s, or -1.
 int packed_shift(const SeparableWeights& sep, int divisor);
 
+// The one OpenCV call whose 8-bit arithmetic reproduces the conv rule exactly on this problem (rule "opencv":
+// the family's own reference; the comparison names the call): cv::filter2D straight to CV_8U for divisor-1
+// filters (float sums of integer taps, exact below 2^24, rounded; up to 11x11, past which OpenCV switches to a
+// DFT), cv::blur for KxK box filters (integer sums, fixed-point division), cv::GaussianBlur for gaussian5 (its
+// bit-exact fixed-point path, which it takes on whole images only: not for border valid). `call` is empty
+// when there is none; `why` then says why.
+struct OpencvCall {
+  enum Kind { none, filter2d, blur, gaussian } kind = none;
+  std::string call;  // "cv::filter2D(CV_8U, BORDER_CONSTANT)"
+  std::string why;
+};
+OpencvCall opencv_call(const ConvSpec& s);
+
 class ConvFamily final : public Family {
  public:
   std::string name() const override { return "conv"; }
@@ -55,6 +71,8 @@ class ConvFamily final : public Family {
   std::vector<std::uint8_t> reference(const Problem& p, const Workload& w, const std::string& rule = "") const override;
   Validation compare(const Problem& p, std::span<const std::uint8_t> expected,
                      std::span<const std::uint8_t> actual) const override;
+  Validation compare_rule(const Problem& p, const Workload& w, std::span<const std::uint8_t> expected,
+                          std::span<const std::uint8_t> actual, const std::string& rule) const override;
   Traffic traffic(const Problem& p) const override;
   double work(const Problem& p) const override;
 };

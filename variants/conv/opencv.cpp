@@ -1,6 +1,10 @@
-// OpenCV baselines on the host backend: opencv_filter2d (cv::filter2D with the unscaled integer
-// kernel in float, then the conv rule per element) and opencv_gaussian (cv::GaussianBlur 5x5 with
-// OpenCV's own fixed-point rounding; gaussian5 only). Without OpenCV, nothing is registered.
+// OpenCV baselines on the host backend, each one native 8-bit call over Mat headers on the buffers (no
+// conversion, no copy, no allocation of ours): opencv_filter2d (cv::filter2D to CV_8U, divisor-1 filters),
+// opencv_blur (cv::blur, KxK box filters), opencv_gaussian (cv::GaussianBlur 5x5, gaussian5). Each refuses
+// the problems its call cannot compute exactly (conv::opencv_call says which call fits and why not);
+// border valid filters the interior window, whose surroundings OpenCV reads from the image. Validated
+// against rule "opencv" (the family's arithmetic; the validation text names the call). Without OpenCV,
+// nothing is registered.
 #include "conv_family.hpp"
 #include "register.hpp"
 
@@ -37,65 +41,71 @@ ConvSpec spec_from_args(void* const* buffers, const std::int64_t* ints) {
   return s;
 }
 
-int cv_border(int border) { return border == PIMG_BORDER_ZERO ? cv::BORDER_CONSTANT : cv::BORDER_REPLICATE; }
+int cv_border(int border) { return border == PIMG_BORDER_REPLICATE ? cv::BORDER_REPLICATE : cv::BORDER_CONSTANT; }
 
-// Runs filter(src, dst) on each plane (every channel of a planar image, else the interleaved image as
-// one multi-channel Mat), then writes the output window (valid: R in from each edge) through finish.
-template <class T, class Filter, class Finish>
-void run_planes(const ConvSpec& s, const std::uint8_t* in, std::uint8_t* out, Filter filter, Finish finish) {
+// Runs call(src, dst) once per plane (each channel of a planar image, else the interleaved image as one
+// multi-channel Mat), src and dst being headers over the buffers; border valid: src is the window of the
+// image whose centres have whole windows, so OpenCV reads every neighbour from the image itself.
+template <class Call>
+void for_each_plane(const ConvSpec& s, void* const* buffers, Call call) {
   const int n = s.planar ? 1 : s.channels;  // channels within one plane
   const int planes = s.planar ? s.channels : 1;
   const int off = s.border == PIMG_BORDER_VALID ? s.k / 2 : 0;
-  const std::size_t in_plane = static_cast<std::size_t>(s.width) * s.height;
-  const std::size_t out_row = static_cast<std::size_t>(s.out_width) * n;
+  auto* in = static_cast<std::uint8_t*>(buffers[0]);
+  auto* out = static_cast<std::uint8_t*>(buffers[1]);
+  const std::size_t in_plane = static_cast<std::size_t>(s.width) * s.height * n;
+  const std::size_t out_plane = static_cast<std::size_t>(s.out_width) * s.out_height * n;
   for (int p = 0; p < planes; ++p) {
-    const cv::Mat src(s.height, s.width, CV_8UC(n), const_cast<std::uint8_t*>(in + p * in_plane));
-    cv::Mat dst;
-    filter(src, dst);
-    std::uint8_t* o = out + p * out_row * s.out_height;
-    for (int oy = 0; oy < s.out_height; ++oy) {
-      const T* row = dst.ptr<T>(oy + off) + off * n;
-      for (std::size_t i = 0; i < out_row; ++i) o[oy * out_row + i] = finish(row[i]);
-    }
+    const cv::Mat image(s.height, s.width, CV_8UC(n), in + p * in_plane);
+    const cv::Mat src = image(cv::Rect(off, off, s.out_width, s.out_height));
+    cv::Mat dst(s.out_height, s.out_width, CV_8UC(n), out + p * out_plane);
+    call(src, dst);
   }
 }
 
-// The sums are whole numbers, exact in float while they stay below 2^24 (every named filter does).
-void conv_opencv_filter2d(void* const* buffers, const std::int64_t* ints, const double*) {
+void conv_opencv_filter2d_8u(void* const* buffers, const std::int64_t* ints, const double*) {
   const ConvSpec s = spec_from_args(buffers, ints);
-  cv::Mat kernel(s.k, s.k, CV_32F);
-  for (int i = 0; i < s.k * s.k; ++i) kernel.at<float>(i / s.k, i % s.k) = static_cast<float>(s.weights[i]);
-  run_planes<float>(
-      s, static_cast<const std::uint8_t*>(buffers[0]), static_cast<std::uint8_t*>(buffers[1]),
-      [&](const cv::Mat& src, cv::Mat& dst) {
-        cv::filter2D(src, dst, CV_32F, kernel, cv::Point(-1, -1), 0, cv_border(s.border));
-      },
-      [&](float v) { return static_cast<std::uint8_t>(pimg_conv_finish(cvRound(v), s.divisor)); });
+  float taps[31 * 31];
+  for (int i = 0; i < s.k * s.k; ++i) taps[i] = static_cast<float>(s.weights[i]);
+  const cv::Mat kernel(s.k, s.k, CV_32F, taps);
+  for_each_plane(s, buffers, [&](const cv::Mat& src, cv::Mat& dst) {
+    cv::filter2D(src, dst, CV_8U, kernel, cv::Point(-1, -1), 0, cv_border(s.border));
+  });
 }
 
-void conv_opencv_gaussian(void* const* buffers, const std::int64_t* ints, const double*) {
+void conv_opencv_blur(void* const* buffers, const std::int64_t* ints, const double*) {
   const ConvSpec s = spec_from_args(buffers, ints);
-  run_planes<std::uint8_t>(
-      s, static_cast<const std::uint8_t*>(buffers[0]), static_cast<std::uint8_t*>(buffers[1]),
-      [&](const cv::Mat& src, cv::Mat& dst) { cv::GaussianBlur(src, dst, cv::Size(5, 5), 0, 0, cv_border(s.border)); },
-      [](std::uint8_t v) { return v; });
+  for_each_plane(s, buffers, [&](const cv::Mat& src, cv::Mat& dst) {
+    cv::blur(src, dst, cv::Size(s.k, s.k), cv::Point(-1, -1), cv_border(s.border));
+  });
+}
+
+void conv_opencv_gaussian_blur(void* const* buffers, const std::int64_t* ints, const double*) {
+  const ConvSpec s = spec_from_args(buffers, ints);
+  for_each_plane(s, buffers, [&](const cv::Mat& src, cv::Mat& dst) {
+    cv::GaussianBlur(src, dst, cv::Size(5, 5), 0, 0, cv_border(s.border));
+  });
 }
 
 class OpencvVariant final : public Variant {
  public:
-  OpencvVariant(std::string name, std::string function, std::string help, bool gaussian5_only)
-      : name_(std::move(name)), function_(std::move(function)), help_(std::move(help)), gaussian5_only_(gaussian5_only) {}
+  OpencvVariant(std::string name, std::string function, std::string help, OpencvCall::Kind kind)
+      : name_(std::move(name)), function_(std::move(function)), help_(std::move(help)), kind_(kind) {}
   std::string name() const override { return name_; }
   std::string family() const override { return "conv"; }
   std::string backend() const override { return "host"; }
   std::string source() const override { return "builtin:" + function_; }
   std::string help() const override { return help_; }
   std::vector<ParamDecl> parameters() const override { return {}; }
+  std::string validation_rule() const override { return "opencv"; }
   bool baseline() const override { return true; }
   LaunchPlan plan(const Problem& p, const Workload&, const Config&, const DeviceInfo&) const override {
-    if (gaussian5_only_ && p.attr("filter") != "gaussian5")
-      throw PlanError(fmt::format("{} applies only to filter gaussian5", name_));
     const ConvSpec s = spec_of(p);
+    const OpencvCall call = opencv_call(s);
+    if (call.kind != kind_)
+      throw PlanError(call.kind == OpencvCall::none
+                          ? fmt::format("{}: {}", name_, call.why)
+                          : fmt::format("{} does not compute this filter exactly; {} does", name_, call.call));
     LaunchPlan plan;
     plan.entry = function_;
     plan.args = {KernelArg::buf("in"),           KernelArg::buf("out"),          KernelArg::buf("weights"),
@@ -107,20 +117,30 @@ class OpencvVariant final : public Variant {
 
  private:
   std::string name_, function_, help_;
-  bool gaussian5_only_;
+  OpencvCall::Kind kind_;
 };
 
 }  // namespace
 
 void register_opencv(Registry& reg) {
-  reg.add_host_function("conv_opencv_filter2d", &conv_opencv_filter2d);
-  reg.add_host_function("conv_opencv_gaussian", &conv_opencv_gaussian);
+  reg.add_host_function("conv_opencv_filter2d_8u", &conv_opencv_filter2d_8u);
+  reg.add_host_function("conv_opencv_blur", &conv_opencv_blur);
+  reg.add_host_function("conv_opencv_gaussian_blur", &conv_opencv_gaussian_blur);
   reg.add_variant(std::make_unique<OpencvVariant>(
-      "opencv_filter2d", "conv_opencv_filter2d",
-      "OpenCV cv::filter2D (float sums of the integer kernel, then the conv rule); library baseline", false));
+      "opencv_filter2d", "conv_opencv_filter2d_8u",
+      "OpenCV cv::filter2D(src, dst, CV_8U, kernel, anchor, 0, BORDER_CONSTANT or BORDER_REPLICATE): divisor-1 "
+      "filters up to 11x11; library baseline",
+      OpencvCall::filter2d));
   reg.add_variant(std::make_unique<OpencvVariant>(
-      "opencv_gaussian", "conv_opencv_gaussian",
-      "OpenCV cv::GaussianBlur 5x5, sigma 0, with OpenCV's fixed-point rounding; filter gaussian5 only", true));
+      "opencv_blur", "conv_opencv_blur",
+      "OpenCV cv::blur(src, dst, KxK, anchor, BORDER_CONSTANT or BORDER_REPLICATE): box filters (all weights 1, "
+      "divisor KxK); library baseline",
+      OpencvCall::blur));
+  reg.add_variant(std::make_unique<OpencvVariant>(
+      "opencv_gaussian", "conv_opencv_gaussian_blur",
+      "OpenCV cv::GaussianBlur(src, dst, 5x5, 0, 0, BORDER_CONSTANT or BORDER_REPLICATE), its bit-exact fixed-point "
+      "path: gaussian5 with border zero or replicate; library baseline",
+      OpencvCall::gaussian));
 }
 #else
 void register_opencv(Registry&) {}

@@ -23,10 +23,11 @@ void hist_opencv_calchist(void* const* buffers, const std::int64_t* ints, const 
   const int size = 256;
   const float range[] = {0, 256};
   const float* ranges[] = {range};
-  cv::Mat h;
+  float bins[256];
+  cv::Mat h(256, 1, CV_32F, bins);  // calcHist's own shape: it fills these bins without allocating
   for (int c = 0; c < channels; ++c) {
     cv::calcHist(&src, 1, &c, cv::Mat(), h, 1, &size, ranges, true, false);
-    for (int b = 0; b < 256; ++b) out[c * 256 + b] = static_cast<std::uint32_t>(h.at<float>(b));
+    for (int b = 0; b < 256; ++b) out[c * 256 + b] = static_cast<std::uint32_t>(bins[b]);
   }
 }
 

@@ -44,6 +44,7 @@ Loaded load() {
     return l;
   }
   l.ok = resolve(lib, "pimg_cub_histogram_even", l.api.histogram_even, l.error) &&
+         resolve(lib, "pimg_cub_histogram_prepare", l.api.histogram_prepare, l.error) &&
          resolve(lib, "pimg_cub_histeq_lut", l.api.histeq_lut, l.error) &&
          resolve(lib, "pimg_cub_synchronize", l.api.synchronize, l.error) &&
          resolve(lib, "pimg_cub_error", l.api.error, l.error);

@@ -8,6 +8,7 @@ namespace pimg::cuda {
 
 struct CubApi {
   int (*histogram_even)(const unsigned char* in, unsigned* bins, long long pixels, int channels) = nullptr;
+  int (*histogram_prepare)(long long pixels, int channels) = nullptr;
   int (*histeq_lut)(const unsigned* hist, unsigned char* lut, int total) = nullptr;
   int (*synchronize)() = nullptr;
   const char* (*error)(int code) = nullptr;

@@ -139,6 +139,10 @@ DeviceInfo describe(int ordinal) {
   l["image_support"] = 1;
   l["image2d_max_width"] = attribute(dev, CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE2D_WIDTH);
   l["image2d_max_height"] = attribute(dev, CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE2D_HEIGHT);
+  // The PCI address, by which the nvml observer finds this device in NVML (whatever CUDA_VISIBLE_DEVICES says).
+  l["pci_domain_id"] = attribute(dev, CU_DEVICE_ATTRIBUTE_PCI_DOMAIN_ID);
+  l["pci_bus_id"] = attribute(dev, CU_DEVICE_ATTRIBUTE_PCI_BUS_ID);
+  l["pci_device_id"] = attribute(dev, CU_DEVICE_ATTRIBUTE_PCI_DEVICE_ID);
   return info;
 }
 

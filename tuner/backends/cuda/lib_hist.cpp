@@ -2,7 +2,7 @@
 //   cub_histogram_even  args in, out; width, height, channels: cub::DeviceHistogram::HistogramEven
 //                       (MultiHistogramEven<3, 3> for 3 interleaved channels) from libpimg_cub.so;
 //   npp_histogram_even  the same arguments: nppiHistogramEven_8u_C1R_Ctx / _C3R_Ctx (libnppist), 257
-//                       even levels over [0, 256), NPP's scratch allocated once per configuration.
+//                       even levels over [0, 256), NPP's scratch allocated once per configuration, outside the timed region (prepare).
 // Both write every bin, which is the family's definition, so they are compared exactly.
 #include <fmt/format.h>
 
@@ -38,6 +38,10 @@ HistArgs hist_args(const LaunchPlan& plan, const char* call) {
 class CubHistogram final : public LibraryCall {
  public:
   explicit CubHistogram(const LaunchPlan& plan) : args_(hist_args(plan, "cub_histogram_even")), cub_(load_cub()) {}
+  void prepare(const LibraryEnv&, const LaunchPlan&, const DevicePointers&) override {
+    check_cub(*cub_, cub_->histogram_prepare(1LL * args_.width * args_.height, args_.channels),
+              "cub::DeviceHistogram (scratch)");
+  }
   void run(const LibraryEnv&, const LaunchPlan&, const DevicePointers& buffers) override {
     check_cub(*cub_, cub_->histogram_even(reinterpret_cast<const unsigned char*>(pointer(buffers, args_.in)),
                                           reinterpret_cast<unsigned*>(pointer(buffers, args_.out)),
@@ -64,18 +68,23 @@ class NppHistogram final : public LibraryCall {
   NppHistogram(const NppHistogram&) = delete;
   NppHistogram& operator=(const NppHistogram&) = delete;
 
+  // NPP's scratch, sized and allocated before the first run, outside the timed region; kept for the later runs.
+  void prepare(const LibraryEnv& env, const LaunchPlan&, const DevicePointers&) override {
+    if (scratch_) return;
+    const NppiSize roi{args_.width, args_.height};
+    int levels[3] = {257, 257, 257};
+    std::size_t bytes = 0;
+    if (args_.channels == 1)
+      check_npp(size_c1_(roi, 257, &bytes, env.npp), "nppiHistogramEvenGetBufferSize_8u_C1R_Ctx");
+    else
+      check_npp(size_c3_(roi, levels, &bytes, env.npp), "nppiHistogramEvenGetBufferSize_8u_C3R_Ctx");
+    if (driver().cuMemAlloc(&scratch_, bytes ? bytes : 1) != CUDA_SUCCESS)
+      throw std::runtime_error(fmt::format("cuMemAlloc of {} bytes for NPP's histogram", bytes));
+  }
   void run(const LibraryEnv& env, const LaunchPlan&, const DevicePointers& buffers) override {
+    if (!scratch_) throw std::runtime_error("nppiHistogramEven: run before prepare (no scratch)");
     const NppiSize roi{args_.width, args_.height};
     int levels[3] = {257, 257, 257}, lower[3] = {0, 0, 0}, upper[3] = {256, 256, 256};
-    if (!scratch_) {  // first run: NPP's scratch, kept for the configuration's later runs
-      std::size_t bytes = 0;
-      if (args_.channels == 1)
-        check_npp(size_c1_(roi, 257, &bytes, env.npp), "nppiHistogramEvenGetBufferSize_8u_C1R_Ctx");
-      else
-        check_npp(size_c3_(roi, levels, &bytes, env.npp), "nppiHistogramEvenGetBufferSize_8u_C3R_Ctx");
-      if (driver().cuMemAlloc(&scratch_, bytes ? bytes : 1) != CUDA_SUCCESS)
-        throw std::runtime_error(fmt::format("cuMemAlloc of {} bytes for NPP's histogram", bytes));
-    }
     const auto* src = reinterpret_cast<const unsigned char*>(pointer(buffers, args_.in));
     int* bins = reinterpret_cast<int*>(pointer(buffers, args_.out));
     auto* scratch = reinterpret_cast<unsigned char*>(scratch_);

@@ -27,6 +27,9 @@ class CubNppHisteq final : public LibraryCall {
     width_ = static_cast<int>(a[4].i);
     height_ = static_cast<int>(a[5].i);
   }
+  void prepare(const LibraryEnv&, const LaunchPlan&, const DevicePointers&) override {
+    check_cub(*cub_, cub_->histogram_prepare(1LL * width_ * height_, 1), "cub::DeviceHistogram (scratch)");
+  }
   void run(const LibraryEnv& env, const LaunchPlan&, const DevicePointers& buffers) override {
     const auto* in = reinterpret_cast<const unsigned char*>(pointer(buffers, names_[0]));
     auto* out = reinterpret_cast<unsigned char*>(pointer(buffers, names_[1]));

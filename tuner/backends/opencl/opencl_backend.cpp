@@ -196,6 +196,7 @@ DeviceInfo describe(const ClDeviceRef& ref, int index) {
   l["local_mem_size"] = static_cast<double>(info.local_mem_bytes);
   l["compute_units"] = info.compute_units;
   l["global_mem_size"] = static_cast<double>(info.global_mem_bytes);
+  l["device_type_cpu"] = (device_value<cl_device_type>(d, CL_DEVICE_TYPE) & CL_DEVICE_TYPE_CPU) ? 1 : 0;
   l["max_constant_buffer_size"] = static_cast<double>(device_value<cl_ulong>(d, CL_DEVICE_MAX_CONSTANT_BUFFER_SIZE));
   l["max_work_item_size_0"] = static_cast<double>(item_sizes[0]);
   l["max_work_item_size_1"] = static_cast<double>(item_sizes[1]);

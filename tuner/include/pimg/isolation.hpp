@@ -13,6 +13,7 @@
 #include "pimg/evaluator.hpp"
 #include "pimg/executor.hpp"
 #include "pimg/family.hpp"
+#include "pimg/observer.hpp"
 #include "pimg/result.hpp"
 #include "pimg/space.hpp"
 #include "pimg/variant.hpp"
@@ -51,11 +52,14 @@ class DeviceSession {
   virtual std::optional<Ceiling> ceiling(std::size_t bytes, int repeats) = 0;
 };
 
-// Opens the device in this process; a hung or crashing kernel takes the caller with it.
+// Opens the device in this process; a hung or crashing kernel takes the caller with it. `observers` (see
+// Registry::make_observers) watch every evaluation of the session.
 std::unique_ptr<DeviceSession> open_in_process(const Family& family, const Backend& backend, const DeviceInfo& device,
-                                               const MeasureSpec& measure);
+                                               const MeasureSpec& measure,
+                                               std::vector<std::unique_ptr<Observer>> observers = {});
 
-// Runs evaluations in `worker_exe worker` (the pimg-tune binary), started at once so that a device
+// Runs evaluations in `worker_exe worker` (the pimg-tune binary), which makes the registry's observers of
+// the device (Registry::make_observers) when it opens it, started at once so that a device
 // that cannot be opened fails here. Throws std::runtime_error when the worker cannot start or open
 // the device.
 std::unique_ptr<DeviceSession> open_worker(const std::string& worker_exe, const Family& family,

@@ -36,6 +36,9 @@ class Registry {
   std::vector<const Backend*> backends() const;
   std::vector<const StrategyInfo*> strategies() const;
   std::vector<const ObserverInfo*> observers() const;
+  // One of each registered observer that applies to `device` (ObserverInfo::make not null), for the
+  // evaluations of one device session.
+  std::vector<std::unique_ptr<Observer>> make_observers(const DeviceInfo& device) const;
 
   // The registry with everything this build was configured with.
   static const Registry& builtin();
