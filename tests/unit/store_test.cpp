@@ -65,7 +65,7 @@ TEST(Store, CreatesSchemaAtCurrentVersion) {
   TempDb db;
   Store s(db.path.string());
   EXPECT_EQ(s.schema_version(), Store::kSchemaVersion);
-  EXPECT_EQ(Store::kSchemaVersion, 5);
+  EXPECT_EQ(Store::kSchemaVersion, 6);
 }
 
 TEST(Store, RoundTripsEveryField) {

@@ -27,6 +27,13 @@ struct RunInfo {
   std::string version;
 };
 
+// A stored run (the runs table), for provenance and for choosing runs to compare.
+struct RunRecord {
+  std::int64_t id = 0;
+  RunInfo info;
+  std::string build_id;
+};
+
 // What the family says one problem costs, stored with the problem so reports need only the store.
 struct ProblemCost {
   double work = 0;      // in `unit` (pixels for MPix/s)
@@ -67,7 +74,7 @@ struct RowFilter {
 
 class Store {
  public:
-  static constexpr int kSchemaVersion = 5;
+  static constexpr int kSchemaVersion = 6;
 
   enum class Mode { create, existing };
   // Opens (creating it in Mode::create) and migrates. Throws UsageError when the file is missing
@@ -99,9 +106,17 @@ class Store {
   std::vector<ResultRow> rows_with_samples(const RowFilter& f = {}) const;
   std::vector<BandwidthRow> bandwidths() const;
 
+  // The latest confirmation-stage row of each key (stage "confirm"), which decides winners.
+  std::vector<ResultRow> confirm_rows(const RowFilter& f = {}, bool samples = false) const;
+  // rows() and confirm_rows() together: what rankings read.
+  std::vector<ResultRow> ranking_rows(const RowFilter& f = {}, bool samples = false) const;
+  // The latest row of each key and stage within one run.
+  std::vector<ResultRow> run_rows(std::int64_t run, const RowFilter& f = {}, bool samples = false) const;
+  std::vector<RunRecord> runs() const;  // by id
+
  private:
   void migrate();
-  std::vector<ResultRow> query_rows(const RowFilter& f, bool samples) const;
+  std::vector<ResultRow> query_rows(const RowFilter& f, bool samples, const std::string& source = "latest") const;
   sqlite3* db_ = nullptr;
   std::string path_;
 };
