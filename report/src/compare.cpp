@@ -116,8 +116,8 @@ Comparison compare_rows(const std::vector<ResultRow>& a, const std::vector<Resul
     p.device = match_device ? device_label(ra->device) : device_label(ra->device) + " / " + device_label(rb->device);
     p.variant = ra->variant.name;
     p.config = key_config(*ra);
-    p.a = ra;
-    p.b = rb;
+    p.a = *ra;
+    p.b = *rb;
     p.ratio = rb->result.kernel.median / ra->result.kernel.median;
     p.p_value = mann_whitney_p(ra->result.kernel_ms, rb->result.kernel_ms);
     p.significant = p.p_value < alpha;
@@ -146,7 +146,7 @@ std::string compare_markdown(const Comparison& c) {
   Table t({{"problem"}, {"device"}, {"variant"}, {"configuration"}, {"A median ms", Table::Align::right},
            {"B median ms", Table::Align::right}, {"B/A", Table::Align::right}, {"p", Table::Align::right}, {"significant"}});
   for (const auto& p : c.pairs)
-    t.add({p.problem, p.device, p.variant, p.config, fmt_ms(p.a->result.kernel.median), fmt_ms(p.b->result.kernel.median),
+    t.add({p.problem, p.device, p.variant, p.config, fmt_ms(p.a.result.kernel.median), fmt_ms(p.b.result.kernel.median),
            fmt::format("{:.3f}", p.ratio), fmt::format("{:.3g}", p.p_value),
            p.significant ? (p.ratio < 1 ? "faster" : "slower") : "no"});
   return out + t.markdown();
@@ -164,8 +164,8 @@ std::string compare_json(const Comparison& c) {
         "{}\n  {{\"family\":{},\"problem\":{},\"device\":{},\"variant\":{},\"config\":{},\"a_median_ms\":{:.6g},"
         "\"b_median_ms\":{:.6g},\"a_samples\":{},\"b_samples\":{},\"ratio\":{:.6g},\"p_value\":{:.6g},\"significant\":{}}}",
         i ? "," : "", json_string(p.family), json_string(p.problem), json_string(p.device), json_string(p.variant),
-        json_string(p.config), p.a->result.kernel.median, p.b->result.kernel.median, p.a->result.kernel_ms.size(),
-        p.b->result.kernel_ms.size(), p.ratio, p.p_value, p.significant ? "true" : "false");
+        json_string(p.config), p.a.result.kernel.median, p.b.result.kernel.median, p.a.result.kernel_ms.size(),
+        p.b.result.kernel_ms.size(), p.ratio, p.p_value, p.significant ? "true" : "false");
   }
   return out + (c.pairs.empty() ? "]}\n" : "\n]}\n");
 }

@@ -16,8 +16,7 @@ double mann_whitney_p(const std::vector<double>& x, const std::vector<double>& y
 
 struct ComparedPair {
   std::string family, problem, device, variant, config;  // the matching key, as labels
-  const ResultRow* a = nullptr;
-  const ResultRow* b = nullptr;
+  ResultRow a, b;       // copies: a comparison outlives the rows it was made from
   double ratio = 0;     // b median / a median: below 1 b is faster
   double p_value = 1;   // over the raw kernel samples
   bool significant = false;
