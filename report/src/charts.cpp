@@ -24,9 +24,9 @@ constexpr std::size_t kMaxLabelChars = 72;
 constexpr std::size_t kMaxDataTicks = 12;
 constexpr double kPageWidth = 900;  // a rendered markdown page's text column, in CSS pixels  // up to this many x values, the ticks are the data's own
 
-std::string shorten(const std::string& s) {
-  if (s.size() <= kMaxLabelChars) return s;
-  std::size_t cut = kMaxLabelChars - 1;
+std::string shorten(const std::string& s, std::size_t max_chars = kMaxLabelChars) {
+  if (s.size() <= max_chars) return s;
+  std::size_t cut = max_chars - 1;
   while (cut > 0 && (static_cast<unsigned char>(s[cut]) & 0xC0) == 0x80) --cut;
   return s.substr(0, cut) + "\u2026";
 }
@@ -123,18 +123,20 @@ std::string line_chart(const LineChart& c) {
 }
 
 std::string bar_chart(const BarChart& c) {
-  constexpr double top = 44, row = 22, bar = 14, pw = 420, bottom = 52;
+  constexpr double top = 44, row = 22, bar = 14, pw = 360, bottom = 52;
+  constexpr std::size_t kBarLabelChars = 56;
   double label_w = 0, value_w = 0, vmax = 0;
   for (const auto& b : c.bars) {
-    label_w = std::max(label_w, svg::text_width(shorten(b.label), kSmall));
+    label_w = std::max(label_w, svg::text_width(shorten(b.label, kBarLabelChars), kSmall));
     value_w = std::max(value_w, svg::text_width(b.value_text, kSmall));
     vmax = std::max({vmax, b.value, b.high});
   }
   const double left = label_w + 16;
   const double rows_h = row * static_cast<double>(c.bars.size());
-  const double legend_x = left + pw + value_w + 24;
-  const double width = std::max(legend_x + legend_width(c.legend), svg::text_width(c.title, 15) + 24);
-  const double height = std::max(top + rows_h + bottom, top + 20.0 * static_cast<double>(c.legend.size()) + 20);
+  // The legend goes below the axis label, so the plot stays within a page's width.
+  const double legend_y = top + rows_h + bottom + 8;
+  const double width = std::max({left + pw + value_w + 24, legend_width(c.legend) + 24, svg::text_width(c.title, 15) + 24});
+  const double height = legend_y + 20.0 * static_cast<double>(c.legend.size());
   const Scale xs = Scale::linear_from_zero(vmax, left, left + pw);
 
   Document d(width, height);
@@ -146,7 +148,7 @@ std::string bar_chart(const BarChart& c) {
     const double y = top + row * static_cast<double>(i) + (row - bar) / 2;
     const double w = std::max(0.0, xs(b.value) - left);
     d.rect(left, y, w, bar, svg::color(b.color));
-    d.text(left - 6, y + bar - 3, shorten(b.label), kSmall, Anchor::end);
+    d.text(left - 6, y + bar - 3, shorten(b.label, kBarLabelChars), kSmall, Anchor::end);
     double text_x = left + w + 4;
     if (b.high > b.low && b.low > 0) {  // the 95% interval of the median
       const double cy = y + bar / 2, lo = xs(b.low), hi = xs(b.high);
@@ -158,7 +160,7 @@ std::string bar_chart(const BarChart& c) {
     d.text(text_x, y + bar - 3, b.value_text, kSmall);
   }
   d.line(left, top, left, top + rows_h, kAxis);
-  legend(d, legend_x, top + 10, c.legend, {}, false);
+  legend(d, 12, legend_y, c.legend, {}, false);
   return d.str();
 }
 
