@@ -647,7 +647,13 @@ void FamilyReport::how_to_read() {
       "reference, exactly. GB/s counts the problem's minimum traffic (each input read once, the output written "
       "once); % of bandwidth divides it by the copy-kernel bandwidth measured on the same device (backend, name "
       "and driver), {} where none is stored. Baselines are the serial reference and library "
-      "implementations.\n",
+      "implementations.\n\nThe summary's winner is the fastest tuned configuration of each problem on each device. "
+      "Where the store has confirmation-stage rows (the top configurations and the baselines re-measured in one "
+      "interleaved series) those decide, and the summary says \"confirmed\"; the tables below rank the search "
+      "stage. The 95% interval is that of the median; two configurations whose intervals overlap are tied, and "
+      "rows measured before intervals were stored are never called tied. A ratio to a baseline divides the "
+      "baseline's median by the winner's; the plots of the top configurations draw the intervals as error "
+      "bars and the baselines as bars of their own.\n",
       medians, kDash);
   // Libraries validated against a documented rule of their own (e.g. NPP's division toward zero).
   std::set<std::string> ruled;
