@@ -3,11 +3,13 @@
 // inlined, so the page needs no other file.
 #include <fmt/format.h>
 
+#include <map>
 #include <sstream>
 
 #include "metrics.hpp"
 #include "pimg/report.hpp"
 #include "svg.hpp"
+#include "table.hpp"
 
 namespace pimg {
 namespace {
@@ -35,16 +37,6 @@ constexpr const char* kLayoutProbe =
 
 std::string html_escape(std::string_view s) { return svg::escape(s); }  // XML escaping suits HTML text
 
-// Markdown text with backslash escapes as plain text.
-std::string unescape(std::string_view s) {
-  std::string out;
-  for (std::size_t i = 0; i < s.size(); ++i) {
-    if (s[i] == '\\' && i + 1 < s.size()) ++i;
-    out += s[i];
-  }
-  return out;
-}
-
 // Inline markdown: [text](#anchor) links and escapes.
 std::string inline_html(std::string_view s) {
   std::string out;
@@ -60,7 +52,7 @@ std::string inline_html(std::string_view s) {
       const auto end = close == std::string_view::npos ? close : s.find(')', close);
       if (end != std::string_view::npos) {
         out += fmt::format("<a href=\"{}\">{}</a>", html_escape(s.substr(close + 2, end - close - 2)),
-                           html_escape(unescape(s.substr(i + 1, close - i - 1))));
+                           html_escape(md_unescape(s.substr(i + 1, close - i - 1))));
         i = end + 1;
         continue;
       }
@@ -105,6 +97,7 @@ std::string report_html(const Report& report, const std::string& title) {
   }
   std::string body;
   std::string paragraph;
+  std::map<std::string, int> ids;  // GitHub's anchors: a repeated heading gets "-1", "-2", ...
   auto flush = [&] {
     if (!paragraph.empty()) body += "<p>" + inline_html(paragraph) + "</p>\n";
     paragraph.clear();
@@ -117,8 +110,9 @@ std::string report_html(const Report& report, const std::string& title) {
       flush();
       const auto level = l.find_first_not_of('#');
       const std::string text = l.substr(level + 1);
-      body += fmt::format("<h{0} id=\"{1}\">{2}</h{0}>\n", level, html_escape(gfm_anchor(unescape(text))),
-                          inline_html(text));
+      std::string id = gfm_anchor(md_unescape(text));
+      if (const int n = ids[id]++; n > 0) id += fmt::format("-{}", n);
+      body += fmt::format("<h{0} id=\"{1}\">{2}</h{0}>\n", level, html_escape(id), inline_html(text));
     } else if (l[0] == '|') {
       flush();
       const auto header = cells(l);

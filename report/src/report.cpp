@@ -222,6 +222,10 @@ void FamilyReport::summary() {
     md_ += "No configuration succeeded (see Failures).\n\n";
   } else {
     Table t({{"problem"}, {"device"}, {"winner"}, {"median ms [95% interval]"}, {"vs baselines"}, {"tied", Align::right}, {"method"}});
+    // A baseline's device is named only where the same baseline ran on several devices.
+    std::map<std::string, std::set<DeviceKey>> baseline_devices;
+    for (const Ranking& k : rankings_)
+      for (const auto& b : k.baselines) baseline_devices[b.row->variant.name].insert(device_key(b.row->device));
     std::string last_problem;
     for (const Ranking& k : rankings_) {
       const ResultRow& w = *k.winner;
@@ -231,9 +235,9 @@ void FamilyReport::summary() {
       else last_problem = problem;
       std::string vs;
       for (const auto& b : k.baselines) {
-        const bool here = device_key(b.row->device) == device_key(k.device);
+        const bool named = baseline_devices[b.row->variant.name].size() > 1;
         vs += fmt::format("{}{} {}{}", vs.empty() ? "" : ", ", fmt_speedup(b.ratio), b.row->variant.name,
-                          here ? "" : " (" + device_name(b.row->device) + ")");
+                          named ? " (" + device_name(b.row->device) + ")" : "");
       }
       std::string when = time_with_interval(w);
       when = when.substr(0, when.find(" ms")) + when.substr(when.find(" ms") + 3);
@@ -255,12 +259,29 @@ void FamilyReport::summary() {
                      rows_.size(), ok, rows_.size() - ok, variants.size(), devices_.size(), problems.size());
 }
 
-// Links to the sections below, and to each problem's results.
+// Links to the sections below, and to each problem's results. A heading already used by an earlier
+// family's part of the report gets GitHub's "-N" suffix.
 void FamilyReport::contents() {
+  std::map<std::string, int> used;
+  {
+    std::size_t start = 0;
+    while (start < md_.size()) {
+      std::size_t end = md_.find('\n', start);
+      if (end == std::string::npos) end = md_.size();
+      const std::string line = md_.substr(start, end - start);
+      if (!line.empty() && line[0] == '#') ++used[gfm_anchor(md_unescape(line.substr(line.find(' ') + 1)))];
+      start = end + 1;
+    }
+  }
+  auto anchor = [&](const std::string& heading) {
+    const std::string a = gfm_anchor(heading);
+    auto it = used.find(a);
+    return it == used.end() ? a : fmt::format("{}-{}", a, it->second);
+  };
   md_ += "## Contents\n\n";
   for (const char* s : {"Provenance", "Devices", "Size sweep", "Results per problem and device",
                         "Parameter sensitivity", "Failures", "How to read this"}) {
-    md_ += fmt::format("- [{}](#{})\n", s, gfm_anchor(s));
+    md_ += fmt::format("- [{}](#{})\n", s, anchor(s));
     if (std::string(s) != "Results per problem and device") continue;
     std::set<std::pair<Problem, DeviceKey>, bool (*)(const std::pair<Problem, DeviceKey>&, const std::pair<Problem, DeviceKey>&)>
         seen([](const std::pair<Problem, DeviceKey>& a, const std::pair<Problem, DeviceKey>& b) {
@@ -271,7 +292,7 @@ void FamilyReport::contents() {
     for (const ResultRow* r : rows_) seen.insert({r->problem, device_key(r->device)});
     for (const auto& [p, dk] : seen) {
       const std::string h = problem_heading(p, dk);
-      md_ += fmt::format("  - [{}](#{})\n", md_escape(h), gfm_anchor(h));
+      md_ += fmt::format("  - [{}](#{})\n", md_escape(h), anchor(h));
     }
   }
   md_ += "\n";

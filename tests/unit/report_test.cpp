@@ -8,6 +8,8 @@
 #include <cstdlib>
 #include <fstream>
 #include <random>
+#include <regex>
+#include <set>
 #include <sstream>
 
 #include "json.hpp"
@@ -418,6 +420,43 @@ TEST(Report, SweepComparesTheFastestTunedColumnWithOpenMP) {
   ASSERT_EQ(cells.size(), 3u);
   ASSERT_EQ(cells[2].size(), 4u);
   EXPECT_EQ(cells[2][2], "12.0x (opencl:Test GPU)");
+}
+
+}  // namespace
+}  // namespace pimg
+
+namespace pimg {
+namespace {
+
+// Every contents link of a two-family report points at a heading id of its HTML page, the second
+// family's at GitHub's "-1" anchors; the page inlines its plots and has unique ids.
+TEST(ReportHtml, ContentsLinksResolveAndPlotsAreInlined) {
+  auto rows = fixture_rows();
+  const std::size_t n = rows.size();
+  for (std::size_t i = 0; i < n; ++i) {
+    ResultRow r = rows[i];
+    r.problem.family = "flip";
+    r.variant.family = "flip";
+    r.id += 1000;
+    rows.push_back(r);
+  }
+  const Report r = make_report(rows, fixture_bandwidths(), options());
+  EXPECT_NE(r.markdown.find("- [Devices](#devices-1)"), std::string::npos);
+  const std::string html = report_html(r, "two families");
+  std::set<std::string> ids;
+  const std::regex id("id=\"([^\"]+)\"");
+  for (auto it = std::sregex_iterator(html.begin(), html.end(), id); it != std::sregex_iterator(); ++it)
+    EXPECT_TRUE(ids.insert((*it)[1]).second || (*it)[1].str().rfind("svg", 0) == 0) << "duplicate id " << (*it)[1];
+  const std::regex href("href=\"#([^\"]+)\"");
+  std::size_t links = 0;
+  for (auto it = std::sregex_iterator(html.begin(), html.end(), href); it != std::sregex_iterator(); ++it, ++links)
+    EXPECT_TRUE(ids.count((*it)[1])) << "link to a missing heading: " << (*it)[1];
+  EXPECT_GT(links, 20u);
+  EXPECT_EQ(html.find("<img"), std::string::npos);
+  EXPECT_EQ(html.find("<?xml"), std::string::npos);
+  std::size_t svgs = 0;
+  for (auto p = html.find("<svg xmlns"); p != std::string::npos; p = html.find("<svg xmlns", p + 1)) ++svgs;
+  EXPECT_EQ(svgs, r.files.size());
 }
 
 }  // namespace

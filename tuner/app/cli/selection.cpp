@@ -3,6 +3,8 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <map>
 #include <regex>
 #include <set>
 
@@ -36,12 +38,16 @@ bool stored_device_matches(const Registry& reg, const DeviceInfo& stored, const 
   const DeviceSelector s = DeviceSelector::parse(selector, backend_names(reg, stored));
   if (!s.index) return s.matches(stored, false);
   // An index names a device of this machine: match the stored device with the same backend and name.
-  for (const Backend* b : reg.backends()) {
-    if (b->name() != stored.backend || !b->status().available) continue;
-    for (const DeviceInfo& live : b->devices())
-      if (s.matches(live) && live.name == stored.name) return true;
-  }
-  return false;
+  // Probing devices is slow (driver start-up), so each selector's live devices are looked up once.
+  static std::map<std::string, std::vector<std::pair<std::string, std::string>>> live_matches;
+  auto [it, added] = live_matches.try_emplace(selector);
+  if (added)
+    for (const Backend* b : reg.backends()) {
+      if (!b->status().available) continue;
+      for (const DeviceInfo& live : b->devices())
+        if (s.matches(live)) it->second.emplace_back(live.backend, live.name);
+    }
+  return std::find(it->second.begin(), it->second.end(), std::pair{stored.backend, stored.name}) != it->second.end();
 }
 
 std::vector<ResultRow> filter_rows(std::vector<ResultRow> rows, const Registry& reg, const Filters& f) {
