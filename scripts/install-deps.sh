@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Installs every Debian 12 package pimg-tune needs to build, test and tune on the CPU (clang and its
 # runtime libraries for the sanitizer and libFuzzer build of scripts/sanitize.sh; Open MPI for the
-# mpi backend's worker programs; procps, python3 and util-linux for tests/faults/fault_injection.sh).
+# mpi backend's worker programs; procps, python3 and util-linux for tests/faults/fault_injection.sh;
+# headless Chromium for the check that a rendered report shows its summary on the first screen,
+# scripts/report-screenshots.sh).
 # Idempotent: packages already present are skipped by apt-get; safe to run again.
 set -euo pipefail
 
@@ -15,6 +17,7 @@ packages=(
   procps python3 util-linux
   openmpi-bin libopenmpi-dev
   clang libclang-rt-14-dev
+  chromium fonts-dejavu-core
 )
 
 missing=()

@@ -6,6 +6,7 @@
 #include <cmath>
 
 #include "metrics.hpp"
+#include "pimg/ranking.hpp"
 #include "pimg/report.hpp"
 #include "table.hpp"
 
@@ -23,30 +24,97 @@ std::string json_ms(double ms) { return std::isfinite(ms) ? fmt::format("{:.6g}"
 
 std::size_t limit(int top, std::size_t n) { return top > 0 ? std::min<std::size_t>(n, top) : n; }
 
+std::string json_config(const Config& c) {
+  std::string out;
+  for (const auto& [k, v] : c.values()) {
+    const auto* n = std::get_if<std::int64_t>(&v);
+    out += fmt::format("{}{}:{}", out.empty() ? "" : ",", json_string(k),
+                       n ? std::to_string(*n) : json_string(std::get<std::string>(v)));
+  }
+  return "{" + out + "}";
+}
+
+// The decision of one (problem, device) in words: winner, interval, method, ties, baseline ratios.
+std::string decision_text(const Ranking& k) {
+  const ResultRow& w = *k.winner;
+  const std::string config = w.config.values().empty() ? "" : w.config.brief() + " ";
+  std::string out = fmt::format("winner: {} {}{}{}", variant_label(w.variant), config, time_with_interval(w),
+                                k.confirmed ? " (confirmed)" : "");
+  if (!k.method.empty()) out += fmt::format(", method {}", k.method);
+  out += "\n";
+  if (!k.ties.empty()) {
+    std::string ties;
+    for (const ResultRow* t : k.ties)
+      ties += fmt::format("{}{} {} {}", ties.empty() ? "" : "; ", variant_label(t->variant), brief_or_dash(t->config),
+                          time_with_interval(*t));
+    out += fmt::format("tied (interval overlaps the winner's): {}\n", ties);
+  }
+  if (!k.baselines.empty()) {
+    std::string ratios;
+    for (const auto& b : k.baselines)
+      ratios += fmt::format("{}{} over {} on {}", ratios.empty() ? "" : ", ", fmt_speedup(b.ratio), b.row->variant.name,
+                            device_label(b.row->device));
+    out += "vs baselines: " + ratios + "\n";
+  }
+  return out;
+}
+
+std::string json_ranking(const Ranking& k) {
+  const ResultRow& w = *k.winner;
+  auto interval = [](const ResultRow& r) {
+    return r.result.ci_high_ms > 0 ? fmt::format("[{},{}]", json_ms(r.result.ci_low_ms), json_ms(r.result.ci_high_ms))
+                                   : std::string("null");
+  };
+  std::string ties, baselines;
+  for (const ResultRow* t : k.ties)
+    ties += fmt::format("{}{{\"variant\":{},\"config\":{},\"median_ms\":{},\"ci_ms\":{}}}", ties.empty() ? "" : ",",
+                        json_string(t->variant.name), json_config(t->config), json_ms(t->result.kernel.median),
+                        interval(*t));
+  for (const auto& b : k.baselines)
+    baselines += fmt::format("{}{{\"variant\":{},\"backend\":{},\"device\":{},\"median_ms\":{},\"ratio\":{}}}",
+                             baselines.empty() ? "" : ",", json_string(b.row->variant.name),
+                             json_string(b.row->device.backend), json_string(b.row->device.name),
+                             json_ms(b.row->result.kernel.median), json_number(b.ratio, 4));
+  return fmt::format(
+      "\"winner\":{{\"variant\":{},\"config\":{},\"median_ms\":{},\"ci_ms\":{},\"method\":{},\"stage\":{}}},"
+      "\"ties\":[{}],\"baselines\":[{}],",
+      json_string(w.variant.name), json_config(w.config), json_ms(w.result.kernel.median), interval(w),
+      json_string(k.method), json_string(w.result.stage), ties, baselines);
+}
+
 }  // namespace
 
-std::string best_table(const std::vector<ResultRow>& rows, const std::vector<BandwidthRow>& bw, int top) {
+std::string best_table(const std::vector<ResultRow>& all, const std::vector<BandwidthRow>& bw, int top) {
   const BandwidthTable bandwidth(bw);
+  const auto rows = search_rows(all);
   const auto groups = ranked_groups(rows);
-  if (groups.empty()) return "No ok results stored.\n";
+  const auto rankings = rank_all(all);
+  if (rankings.empty()) return "No ok results stored.\n";
+  std::vector<const ResultRow*> pointers;
+  for (const auto& r : rows) pointers.push_back(&r);
   std::string out;
   std::string family;
-  for (const auto& g : groups) {
-    if (g.problem.family != family) {
-      family = g.problem.family;
+  for (const auto& k : rankings) {
+    if (k.problem.family != family) {
+      family = k.problem.family;
       out += fmt::format("{}== {} ==\n", out.empty() ? "" : "\n", family);
     }
-    out += fmt::format("\n{} on {} (driver {})\n", g.problem.label(), device_label(g.device),
-                       g.device.driver.empty() ? kDash : g.device.driver);
+    out += fmt::format("\n{} on {} (driver {})\n", k.problem.label(), device_label(k.device),
+                       k.device.driver.empty() ? kDash : k.device.driver);
+    out += decision_text(k);
+    auto g = std::find_if(groups.begin(), groups.end(), [&](const RankedGroup& x) {
+      return x.problem == k.problem && device_key(x.device) == device_key(k.device);
+    });
+    if (g == groups.end()) continue;
     Table t({{"rank", Table::Align::right},
              {"variant"},
              {"configuration"},
              {"median ms", Table::Align::right},
-             {unit_of(*g.rows.front()), Table::Align::right},
+             {unit_of(*g->rows.front()), Table::Align::right},
              {"GB/s", Table::Align::right},
              {"% bw", Table::Align::right}});
-    for (std::size_t i = 0; i < limit(top, g.rows.size()); ++i) {
-      const ResultRow& r = *g.rows[i];
+    for (std::size_t i = 0; i < limit(top, g->rows.size()); ++i) {
+      const ResultRow& r = *g->rows[i];
       const Metrics m = metrics_of(r, bandwidth);
       t.add({std::to_string(i + 1), variant_label(r.variant), brief_or_dash(r.config), fmt_ms(m.median_ms),
              fmt_rate(m.rate), fmt_gbs(m.gbs), fmt_pct(m.bandwidth_pct)});
@@ -56,40 +124,40 @@ std::string best_table(const std::vector<ResultRow>& rows, const std::vector<Ban
   return out;
 }
 
-std::string best_json(const std::vector<ResultRow>& rows, const std::vector<BandwidthRow>& bw, int top) {
+std::string best_json(const std::vector<ResultRow>& all, const std::vector<BandwidthRow>& bw, int top) {
   const BandwidthTable bandwidth(bw);
+  const auto rows = search_rows(all);
   const auto groups = ranked_groups(rows);
+  const auto rankings = rank_all(all);
   std::string out = "[";
-  for (std::size_t gi = 0; gi < groups.size(); ++gi) {
-    const RankedGroup& g = groups[gi];
-    const Problem& p = g.problem;
+  for (std::size_t gi = 0; gi < rankings.size(); ++gi) {
+    const Ranking& k = rankings[gi];
+    const Problem& p = k.problem;
     std::string attrs;
-    for (const auto& [k, v] : p.attrs)
-      attrs += fmt::format("{}{}:{}", attrs.empty() ? "" : ",", json_string(k), json_string(v));
+    for (const auto& [key, v] : p.attrs)
+      attrs += fmt::format("{}{}:{}", attrs.empty() ? "" : ",", json_string(key), json_string(v));
     out += fmt::format(
         "{}\n  {{\"family\":{},\"backend\":{},\"device\":{},\"driver\":{},\"size\":{},\"width\":{},\"height\":{},"
-        "\"channels\":{},\"problem\":{{{}}},\"results\":[",
-        gi ? "," : "", json_string(p.family), json_string(g.device.backend), json_string(g.device.name),
-        json_string(g.device.driver), json_string(p.size()), p.width, p.height, p.channels, attrs);
-    for (std::size_t i = 0; i < limit(top, g.rows.size()); ++i) {
-      const ResultRow& r = *g.rows[i];
+        "\"channels\":{},\"problem\":{{{}}},{}\"results\":[",
+        gi ? "," : "", json_string(p.family), json_string(k.device.backend), json_string(k.device.name),
+        json_string(k.device.driver), json_string(p.size()), p.width, p.height, p.channels, attrs, json_ranking(k));
+    auto g = std::find_if(groups.begin(), groups.end(), [&](const RankedGroup& x) {
+      return x.problem == k.problem && device_key(x.device) == device_key(k.device);
+    });
+    const std::size_t n = g == groups.end() ? 0 : limit(top, g->rows.size());
+    for (std::size_t i = 0; i < n; ++i) {
+      const ResultRow& r = *g->rows[i];
       const Metrics m = metrics_of(r, bandwidth);
-      std::string config;
-      for (const auto& [k, v] : r.config.values()) {
-        const auto* n = std::get_if<std::int64_t>(&v);
-        config += fmt::format("{}{}:{}", config.empty() ? "" : ",", json_string(k),
-                              n ? std::to_string(*n) : json_string(std::get<std::string>(v)));
-      }
       out += fmt::format(
-          "{}\n    {{\"rank\":{},\"variant\":{},\"config\":{{{}}},\"median_ms\":{},\"min_ms\":{},\"mpix_s\":{},"
+          "{}\n    {{\"rank\":{},\"variant\":{},\"config\":{},\"median_ms\":{},\"min_ms\":{},\"mpix_s\":{},"
           "\"gb_s\":{},\"bandwidth_pct\":{},\"source_hash\":{}}}",
-          i ? "," : "", i + 1, json_string(r.variant.name), config, json_ms(m.median_ms),
+          i ? "," : "", i + 1, json_string(r.variant.name), json_config(r.config), json_ms(m.median_ms),
           json_ms(m.min_ms), json_number(m.rate, 3), json_number(m.gbs, 3), json_number(m.bandwidth_pct, 2),
           json_string(r.variant.source_hash));
     }
     out += "]}";
   }
-  return out + (groups.empty() ? "]\n" : "\n]\n");
+  return out + (rankings.empty() ? "]\n" : "\n]\n");
 }
 
 }  // namespace pimg

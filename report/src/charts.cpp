@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cmath>
 #include <set>
 
 #include "svg.hpp"
@@ -20,11 +21,12 @@ constexpr double kSmall = 11;
 constexpr const char* kGrid = "#e3e3e3";
 constexpr const char* kAxis = "#333333";
 constexpr std::size_t kMaxLabelChars = 72;
-constexpr std::size_t kMaxDataTicks = 12;  // up to this many x values, the ticks are the data's own
+constexpr std::size_t kMaxDataTicks = 12;
+constexpr double kPageWidth = 900;  // a rendered markdown page's text column, in CSS pixels  // up to this many x values, the ticks are the data's own
 
-std::string shorten(const std::string& s) {
-  if (s.size() <= kMaxLabelChars) return s;
-  std::size_t cut = kMaxLabelChars - 1;
+std::string shorten(const std::string& s, std::size_t max_chars = kMaxLabelChars) {
+  if (s.size() <= max_chars) return s;
+  std::size_t cut = max_chars - 1;
   while (cut > 0 && (static_cast<unsigned char>(s[cut]) & 0xC0) == 0x80) --cut;
   return s.substr(0, cut) + "\u2026";
 }
@@ -121,18 +123,20 @@ std::string line_chart(const LineChart& c) {
 }
 
 std::string bar_chart(const BarChart& c) {
-  constexpr double top = 44, row = 22, bar = 14, pw = 420, bottom = 52;
+  constexpr double top = 44, row = 22, bar = 14, pw = 360, bottom = 52;
+  constexpr std::size_t kBarLabelChars = 56;
   double label_w = 0, value_w = 0, vmax = 0;
   for (const auto& b : c.bars) {
-    label_w = std::max(label_w, svg::text_width(shorten(b.label), kSmall));
+    label_w = std::max(label_w, svg::text_width(shorten(b.label, kBarLabelChars), kSmall));
     value_w = std::max(value_w, svg::text_width(b.value_text, kSmall));
-    vmax = std::max(vmax, b.value);
+    vmax = std::max({vmax, b.value, b.high});
   }
   const double left = label_w + 16;
   const double rows_h = row * static_cast<double>(c.bars.size());
-  const double legend_x = left + pw + value_w + 24;
-  const double width = legend_x + legend_width(c.legend);
-  const double height = std::max(top + rows_h + bottom, top + 20.0 * static_cast<double>(c.legend.size()) + 20);
+  // The legend goes below the axis label, so the plot stays within a page's width.
+  const double legend_y = top + rows_h + bottom + 8;
+  const double width = std::max({left + pw + value_w + 24, legend_width(c.legend) + 24, svg::text_width(c.title, 15) + 24});
+  const double height = legend_y + 20.0 * static_cast<double>(c.legend.size());
   const Scale xs = Scale::linear_from_zero(vmax, left, left + pw);
 
   Document d(width, height);
@@ -144,11 +148,19 @@ std::string bar_chart(const BarChart& c) {
     const double y = top + row * static_cast<double>(i) + (row - bar) / 2;
     const double w = std::max(0.0, xs(b.value) - left);
     d.rect(left, y, w, bar, svg::color(b.color));
-    d.text(left - 6, y + bar - 3, shorten(b.label), kSmall, Anchor::end);
-    d.text(left + w + 4, y + bar - 3, b.value_text, kSmall);
+    d.text(left - 6, y + bar - 3, shorten(b.label, kBarLabelChars), kSmall, Anchor::end);
+    double text_x = left + w + 4;
+    if (b.high > b.low && b.low > 0) {  // the 95% interval of the median
+      const double cy = y + bar / 2, lo = xs(b.low), hi = xs(b.high);
+      d.line(lo, cy, hi, cy, kAxis, 1.5);
+      d.line(lo, cy - 4, lo, cy + 4, kAxis, 1.5);
+      d.line(hi, cy - 4, hi, cy + 4, kAxis, 1.5);
+      text_x = std::max(text_x, hi + 4);
+    }
+    d.text(text_x, y + bar - 3, b.value_text, kSmall);
   }
   d.line(left, top, left, top + rows_h, kAxis);
-  legend(d, legend_x, top + 10, c.legend, {}, false);
+  legend(d, 12, legend_y, c.legend, {}, false);
   return d.str();
 }
 
@@ -168,9 +180,12 @@ std::string panel_chart(const PanelChart& c) {
   const double pw = std::max(150.0, slot * static_cast<double>(most));
   const double panel_w = pleft + pw + 20;
   const double panel_h = ptop + ph + labels_h + 12;
-  const std::size_t cols = std::clamp<std::size_t>(c.panels.size(), 1, 3);
+  // As many panels per row as fit the page, so text keeps its size when the page scales the plot.
+  const auto fit = static_cast<std::size_t>(std::max(1.0, std::floor(kPageWidth / panel_w)));
+  const std::size_t cols = std::clamp<std::size_t>(c.panels.size(), 1, std::min<std::size_t>(fit, 3));
   const std::size_t rows = (c.panels.size() + cols - 1) / cols;
-  const double width = std::max(panel_w * static_cast<double>(cols) + 10, svg::text_width(c.title, 15) + 40);
+  const double width = std::max(panel_w * static_cast<double>(cols) + 10,
+                                std::min(svg::text_width(c.title, 15) + 40, kPageWidth));
   const double height = header + panel_h * static_cast<double>(std::max<std::size_t>(rows, 1)) + 8;
 
   Document d(width, height);

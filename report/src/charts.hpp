@@ -28,6 +28,7 @@ struct Bar {
   double value = 0;
   std::string value_text;
   std::size_t color = 0;  // index into the legend
+  double low = 0, high = 0;  // an error bar (the median's 95% interval) when high > low > 0
 };
 
 struct BarChart {
@@ -36,7 +37,8 @@ struct BarChart {
   std::vector<std::string> legend;  // the name of each colour
 };
 
-// Horizontal bars on a linear axis from zero.
+// Horizontal bars on a linear axis from zero, with error bars where given; the canvas is at least as
+// wide as the title.
 std::string bar_chart(const BarChart& c);
 
 struct Panel {

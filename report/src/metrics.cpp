@@ -4,8 +4,10 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <limits>
+#include <set>
 #include <tuple>
 
 namespace pimg::report_detail {
@@ -158,7 +160,8 @@ std::string fmt_speedup(double x) {
   if (!std::isfinite(x) || !(x > 0)) return kDash;
   if (x >= 100) return fmt::format("{:.0f}x", x);
   if (x >= 10) return fmt::format("{:.1f}x", x);
-  return fmt::format("{:.2f}x", x);
+  if (x >= 0.1) return fmt::format("{:.2f}x", x);
+  return fmt::format("{:.2g}x", x);  // a slower "winner" keeps two significant digits
 }
 
 std::string fmt_bytes(std::uint64_t bytes) {
@@ -206,6 +209,113 @@ std::string json_string(std::string_view s) {
     }
   }
   return out + "\"";
+}
+
+}  // namespace pimg::report_detail
+
+namespace pimg::report_detail {
+
+ProblemLabels::ProblemLabels(const std::vector<const ResultRow*>& rows) {
+  std::optional<int> channels;
+  std::map<std::string, std::set<std::string>> values;
+  std::map<std::string, std::size_t> present;
+  std::set<std::string> families;
+  std::size_t n = 0;
+  for (const ResultRow* r : rows) {
+    ++n;
+    families.insert(r->problem.family);
+    if (channels && *channels != r->problem.channels) same_channels_ = false;
+    channels = r->problem.channels;
+    for (const auto& [k, v] : r->problem.attrs) {
+      values[k].insert(v);
+      ++present[k];
+    }
+  }
+  for (const auto& [k, vs] : values)
+    if (vs.size() == 1 && present[k] == n) common_[k] = *vs.begin();
+  if (families.size() == 1) shared_ = *families.begin();
+  if (channels && same_channels_) shared_ += fmt::format("{}c{}", shared_.empty() ? "" : " ", *channels);
+  for (const auto& [k, v] : common_) shared_ += fmt::format("{}{}={}", shared_.empty() ? "" : " ", k, v);
+  choose_brief(rows);
+}
+
+// The fewest differing attributes that still tell the problems apart (sizes aside), chosen greedily:
+// the attribute that splits the most groups first, the shorter text on ties.
+void ProblemLabels::choose_brief(const std::vector<const ResultRow*>& rows) {
+  std::vector<std::map<std::string, std::string>> kinds;
+  for (const ResultRow* r : rows) {
+    std::map<std::string, std::string> k;
+    if (!same_channels_) k["c"] = std::to_string(r->problem.channels);
+    for (const auto& [a, v] : r->problem.attrs)
+      if (!common_.count(a)) k[a] = v;
+    if (std::find(kinds.begin(), kinds.end(), k) == kinds.end()) kinds.push_back(std::move(k));
+  }
+  auto classes = [&](const std::set<std::string>& attrs) {
+    std::set<std::vector<std::string>> out;
+    for (const auto& k : kinds) {
+      std::vector<std::string> key;
+      for (const auto& a : attrs) key.push_back(k.count(a) ? k.at(a) : "");
+      out.insert(key);
+    }
+    return out.size();
+  };
+  std::set<std::string> candidates;
+  for (const auto& k : kinds)
+    for (const auto& [a, v] : k) candidates.insert(a);
+  while (classes(brief_) < kinds.size()) {
+    std::string pick;
+    std::size_t best = 0, best_len = 0;
+    for (const auto& a : candidates) {
+      if (brief_.count(a)) continue;
+      auto with = brief_;
+      with.insert(a);
+      std::size_t len = 0;
+      for (const auto& k : kinds) len += k.count(a) ? k.at(a).size() : 0;
+      const std::size_t n = classes(with);
+      if (pick.empty() || n > best || (n == best && len < best_len)) {
+        pick = a;
+        best = n;
+        best_len = len;
+      }
+    }
+    if (pick.empty()) break;
+    brief_.insert(pick);
+  }
+}
+
+std::string ProblemLabels::brief(const Problem& p) const {
+  std::string out = p.size();
+  if (brief_.count("c")) out += fmt::format(" c{}", p.channels);
+  for (const auto& [k, v] : p.attrs)
+    if (brief_.count(k)) out += fmt::format(" {}={}", k, v);
+  return out;
+}
+
+std::string ProblemLabels::label(const Problem& p) const {
+  std::string out = p.size();
+  if (!same_channels_) out += fmt::format(" c{}", p.channels);
+  for (const auto& [k, v] : p.attrs)
+    if (!common_.count(k)) out += fmt::format(" {}={}", k, v);
+  return out;
+}
+
+std::string gfm_anchor(std::string_view heading) {
+  std::string out;
+  for (char c : heading) {
+    const auto u = static_cast<unsigned char>(c);
+    if (u >= 0x80 || std::isalnum(u) || c == '-' || c == '_')
+      out += static_cast<char>(u < 0x80 ? std::tolower(u) : u);
+    else if (c == ' ')
+      out += '-';
+  }
+  return out;
+}
+
+std::vector<ResultRow> search_rows(const std::vector<ResultRow>& rows) {
+  std::vector<ResultRow> out;
+  for (const auto& r : rows)
+    if (r.result.stage != "confirm") out.push_back(r);
+  return out;
 }
 
 }  // namespace pimg::report_detail

@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <map>
 #include <optional>
+#include <set>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -83,5 +84,34 @@ std::string slug(std::string_view s);         // lower-case letters and digits, 
 // hash of the whole, so distinct long names stay distinct.
 std::string bounded_stem(const std::string& stem);
 std::string json_string(std::string_view s);  // a quoted, escaped JSON string
+
+}  // namespace pimg::report_detail
+
+namespace pimg::report_detail {
+
+// Short problem labels: what every problem shares (family, channels, attributes) is said once in
+// `shared`; each label names only the size and what differs ("1024x1024 filter=box3").
+class ProblemLabels {
+ public:
+  explicit ProblemLabels(const std::vector<const ResultRow*>& rows);
+  std::string label(const Problem& p) const;
+  // Only the size and the fewest attributes that tell the problems apart ("1024x1024 filter=box3").
+  std::string brief(const Problem& p) const;
+  const std::string& shared() const { return shared_; }
+
+ private:
+  void choose_brief(const std::vector<const ResultRow*>& rows);
+  bool same_channels_ = true;
+  std::set<std::string> brief_;  // attribute names ("c" for channels) the brief labels show
+  std::map<std::string, std::string> common_;
+  std::string shared_;
+};
+
+// The anchor GitHub gives a heading: lower case, punctuation other than '-' and '_' dropped, spaces
+// as '-' (the report's contents link to them; the HTML page uses them as ids).
+std::string gfm_anchor(std::string_view heading);
+
+// Rows of the search stage only (the confirmation stage re-measures a few of them).
+std::vector<ResultRow> search_rows(const std::vector<ResultRow>& rows);
 
 }  // namespace pimg::report_detail

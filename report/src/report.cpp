@@ -12,6 +12,7 @@
 
 #include "charts.hpp"
 #include "metrics.hpp"
+#include "pimg/ranking.hpp"
 #include "table.hpp"
 
 namespace pimg {
@@ -102,18 +103,27 @@ std::vector<std::string> bar_labels(const std::vector<const ResultRow*>& rows) {
 
 class FamilyReport {
  public:
-  FamilyReport(std::string family, std::vector<const ResultRow*> rows, const BandwidthTable& bw,
-               const ReportOptions& opt, Report& out);
+  FamilyReport(std::string family, std::vector<const ResultRow*> rows, std::vector<Ranking> rankings,
+               const BandwidthTable& bw, const ReportOptions& opt, Report& out);
   void write();
 
  private:
   void summary();
+  void contents();
+  void provenance();
   void devices();
   void sweeps();
   void problems();
   void problem_on_device(const Problem& problem, const DeviceKey& dk, const std::vector<const ResultRow*>& rows,
                          bool plot);
-  void top_chart(const Problem& problem, const std::string& device, const std::vector<const ResultRow*>& shown);
+  void top_chart(const Problem& problem, const std::string& device, const std::vector<const ResultRow*>& shown,
+                 const Ranking* ranking);
+  const Ranking* ranking_of(const Problem& problem, const DeviceKey& dk) const;
+  std::string problem_heading(const Problem& problem, const DeviceKey& dk) const;
+  std::string device_name(const DeviceInfo& d) const {
+    auto it = labels_.find(device_key(d));
+    return it == labels_.end() ? device_label(d) : it->second;
+  }
   void sensitivity();
   void failures();
   void how_to_read();
@@ -122,7 +132,9 @@ class FamilyReport {
   std::size_t top_count(std::size_t n) const { return opt_.top > 0 ? std::min<std::size_t>(n, opt_.top) : n; }
 
   std::string family_;
-  std::vector<const ResultRow*> rows_;  // in sorted_rows() order
+  std::vector<const ResultRow*> rows_;  // search-stage rows, in sorted_rows() order
+  std::vector<Ranking> rankings_;       // per (problem, device), from both stages
+  ProblemLabels problem_labels_;
   const BandwidthTable& bw_;
   const ReportOptions& opt_;
   Report& out_;
@@ -132,9 +144,16 @@ class FamilyReport {
   std::string unit_;
 };
 
-FamilyReport::FamilyReport(std::string family, std::vector<const ResultRow*> rows, const BandwidthTable& bw,
-                           const ReportOptions& opt, Report& out)
-    : family_(std::move(family)), rows_(std::move(rows)), bw_(bw), opt_(opt), out_(out), md_(out.markdown) {
+FamilyReport::FamilyReport(std::string family, std::vector<const ResultRow*> rows, std::vector<Ranking> rankings,
+                           const BandwidthTable& bw, const ReportOptions& opt, Report& out)
+    : family_(std::move(family)),
+      rows_(std::move(rows)),
+      rankings_(std::move(rankings)),
+      problem_labels_(rows_),
+      bw_(bw),
+      opt_(opt),
+      out_(out),
+      md_(out.markdown) {
   std::map<std::string, int> uses;
   for (const ResultRow* r : rows_)
     if (devices_.emplace(device_key(r->device), r->device).second) ++uses[device_label(r->device)];
@@ -148,6 +167,8 @@ FamilyReport::FamilyReport(std::string family, std::vector<const ResultRow*> row
 
 void FamilyReport::write() {
   summary();
+  contents();
+  provenance();
   devices();
   sweeps();
   problems();
@@ -176,6 +197,18 @@ std::optional<double> FamilyReport::serial_ms(const Problem& p) const {
   return best;
 }
 
+const Ranking* FamilyReport::ranking_of(const Problem& problem, const DeviceKey& dk) const {
+  for (const Ranking& k : rankings_)
+    if (k.problem == problem && device_key(k.device) == dk) return &k;
+  return nullptr;
+}
+
+std::string FamilyReport::problem_heading(const Problem& problem, const DeviceKey& dk) const {
+  return fmt::format("{} on {}", problem_labels_.brief(problem), labels_.at(dk));
+}
+
+// Answer first: per problem and device the winner, its interval, the ratio to every baseline, the
+// ties and the timing method.
 void FamilyReport::summary() {
   std::set<std::pair<std::string, std::string>> variants;
   std::set<Problem, ProblemLess> problems;
@@ -186,8 +219,104 @@ void FamilyReport::summary() {
     if (r->result.status == Status::ok) ++ok;
   }
   md_ += fmt::format("# pimg-tune report: {}\n\n", md_escape(family_));
+  md_ += "## Summary\n\n";
+  if (rankings_.empty()) {
+    md_ += "No configuration succeeded (see Failures).\n\n";
+  } else {
+    Table t({{"problem"}, {"device"}, {"winner"}, {"median ms [95% interval]"}, {"vs baselines"}, {"tied", Align::right}, {"method"}});
+    // A baseline's device is named only where the same baseline ran on several devices.
+    std::map<std::string, std::set<DeviceKey>> baseline_devices;
+    for (const Ranking& k : rankings_)
+      for (const auto& b : k.baselines) baseline_devices[b.row->variant.name].insert(device_key(b.row->device));
+    std::string last_problem;
+    for (const Ranking& k : rankings_) {
+      const ResultRow& w = *k.winner;
+      if (is_baseline(w.variant)) continue;  // a device that ran only baselines: they appear under "vs"
+      std::string problem = problem_labels_.brief(k.problem);
+      if (problem == last_problem) problem.clear();
+      else last_problem = problem;
+      std::string vs;
+      for (const auto& b : k.baselines) {
+        const bool named = baseline_devices[b.row->variant.name].size() > 1;
+        vs += fmt::format("{}{} {}{}", vs.empty() ? "" : ", ", fmt_speedup(b.ratio), b.row->variant.name,
+                          named ? " (" + device_name(b.row->device) + ")" : "");
+      }
+      std::string when = time_with_interval(w);
+      when = when.substr(0, when.find(" ms")) + when.substr(when.find(" ms") + 3);
+      t.add({problem, device_name(k.device),
+             fmt::format("{} {}", w.variant.name, brief_or_dash(w.config)), when, vs.empty() ? kDash : vs,
+             std::to_string(k.ties.size()),
+             (k.method.empty() ? std::string(kDash) : k.method) + (k.confirmed ? " (confirmed)" : "")});
+    }
+    md_ += t.markdown() + "\n";
+    md_ += fmt::format(
+        "Every problem is {}; a problem here names only its size and the attributes that tell it apart (all of "
+        "them under its results). The winner is the fastest "
+        "tuned configuration on the device (median time with its 95% interval); \"vs\" gives each baseline's time "
+        "over the winner's (above 1x the winner is faster); \"tied\" counts configurations whose interval "
+        "overlaps the winner's.\n\n",
+        md_escape(problem_labels_.shared()));
+  }
   md_ += fmt::format("{} stored evaluations ({} ok, {} failed) of {} variants on {} devices and {} problems.\n\n",
                      rows_.size(), ok, rows_.size() - ok, variants.size(), devices_.size(), problems.size());
+}
+
+// Links to the sections below, and to each problem's results. A heading already used by an earlier
+// family's part of the report gets GitHub's "-N" suffix.
+void FamilyReport::contents() {
+  std::map<std::string, int> used;
+  {
+    std::size_t start = 0;
+    while (start < md_.size()) {
+      std::size_t end = md_.find('\n', start);
+      if (end == std::string::npos) end = md_.size();
+      const std::string line = md_.substr(start, end - start);
+      if (!line.empty() && line[0] == '#') ++used[gfm_anchor(md_unescape(line.substr(line.find(' ') + 1)))];
+      start = end + 1;
+    }
+  }
+  auto anchor = [&](const std::string& heading) {
+    const std::string a = gfm_anchor(heading);
+    auto it = used.find(a);
+    return it == used.end() ? a : fmt::format("{}-{}", a, it->second);
+  };
+  md_ += "## Contents\n\n";
+  for (const char* s : {"Provenance", "Devices", "Size sweep", "Results per problem and device",
+                        "Parameter sensitivity", "Failures", "How to read this"}) {
+    md_ += fmt::format("- [{}](#{})\n", s, anchor(s));
+    if (std::string(s) != "Results per problem and device") continue;
+    std::set<std::pair<Problem, DeviceKey>, bool (*)(const std::pair<Problem, DeviceKey>&, const std::pair<Problem, DeviceKey>&)>
+        seen([](const std::pair<Problem, DeviceKey>& a, const std::pair<Problem, DeviceKey>& b) {
+          if (problem_less(a.first, b.first)) return true;
+          if (problem_less(b.first, a.first)) return false;
+          return a.second < b.second;
+        });
+    for (const ResultRow* r : rows_) seen.insert({r->problem, device_key(r->device)});
+    for (const auto& [p, dk] : seen) {
+      const std::string h = problem_heading(p, dk);
+      md_ += fmt::format("  - [{}](#{})\n", md_escape(h), anchor(h));
+    }
+  }
+  md_ += "\n";
+}
+
+// Where the rows come from: each run's date, host, commit, tool version and command line.
+void FamilyReport::provenance() {
+  std::set<std::int64_t> ids;
+  for (const ResultRow* r : rows_) ids.insert(r->run_id);
+  md_ += "## Provenance\n\n";
+  Table t({{"run", Align::right}, {"started (UTC)"}, {"host"}, {"commit"}, {"version"}, {"command line"}});
+  std::size_t shown = 0;
+  for (const RunRecord& run : opt_.runs) {
+    if (!ids.count(run.id)) continue;
+    ++shown;
+    t.add({std::to_string(run.id), run.info.started_at, run.info.host, run.info.git_commit.substr(0, 12),
+           run.info.version, run.info.command_line});
+  }
+  if (shown)
+    md_ += t.markdown() + "\n";
+  else
+    md_ += fmt::format("Rows of runs {}; no run records were given to the report.\n\n", ids.size());
 }
 
 void FamilyReport::devices() {
@@ -216,7 +345,7 @@ void FamilyReport::sweeps() {
 
   md_ += "## Size sweep\n\n";
   md_ += "Best ok median time (ms) per image size: one column per device over its tuned variants, one per "
-         "baseline.\n\n";
+         "baseline; below each, the speed-ups.\n\n";
   for (const auto& [gkey, rows] : groups) {
     std::set<Problem, ProblemLess> sizes;
     std::map<ColumnKey, std::map<std::pair<int, int>, double>> best;
@@ -241,7 +370,8 @@ void FamilyReport::sweeps() {
       headers.push_back(h);
       columns.push_back({h, Align::right});
     }
-    columns.push_back({"best speed-up over serial", Align::right});
+    // Speed-ups go in a second table so each fits the page.
+    std::vector<Table::Column> ratio_columns{{"size"}, {"best speed-up over serial", Align::right}};
     // The bars users read: the fastest tuned time against each library baseline and against the best
     // OpenMP configuration (a GPU's gain over the same machine's CPU cores), when something beats it.
     std::vector<std::size_t> versus;
@@ -252,15 +382,17 @@ void FamilyReport::sweeps() {
         const auto& [kind, variant, device] = key;
         if (kind == 2 || (kind == 0 && tuned > 1 && device.backend == "openmp")) {
           versus.push_back(c);
-          columns.push_back({"speed-up over " + headers[c], Align::right});
+          ratio_columns.push_back({"over " + headers[c], Align::right});
         }
         ++c;
       }
     }
     Table t(std::move(columns));
+    Table ratios(std::move(ratio_columns));
     for (const Problem& p : sizes) {
       const std::pair<int, int> size{p.width, p.height};
       std::vector<std::string> cells{p.size()};
+      std::vector<std::string> ratio_cells{p.size()};
       std::optional<double> serial;
       std::optional<std::pair<double, std::string>> fastest, fastest_tuned;
       std::vector<std::optional<double>> times_here;
@@ -277,21 +409,25 @@ void FamilyReport::sweeps() {
         }
         ++c;
       }
-      cells.push_back(serial && fastest && fastest->first > 0
-                          ? fmt::format("{} ({})", fmt_speedup(*serial / fastest->first), fastest->second)
-                          : kDash);
+      ratio_cells.push_back(serial && fastest && fastest->first > 0
+                                ? fmt::format("{} ({})", fmt_speedup(*serial / fastest->first), fastest->second)
+                                : kDash);
       for (std::size_t v : versus) {
         const bool shown = times_here[v] && fastest_tuned && fastest_tuned->first > 0 &&
                            fastest_tuned->second != headers[v];
-        cells.push_back(shown ? fmt::format("{} ({})", fmt_speedup(*times_here[v] / fastest_tuned->first),
-                                            fastest_tuned->second)
-                              : kDash);
+        ratio_cells.push_back(shown ? fmt::format("{} ({})", fmt_speedup(*times_here[v] / fastest_tuned->first),
+                                                  fastest_tuned->second)
+                                    : kDash);
       }
       t.add(std::move(cells));
+      ratios.add(std::move(ratio_cells));
     }
     const std::string group = sweep_group(rows.front()->problem);
-    const std::string label = family_ + " " + group;
-    md_ += fmt::format("### {}\n\n", md_escape(label)) + t.markdown() + "\n";
+    std::string attrs = problem_labels_.brief(rows.front()->problem);
+    attrs = attrs.substr(std::min(attrs.size(), rows.front()->problem.size().size() + 1));
+    const std::string label = attrs.empty() ? family_ : family_ + " " + attrs;
+    md_ += fmt::format("### {}\n\n", md_escape(label)) + t.markdown() + "\nSpeed-ups (the fastest column's time against each):\n\n" +
+           ratios.markdown() + "\n";
     if (sizes.size() < 2) continue;
     charts::LineChart chart{"Size sweep: " + label, "image width (pixels, log2 scale)",
                             "best median time (ms, log scale)", {}};
@@ -334,7 +470,9 @@ void FamilyReport::problems() {
 void FamilyReport::problem_on_device(const Problem& problem, const DeviceKey& dk,
                                      const std::vector<const ResultRow*>& rows, bool plot) {
   const std::string& device = labels_.at(dk);
-  md_ += fmt::format("### {} on {}\n\n", md_escape(problem.label()), md_escape(device));
+  md_ += fmt::format("### {}\n\n", md_escape(problem_heading(problem, dk)));
+  if (problem_labels_.label(problem) != problem_labels_.brief(problem))
+    md_ += fmt::format("Problem: {}.\n\n", md_escape(problem_labels_.label(problem)));
   const auto ok = ok_ranked(rows);
   const std::size_t failed = rows.size() - ok.size();
   if (ok.empty()) {
@@ -387,22 +525,29 @@ void FamilyReport::problem_on_device(const Problem& problem, const DeviceKey& dk
                      serial && m.median_ms > 0 ? fmt_speedup(*serial / m.median_ms) : kDash});
   }
   md_ += "Best of each variant:\n\n" + per_variant.markdown() + "\n";
-  if (plot) top_chart(problem, device, shown);
+  if (plot) top_chart(problem, device, shown, ranking_of(problem, dk));
 }
 
 void FamilyReport::top_chart(const Problem& problem, const std::string& device,
-                             const std::vector<const ResultRow*>& shown) {
-  charts::BarChart chart{fmt::format("Top {} on {}: {}", shown.size(), device, problem.label()), "median time (ms)",
-                         {}, {}};
+                             const std::vector<const ResultRow*>& shown, const Ranking* ranking) {
+  charts::BarChart chart{fmt::format("Top {} on {}: {}", shown.size(), device, problem_labels_.brief(problem)),
+                         "median time (ms), bars: 95% interval", {}, {}};
+  // The baselines of the problem (any device) below the ranked configurations.
+  std::vector<const ResultRow*> drawn = shown;
+  if (ranking)
+    for (const auto& b : ranking->baselines)
+      if (std::find(drawn.begin(), drawn.end(), b.row) == drawn.end()) drawn.push_back(b.row);
   std::set<std::string> names;
-  for (const ResultRow* r : shown) names.insert(variant_label(r->variant));
+  for (const ResultRow* r : drawn) names.insert(variant_label(r->variant));
   chart.legend.assign(names.begin(), names.end());
-  const auto labels = bar_labels(shown);
-  for (std::size_t i = 0; i < shown.size(); ++i) {
-    const double median = shown[i]->result.kernel.median;
+  auto labels = bar_labels(shown);
+  for (std::size_t i = shown.size(); i < drawn.size(); ++i)
+    labels.push_back(fmt::format("{} on {}", variant_label(drawn[i]->variant), device_name(drawn[i]->device)));
+  for (std::size_t i = 0; i < drawn.size(); ++i) {
+    const EvalResult& e = drawn[i]->result;
     const auto color = static_cast<std::size_t>(
-        std::find(chart.legend.begin(), chart.legend.end(), variant_label(shown[i]->variant)) - chart.legend.begin());
-    chart.bars.push_back({labels[i], median, fmt_ms(median) + " ms", color});
+        std::find(chart.legend.begin(), chart.legend.end(), variant_label(drawn[i]->variant)) - chart.legend.begin());
+    chart.bars.push_back({labels[i], e.kernel.median, fmt_ms(e.kernel.median) + " ms", color, e.ci_low_ms, e.ci_high_ms});
   }
   md_ += image_link("top configurations on " + device, add_plot("top", device, charts::bar_chart(chart)));
 }
@@ -438,7 +583,7 @@ void FamilyReport::sensitivity() {
           ++cell.failed;
       }
     }
-    const std::string title = fmt::format("{} on {}: {}", variant, labels_.at(dk), largest->label());
+    const std::string title = fmt::format("{} on {}: {}", variant, labels_.at(dk), problem_labels_.brief(*largest));
     md_ += fmt::format("### {}\n\n", md_escape(title));
     Table t({{"parameter"},
              {"value"},
@@ -511,7 +656,7 @@ void FamilyReport::failures() {
     Table ex({{"variant"}, {"device"}, {"problem"}, {"configuration"}, {"first line of the log"}});
     for (std::size_t i = 0; i < std::min(rows.size(), kFailureExamples); ++i) {
       const ResultRow& r = *rows[i];
-      ex.add({variant_label(r.variant), labels_.at(device_key(r.device)), r.problem.label(),
+      ex.add({variant_label(r.variant), labels_.at(device_key(r.device)), problem_labels_.brief(r.problem),
               brief_or_dash(r.config), first_line(r.result)});
     }
     md_ += ex.markdown() + "\n";
@@ -542,7 +687,13 @@ void FamilyReport::how_to_read() {
       "reference, exactly. GB/s counts the problem's minimum traffic (each input read once, the output written "
       "once); % of bandwidth divides it by the copy-kernel bandwidth measured on the same device (backend, name "
       "and driver), {} where none is stored. Baselines are the serial reference and library "
-      "implementations.\n",
+      "implementations.\n\nThe summary's winner is the fastest tuned configuration of each problem on each device. "
+      "Where the store has confirmation-stage rows (the top configurations and the baselines re-measured in one "
+      "interleaved series) those decide, and the summary says \"confirmed\"; the tables below rank the search "
+      "stage. The 95% interval is that of the median; two configurations whose intervals overlap are tied, and "
+      "rows measured before intervals were stored are never called tied. A ratio to a baseline divides the "
+      "baseline's median by the winner's; the plots of the top configurations draw the intervals as error "
+      "bars and the baselines as bars of their own.\n",
       medians, kDash);
   // Libraries validated against a documented rule of their own (e.g. NPP's division toward zero).
   std::set<std::string> ruled;
@@ -566,7 +717,10 @@ Report make_report(const std::vector<ResultRow>& rows, const std::vector<Bandwid
   const BandwidthTable bw(bandwidths);
   std::map<std::string, std::vector<const ResultRow*>> families;
   for (const ResultRow* r : sorted_rows(rows))
-    if (opt.family.empty() || r->problem.family == opt.family) families[r->problem.family].push_back(r);
+    if ((opt.family.empty() || r->problem.family == opt.family) && r->result.stage != "confirm")
+      families[r->problem.family].push_back(r);
+  std::map<std::string, std::vector<Ranking>> rankings;
+  for (Ranking& k : rank_all(rows)) rankings[k.problem.family].push_back(std::move(k));
 
   Report report;
   if (families.empty()) {
@@ -578,7 +732,7 @@ Report make_report(const std::vector<ResultRow>& rows, const std::vector<Bandwid
   }
   for (auto& [family, family_rows] : families) {
     if (!report.markdown.empty()) report.markdown += "\n";
-    FamilyReport(family, std::move(family_rows), bw, opt, report).write();
+    FamilyReport(family, std::move(family_rows), std::move(rankings[family]), bw, opt, report).write();
   }
   return report;
 }

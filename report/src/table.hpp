@@ -10,6 +10,7 @@ namespace pimg::report_detail {
 // Escapes text for markdown prose and table cells: characters that start markup or end a cell are
 // backslash-escaped and line breaks become spaces.
 std::string md_escape(std::string_view text);
+std::string md_unescape(std::string_view text);  // backslash escapes as plain text
 
 class Table {
  public:

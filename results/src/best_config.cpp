@@ -9,6 +9,7 @@
 #include <regex>
 #include <sstream>
 
+#include "pimg/device_selector.hpp"
 #include "pimg/errors.hpp"
 
 namespace pimg {
@@ -28,8 +29,11 @@ bool parse_size(const std::string& s, int& w, int& h) {
   return true;
 }
 
+// The exact name (or backend:name), else the selector grammar of pimg/device_selector.hpp: a backend,
+// backend:name or a name substring. An index names a live device, which a stored row cannot be.
 bool same_device(const DeviceInfo& d, const std::string& want) {
-  return lower(d.name) == lower(want) || lower(d.backend + ":" + d.name) == lower(want);
+  if (lower(d.name) == lower(want) || lower(d.backend + ":" + d.name) == lower(want)) return true;
+  return DeviceSelector::parse(want, {"host", "openmp", "opencl", "cuda", "mpi", lower(d.backend)}).matches(d, false);
 }
 
 }  // namespace

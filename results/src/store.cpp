@@ -566,7 +566,33 @@ std::optional<double> Store::bandwidth(std::int64_t device) {
 std::vector<ResultRow> Store::rows(const RowFilter& f) const { return query_rows(f, false); }
 std::vector<ResultRow> Store::rows_with_samples(const RowFilter& f) const { return query_rows(f, true); }
 
-std::vector<ResultRow> Store::query_rows(const RowFilter& f, bool samples) const {
+std::vector<ResultRow> Store::confirm_rows(const RowFilter& f, bool samples) const {
+  return query_rows(f, samples, "latest_confirm");
+}
+
+std::vector<ResultRow> Store::ranking_rows(const RowFilter& f, bool samples) const {
+  std::vector<ResultRow> out = query_rows(f, samples);
+  for (auto& r : confirm_rows(f, samples)) out.push_back(std::move(r));
+  return out;
+}
+
+std::vector<ResultRow> Store::run_rows(std::int64_t run, const RowFilter& f, bool samples) const {
+  return query_rows(f, samples,
+                    fmt::format("(SELECT * FROM evaluations x WHERE x.run_id = {} AND x.id = (SELECT MAX(x2.id) FROM "
+                                "evaluations x2 WHERE x2.run_id = x.run_id AND x2.device_id = x.device_id AND "
+                                "x2.problem_id = x.problem_id AND x2.variant_id = x.variant_id AND "
+                                "x2.config_id = x.config_id AND x2.stage = x.stage))",
+                                run));
+}
+
+std::vector<RunRecord> Store::runs() const {
+  Stmt q(db_, "SELECT id, host, started_at, git_commit, command_line, version, build_id FROM runs ORDER BY id");
+  std::vector<RunRecord> out;
+  while (q.step()) out.push_back({q.i64(0), {q.text(1), q.text(2), q.text(3), q.text(4), q.text(5)}, q.text(6)});
+  return out;
+}
+
+std::vector<ResultRow> Store::query_rows(const RowFilter& f, bool samples, const std::string& source) const {
   std::string sql =
       "SELECT e.id, e.run_id, d.backend, d.name, d.vendor, d.driver, d.platform, d.compute_units, "
       "d.global_mem_bytes, d.local_mem_bytes, d.max_work_group_size, p.family, p.width, p.height, p.channels, "
@@ -574,7 +600,7 @@ std::vector<ResultRow> Store::query_rows(const RowFilter& f, bool samples) const
       "e.status, e.log, e.validation, e.compile_ms, e.compile_cached, e.h2d_ms, e.d2h_ms, e.min_ms, e.median_ms, "
       "e.mean_ms, e.stddev_ms, e.eval_ms, e.created_at, v.baseline, e.method, e.ci_low_ms, e.ci_high_ms, e.identity, "
       "e.flags, e.stage "
-      "FROM latest e JOIN devices d ON d.id = e.device_id JOIN problems p ON p.id = e.problem_id "
+      "FROM " + source + " e JOIN devices d ON d.id = e.device_id JOIN problems p ON p.id = e.problem_id "
       "JOIN variants v ON v.id = e.variant_id JOIN configs c ON c.id = e.config_id WHERE 1=1";
   if (f.family) sql += " AND p.family = ?1";
   if (f.backend) sql += " AND d.backend = ?2";

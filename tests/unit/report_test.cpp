@@ -8,6 +8,8 @@
 #include <cstdlib>
 #include <fstream>
 #include <random>
+#include <regex>
+#include <set>
 #include <sstream>
 
 #include "json.hpp"
@@ -201,6 +203,15 @@ std::vector<std::string> table_row(const std::string& markdown, const std::strin
   return {};
 }
 
+// Every markdown table row whose first cell is `first`, in order.
+std::vector<std::vector<std::string>> table_rows(const std::string& markdown, const std::string& first) {
+  std::vector<std::vector<std::string>> out;
+  for (std::size_t at = markdown.find("| " + first + " |"); at != std::string::npos;
+       at = markdown.find("| " + first + " |", at + 1))
+    if (at == 0 || markdown[at - 1] == '\n') out.push_back(table_row(markdown.substr(at), first));
+  return out;
+}
+
 std::string section(const std::string& markdown, const std::string& heading) {
   const auto start = markdown.find(heading);
   if (start == std::string::npos) return "";
@@ -263,22 +274,28 @@ TEST(Report, IsAPureFunctionOfTheRowsNotTheirOrder) {
 
 TEST(Report, SweepTakesTheBestOkTimeOfEachColumn) {
   const Report r = make_report(fixture_rows(), fixture_bandwidths(), options());
-  const auto header = table_row(r.markdown, "size");
-  EXPECT_EQ(header, std::vector<std::string>({"size", "opencl:Test CPU", "opencl:Test GPU", "serial (baseline)",
-                                              "opencv (baseline)", "best speed-up over serial",
-                                              "speed-up over opencv (baseline)"}));
+  // Times and speed-ups are two tables, so each fits the page.
+  const auto headers = table_rows(r.markdown, "size");
+  ASSERT_EQ(headers.size(), 2u);
+  EXPECT_EQ(headers[0], std::vector<std::string>({"size", "opencl:Test CPU", "opencl:Test GPU", "serial (baseline)",
+                                                  "opencv (baseline)"}));
+  EXPECT_EQ(headers[1], std::vector<std::string>({"size", "best speed-up over serial", "over opencv (baseline)"}));
   const double mp = megapixels(4096);
   // GPU: the wrong_result at 0.0001 is faster but failed; the best ok is cl_tiled at 0.008.
   // CPU: cl_tiled at 12 * 0.008 beats cl_naive (timeout and launch error left out).
-  const auto cells = table_row(r.markdown, "4096x4096");
-  ASSERT_EQ(cells.size(), 7u);
+  auto rows = table_rows(r.markdown, "4096x4096");
+  ASSERT_EQ(rows.size(), 3u);  // the summary's first row of the problem, then the two sweep tables
+  rows.erase(rows.begin());
+  const auto& cells = rows[0];
+  ASSERT_EQ(cells.size(), 5u);
   EXPECT_EQ(cells[1], ms(mp * 12 * 0.008));
   EXPECT_EQ(cells[2], ms(mp * 0.008));
   EXPECT_EQ(cells[3], ms(mp * 4.0));
   EXPECT_EQ(cells[4], ms(mp * 0.5));
-  EXPECT_EQ(cells[5], "500x (opencl:Test GPU)");
+  ASSERT_EQ(rows[1].size(), 3u);
+  EXPECT_EQ(rows[1][1], "500x (opencl:Test GPU)");
   // The library baseline against the fastest tuned column: 0.5 / 0.008.
-  EXPECT_EQ(cells[6], "62.5x (opencl:Test GPU)");
+  EXPECT_EQ(rows[1][2], "62.5x (opencl:Test GPU)");
 }
 
 TEST(Report, FailuresNeverRanked) {
@@ -417,13 +434,52 @@ TEST(Report, SweepComparesTheFastestTunedColumnWithOpenMP) {
   for (auto& b : bw)
     if (b.device.name == "Test CPU" && b.device.backend == "opencl") b.device.backend = "openmp";
   const Report r = make_report(rows, bw, options());
-  const auto header = table_row(r.markdown, "size");
-  ASSERT_EQ(header.size(), 8u);
-  EXPECT_EQ(header[6], "speed-up over openmp:Test CPU");
-  EXPECT_EQ(header[7], "speed-up over opencv (baseline)");
-  const auto cells = table_row(r.markdown, "4096x4096");
-  ASSERT_EQ(cells.size(), 8u);
-  EXPECT_EQ(cells[6], "12.0x (opencl:Test GPU)");
+  const auto headers = table_rows(r.markdown, "size");
+  ASSERT_EQ(headers.size(), 2u);
+  ASSERT_EQ(headers[1].size(), 4u);
+  EXPECT_EQ(headers[1][2], "over openmp:Test CPU");
+  EXPECT_EQ(headers[1][3], "over opencv (baseline)");
+  const auto cells = table_rows(r.markdown, "4096x4096");
+  ASSERT_EQ(cells.size(), 3u);
+  ASSERT_EQ(cells[2].size(), 4u);
+  EXPECT_EQ(cells[2][2], "12.0x (opencl:Test GPU)");
+}
+
+}  // namespace
+}  // namespace pimg
+
+namespace pimg {
+namespace {
+
+// Every contents link of a two-family report points at a heading id of its HTML page, the second
+// family's at GitHub's "-1" anchors; the page inlines its plots and has unique ids.
+TEST(ReportHtml, ContentsLinksResolveAndPlotsAreInlined) {
+  auto rows = fixture_rows();
+  const std::size_t n = rows.size();
+  for (std::size_t i = 0; i < n; ++i) {
+    ResultRow r = rows[i];
+    r.problem.family = "flip";
+    r.variant.family = "flip";
+    r.id += 1000;
+    rows.push_back(r);
+  }
+  const Report r = make_report(rows, fixture_bandwidths(), options());
+  EXPECT_NE(r.markdown.find("- [Devices](#devices-1)"), std::string::npos);
+  const std::string html = report_html(r, "two families");
+  std::set<std::string> ids;
+  const std::regex id("id=\"([^\"]+)\"");
+  for (auto it = std::sregex_iterator(html.begin(), html.end(), id); it != std::sregex_iterator(); ++it)
+    EXPECT_TRUE(ids.insert((*it)[1]).second || (*it)[1].str().rfind("svg", 0) == 0) << "duplicate id " << (*it)[1];
+  const std::regex href("href=\"#([^\"]+)\"");
+  std::size_t links = 0;
+  for (auto it = std::sregex_iterator(html.begin(), html.end(), href); it != std::sregex_iterator(); ++it, ++links)
+    EXPECT_TRUE(ids.count((*it)[1])) << "link to a missing heading: " << (*it)[1];
+  EXPECT_GT(links, 20u);
+  EXPECT_EQ(html.find("<img"), std::string::npos);
+  EXPECT_EQ(html.find("<?xml"), std::string::npos);
+  std::size_t svgs = 0;
+  for (auto p = html.find("<svg xmlns"); p != std::string::npos; p = html.find("<svg xmlns", p + 1)) ++svgs;
+  EXPECT_EQ(svgs, r.files.size());
 }
 
 }  // namespace

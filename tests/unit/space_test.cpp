@@ -361,8 +361,13 @@ TEST(SpaceErrors, ExactPositions) {
   EXPECT_EQ(error_of(kHead + "variants:\n  cl_direct: {block_x: 8}\n  cl_direct: {}\n"),
             "t.yaml:7:3: duplicate key 'cl_direct' in variants (first at line 6)");
   EXPECT_EQ(error_of(kHead + "variants:\n  cl_direct:\n    blocks: [1]\n"),
-            "t.yaml:7:5: unknown parameter 'blocks' for variant 'cl_direct' "
+            "t.yaml:7:5: unknown parameter 'blocks' for variant 'cl_direct' (did you mean 'block_x'?) "
             "(parameters: block_x, block_y, items_x, filter_mem, unroll)");
+  EXPECT_NE(error_of(kHead + "variants:\n  cl_drect: {}\n").find("unknown variant 'cl_drect' for family conv (did you mean 'cl_direct'?)"),
+            std::string::npos);
+  EXPECT_NE(error_of("family: cnov\nproblems:\n  - sizes: [64]\nbackends: [host]\nvariants: {serial: {}}\n")
+                .find("unknown family 'cnov' (did you mean 'conv'?)"),
+            std::string::npos);
   EXPECT_EQ(error_of(kHead + "variants:\n  serial: {x: 1}\n"),
             "t.yaml:6:12: unknown parameter 'x' for variant 'serial' (it has no parameters)");
   EXPECT_EQ(error_of(kHead + "variants:\n  cl_direct:\n    filter_mem: [global, shared]\n"),

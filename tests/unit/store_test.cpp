@@ -66,7 +66,7 @@ TEST(Store, CreatesSchemaAtCurrentVersion) {
   TempDb db;
   Store s(db.path.string());
   EXPECT_EQ(s.schema_version(), Store::kSchemaVersion);
-  EXPECT_EQ(Store::kSchemaVersion, 6);
+  EXPECT_EQ(Store::kSchemaVersion, 7);
 }
 
 TEST(Store, RoundTripsEveryField) {
@@ -473,4 +473,68 @@ TEST(Store, ConcurrentOpensOfANewDatabaseMigrateOnce) {
     ::waitpid(child, &status, 0);
     EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << "child status " << status;
   }
+}
+
+namespace {
+
+// One integer answered by SQL on the file, beside the Store.
+std::int64_t sql_int(const fs::path& db, const std::string& sql) {
+  sqlite3* raw = nullptr;
+  EXPECT_EQ(sqlite3_open(db.c_str(), &raw), SQLITE_OK);
+  sqlite3_stmt* st = nullptr;
+  EXPECT_EQ(sqlite3_prepare_v2(raw, sql.c_str(), -1, &st, nullptr), SQLITE_OK) << sqlite3_errmsg(raw) << ": " << sql;
+  std::int64_t v = -1;
+  if (st && sqlite3_step(st) == SQLITE_ROW) v = sqlite3_column_int64(st, 0);
+  sqlite3_finalize(st);
+  sqlite3_close(raw);
+  return v;
+}
+
+}  // namespace
+
+// The views of docs/store.md answer the common questions; confirmation rows are read apart from the
+// search rows, and runs are listed with their rows.
+TEST(Store, ViewsForPeopleAndConfirmationRows) {
+  TempDb db;
+  {
+    Store s(db.path.string());
+    const auto run = s.begin_run({"h", "2026-11-24T00:00:00Z", "c", "cmd", "v"});
+    const auto d = s.device_id(device());
+    Problem p{"conv", 64, 48, 1, {{"divisor", "16"}, {"filter", "gaussian3"}}};
+    const auto prob = s.problem_id(p, {64.0 * 48, "MPix/s", {}});
+    const auto var = s.variant_id({"conv", "cl_direct", "opencl", "h"});
+    for (std::int64_t x = 1; x <= 3; ++x) {
+      Config c;
+      c.set("items", x);
+      s.save(run, d, prob, var, c, ok_result(static_cast<double>(x)));
+    }
+    Config c;
+    c.set("items", std::int64_t{4});
+    EvalResult bad = ok_result(0.1);
+    bad.status = Status::compile_error;
+    s.save(run, d, prob, var, c, bad);
+    EvalResult confirm = ok_result(2.5);
+    confirm.stage = "confirm";
+    c.set("items", std::int64_t{2});
+    s.save(run, d, prob, var, c, confirm);
+    EXPECT_EQ(s.rows().size(), 4u);
+    ASSERT_EQ(s.confirm_rows().size(), 1u);
+    EXPECT_EQ(s.confirm_rows().front().result.stage, "confirm");
+    EXPECT_EQ(s.ranking_rows().size(), 5u);
+    EXPECT_EQ(s.run_rows(run).size(), 5u);
+    EXPECT_TRUE(s.run_rows(run + 1).empty());
+    ASSERT_EQ(s.runs().size(), 1u);
+    EXPECT_EQ(s.runs().front().info.command_line, "cmd");
+  }
+  EXPECT_EQ(sql_int(db.path, "SELECT count(*) FROM results"), 5);
+  EXPECT_EQ(sql_int(db.path, "SELECT count(*) FROM best_per_problem_device"), 2);  // search and confirm
+  EXPECT_EQ(sql_int(db.path, "SELECT json_extract(config, '$.items') FROM best_per_problem_device WHERE stage = 'search'"), 1);
+  EXPECT_EQ(sql_int(db.path, "SELECT json_extract(config, '$.items') FROM best_per_problem_device WHERE stage = 'confirm'"), 2);
+  EXPECT_EQ(sql_int(db.path, "SELECT count(*) FROM config_samples WHERE json_extract(config, '$.items') = 3"), 3);
+  EXPECT_EQ(sql_int(db.path, "SELECT evaluations FROM failures_by_status WHERE status = 'compile_error'"), 1);
+  EXPECT_EQ(sql_int(db.path, "SELECT ok FROM run_summary"), 4);
+  EXPECT_EQ(sql_int(db.path, "SELECT confirm FROM run_summary"), 1);
+  // Numeric problem attributes are numbers in problem_json (strings in the canonical identity).
+  EXPECT_EQ(sql_int(db.path, "SELECT count(*) FROM results WHERE json_extract(problem_json, '$.divisor') = 16"), 5);
+  EXPECT_EQ(sql_int(db.path, "SELECT count(*) FROM results WHERE json_extract(problem, '$.divisor') = 16"), 0);
 }

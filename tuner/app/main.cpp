@@ -10,12 +10,20 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <chrono>
 #include <climits>
+#include <csignal>
 #include <cstring>
+#include <ctime>
 #include <filesystem>
 #include <fstream>
+#include <thread>
 
+#include "cli/docs.hpp"
+#include "cli/info.hpp"
 #include "cli/progress.hpp"
+#include "cli/selection.hpp"
+#include "pimg/compare.hpp"
 #include "pimg/errors.hpp"
 #include "pimg/isolation.hpp"
 #include "pimg/registry.hpp"
@@ -24,6 +32,7 @@
 #include "pimg/runner.hpp"
 #include "pimg/space.hpp"
 #include "pimg/store.hpp"
+#include "pimg/suggest.hpp"
 #include "pimg/transport.hpp"
 
 namespace fs = std::filesystem;
@@ -88,6 +97,14 @@ void check_output_path(const std::string& flag, const std::string& path) {
 }
 
 // Writes the report and its plots beside it; returns the plot count.
+void write_file(const fs::path& p, const std::string& text) {
+  std::ofstream o(p);
+  o << text;
+  if (!o) throw UsageError(fmt::format("{}: cannot write", p.string()));
+}
+
+// Writes the report, its plots beside it and the same as one self-contained HTML file (the markdown's
+// name with .html); returns the plot count.
 std::size_t write_report(Store& store, const std::string& family, const std::string& out_path, int top) {
   RowFilter f;
   if (!family.empty()) f.family = family;
@@ -95,70 +112,82 @@ std::size_t write_report(Store& store, const std::string& family, const std::str
   opt.family = family;
   opt.top = top;
   opt.plot_prefix = fs::path(out_path).stem().string();
-  Report r = make_report(store.rows(f), store.all_bandwidths(), opt);
+  opt.runs = store.runs();
+  Report r = make_report(store.ranking_rows(f), store.all_bandwidths(), opt);
   fs::path dir = fs::path(out_path).parent_path();
   if (!dir.empty()) fs::create_directories(dir);
-  auto write = [](const fs::path& p, const std::string& text) {
-    std::ofstream o(p);
-    o << text;
-    if (!o) throw UsageError(fmt::format("{}: cannot write", p.string()));
-  };
-  write(out_path, r.markdown);
-  for (const auto& [name, text] : r.files) write(dir / name, text);
+  write_file(out_path, r.markdown);
+  for (const auto& [name, text] : r.files) write_file(dir / name, text);
+  write_file(fs::path(out_path).replace_extension(".html"),
+             report_html(r, "pimg-tune report" + (family.empty() ? std::string() : ": " + family)));
   return r.files.size();
 }
 
-void print_devices(const Registry& reg) {
-  for (const Backend* b : reg.backends()) {
-    BackendStatus st = b->status();
-    if (!st.available) {
-      fmt::print("{}: unavailable: {}\n", b->name(), st.reason);
-      continue;
-    }
-    for (const auto& d : b->devices())
-      fmt::print("{}  {}  [{}] driver {}  {} compute units  {:.1f} GiB  max work-group {}\n", d.id(), d.name,
-                 d.platform, d.driver, d.compute_units, static_cast<double>(d.global_mem_bytes) / (1u << 30),
-                 d.max_work_group_size);
-  }
+std::vector<std::string> family_names(const Registry& reg) {
+  std::vector<std::string> names;
+  for (const Family* f : reg.families()) names.push_back(f->name());
+  return names;
 }
 
-// The strategies and their typed options, as `list` and each tuning command's --help show them.
-std::string strategies_help(const Registry& reg) {
-  std::string out = "strategies:\n";
-  for (const StrategyInfo* s : reg.strategies()) {
-    out += fmt::format("  {:<12} {}\n", s->name, s->help);
-    for (const auto& o : s->options) {
-      const char* type = o.type == OptionDecl::Type::Int ? "integer" : o.type == OptionDecl::Type::Real ? "number" : "text";
-      std::string range;
-      if (o.min || o.max)
-        range = fmt::format(" [{}..{}]", o.min ? fmt::format("{:g}", *o.min) : "", o.max ? fmt::format("{:g}", *o.max) : "");
-      out += fmt::format("    {:<10} {:<7} default {:<6} {}{}\n", o.name, type, o.default_value, o.help, range);
-    }
-  }
-  return out;
+void check_family(const Registry& reg, const std::string& command, const std::string& family) {
+  if (!family.empty() && !reg.family(family))
+    throw UsageError(fmt::format("{}: unknown family '{}'{}", command, family, did_you_mean(family, family_names(reg))));
 }
 
-void print_list(const Registry& reg) {
-  for (const Family* f : reg.families()) {
-    fmt::print("family {} (unit {})\n  problem attributes:\n", f->name(), f->unit());
-    for (const auto& a : f->attributes()) {
-      std::string allowed;
-      for (const auto& v : a.allowed) allowed += (allowed.empty() ? "" : "|") + v;
-      fmt::print("    {:<10} {:<34} default {:<10} {}\n", a.name, allowed.empty() ? "-" : allowed,
-                 a.default_value.empty() ? "-" : a.default_value, a.help);
-    }
-    fmt::print("  variants:\n");
-    for (const Variant* v : reg.variants(f->name())) {
-      fmt::print("    {:<26} {:<7} {:<28} {}\n", v->name(), v->backend(), v->source(), v->help());
-      for (const auto& p : v->parameters()) {
-        std::string choices;
-        for (const auto& c : p.choices) choices += (choices.empty() ? "" : "|") + c;
-        fmt::print("      {:<12} {:<26} default {:<8} {}\n", p.name, p.is_text ? choices : "integer",
-                   to_string(p.default_value), p.help);
-      }
-    }
+std::string utc_now_text() {
+  const std::time_t t = std::time(nullptr);
+  std::tm tm{};
+  gmtime_r(&t, &tm);
+  char buf[32];
+  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
+  return buf;
+}
+
+volatile std::sig_atomic_t g_stop = 0;
+
+// `pimg-tune compare`: which two sets of rows, by the arguments.
+Comparison run_compare(const Registry& reg, const std::vector<std::string>& dbs, const std::vector<std::int64_t>& runs,
+                       const std::vector<std::string>& devices, const cli::Filters& f, double alpha) {
+  if (dbs.size() == 2) {
+    if (!runs.empty() || !devices.empty())
+      throw UsageError("compare: two databases compare their latest rows; --runs and --devices take one database");
+    Store a(dbs[0], Store::Mode::existing), b(dbs[1], Store::Mode::existing);
+    return compare_rows(cli::select_rows(a, reg, f, false, true, "compare"), cli::select_rows(b, reg, f, false, true, "compare"),
+                        dbs[0], dbs[1], true, alpha);
   }
-  fmt::print("{}", strategies_help(reg));
+  Store store(dbs[0], Store::Mode::existing);
+  if (!runs.empty() && !devices.empty()) throw UsageError("compare: give --runs or --devices, not both");
+  if (!devices.empty()) {
+    if (devices.size() != 2) throw UsageError("compare: --devices takes two device selectors");
+    const auto rows = cli::select_rows(store, reg, f, false, true, "compare");
+    std::vector<ResultRow> a, b;
+    for (const auto& r : rows) {
+      if (cli::stored_device_matches(reg, r.device, devices[0])) a.push_back(r);
+      else if (cli::stored_device_matches(reg, r.device, devices[1])) b.push_back(r);
+    }
+    for (std::size_t i = 0; i < 2; ++i)
+      if ((i ? b : a).empty()) throw UsageError(fmt::format("compare: --devices {}: matches no stored row", devices[i]));
+    return compare_rows(a, b, devices[0], devices[1], false, alpha);
+  }
+  const auto stored = store.runs();
+  std::vector<std::int64_t> pick = runs;
+  if (pick.empty()) {
+    if (stored.size() < 2)
+      throw UsageError(fmt::format("compare: {} holds {} run(s); give a second database, --runs or --devices", dbs[0],
+                                   stored.size()));
+    pick = {stored[stored.size() - 2].id, stored.back().id};
+  }
+  if (pick.size() != 2) throw UsageError("compare: --runs takes two run ids");
+  std::string known;
+  for (const auto& r : stored) known += (known.empty() ? "" : ", ") + std::to_string(r.id);
+  for (std::int64_t id : pick)
+    if (std::none_of(stored.begin(), stored.end(), [&](const RunRecord& r) { return r.id == id; }))
+      throw UsageError(fmt::format("compare: --runs {}: no such run in {} (runs: {})", id, dbs[0], known));
+  RowFilter q;
+  if (!f.family.empty()) q.family = f.family;
+  return compare_rows(cli::filter_rows(store.run_rows(pick[0], q, true), reg, f),
+                      cli::filter_rows(store.run_rows(pick[1], q, true), reg, f), fmt::format("run {}", pick[0]),
+                      fmt::format("run {}", pick[1]), true, alpha);
 }
 
 }  // namespace
@@ -171,7 +200,9 @@ int main(int argc, char** argv) {
   // Hidden: the worker process the tuner starts for its evaluations (docs/reliability.md).
   if (argc == 2 && std::string(argv[1]) == "worker") return worker_main(reg);
   CLI::App app{"pimg-tune: auto-tuning experiment harness for image kernels"};
+  app.name("pimg-tune");
   app.require_subcommand(1);
+  app.set_version_flag("--version", std::string("pimg-tune ") + PIMG_VERSION);
 
   // One tuning subcommand per registered family, all of the same shape.
   struct TuneArgs {
@@ -187,7 +218,8 @@ int main(int argc, char** argv) {
     cmd->add_option("--space", tune_args.space, "space file (YAML), e.g. spaces/conv.yaml")->required();
     cmd->add_option("--db", tune_args.db, "SQLite database (created if missing)")->capture_default_str();
     cmd->add_option("--backend", tune_args.backends, "only these backends (repeatable)");
-    cmd->add_option("--device", tune_args.devices, "only devices whose index or name matches (repeatable)");
+    cmd->add_option("--device", tune_args.devices,
+                    "only these devices (repeatable): index, backend, backend:index, backend:name or name substring");
     cmd->add_option("--repeats", tune_args.repeats, "exactly this many timed runs per configuration (overrides the space file's repeats and max_repeats)")
         ->check(CLI::Range(1, 100000));
     cmd->add_flag("--no-resume", tune_args.no_resume, "measure again configurations already in the database");
@@ -201,26 +233,29 @@ int main(int argc, char** argv) {
     cmd->add_flag("--quiet", tune_args.quiet, "no progress output");
     cmd->add_flag("--share-devices", tune_args.share_devices,
                   "under mpirun: ranks beyond a host's devices of a kind share them (time-shared timings; for checks)");
-    cmd->footer("The space file's strategy: {name, seed, options} takes one of these:\n" + strategies_help(reg));
+    cmd->footer("The space file's strategy: {name, seed, options} takes one of these:\n" + cli::strategies_help(reg));
     family_cmds.emplace_back(cmd, f->name());
   }
 
+  const std::string device_help = "device: index, backend, backend:index, backend:name or name substring";
   std::string db = kDefaultDb, family, device, size, out = "report/pimg-report.md";
-  int top = 1;
   bool json = false;
-  CLI::App* best = app.add_subcommand("best", "print the best configurations per backend, device and size");
+  int best_top = 5;
+  CLI::App* best = app.add_subcommand("best", "print the winner and the ranked configurations per problem and device");
   best->add_option("family", family, "kernel family")->required();
   best->add_option("--db", db, "SQLite database")->capture_default_str();
-  best->add_option("--device", device, "device name substring");
+  best->add_option("--device", device, device_help);
   best->add_option("--size", size, "image size WxH");
-  best->add_option("--top", top, "configurations per group")->capture_default_str()->check(CLI::Range(1, 1000000));
+  best->add_option("--top", best_top, "configurations per group")->capture_default_str()->check(CLI::Range(1, 1000000));
   best->add_flag("--json", json, "JSON instead of a table");
 
-  CLI::App* report = app.add_subcommand("report", "write the markdown report with plots from the database");
+  int report_top = 10;
+  CLI::App* report = app.add_subcommand(
+      "report", "write the markdown report with plots from the database, and the same as one HTML file beside it");
   report->add_option("--db", db, "SQLite database")->capture_default_str();
   report->add_option("--family", family, "only this family");
-  report->add_option("--out", out, "markdown file; plots are written beside it")->capture_default_str();
-  report->add_option("--top", top, "rows of each top-N table")->default_val(10)->check(CLI::Range(1, 100000));
+  report->add_option("--out", out, "markdown file; plots and the .html are written beside it")->capture_default_str();
+  report->add_option("--top", report_top, "rows of each top-N table")->capture_default_str()->check(CLI::Range(1, 100000));
 
   std::size_t seeds = 50;
   std::vector<std::string> strategy_names;
@@ -229,31 +264,80 @@ int main(int argc, char** argv) {
       "strategies", "replay every strategy on stored results (no device): evaluations to reach the optimum");
   strategies->add_option("--db", db, "SQLite database")->capture_default_str();
   strategies->add_option("--family", family, "kernel family")->required();
-  strategies->add_option("--device", device, "device name substring");
+  strategies->add_option("--device", device, device_help);
   strategies->add_option("--size", size, "image size WxH");
   strategies->add_option("--seeds", seeds, "seeds per strategy")->capture_default_str()->check(CLI::Range(1, 100000));
   strategies->add_option("--strategy", strategy_names, "only these strategies (repeatable; default all)");
   strategies->add_option("--report", strategies_report_path, "also write a markdown section with convergence plots");
 
-  std::string format = "json", export_out;
+  std::string format = "json", export_out, metadata_out;
   CLI::App* exporter = app.add_subcommand("export", "export the best configurations (json, header) or all results (t4)");
   exporter->add_option("--db", db, "SQLite database")->capture_default_str();
   exporter->add_option("--family", family, "kernel family")->required();
   exporter->add_option("--format", format, "json | header | t4")
       ->capture_default_str()
       ->check(CLI::IsMember({"json", "header", "t4"}));
-  exporter->add_option("--device", device, "device name substring");
+  exporter->add_option("--device", device, device_help);
   exporter->add_option("--size", size, "image size WxH");
   exporter->add_option("--out", export_out, "file to write (default: standard output)");
+  exporter->add_option("--metadata", metadata_out, "t4: also write the T4 metadata file (hardware and software)");
 
-  app.add_subcommand("devices", "list backends and devices (and why a backend is unavailable)");
-  app.add_subcommand("list", "list families, variants with their parameters, and strategies");
+  std::vector<std::string> compare_dbs, compare_devices;
+  std::vector<std::int64_t> compare_runs;
+  double alpha = 0.05;
+  CLI::App* compare = app.add_subcommand(
+      "compare", "compare two databases, two runs or two devices per configuration (Mann-Whitney U over the samples)");
+  compare->add_option("databases", compare_dbs, "one database (two runs or two devices of it) or two databases")
+      ->required()
+      ->expected(1, 2);
+  compare->add_option("--runs", compare_runs, "two run ids of the database (default: its last two runs)")->expected(2);
+  compare->add_option("--devices", compare_devices, "two device selectors of the database")->expected(2);
+  compare->add_option("--family", family, "only this family");
+  compare->add_option("--size", size, "image size WxH");
+  compare->add_option("--alpha", alpha, "significance level of the test")->capture_default_str()->check(CLI::Range(1e-9, 0.5));
+  compare->add_flag("--json", json, "JSON instead of markdown");
+
+  double interval = 2;
+  bool once = false;
+  std::int64_t watch_run = 0;
+  CLI::App* watch = app.add_subcommand("watch", "show a run's progress, best so far and failures (reads the database only)");
+  watch->add_option("--db", db, "SQLite database")->capture_default_str();
+  watch->add_option("--run", watch_run, "run id (default: the latest)");
+  watch->add_option("--interval", interval, "seconds between refreshes")->capture_default_str()->check(CLI::Range(0.2, 3600.0));
+  watch->add_flag("--once", once, "print one screen and exit");
+
+  CLI::App* devices = app.add_subcommand("devices", "list backends and devices (and why a backend is unavailable)");
+  devices->add_flag("--json", json, "JSON instead of text");
+  std::string list_family;
+  CLI::App* list = app.add_subcommand("list", "list families, variants with their parameters, and strategies");
+  list->add_option("family", list_family, "only this family");
+  list->add_flag("--json", json, "JSON instead of text");
+  std::string shell = "bash";
+  CLI::App* completion = app.add_subcommand("completion", "print the shell completion script");
+  completion->add_option("shell", shell, "shell")->capture_default_str()->check(CLI::IsMember({"bash"}));
+  CLI::App* man = app.add_subcommand("man", "print the man page (roff)");
+
+  // A bare command or an unknown one: say so, with the usage, before CLI11's terse message.
+  std::vector<std::string> command_names;
+  for (const CLI::App* c : app.get_subcommands([](const CLI::App*) { return true; })) command_names.push_back(c->get_name());
+  if (argc == 1 ||
+      (argv[1][0] != '-' && std::find(command_names.begin(), command_names.end(), argv[1]) == command_names.end())) {
+    const auto& names = command_names;
+    if (argc == 1)
+      fmt::print(stderr, "pimg-tune: a command is required\n\n");
+    else
+      fmt::print(stderr, "pimg-tune: unknown command '{}'{}\n\n", argv[1], did_you_mean(argv[1], names));
+    fmt::print(stderr, "{}", app.help());
+    return 2;
+  }
 
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {
     return app.exit(e);
   } catch (const CLI::CallForAllHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForVersion& e) {
     return app.exit(e);
   } catch (const CLI::ParseError& e) {
     fmt::print(stderr, "pimg-tune: {}\n", e.what());
@@ -319,7 +403,7 @@ int main(int argc, char** argv) {
       Store& store = *opened;
       RowFilter f;
       f.family = fam;
-      fmt::print("{}", best_table(store.rows(f), store.all_bandwidths(), tune_args.top));
+      fmt::print("{}", best_table(store.ranking_rows(f), store.all_bandwidths(), tune_args.top));
       if (!tune_args.report.empty()) {
         std::size_t plots = write_report(store, fam, tune_args.report, 10);
         fmt::print("report: {} ({} plots)\n", tune_args.report, plots);
@@ -329,46 +413,45 @@ int main(int argc, char** argv) {
       if (!s.per_rank.empty()) fmt::print("evaluations per rank: {}\n", fmt::join(s.per_rank, ", "));
       return 0;
     }
+    const cli::Filters filters{family, device, size};
     if (best->parsed()) {
-      if (!reg.family(family)) throw UsageError(fmt::format("best: unknown family '{}'", family));
+      check_family(reg, "best", family);
+      cli::check_size("--size", size);
       Store store(db, Store::Mode::read_only);
-      RowFilter f;
-      f.family = family;
-      if (!device.empty()) f.device = device;
-      if (!size.empty()) f.size = size;
-      auto rows = store.rows(f);
-      fmt::print("{}", json ? best_json(rows, store.all_bandwidths(), top) : best_table(rows, store.all_bandwidths(), top));
+      auto rows = cli::select_rows(store, reg, filters, true, false, "best");
+      if (rows.empty() && !json) {
+        fmt::print("{}: no results stored for family {}\n", db, family);
+        return 0;
+      }
+      fmt::print("{}", json ? best_json(rows, store.all_bandwidths(), best_top) : best_table(rows, store.all_bandwidths(), best_top));
       return 0;
     }
     if (report->parsed()) {
-      if (!family.empty() && !reg.family(family)) throw UsageError(fmt::format("report: unknown family '{}'", family));
+      check_family(reg, "report", family);
       check_output_path("--out", out);
       Store store(db, Store::Mode::read_only);
-      std::size_t plots = write_report(store, family, out, top);
-      fmt::print("report: {} ({} plots)\n", out, plots);
+      std::size_t plots = write_report(store, family, out, report_top);
+      fmt::print("report: {} and {} ({} plots)\n", out, fs::path(out).replace_extension(".html").string(), plots);
       return 0;
     }
     if (strategies->parsed() || exporter->parsed()) {
       const std::string cmd = strategies->parsed() ? "strategies" : "export";
-      if (!reg.family(family)) throw UsageError(fmt::format("{}: unknown family '{}'", cmd, family));
+      check_family(reg, cmd, family);
+      cli::check_size("--size", size);
+      if (!metadata_out.empty() && format != "t4") throw UsageError("--metadata: only with --format t4");
       if (!export_out.empty()) check_output_path("--out", export_out);
       if (!strategies_report_path.empty()) check_output_path("--report", strategies_report_path);
       Store store(db, Store::Mode::read_only);
-      RowFilter f;
-      f.family = family;
-      if (!device.empty()) f.device = device;
-      if (!size.empty()) f.size = size;
       if (exporter->parsed()) {
-        const std::string text = format == "t4"       ? export_t4(store.rows_with_samples(f))
-                                 : format == "header" ? export_header(store.rows(f))
-                                                      : export_json(store.rows(f));
-        if (export_out.empty()) {
+        const auto rows = cli::select_rows(store, reg, filters, true, format == "t4", "export");
+        const std::string text = format == "t4"       ? export_t4(rows)
+                                 : format == "header" ? export_header(rows)
+                                                      : export_json(rows);
+        if (export_out.empty())
           fmt::print("{}", text);
-        } else {
-          std::ofstream o(export_out);
-          o << text;
-          if (!o) throw UsageError(fmt::format("--out {}: cannot write", export_out));
-        }
+        else
+          write_file(export_out, text);
+        if (!metadata_out.empty()) write_file(metadata_out, export_t4_metadata(rows, store.runs()));
         return 0;
       }
       // Priors come from every stored row of the family; the filters choose the spaces replayed.
@@ -376,30 +459,66 @@ int main(int argc, char** argv) {
       all.family = family;
       std::vector<ReplaySpace> spaces;
       for (auto& s : replay_spaces(store.rows(all))) {
-        const bool dev_ok = device.empty() || s.device.name.find(device) != std::string::npos ||
-                            s.device.backend + ":" + s.device.name == device;
+        const bool dev_ok = device.empty() || cli::stored_device_matches(reg, s.device, device);
         if (dev_ok && (size.empty() || s.problem.size() == size)) spaces.push_back(std::move(s));
       }
+      if (spaces.empty() && (!device.empty() || !size.empty()))
+        cli::select_rows(store, reg, filters, false, false, "strategies");  // throws: no rows match, with what exists
       auto result = compare_strategies(spaces, reg, seeds, strategy_names);
       fmt::print("{}", strategies_table(result));
       if (!strategies_report_path.empty()) {
         Report r = strategies_report(result, fs::path(strategies_report_path).stem().string());
         fs::path dir = fs::path(strategies_report_path).parent_path();
         if (!dir.empty()) fs::create_directories(dir);
-        for (const auto& [name, text] : r.files) std::ofstream(dir / name) << text;
-        std::ofstream o(strategies_report_path);
-        o << r.markdown;
-        if (!o) throw UsageError(fmt::format("--report {}: cannot write", strategies_report_path));
+        for (const auto& [name, text] : r.files) write_file(dir / name, text);
+        write_file(strategies_report_path, r.markdown);
         fmt::print("report: {} ({} plots)\n", strategies_report_path, r.files.size());
       }
       return 0;
     }
-    if (app.got_subcommand("devices")) {
-      print_devices(reg);
+    if (compare->parsed()) {
+      check_family(reg, "compare", family);
+      cli::check_size("--size", size);
+      const Comparison c = run_compare(reg, compare_dbs, compare_runs, compare_devices, filters, alpha);
+      fmt::print("{}", json ? compare_json(c) : compare_markdown(c));
       return 0;
     }
-    if (app.got_subcommand("list")) {
-      print_list(reg);
+    if (watch->parsed()) {
+      Store store(db, Store::Mode::read_only);
+      std::signal(SIGINT, [](int) { g_stop = 1; });
+      const bool tty = isatty(STDOUT_FILENO) != 0;
+      for (;;) {
+        const auto runs = store.runs();
+        if (runs.empty()) throw UsageError(fmt::format("watch: {} holds no run yet", db));
+        auto run = runs.back();
+        if (watch_run) {
+          auto it = std::find_if(runs.begin(), runs.end(), [&](const RunRecord& r) { return r.id == watch_run; });
+          if (it == runs.end()) throw UsageError(fmt::format("watch: --run {}: no such run in {}", watch_run, db));
+          run = *it;
+        }
+        const std::string screen = watch_screen(run, store.run_rows(run.id), utc_now_text());
+        fmt::print("{}{}", tty && !once ? "\033[H\033[2J" : "", screen);
+        std::fflush(stdout);
+        if (once) return 0;
+        for (double waited = 0; waited < interval && !g_stop; waited += 0.1)
+          std::this_thread::sleep_for(std::chrono::milliseconds(100));
+        if (g_stop) return 0;
+      }
+    }
+    if (devices->parsed()) {
+      fmt::print("{}", json ? cli::devices_json(reg) : cli::devices_text(reg));
+      return 0;
+    }
+    if (list->parsed()) {
+      fmt::print("{}", json ? cli::list_json(reg, list_family) : cli::list_text(reg, list_family));
+      return 0;
+    }
+    if (completion->parsed()) {
+      fmt::print("{}", cli::bash_completion(app));
+      return 0;
+    }
+    if (man->parsed()) {
+      fmt::print("{}", cli::man_page(app, PIMG_VERSION));
       return 0;
     }
   } catch (const UsageError& e) {

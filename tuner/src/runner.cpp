@@ -18,23 +18,12 @@
 #include "pimg/isolation.hpp"
 #include "pimg/store.hpp"
 #include "attribution.hpp"
+#include "pimg/device_selector.hpp"
 #include "tuner_impl.hpp"
 #include "pimg/executor.hpp"
 
 namespace pimg {
 namespace {
-
-std::string lower(std::string s) {
-  for (auto& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return s;
-}
-
-bool matches(const DeviceInfo& d, const std::string& selector) {
-  if (!selector.empty() && std::all_of(selector.begin(), selector.end(), ::isdigit))
-    return std::stoi(selector) == d.index;
-  return lower(d.name).find(lower(selector)) != std::string::npos ||
-         lower(d.platform).find(lower(selector)) != std::string::npos;
-}
 
 // Where a problem came from in the space file (the file alone for spaces built in code).
 std::string problem_place(const Space& space, std::size_t problem) {
@@ -120,6 +109,9 @@ std::vector<SelectedDevice> select_devices(const Registry& reg, const Space& spa
     }
     wanted = chosen;
   }
+  std::vector<std::string> backend_names;
+  for (const Backend* b : reg.backends()) backend_names.push_back(b->name());
+  auto matches = [&](const DeviceInfo& d, const std::string& s) { return device_matches(d, s, backend_names); };
   std::vector<SelectedDevice> out;
   std::vector<bool> selector_used(opt.devices.size(), false);
   for (const auto& sel : wanted) {

@@ -1,6 +1,7 @@
 // The space file loader: reads the YAML, refuses hostile shapes, and checks every key and value
 // against the registry (family attributes, backends, variants and their parameters, strategies).
 // Every error is one line, "FILE:LINE:COLUMN: message", thrown as a UsageError.
+#include "pimg/suggest.hpp"
 #include "pimg/space.hpp"
 
 #include <fmt/format.h>
@@ -270,7 +271,8 @@ class Loader {
     if (!family_) {
       std::vector<std::string> names;
       for (const auto* f : reg_.families()) names.push_back(f->name());
-      fail(fam, fmt::format("unknown family {} (families: {})", show(space.family), join(names)));
+      fail(fam, fmt::format("unknown family {}{} (families: {})", show(space.family), did_you_mean(space.family, names),
+                            join(names)));
     }
     space.backends = backends(value(*find("backends"), "backends"));
     space.problems = problems(value(*find("problems"), "problems"), space.problem_pos);
@@ -475,7 +477,8 @@ class Loader {
       std::vector<std::string> names;
       for (const auto* x : reg_.variants(family_->name())) names.push_back(x->name());
       fail(e.key_node,
-           fmt::format("unknown variant {} for family {} (variants: {})", show(e.key), family_->name(), join(names)));
+           fmt::format("unknown variant {} for family {}{} (variants: {})", show(e.key), family_->name(),
+                       did_you_mean(e.key, names), join(names)));
     }
     std::vector<std::string> chosen;
     for (const auto& b : selected) chosen.push_back(b.backend);
@@ -495,8 +498,8 @@ class Loader {
       if (p.key == "constraints") continue;
       auto d = std::find_if(decls.begin(), decls.end(), [&](const ParamDecl& x) { return x.name == p.key; });
       if (d == decls.end())
-        fail(p.key_node, fmt::format("unknown parameter {} for variant {} ({})", show(p.key), show(e.key),
-                                     decls.empty() ? "it has no parameters" : "parameters: " + join(names)));
+        fail(p.key_node, fmt::format("unknown parameter {} for variant {}{} ({})", show(p.key), show(e.key),
+                                     did_you_mean(p.key, names), decls.empty() ? "it has no parameters" : "parameters: " + join(names)));
       vs.params.push_back(param(*d, p, e.key));
     }
     for (const auto& d : decls)

@@ -13,6 +13,7 @@ struct ReportOptions {
   std::string family;        // empty: every family in the store
   int top = 10;              // rows of each top-N table
   std::string plot_prefix;   // file name prefix of the plots, e.g. "report" -> report-conv-sweep.svg
+  std::vector<RunRecord> runs;  // the store's runs: the provenance of the rows (Store::runs())
 };
 
 struct Report {
@@ -20,8 +21,14 @@ struct Report {
   std::map<std::string, std::string> files;  // plot file name -> SVG text
 };
 
+// `rows`: search and confirmation rows (Store::ranking_rows()); the summary's winners come from
+// rank_all() (pimg/ranking.hpp), every other section from the search rows.
 Report make_report(const std::vector<ResultRow>& rows, const std::vector<BandwidthRow>& bandwidths,
                    const ReportOptions& opt);
+
+// The report as one self-contained HTML page: the markdown's headings, paragraphs, lists and tables,
+// each plot's SVG inlined from `files`, a little CSS for a readable page.
+std::string report_html(const Report& report, const std::string& title);
 
 // The ranked terminal table and the JSON of `pimg-tune best`, from the same rows.
 std::string best_table(const std::vector<ResultRow>& rows, const std::vector<BandwidthRow>& bw, int top);
@@ -32,10 +39,22 @@ std::string best_json(const std::vector<ResultRow>& rows, const std::vector<Band
 std::string strategies_table(const std::vector<ReplayComparison>& comparisons);
 Report strategies_report(const std::vector<ReplayComparison>& comparisons, const std::string& plot_prefix);
 
-// `pimg-tune export`: the best ok configuration of a tuned variant per device and problem as JSON or
-// as a C++ header of #defines, and every row in the T4 results format (rows with samples).
+// `pimg-tune export`: the winner (pimg/ranking.hpp) of each device and problem as JSON or as a C++
+// header selecting by target device with a default (as Kernel Tuner's create_device_targets), and
+// every row in the T4 results format the way Kernel Tuner writes it (times in milliseconds,
+// `metadata.timeunit`), with the T4 metadata file (hardware and software) beside it.
 std::string export_json(const std::vector<ResultRow>& rows);
 std::string export_header(const std::vector<ResultRow>& rows);
 std::string export_t4(const std::vector<ResultRow>& rows);
+std::string export_t4_metadata(const std::vector<ResultRow>& rows, const std::vector<RunRecord>& runs);
+
+}  // namespace pimg
+
+namespace pimg {
+
+// `pimg-tune watch`: one screen about a run in progress, from the store alone: the run (host, command,
+// start), how many evaluations it stored and how fast, when the last one came, the best so far per
+// problem and device (rank_all over the run's rows), and its failures by status with the latest ones.
+std::string watch_screen(const RunRecord& run, const std::vector<ResultRow>& run_rows, const std::string& now_utc);
 
 }  // namespace pimg

@@ -24,7 +24,8 @@ const char* to_string(BestConfig::Match m);
 // words ("NVIDIA H100 80GB HBM3" and "NVIDIA H100 PCIe" are both "nvidia h100").
 std::string architecture_of(const std::string& device_name);
 
-// `device`: a device name (case-insensitive) or backend:name; `size`: WxH. `attrs` narrows the
+// `device`: a device name (case-insensitive) or a selector (pimg/device_selector.hpp: a backend, backend:name or
+// a name substring; not an index, which names a live device); `size`: WxH. `attrs` narrows the
 // problem (e.g. {"filter", "sharpen3"}); when several problems still match, the fastest wins.
 std::optional<BestConfig> best_config(const std::vector<ResultRow>& rows, const std::string& family,
                                       const std::string& device, const std::string& size,

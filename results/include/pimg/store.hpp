@@ -28,6 +28,13 @@ struct RunInfo {
   std::string build_id;  // of the host-side code (executor.hpp's build_id())
 };
 
+// A stored run (the runs table), for provenance and for choosing runs to compare.
+struct RunRecord {
+  std::int64_t id = 0;
+  RunInfo info;
+  std::string build_id;
+};
+
 // What the family says one problem costs, stored with the problem so reports need only the store.
 struct ProblemCost {
   double work = 0;      // in `unit` (pixels for MPix/s)
@@ -70,7 +77,7 @@ struct RowFilter {
 
 class Store {
  public:
-  static constexpr int kSchemaVersion = 6;
+  static constexpr int kSchemaVersion = 7;
 
   // create: tuning (the file is created if missing); existing: must exist; read_only: for commands
   // that only read (best, report, export, strategies): opened read-only, no side files where no
@@ -120,9 +127,17 @@ class Store {
   std::vector<BandwidthRow> bandwidths() const;      // the latest of each device
   std::vector<BandwidthRow> all_bandwidths() const;  // every ceiling measured, oldest first
 
+  // The latest confirmation-stage row of each key (stage "confirm"), which decides winners.
+  std::vector<ResultRow> confirm_rows(const RowFilter& f = {}, bool samples = false) const;
+  // rows() and confirm_rows() together: what rankings read.
+  std::vector<ResultRow> ranking_rows(const RowFilter& f = {}, bool samples = false) const;
+  // The latest row of each key and stage within one run.
+  std::vector<ResultRow> run_rows(std::int64_t run, const RowFilter& f = {}, bool samples = false) const;
+  std::vector<RunRecord> runs() const;  // by id
+
  private:
   void migrate();
-  std::vector<ResultRow> query_rows(const RowFilter& f, bool samples) const;
+  std::vector<ResultRow> query_rows(const RowFilter& f, bool samples, const std::string& source = "latest") const;
   std::vector<BandwidthRow> query_bandwidths(bool latest_only) const;
   sqlite3* db_ = nullptr;
   std::string path_;

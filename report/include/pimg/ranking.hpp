@@ -1,0 +1,42 @@
+// Who wins one (problem, device), by how much over each baseline, and which configurations are tied
+// with the winner: the one decision `best`, `best --json`, the exports and the report all print.
+#pragma once
+#include <string>
+#include <vector>
+
+#include "pimg/store.hpp"
+
+namespace pimg {
+
+struct BaselineRatio {
+  const ResultRow* row = nullptr;  // the baseline's fastest ok row (confirmation stage when it has one)
+  double ratio = 0;                // baseline median / winner median: above 1 the winner is faster
+};
+
+struct Ranking {
+  Problem problem;
+  DeviceInfo device;
+  bool confirmed = false;                // decided by confirmation-stage rows (stage "confirm")
+  std::vector<const ResultRow*> ranked;  // the ok rows it decided from, fastest median first
+  const ResultRow* winner = nullptr;     // the fastest tuned row (the fastest baseline where none was tuned)
+  std::vector<const ResultRow*> ties;    // ranked rows whose 95% interval overlaps the winner's
+  std::vector<BaselineRatio> baselines;  // every baseline of the problem, on any device
+  std::string method;                    // the winner's timing method ("" for old rows)
+};
+
+// Both rows carry a confidence interval and the intervals overlap. Rows without one (stored before
+// schema 5) are never tied.
+bool tied(const ResultRow& a, const ResultRow& b);
+
+// `group`: the rows of one (problem, device), either stage, any status; `problem_baselines`: the rows
+// of the problem's baseline variants on every device. Prefers confirmation rows when the group has
+// an ok one. Returns a Ranking with winner == nullptr when nothing is ok.
+Ranking rank_group(const std::vector<const ResultRow*>& group, const std::vector<const ResultRow*>& problem_baselines);
+
+// One Ranking per (problem, device) with an ok row, in report order (problem, then device).
+std::vector<Ranking> rank_all(const std::vector<ResultRow>& rows);
+
+// "0.0753 ms [0.0749, 0.0757]": the median with its interval when stored.
+std::string time_with_interval(const ResultRow& r);
+
+}  // namespace pimg

@@ -1,0 +1,96 @@
+// The winner of each (problem, device): confirmation-stage rows decide when present (one interleaved
+// series re-measuring the top configurations and the baselines), else the search rows; ties are
+// rows whose median intervals overlap the winner's.
+#include "pimg/ranking.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <map>
+#include <tuple>
+
+#include "metrics.hpp"
+
+namespace pimg {
+namespace {
+
+using namespace report_detail;
+
+bool has_interval(const ResultRow& r) {
+  return r.result.ci_high_ms > 0 && r.result.ci_low_ms > 0 && r.result.ci_low_ms <= r.result.ci_high_ms;
+}
+
+bool is_confirm(const ResultRow& r) { return r.result.stage == "confirm"; }
+
+// The ok rows of a set, confirmation rows only when there is one, fastest first.
+std::vector<const ResultRow*> deciding(const std::vector<const ResultRow*>& rows) {
+  std::vector<const ResultRow*> ok;
+  const bool confirm = std::any_of(rows.begin(), rows.end(),
+                                   [](const ResultRow* r) { return r->result.status == Status::ok && is_confirm(*r); });
+  for (const ResultRow* r : rows)
+    if (r->result.status == Status::ok && is_confirm(*r) == confirm) ok.push_back(r);
+  std::stable_sort(ok.begin(), ok.end(), [](const ResultRow* a, const ResultRow* b) { return rank_less(*a, *b); });
+  return ok;
+}
+
+}  // namespace
+
+bool tied(const ResultRow& a, const ResultRow& b) {
+  if (!has_interval(a) || !has_interval(b)) return false;
+  return a.result.ci_low_ms <= b.result.ci_high_ms && b.result.ci_low_ms <= a.result.ci_high_ms;
+}
+
+Ranking rank_group(const std::vector<const ResultRow*>& group, const std::vector<const ResultRow*>& problem_baselines) {
+  Ranking out;
+  if (group.empty()) return out;
+  out.problem = group.front()->problem;
+  out.device = group.front()->device;
+  out.ranked = deciding(group);
+  if (out.ranked.empty()) return out;
+  out.confirmed = is_confirm(*out.ranked.front());
+  auto tuned = std::find_if(out.ranked.begin(), out.ranked.end(), [](const ResultRow* r) { return !is_baseline(r->variant); });
+  out.winner = tuned != out.ranked.end() ? *tuned : out.ranked.front();
+  out.method = out.winner->result.method;
+  for (const ResultRow* r : out.ranked)
+    if (r != out.winner && tied(*out.winner, *r)) out.ties.push_back(r);
+  // Each baseline (variant on a device) by its own deciding rows.
+  std::map<std::pair<std::string, DeviceKey>, std::vector<const ResultRow*>> by_baseline;
+  for (const ResultRow* r : problem_baselines)
+    if (is_baseline(r->variant) && r->problem == out.problem) by_baseline[{r->variant.name, device_key(r->device)}].push_back(r);
+  for (const auto& [key, rows] : by_baseline) {
+    const auto best = deciding(rows);
+    if (best.empty() || best.front() == out.winner || !(out.winner->result.kernel.median > 0)) continue;
+    out.baselines.push_back({best.front(), best.front()->result.kernel.median / out.winner->result.kernel.median});
+  }
+  return out;
+}
+
+std::vector<Ranking> rank_all(const std::vector<ResultRow>& rows) {
+  struct KeyLess {
+    bool operator()(const std::pair<Problem, DeviceKey>& a, const std::pair<Problem, DeviceKey>& b) const {
+      if (problem_less(a.first, b.first)) return true;
+      if (problem_less(b.first, a.first)) return false;
+      return a.second < b.second;
+    }
+  };
+  std::map<std::pair<Problem, DeviceKey>, std::vector<const ResultRow*>, KeyLess> groups;
+  std::map<Problem, std::vector<const ResultRow*>, ProblemLess> baselines;
+  for (const ResultRow* r : sorted_rows(rows)) {
+    groups[{r->problem, device_key(r->device)}].push_back(r);
+    if (is_baseline(r->variant)) baselines[r->problem].push_back(r);
+  }
+  std::vector<Ranking> out;
+  for (const auto& [key, group] : groups) {
+    Ranking r = rank_group(group, baselines[key.first]);
+    if (r.winner) out.push_back(std::move(r));
+  }
+  return out;
+}
+
+std::string time_with_interval(const ResultRow& r) {
+  if (!has_interval(r)) return fmt_ms(r.result.kernel.median) + " ms";
+  return fmt::format("{} ms [{}, {}]", fmt_ms(r.result.kernel.median), fmt_ms(r.result.ci_low_ms),
+                     fmt_ms(r.result.ci_high_ms));
+}
+
+}  // namespace pimg

@@ -1,0 +1,163 @@
+// The winner of a (problem, device): confirmation rows decide when present, ties are overlapping
+// intervals (never for rows without one), every baseline of the problem gets a ratio; and compare's
+// Mann-Whitney U test and matching.
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "json.hpp"
+#include "pimg/compare.hpp"
+#include "pimg/ranking.hpp"
+#include "pimg/report.hpp"
+
+namespace pimg {
+namespace {
+
+DeviceInfo device(const std::string& backend, const std::string& name) {
+  DeviceInfo d;
+  d.backend = backend;
+  d.name = name;
+  d.driver = "1";
+  return d;
+}
+
+ResultRow row(std::int64_t id, const DeviceInfo& d, const std::string& variant, std::int64_t x, double median,
+              double lo = 0, double hi = 0, const std::string& stage = "search", Status status = Status::ok) {
+  ResultRow r;
+  r.id = id;
+  r.device = d;
+  r.problem = {"conv", 1024, 1024, 1, {{"filter", "sharpen3"}}};
+  r.variant = {"conv", variant, d.backend, "h-" + variant, variant == "npp" || variant == "serial"};
+  if (!r.variant.baseline) r.config.set("x", x);
+  r.result.status = status;
+  r.result.kernel = {median, median, median, 0};
+  r.result.ci_low_ms = lo;
+  r.result.ci_high_ms = hi;
+  r.result.stage = stage;
+  r.result.method = "events";
+  for (int i = 0; i < 9; ++i) r.result.kernel_ms.push_back(median * (1 + 0.001 * i));
+  return r;
+}
+
+const DeviceInfo kGpu = device("cuda", "GPU");
+const DeviceInfo kHost = device("host", "CPU");
+
+TEST(Ranking, ConfirmationRowsDecideAndTiesOverlap) {
+  std::vector<ResultRow> rows{
+      row(1, kGpu, "vec", 1, 1.00, 0.98, 1.02),  // search: fastest
+      row(2, kGpu, "vec", 2, 1.10, 1.08, 1.12),
+      row(3, kGpu, "vec", 3, 1.30, 1.25, 1.35),
+      row(4, kGpu, "npp", 0, 2.00, 1.95, 2.05),
+      // confirmation: x=2 wins, x=1 overlaps it, npp measured in the same series
+      row(5, kGpu, "vec", 1, 1.06, 1.03, 1.09, "confirm"),
+      row(6, kGpu, "vec", 2, 1.05, 1.04, 1.07, "confirm"),
+      row(7, kGpu, "npp", 0, 2.10, 2.05, 2.15, "confirm"),
+      row(8, kHost, "serial", 0, 40.0),
+  };
+  const auto all = rank_all(rows);
+  ASSERT_EQ(all.size(), 2u);  // the GPU and the host
+  const Ranking& k = all[0].device.backend == "cuda" ? all[0] : all[1];
+  EXPECT_TRUE(k.confirmed);
+  ASSERT_NE(k.winner, nullptr);
+  EXPECT_EQ(k.winner->id, 6);
+  ASSERT_EQ(k.ties.size(), 1u);
+  EXPECT_EQ(k.ties[0]->id, 5);
+  EXPECT_EQ(k.method, "events");
+  ASSERT_EQ(k.baselines.size(), 2u);
+  std::map<std::string, double> ratio;
+  for (const auto& b : k.baselines) ratio[b.row->variant.name] = b.ratio;
+  EXPECT_NEAR(ratio["npp"], 2.10 / 1.05, 1e-12);  // the confirmation row of the baseline
+  EXPECT_NEAR(ratio["serial"], 40.0 / 1.05, 1e-12);
+  EXPECT_EQ(time_with_interval(*k.winner), "1.050 ms [1.040, 1.070]");
+}
+
+TEST(Ranking, SearchRowsWithoutIntervalsAreNeverTied) {
+  std::vector<ResultRow> rows{row(1, kGpu, "vec", 1, 1.0), row(2, kGpu, "vec", 2, 1.0), row(3, kGpu, "vec", 3, 1.0, 0.9, 1.1)};
+  const auto all = rank_all(rows);
+  ASSERT_EQ(all.size(), 1u);
+  EXPECT_FALSE(all[0].confirmed);
+  EXPECT_EQ(all[0].winner->id, 1);  // ties broken by the total order
+  EXPECT_TRUE(all[0].ties.empty());
+  EXPECT_FALSE(tied(rows[0], rows[2]));
+  EXPECT_TRUE(tied(rows[2], row(4, kGpu, "vec", 4, 1.2, 1.05, 1.3)));
+  EXPECT_FALSE(tied(rows[2], row(4, kGpu, "vec", 4, 1.2, 1.11, 1.3)));
+}
+
+TEST(Ranking, FailuresNeverWinAndATunedRowBeatsAFasterBaseline) {
+  std::vector<ResultRow> rows{row(1, kGpu, "vec", 1, 0.5, 0, 0, "search", Status::wrong_result),
+                              row(2, kGpu, "npp", 0, 0.8), row(3, kGpu, "vec", 2, 1.0)};
+  const auto all = rank_all(rows);
+  ASSERT_EQ(all.size(), 1u);
+  EXPECT_EQ(all[0].winner->id, 3);
+  ASSERT_EQ(all[0].baselines.size(), 1u);
+  EXPECT_NEAR(all[0].baselines[0].ratio, 0.8, 1e-12);  // the baseline is faster: below 1x
+  EXPECT_TRUE(rank_all({row(1, kGpu, "vec", 1, 0.5, 0, 0, "search", Status::timeout)}).empty());
+}
+
+TEST(Ranking, BestJsonCarriesTheDecision) {
+  std::vector<ResultRow> rows{row(1, kGpu, "vec", 1, 1.00, 0.98, 1.02), row(2, kGpu, "vec", 2, 1.01, 0.99, 1.03),
+                              row(3, kGpu, "npp", 0, 2.00, 1.9, 2.1)};
+  const Json j = JsonParser(best_json(rows, {}, 5)).document();
+  ASSERT_EQ(j.items.size(), 1u);
+  const Json& g = j.items[0];
+  EXPECT_EQ(g["winner"]["variant"].text, "vec");
+  EXPECT_EQ(g["winner"]["ci_ms"].items.size(), 2u);
+  EXPECT_EQ(g["winner"]["method"].text, "events");
+  EXPECT_EQ(g["ties"].items.size(), 1u);
+  EXPECT_NEAR(g["baselines"].items[0]["ratio"].number, 2.0, 1e-3);
+  const std::string table = best_table(rows, {}, 5);
+  EXPECT_NE(table.find("winner: vec x=1 1.000 ms [0.9800, 1.020], method events"), std::string::npos) << table;
+  EXPECT_NE(table.find("tied (interval overlaps the winner's): vec x=2"), std::string::npos) << table;
+  EXPECT_NE(table.find("vs baselines: 2.00x over npp on cuda:GPU"), std::string::npos) << table;
+}
+
+// Reference values of the exact distribution, by hand: fully separated samples of m and n give
+// 2/C(m+n, m); interleaved 1,3,5,7 against 2,4,6,8 has U = 6 and P(U <= 6) = 24/70.
+TEST(MannWhitney, ExactSmallSamples) {
+  EXPECT_NEAR(mann_whitney_p({1, 2, 3, 4, 5}, {6, 7, 8, 9, 10}), 2.0 / 252, 1e-12);
+  EXPECT_NEAR(mann_whitney_p({1, 2, 3}, {4, 5, 6}), 0.1, 1e-12);  // 2/C(6,3)
+  EXPECT_NEAR(mann_whitney_p({1, 3, 5, 7}, {2, 4, 6, 8}), 0.6857142857142857, 1e-12);
+  EXPECT_DOUBLE_EQ(mann_whitney_p({}, {1, 2}), 1.0);
+}
+
+TEST(MannWhitney, NormalApproximationWithTies) {
+  // Ties force the normal approximation (tie-corrected, continuity-corrected): two constant samples
+  // of 20 that differ are as far apart as ranks go (z = 5.9); identical samples give 1.
+  std::vector<double> a(20, 1.0), b(20, 2.0);
+  EXPECT_LT(mann_whitney_p(a, b), 1e-6);
+  EXPECT_DOUBLE_EQ(mann_whitney_p(a, a), 1.0);
+  std::vector<double> x, y;
+  for (int i = 0; i < 60; ++i) {
+    x.push_back(i % 7);
+    y.push_back(i % 7 + (i % 3 == 0 ? 1 : 0));
+  }
+  const double p = mann_whitney_p(x, y);
+  EXPECT_GT(p, 0.01);
+  EXPECT_LT(p, 0.9);
+}
+
+TEST(Compare, MatchesConfigurationsAndSummarisesTheGeometricMean) {
+  std::vector<ResultRow> a{row(1, kGpu, "vec", 1, 1.0), row(2, kGpu, "vec", 2, 2.0), row(3, kGpu, "vec", 3, 3.0)};
+  std::vector<ResultRow> b{row(11, kGpu, "vec", 1, 0.5), row(12, kGpu, "vec", 2, 2.0), row(14, kGpu, "vec", 4, 1.0)};
+  const Comparison c = compare_rows(a, b, "old", "new", true);
+  ASSERT_EQ(c.pairs.size(), 2u);
+  EXPECT_EQ(c.only_a, 1u);
+  EXPECT_EQ(c.only_b, 1u);
+  EXPECT_NEAR(c.geomean_ratio, std::sqrt(0.5 * 1.0), 1e-12);
+  EXPECT_EQ(c.faster, 1u);  // x=1 halved: 9 samples each, fully separated
+  EXPECT_EQ(c.slower, 0u);
+  EXPECT_TRUE(c.pairs[0].significant);
+  EXPECT_FALSE(c.pairs[1].significant);  // identical samples
+  const std::string md = compare_markdown(c);
+  EXPECT_NE(md.find("geometric mean of B/A 0.707 (-29.3%)"), std::string::npos) << md;
+  const Json j = JsonParser(compare_json(c)).document();
+  EXPECT_EQ(j["pairs"].items.size(), 2u);
+  EXPECT_EQ(j["pairs"].items[0]["significant"].type, Json::Type::boolean);
+  // Two devices: the device leaves the key.
+  std::vector<ResultRow> other{row(21, device("cuda", "GPU2"), "vec", 1, 2.0)};
+  EXPECT_EQ(compare_rows(a, other, "GPU", "GPU2", false).pairs.size(), 1u);
+  EXPECT_EQ(compare_rows(a, other, "GPU", "GPU2", true).pairs.size(), 0u);
+}
+
+}  // namespace
+}  // namespace pimg
