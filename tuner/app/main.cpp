@@ -8,6 +8,7 @@
 #include <fstream>
 
 #include "cli/progress.hpp"
+#include "cli/t1_command.hpp"
 #include "pimg/errors.hpp"
 #include "pimg/isolation.hpp"
 #include "pimg/registry.hpp"
@@ -17,6 +18,7 @@
 #include "pimg/space.hpp"
 #include "pimg/store.hpp"
 #include "pimg/transport.hpp"
+#include "user/t1.hpp"
 
 namespace fs = std::filesystem;
 using namespace pimg;
@@ -108,7 +110,15 @@ void print_list(const Registry& reg) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  const Registry& reg = Registry::builtin();
+  // The build's registry plus the user kernels of the run that started this process as its worker.
+  const std::unique_ptr<Registry> owned = Registry::make_builtin();
+  try {
+    user::register_from_env(*owned);
+  } catch (const std::exception& e) {
+    fmt::print(stderr, "pimg-tune: {}: {}\n", user::kUserKernelsEnv, e.what());
+    return 2;
+  }
+  const Registry& reg = *owned;
   // Hidden: the worker process the tuner starts for its evaluations (docs/reliability.md).
   if (argc == 2 && std::string(argv[1]) == "worker") return worker_main(reg);
   CLI::App app{"pimg-tune: auto-tuning experiment harness for image kernels"};
@@ -184,6 +194,7 @@ int main(int argc, char** argv) {
   exporter->add_option("--size", size, "image size WxH");
   exporter->add_option("--out", export_out, "file to write (default: standard output)");
 
+  cli::T1Command t1(app);
   app.add_subcommand("devices", "list backends and devices (and why a backend is unavailable)");
   app.add_subcommand("list", "list families, variants with their parameters, and strategies");
 
@@ -198,7 +209,10 @@ int main(int argc, char** argv) {
     return 2;
   }
 
+  // Families of user kernels (T1 files) are known from the store, not the registry.
+  auto known = [&](const std::string& f) { return reg.family(f) || f.rfind("t1-", 0) == 0; };
   try {
+    if (t1.parsed()) return t1.run(*owned, join_args(argc, argv));
     for (auto& [cmd, fam] : family_cmds) {
       if (!cmd->parsed()) continue;
       Space space = load_space(tune_args.space, reg);
@@ -257,7 +271,7 @@ int main(int argc, char** argv) {
       return 0;
     }
     if (best->parsed()) {
-      if (!reg.family(family)) throw UsageError(fmt::format("best: unknown family '{}'", family));
+      if (!known(family)) throw UsageError(fmt::format("best: unknown family '{}'", family));
       Store store(db, Store::Mode::existing);
       RowFilter f;
       f.family = family;
@@ -268,7 +282,7 @@ int main(int argc, char** argv) {
       return 0;
     }
     if (report->parsed()) {
-      if (!family.empty() && !reg.family(family)) throw UsageError(fmt::format("report: unknown family '{}'", family));
+      if (!family.empty() && !known(family)) throw UsageError(fmt::format("report: unknown family '{}'", family));
       Store store(db, Store::Mode::existing);
       std::size_t plots = write_report(store, family, out, top);
       fmt::print("report: {} ({} plots)\n", out, plots);
@@ -276,7 +290,7 @@ int main(int argc, char** argv) {
     }
     if (strategies->parsed() || exporter->parsed()) {
       const std::string cmd = strategies->parsed() ? "strategies" : "export";
-      if (!reg.family(family)) throw UsageError(fmt::format("{}: unknown family '{}'", cmd, family));
+      if (!known(family)) throw UsageError(fmt::format("{}: unknown family '{}'", cmd, family));
       Store store(db, Store::Mode::existing);
       RowFilter f;
       f.family = family;

@@ -114,6 +114,14 @@ EvalResult evaluate(const EvalContext& ctx, const Variant& variant, const Config
         owned[a.buffer] = std::move(dev);
       }
     }
+    for (const auto& [symbol, name] : plan.symbols) {  // inputs only a device symbol reads
+      if (owned.count(name)) continue;
+      const HostBuffer& host = ctx.workload.input(name);
+      auto dev = ctx.device.alloc(host.bytes.size());
+      ctx.device.upload(*dev, host.bytes);
+      buffers[name] = dev.get();
+      owned[name] = std::move(dev);
+    }
     r.h2d_ms = ms_since(t_up);
     for (const Step& step : steps)
       if (step.host && (!buffers.count(step.host->host_in) || !buffers.count(step.host->host_out)))

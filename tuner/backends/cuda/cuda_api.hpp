@@ -20,7 +20,7 @@ namespace pimg::cuda {
   X(cuModuleGetFunction) X(cuLaunchKernel) X(cuMemAlloc) X(cuMemFree) X(cuMemcpyHtoD) X(cuMemcpyDtoH)           \
   X(cuMemsetD8) X(cuMemHostAlloc) X(cuMemFreeHost) X(cuArrayCreate) X(cuArrayDestroy) X(cuMemcpy2D)             \
   X(cuTexObjectCreate) X(cuTexObjectDestroy) X(cuEventCreate) X(cuEventDestroy) X(cuEventRecord)                \
-  X(cuEventSynchronize) X(cuEventElapsedTime)
+  X(cuEventSynchronize) X(cuEventElapsedTime) X(cuModuleGetGlobal) X(cuMemcpyDtoD)
 
 #define PIMG_NVRTC_FUNCTIONS(X)                                                                                  \
   X(nvrtcGetErrorString) X(nvrtcVersion) X(nvrtcCreateProgram) X(nvrtcDestroyProgram) X(nvrtcCompileProgram)  \
