@@ -169,3 +169,66 @@ TEST(T1, ReferenceArgumentsFromRawFilesValidateAndCatchAWrongReference) {
 }
 
 }  // namespace
+
+namespace {
+
+// User variants joining conv from a space file: tuned on PoCL and OpenMP, validated by conv's own
+// reference, and measured again when their kernel text changes.
+TEST(UserVariants, JoinConvOnPoclAndOpenMpAndFollowTheirKernelText) {
+  if (!have_opencl()) GTEST_SKIP() << "no OpenCL device (PoCL)";
+  const fs::path dir = e2e::temp_dir("user-variants");
+  fs::create_directories(dir / "user");
+  fs::create_directories(dir / "t1");
+  fs::copy_file(std::string(PIMG_TEST_DATA) + "/user/conv-user.yaml", dir / "user/conv-user.yaml");
+  fs::copy_file(std::string(PIMG_TEST_DATA) + "/user/sharpen_omp.cpp", dir / "user/sharpen_omp.cpp");
+  fs::copy_file(kT1 + "/sharpen.cl", dir / "t1/sharpen.cl");
+  const std::string env = "PIMG_CACHE_DIR=" + (dir / "cache").string();
+  const std::string cmd = "conv --space " + (dir / "user/conv-user.yaml").string() + " --db " + (dir / "t.db").string() + " --repeats 1 --quiet";
+  e2e::Ran r = e2e::run(cmd, env);
+  ASSERT_EQ(r.code, 0) << r.out;
+  EXPECT_NE(r.out.find("7 measured, 7 ok, 0 failed"), std::string::npos) << r.out;
+  const auto rows = e2e::query((dir / "t.db").string(),
+                               "SELECT v.name, e.validation FROM evaluations e JOIN variants v ON v.id = e.variant_id "
+                               "WHERE v.name LIKE 'my_%' ORDER BY v.name LIMIT 1");
+  ASSERT_EQ(rows.size(), 1u);
+  EXPECT_EQ(rows[0], "my_sharpen_cl|exact");
+  // The OpenCL kernel's text changes: its four configurations are measured again, the rest resumed.
+  std::ofstream(dir / "t1/sharpen.cl", std::ios::app) << "// edited\n";
+  r = e2e::run(cmd, env);
+  ASSERT_EQ(r.code, 0) << r.out;
+  EXPECT_NE(r.out.find("4 measured, 4 ok, 0 failed, 3 already stored"), std::string::npos) << r.out;
+  fs::remove_all(dir);
+}
+
+TEST(UserVariants, MalformedDeclarationsAreRefusedWithThePlace) {
+  const std::string good = e2e::slurp(std::string(PIMG_TEST_DATA) + "/user/conv-user.yaml");
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {"backend: opencl", "backend: vulkan"}, {"entry: my_sharpen", "entry: no_such_entry"},
+      {"source: sharpen_omp.cpp", "source: missing.cpp"}, {"parameters: {CHUNK: 8}", "parameters: {CHUNK: eight}"},
+      {"args: [in, out, width, height]\n\nvariants", "args: [in, out, width +]\n\nvariants"},
+      {"    entry: my_sharpen\n", "    entry: my_sharpen\n    colour: blue\n"}};
+  const std::vector<std::string> says = {"backend 'vulkan' is not opencl", "'no_such_entry' does not occur",
+                                         "missing.cpp is not a readable kernel file", "default 'eight' is not an integer",
+                                         "argument 'width +'", "unknown key 'colour'"};
+  const fs::path dir = e2e::temp_dir("user-bad");
+  fs::create_directories(dir / "user");
+  fs::copy_file(std::string(PIMG_TEST_DATA) + "/user/sharpen_omp.cpp", dir / "user/sharpen_omp.cpp");
+  fs::create_directories(dir / "t1");
+  fs::copy_file(kT1 + "/sharpen.cl", dir / "t1/sharpen.cl");
+  for (std::size_t i = 0; i < cases.size(); ++i) {
+    std::string text = good;
+    const auto at = text.find(cases[i].first);
+    ASSERT_NE(at, std::string::npos) << cases[i].first;
+    text.replace(at, cases[i].first.size(), cases[i].second);
+    const fs::path space = dir / "user/bad.yaml";
+    std::ofstream(space) << text;
+    const e2e::Ran r = e2e::run("conv --space " + space.string() + " --db " + (dir / "t.db").string());
+    EXPECT_EQ(r.code, 2) << r.out;
+    EXPECT_NE(r.out.find(space.string() + ":"), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find(says[i]), std::string::npos) << says[i] << ": " << r.out;
+    EXPECT_FALSE(fs::exists(dir / "t.db"));
+  }
+  fs::remove_all(dir);
+}
+
+}  // namespace

@@ -19,6 +19,7 @@
 #include "pimg/store.hpp"
 #include "pimg/transport.hpp"
 #include "user/t1.hpp"
+#include "user/user_variant.hpp"
 
 namespace fs = std::filesystem;
 using namespace pimg;
@@ -215,7 +216,7 @@ int main(int argc, char** argv) {
     if (t1.parsed()) return t1.run(*owned, join_args(argc, argv));
     for (auto& [cmd, fam] : family_cmds) {
       if (!cmd->parsed()) continue;
-      Space space = load_space(tune_args.space, reg);
+      Space space = user::load_space_with_user_variants(*owned, tune_args.space);
       if (space.family != fam)
         throw UsageError(fmt::format("{}: the space is for family '{}', not '{}'", tune_args.space, space.family, fam));
       TuneOptions opt;

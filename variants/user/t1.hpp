@@ -92,7 +92,8 @@ T1Spec load_t1(const std::string& path);
 const T1Spec& register_t1(Registry& reg, const std::string& path);
 
 // The user kernels a run names travel to its worker processes in this environment variable
-// (paths separated by newlines); the worker registers them before serving.
+// (T1 paths, or "space:" and a space file declaring user variants, separated by newlines); the
+// worker registers them before serving.
 inline constexpr const char* kUserKernelsEnv = "PIMG_USER_KERNELS";
 void register_from_env(Registry& reg);
 void export_to_env(const std::vector<std::string>& paths);

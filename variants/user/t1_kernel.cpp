@@ -16,6 +16,7 @@
 #include "pimg/family.hpp"
 #include "pimg/variant.hpp"
 #include "t1.hpp"
+#include "user_variant.hpp"
 
 namespace pimg::user {
 namespace {
@@ -335,7 +336,11 @@ void register_from_env(Registry& reg) {
   while (pos <= all.size()) {
     std::size_t end = all.find('\n', pos);
     if (end == std::string::npos) end = all.size();
-    if (end > pos) register_t1(reg, all.substr(pos, end - pos));
+    const std::string entry = all.substr(pos, end - pos);
+    if (entry.rfind("space:", 0) == 0)
+      register_space_variants(reg, entry.substr(6));
+    else if (!entry.empty())
+      register_t1(reg, entry);
     pos = end + 1;
   }
 }
