@@ -232,3 +232,22 @@ TEST(UserVariants, MalformedDeclarationsAreRefusedWithThePlace) {
 }
 
 }  // namespace
+
+namespace {
+
+// Typed parameters: a value the variant declares it cannot run is refused when the space is loaded
+// (the issue's `copies: [1, 3]`), not stored as launch errors.
+TEST(TypedParameters, HistCopiesOutsideTheDeclaredValuesIsRefusedAtLoad) {
+  const fs::path dir = e2e::temp_dir("typed-params");
+  std::ofstream(dir / "hist.yaml") << "family: hist\nproblems:\n  - sizes: [64]\nbackends: [openmp]\nvariants:\n"
+                                      "  omp_private:\n    copies: [1, 3]\n";
+  const e2e::Ran r = e2e::run("hist --space " + (dir / "hist.yaml").string() + " --db " + (dir / "t.db").string());
+  EXPECT_EQ(r.code, 2) << r.out;
+  EXPECT_NE(r.out.find("hist.yaml:7:17: variants.omp_private.copies: 3 is not one of the values copies runs (1, 2, 4)"),
+            std::string::npos)
+      << r.out;
+  EXPECT_FALSE(fs::exists(dir / "t.db"));
+  fs::remove_all(dir);
+}
+
+}  // namespace

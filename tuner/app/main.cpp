@@ -100,7 +100,10 @@ void print_list(const Registry& reg) {
       for (const auto& p : v->parameters()) {
         std::string choices;
         for (const auto& c : p.choices) choices += (choices.empty() ? "" : "|") + c;
-        fmt::print("      {:<12} {:<26} default {:<8} {}\n", p.name, p.is_text ? choices : "integer",
+        for (const auto& v : p.allowed) choices += (choices.empty() ? "" : "|") + std::to_string(v);
+        if (p.min || p.max)
+          choices = fmt::format("{}..{}", p.min ? std::to_string(*p.min) : "", p.max ? std::to_string(*p.max) : "");
+        fmt::print("      {:<12} {:<26} default {:<8} {}\n", p.name, p.is_text || !choices.empty() ? choices : "integer",
                    to_string(p.default_value), p.help);
       }
     }
