@@ -1,12 +1,12 @@
 # Embeds every file under kernels/ into the binary as a path -> text table, so kernel sources
 # travel with pimg-tune and their hashes identify what was compiled.
-set(PIMG_KERNEL_DIR ${CMAKE_SOURCE_DIR}/kernels)
+set(PIMG_KERNEL_DIR ${PROJECT_SOURCE_DIR}/kernels)
 file(GLOB_RECURSE PIMG_KERNEL_FILES CONFIGURE_DEPENDS
      ${PIMG_KERNEL_DIR}/*.cl ${PIMG_KERNEL_DIR}/*.h ${PIMG_KERNEL_DIR}/*.cpp ${PIMG_KERNEL_DIR}/*.cu ${PIMG_KERNEL_DIR}/*.cuh)
-set(PIMG_EMBEDDED_KERNELS ${CMAKE_BINARY_DIR}/generated/kernels_embedded.cpp)
+set(PIMG_EMBEDDED_KERNELS ${PROJECT_BINARY_DIR}/generated/kernels_embedded.cpp)
 add_custom_command(
   OUTPUT ${PIMG_EMBEDDED_KERNELS}
   COMMAND ${CMAKE_COMMAND} -DKERNEL_DIR=${PIMG_KERNEL_DIR} -DOUTPUT=${PIMG_EMBEDDED_KERNELS}
-          -P ${CMAKE_SOURCE_DIR}/cmake/embed_kernels_script.cmake
-  DEPENDS ${PIMG_KERNEL_FILES} ${CMAKE_SOURCE_DIR}/cmake/embed_kernels_script.cmake
+          -P ${PROJECT_SOURCE_DIR}/cmake/embed_kernels_script.cmake
+  DEPENDS ${PIMG_KERNEL_FILES} ${PROJECT_SOURCE_DIR}/cmake/embed_kernels_script.cmake
   COMMENT "Embedding kernel sources")

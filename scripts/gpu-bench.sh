@@ -4,7 +4,8 @@
 # and NVIDIA OpenCL (spaces/conv-gpu.yaml), run the benchmarks, and write the database, the report,
 # the logs and a summary under out/gpu, packed as $OUT/gpu-results.tgz beside $OUT/summary.txt.
 # Usage there: [PIMG_RANKS="1 2 4"] [PIMG_TEST_REGEX=RE | PIMG_TEST_LABELS=L | PIMG_SKIP_TESTS=1] [PIMG_SKIP_BENCH=1] bash scripts/gpu-bench.sh [SPACE.yaml ...]  (PIMG_RANKS: scripts/ranks-bench.sh)   (default spaces/conv-gpu.yaml and conv-gpu-separable.yaml; the device tool:
-# carry .device-carry and .git-commit). Each space is tuned into the same database, as the family its file names.
+# carry .device-carry and .git-commit). Each space is tuned into the same database, as the family its file names;
+# an argument ending in .json is a T1 kernel description, tuned by `pimg-tune t1` as family t1-<its name>.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 root=$PWD
@@ -37,6 +38,9 @@ command -v pkg-config >/dev/null || export PKG_CONFIG=$carry/bin/pkgconf
 # The shared data the spaces read (../shared/data), when the machine's copy of the tree lacks it.
 if [ ! -e ../shared/data/semblance ] && [ -d "$carry/shared/data" ]; then
   mkdir -p ../shared && cp -r "$carry/shared/data" ../shared/
+fi
+if [ ! -e ../shared/t1 ] && [ -d "$carry/shared/t1" ]; then
+  mkdir -p ../shared && cp -r "$carry/shared/t1" ../shared/
 fi
 
 log "device: $(nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader)"
@@ -76,16 +80,27 @@ if [ -n "${PIMG_RANKS:-}" ]; then
   exit $?
 fi
 
+# The family a space file or a T1 file (*.json) is tuned as.
+family_of() {
+  case $1 in
+    *.json) $exe t1 "$1" --check | sed -n 's/.*: family \([^,]*\),.*/\1/p' ;;
+    *) awk '/^family:/ {print $2; exit}' "$1" ;;
+  esac
+}
 for space in "${spaces[@]}"; do
   t1=$(date +%s)
-  family=$(awk '/^family:/ {print $2; exit}' "$space")
+  family=$(family_of "$space")
   # PIMG_TUNE_TIMEOUT (seconds) bounds each space, so a call ends inside the device's limit; the
   # database keeps what was measured, and a later call resumes it.
-  timeout "${PIMG_TUNE_TIMEOUT:-0}" $exe "$family" --space "$space" --db "$out/gpu.db" --top 3 >> "$out/tune.txt" 2>> "$out/tune-progress.log"
+  case $space in
+    *.json) tune=(t1 "$space") ;;
+    *) tune=("$family" --space "$space") ;;
+  esac
+  timeout "${PIMG_TUNE_TIMEOUT:-0}" $exe "${tune[@]}" --db "$out/gpu.db" --top 3 >> "$out/tune.txt" 2>> "$out/tune-progress.log"
   log "tune $space: exit $? in $(( $(date +%s) - t1 )) s; $(tail -1 "$out/tune.txt")"
 done
 $exe report --db "$out/gpu.db" --out "$out/report/gpu.md" > /dev/null
-for family in $(for s in "${spaces[@]}"; do awk '/^family:/ {print $2; exit}' "$s"; done | sort -u); do
+for family in $(for s in "${spaces[@]}"; do family_of "$s"; done | sort -u); do
   $exe best "$family" --db "$out/gpu.db" --json > "$out/best-$family.json"
 done
 

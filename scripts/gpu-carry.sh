@@ -61,6 +61,9 @@ EOF
 # Seismic input of the semblance family (issue 5): spaces name it as ../shared/data/semblance/...
 mkdir -p "$carry/shared/data/semblance"
 cp ../shared/data/semblance/* "$carry/shared/data/semblance/"
+# T1 kernel descriptions (issue 16): `scripts/gpu-bench.sh ../shared/t1/convolution_milo.json`.
+mkdir -p "$carry/shared/t1"
+cp ../shared/t1/* "$carry/shared/t1/"
 
 {
   echo "# .device-carry: made by scripts/gpu-carry.sh on $(hostname) at $(date -u +%Y-%m-%dT%H:%M:%SZ)"

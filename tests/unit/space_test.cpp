@@ -57,6 +57,10 @@ class TestVariant final : public Variant {
 };
 
 ParamDecl int_param(const std::string& name, std::int64_t def) { return {name, false, {}, def, ""}; }
+// An integer parameter with the lower bound its real variant declares.
+ParamDecl int_param(const std::string& name, std::int64_t def, std::int64_t min) {
+  return {name, false, {}, def, "", {}, min};
+}
 ParamDecl text_param(const std::string& name, std::vector<std::string> choices) {
   std::string def = choices.front();
   return {name, true, std::move(choices), def, ""};
@@ -75,7 +79,7 @@ const Registry& registry() {
     r.add_variant(
         std::make_unique<TestVariant>("omp_rows", "openmp",
                                       std::vector<ParamDecl>{text_param("schedule", {"static", "dynamic", "guided"}),
-                                                             int_param("chunk", 1), int_param("threads", 0)}));
+                                                             int_param("chunk", 1, 1), int_param("threads", 0, 0)}));
     // Text choices that are not identifiers or that shadow a limit name stay usable as values.
     r.add_variant(std::make_unique<TestVariant>(
         "odd_names", "host",

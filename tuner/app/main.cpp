@@ -24,6 +24,7 @@
 #include "cli/progress.hpp"
 #include "cli/selection.hpp"
 #include "pimg/compare.hpp"
+#include "cli/t1_command.hpp"
 #include "pimg/errors.hpp"
 #include "pimg/isolation.hpp"
 #include "pimg/registry.hpp"
@@ -34,6 +35,8 @@
 #include "pimg/store.hpp"
 #include "pimg/suggest.hpp"
 #include "pimg/transport.hpp"
+#include "user/t1.hpp"
+#include "user/user_variant.hpp"
 
 namespace fs = std::filesystem;
 using namespace pimg;
@@ -129,8 +132,9 @@ std::vector<std::string> family_names(const Registry& reg) {
   return names;
 }
 
+// A family of the registry, or of results made elsewhere: a T1 kernel's (t1-NAME) or an imported one's (t4:NAME).
 void check_family(const Registry& reg, const std::string& command, const std::string& family) {
-  if (!family.empty() && !reg.family(family))
+  if (!family.empty() && !reg.family(family) && family.rfind("t1-", 0) != 0 && family.rfind("t4:", 0) != 0)
     throw UsageError(fmt::format("{}: unknown family '{}'{}", command, family, did_you_mean(family, family_names(reg))));
 }
 
@@ -196,7 +200,15 @@ int main(int argc, char** argv) {
   // A file size limit (ulimit -f) makes writes fail with EFBIG, which the store reports, instead of
   // killing the process between two writes.
   ::signal(SIGXFSZ, SIG_IGN);
-  const Registry& reg = Registry::builtin();
+  // The build's registry plus the user kernels of the run that started this process as its worker.
+  const std::unique_ptr<Registry> owned = Registry::make_builtin();
+  try {
+    user::register_from_env(*owned);
+  } catch (const std::exception& e) {
+    fmt::print(stderr, "pimg-tune: {}: {}\n", user::kUserKernelsEnv, e.what());
+    return 2;
+  }
+  const Registry& reg = *owned;
   // Hidden: the worker process the tuner starts for its evaluations (docs/reliability.md).
   if (argc == 2 && std::string(argv[1]) == "worker") return worker_main(reg);
   CLI::App app{"pimg-tune: auto-tuning experiment harness for image kernels"};
@@ -306,6 +318,7 @@ int main(int argc, char** argv) {
   watch->add_option("--interval", interval, "seconds between refreshes")->capture_default_str()->check(CLI::Range(0.2, 3600.0));
   watch->add_flag("--once", once, "print one screen and exit");
 
+  cli::T1Command t1(app);
   CLI::App* devices = app.add_subcommand("devices", "list backends and devices (and why a backend is unavailable)");
   devices->add_flag("--json", json, "JSON instead of text");
   std::string list_family;
@@ -345,9 +358,10 @@ int main(int argc, char** argv) {
   }
 
   try {
+    if (t1.parsed()) return t1.run(*owned, join_args(argc, argv));
     for (auto& [cmd, fam] : family_cmds) {
       if (!cmd->parsed()) continue;
-      Space space = load_space(tune_args.space, reg);
+      Space space = user::load_space_with_user_variants(*owned, tune_args.space);
       if (space.family != fam)
         throw UsageError(fmt::format("{}: the space is for family '{}', not '{}'", tune_args.space, space.family, fam));
       TuneOptions opt;

@@ -63,11 +63,15 @@ static void fill(Registry& r) {
 #endif
 }
 
-const Registry& Registry::builtin() {
-  static Registry reg;
-  static const bool filled = (fill(reg), true);
-  (void)filled;
+std::unique_ptr<Registry> Registry::make_builtin() {
+  auto reg = std::make_unique<Registry>();
+  fill(*reg);
   return reg;
+}
+
+const Registry& Registry::builtin() {
+  static const std::unique_ptr<Registry> reg = make_builtin();
+  return *reg;
 }
 
 }  // namespace pimg

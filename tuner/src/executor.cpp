@@ -219,6 +219,14 @@ PreparedPlan::PreparedPlan(const Family& family, const Problem& problem, const W
           m.owned[a.buffer] = std::move(dev);
         }
       }
+      for (const auto& [symbol, name] : m.plan.symbols) {  // inputs only a device symbol reads
+        if (m.owned.count(name)) continue;
+        const HostBuffer& host = workload.input(name);
+        auto dev = device.alloc(host.bytes.size());
+        device.upload(*dev, host.bytes);
+        m.buffers[name] = dev.get();
+        m.owned[name] = std::move(dev);
+      }
       result_.h2d_ms = ms_since(t_up);
       for (const Step& step : m.steps)
         if (step.host && (!m.buffers.count(step.host->host_in) || !m.buffers.count(step.host->host_out)))

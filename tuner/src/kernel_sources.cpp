@@ -56,18 +56,30 @@ std::string expand(const std::string& path, std::set<std::string>& seen) {
   return out;
 }
 
+// Sources by path: embedded ones once expanded, and those read at run time (user kernels).
+std::mutex sources_mu;
+std::map<std::string, KernelSource> expanded;
+
 }  // namespace
 
 const KernelSource* kernel_source(const std::string& path) {
-  static std::mutex mu;
-  static std::map<std::string, KernelSource> expanded;
-  std::lock_guard lock(mu);
+  std::lock_guard lock(sources_mu);
   if (auto it = expanded.find(path); it != expanded.end()) return &it->second;
   if (!raw_sources().count(path)) return nullptr;
   std::set<std::string> seen;
   KernelSource s{path, expand(path, seen), {}};
   s.hash = hash128(s.text);
   return &(expanded[path] = std::move(s));
+}
+
+const KernelSource* add_kernel_source(const std::string& path, std::string text) {
+  std::lock_guard lock(sources_mu);
+  KernelSource s{path, std::move(text), {}};
+  s.hash = hash128(s.text);
+  auto [it, inserted] = expanded.try_emplace(path, s);
+  if (!inserted && it->second.hash != s.hash)
+    throw std::runtime_error("kernel source " + path + " was registered twice with different text");
+  return &it->second;
 }
 
 std::vector<std::string> kernel_source_paths() {

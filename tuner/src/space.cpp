@@ -533,6 +533,8 @@ class Loader {
     ParamValues pv{d.name, {}, pos(value(e, what))};
     if (e.value.IsMap()) {
       pv.values = generated(d, e.value, what);
+      for (const auto& v : pv.values)
+        if (auto why = param_value_error(d, std::get<std::int64_t>(v))) fail(e.value, fmt::format("{}: {}", what, *why));
       return pv;
     }
     std::vector<std::string> seen;
@@ -547,6 +549,7 @@ class Loader {
         if (!parse_int64(s, x)) fail(n, fmt::format("{} takes integers, got {}", what, show(s)));
         if (x < INT32_MIN || x > INT32_MAX)
           fail(n, fmt::format("{}: {} is outside the 32-bit range kernels take", what, x));
+        if (auto why = param_value_error(d, x)) fail(n, fmt::format("{}: {}", what, *why));
         s = std::to_string(x);
         pv.values.emplace_back(x);
       }

@@ -17,17 +17,17 @@ std::vector<ParamDecl> omp_shared_parameters() {
   return {
       {"threads", false, {}, std::int64_t{0},
        "OpenMP threads (num_threads clause); 0 omits the clause, leaving the count to OpenMP "
-       "(OMP_NUM_THREADS, else one per core)"},
+       "(OMP_NUM_THREADS, else one per core)", {}, 0},
       {"schedule", true, {"static", "dynamic", "guided"}, std::string("static"), "OpenMP loop schedule kind"},
-      {"chunk", false, {}, std::int64_t{1}, "schedule chunk size in tasks (rows or tiles), at least 1"},
+      {"chunk", false, {}, std::int64_t{1}, "schedule chunk size in tasks (rows or tiles), at least 1", {}, 1},
       {"unroll", false, {}, std::int64_t{1},
        "1: taps fully unrolled with the weights as compile-time constants (zero taps vanish); "
-       "0: a runtime loop over the weights buffer"},
+       "0: a runtime loop over the weights buffer", {0, 1}},
       {"arith", true, {"mul", "lut"}, std::string("mul"),
        "mul: weight times pixel; lut: a table of every distinct weight times every pixel value"},
       {"simd", false, {}, std::int64_t{1},
        "1: pixels whose window lies inside the image in a separate '#pragma omp simd' loop without "
-       "border checks; 0: one checked loop"},
+       "border checks; 0: one checked loop", {0, 1}},
   };
 }
 

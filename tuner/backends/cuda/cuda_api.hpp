@@ -21,7 +21,7 @@ namespace pimg::cuda {
   X(cuMemsetD8) X(cuMemHostAlloc) X(cuMemFreeHost) X(cuArrayCreate) X(cuArrayDestroy) X(cuMemcpy2D)             \
   X(cuTexObjectCreate) X(cuTexObjectDestroy) X(cuEventCreate) X(cuEventDestroy) X(cuEventRecord)                \
   X(cuEventSynchronize) X(cuEventElapsedTime) X(cuMemHostGetDevicePointer) X(cuMemsetD32Async)                 \
-  X(cuMemcpyDtoDAsync)
+  X(cuMemcpyDtoDAsync) X(cuModuleGetGlobal) X(cuMemcpyDtoD)
 
 #define PIMG_NVRTC_FUNCTIONS(X)                                                                                  \
   X(nvrtcGetErrorString) X(nvrtcVersion) X(nvrtcCreateProgram) X(nvrtcDestroyProgram) X(nvrtcCompileProgram)  \

@@ -669,6 +669,20 @@ class CudaDevice final : public Device {
     return ms;
   }
 
+  // The plan's device symbols, copied from their buffers before the launch (outside its time).
+  void fill_symbols(CuProgram& program, const LaunchPlan& plan, const std::map<std::string, DeviceBuffer*>& buffers) {
+    for (const auto& [symbol, buffer] : plan.symbols) {
+      CuBuffer& b = find_buffer(buffers, buffer);
+      CUdeviceptr ptr = 0;
+      std::size_t bytes = 0;
+      check(api().cuModuleGetGlobal(&ptr, &bytes, program.module, symbol.c_str()),
+            fmt::format("cuModuleGetGlobal('{}')", symbol).c_str());
+      if (bytes < b.size())
+        throw std::runtime_error(fmt::format("symbol '{}' holds {} bytes; its argument has {}", symbol, bytes, b.size()));
+      check(api().cuMemcpyDtoD(ptr, b.ptr, b.size()), "cuMemcpyDtoD");
+    }
+  }
+
   double run_kernel(CuProgram& program, const LaunchPlan& plan, const std::map<std::string, DeviceBuffer*>& buffers) {
     if (plan.dims < 1 || plan.dims > 3) throw std::runtime_error(fmt::format("{} launch dimensions", plan.dims));
     // Every argument in an 8-byte slot: device pointers and texture objects are 64-bit, ints 32-bit.
@@ -705,6 +719,9 @@ class CudaDevice final : public Device {
           std::memcpy(&slots[i], &v, sizeof v);
           break;
         }
+        case ArgKind::Bytes:
+          params[i] = const_cast<std::uint8_t*>(a.bytes.data());  // the driver reads the parameter's own size
+          continue;
       }
       params[i] = &slots[i];
     }
@@ -723,9 +740,10 @@ class CudaDevice final : public Device {
     if (threads > static_cast<double>(info_.max_work_group_size))
       throw std::runtime_error(fmt::format("block {}x{}x{} exceeds {} threads per block", block[0], block[1],
                                            block[2], info_.max_work_group_size));
+    fill_symbols(program, plan, buffers);
     return timed([&] {
-      check(api().cuLaunchKernel(program.function, grid[0], grid[1], grid[2], block[0], block[1], block[2], 0,
-                                 nullptr, params.data(), nullptr),
+      check(api().cuLaunchKernel(program.function, grid[0], grid[1], grid[2], block[0], block[1], block[2],
+                                 static_cast<unsigned>(plan.shared_bytes), nullptr, params.data(), nullptr),
             "cuLaunchKernel");
     });
   }

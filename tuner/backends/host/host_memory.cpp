@@ -55,6 +55,7 @@ double call_host_kernel(HostKernelFn fn, const LaunchPlan& plan, const std::map<
       case ArgKind::Image2D: throw std::runtime_error("host kernels take no image arguments");
       case ArgKind::Int: ints.push_back(a.i); break;
       case ArgKind::Float: reals.push_back(a.f); break;
+      case ArgKind::Bytes: throw std::runtime_error("host kernels take no raw scalar arguments");
     }
   }
   auto t0 = std::chrono::steady_clock::now();

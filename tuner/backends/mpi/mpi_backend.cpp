@@ -234,6 +234,7 @@ class Server {
         case ArgKind::Int: txt << "int " << a.i << "\n"; break;
         case ArgKind::Float: txt << fmt::format("real {:.17g}\n", a.f); break;
         case ArgKind::Image2D: throw std::runtime_error("the mpi backend has no images");
+        case ArgKind::Bytes: throw std::runtime_error("the mpi backend takes no raw scalar arguments");
       }
     }
     txt << "source " << program.source.path << "\n";

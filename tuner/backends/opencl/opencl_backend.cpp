@@ -521,6 +521,9 @@ class ClDevice final : public Device {
         err = clSetKernelArg(k, index, sizeof v, &v);
         break;
       }
+      case ArgKind::Bytes:
+        err = clSetKernelArg(k, index, a.bytes.size(), a.bytes.data());
+        break;
     }
     if (err != CL_SUCCESS) throw std::runtime_error(what + ": " + ClError("clSetKernelArg", err).what());
   }
@@ -528,6 +531,7 @@ class ClDevice final : public Device {
   // Sets the arguments, runs the NDRange to completion, returns the profiled kernel time in ms.
   double run(cl_kernel k, const LaunchPlan& plan, const std::map<std::string, DeviceBuffer*>& buffers) {
     if (plan.dims < 1 || plan.dims > 3) throw std::runtime_error(fmt::format("{} launch dimensions", plan.dims));
+    if (!plan.symbols.empty()) throw std::runtime_error("OpenCL programs have no device symbols to fill");
     for (std::size_t i = 0; i < plan.args.size(); ++i) set_arg(k, static_cast<cl_uint>(i), plan.args[i], buffers);
     const auto dims = static_cast<cl_uint>(plan.dims);
     bool any_local = false;

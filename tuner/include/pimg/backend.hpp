@@ -49,7 +49,8 @@ struct KernelSource {
   std::string hash;  // hash of text
 };
 
-enum class ArgKind { Buffer, Image2D, Int, Float };
+// Bytes: a scalar of any type passed as its raw bytes (int8 .. double16 of a T1 kernel).
+enum class ArgKind { Buffer, Image2D, Int, Float, Bytes };
 
 struct KernelArg {
   ArgKind kind = ArgKind::Int;
@@ -57,12 +58,26 @@ struct KernelArg {
   std::int64_t i = 0;
   double f = 0;
   int image_width = 0, image_height = 0;  // Image2D: 1-byte texels, width x height
+  std::vector<std::uint8_t> bytes;        // Bytes: the value as the kernel reads it
 
-  static KernelArg buf(std::string name) { return {ArgKind::Buffer, std::move(name)}; }
+  static KernelArg buf(std::string name) {
+    KernelArg a;
+    a.kind = ArgKind::Buffer;
+    a.buffer = std::move(name);
+    return a;
+  }
   static KernelArg integer(std::int64_t v) { KernelArg a; a.kind = ArgKind::Int; a.i = v; return a; }
   static KernelArg real(double v) { KernelArg a; a.kind = ArgKind::Float; a.f = v; return a; }
+  static KernelArg raw(std::vector<std::uint8_t> b) {
+    KernelArg a;
+    a.kind = ArgKind::Bytes;
+    a.bytes = std::move(b);
+    return a;
+  }
   static KernelArg image(std::string name, int w, int h) {
-    KernelArg a{ArgKind::Image2D, std::move(name)};
+    KernelArg a;
+    a.kind = ArgKind::Image2D;
+    a.buffer = std::move(name);
     a.image_width = w;
     a.image_height = h;
     return a;
@@ -102,6 +117,10 @@ struct LaunchPlan {
   std::vector<KernelArg> args;
   std::vector<LaunchStep> steps;       // run after the first kernel, in order; empty for one-kernel plans
   std::vector<ScratchBuffer> scratch;  // intermediates the kernels share
+  // CUDA: device symbols of the program (`__constant__ float d_filter[...]`) filled before every
+  // launch from a buffer of the plan's arguments: {symbol, buffer}. Other backends refuse them.
+  std::vector<std::pair<std::string, std::string>> symbols;
+  std::size_t shared_bytes = 0;  // dynamic shared (CUDA) memory per block
 };
 
 class Program {

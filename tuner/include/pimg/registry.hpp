@@ -42,6 +42,8 @@ class Registry {
 
   // The registry with everything this build was configured with.
   static const Registry& builtin();
+  // A fresh registry filled like builtin(), for a program that adds user kernels to it.
+  static std::unique_ptr<Registry> make_builtin();
 
  private:
   std::map<std::string, std::unique_ptr<Family>> families_;
@@ -56,5 +58,9 @@ class Registry {
 // `#include "path"` lines naming other embedded files expanded in place; hash covers the result.
 const KernelSource* kernel_source(const std::string& path);
 std::vector<std::string> kernel_source_paths();
+// A kernel source read at run time (a user kernel), found by kernel_source(path) from then on; its
+// hash covers its text, so the stored identity changes with the file. Throws if `path` is taken by
+// another text.
+const KernelSource* add_kernel_source(const std::string& path, std::string text);
 
 }  // namespace pimg

@@ -2,6 +2,8 @@
 // plan() turns a configuration into defines, geometry and arguments; it never runs anything.
 // Adding a variant is one file under variants/<family>/ plus one line in its register file.
 #pragma once
+#include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -17,7 +19,14 @@ struct ParamDecl {
   std::vector<std::string> choices;  // allowed values of a text parameter
   Value default_value;               // used when the space file leaves the parameter out
   std::string help;
+  // Integer parameters: the values plan() can run, declared once and checked when a space file is
+  // loaded (a value outside them is a bad space, exit code 2, not a row of launch errors).
+  std::vector<std::int64_t> allowed = {};  // empty: any value within min..max
+  std::optional<std::int64_t> min = {}, max = {};
 };
+
+// Why `value` is not a value of the integer parameter `d` (nullopt when it is).
+std::optional<std::string> param_value_error(const ParamDecl& d, std::int64_t value);
 
 // Thrown by plan() for a configuration that cannot run on this problem or device (stored as
 // launch_error, not a crash of the tool).

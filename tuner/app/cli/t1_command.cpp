@@ -1,0 +1,123 @@
+// `pimg-tune t1 FILE`: loads the T1 file into the registry (and the environment its workers read),
+// computes the default configuration's output as the reference where the file gives none, then
+// tunes like a family subcommand: same runner, evaluator, isolation and store.
+#include "cli/t1_command.hpp"
+
+#include <fmt/format.h>
+
+#include "cli/progress.hpp"
+#include "pimg/cache.hpp"
+#include "pimg/errors.hpp"
+#include "pimg/evaluator.hpp"
+#include "pimg/report.hpp"
+#include "pimg/runner.hpp"
+#include "pimg/store.hpp"
+#include "user/t1.hpp"
+
+namespace pimg::cli {
+namespace {
+
+// The family of a T1 kernel with its comparison replaced by keeping what the kernel wrote: one
+// evaluation through it yields the default configuration's output with the evaluator's own
+// buffer handling, compile and launch.
+class Capture final : public Family {
+ public:
+  explicit Capture(const Family& f) : f_(f) {}
+  std::string name() const override { return f_.name(); }
+  std::vector<AttrSpec> attributes() const override { return f_.attributes(); }
+  Problem make_problem(int w, int h, int c, std::map<std::string, std::string> a) const override {
+    return f_.make_problem(w, h, c, std::move(a));
+  }
+  Workload make_workload(const Problem& p) const override { return f_.make_workload(p); }
+  std::vector<std::uint8_t> reference(const Problem&, const Workload&, const std::string&) const override { return {}; }
+  Validation compare(const Problem&, std::span<const std::uint8_t>, std::span<const std::uint8_t> actual) const override {
+    output.assign(actual.begin(), actual.end());
+    return {true, "captured"};
+  }
+  Traffic traffic(const Problem& p) const override { return f_.traffic(p); }
+  double work(const Problem& p) const override { return f_.work(p); }
+  mutable std::vector<std::uint8_t> output;
+
+ private:
+  const Family& f_;
+};
+
+void compute_default_reference(const Registry& reg, const user::T1Spec& spec, const Space& space,
+                               const TuneOptions& opt, RunObserver& obs) {
+  const std::string key = user::default_reference_key(spec);
+  if (cache_exists("t1-reference", key)) return;
+  const auto devices = select_devices(reg, space, opt, obs);
+  if (devices.empty())
+    throw UsageError(fmt::format("{}: no {} device to run the default configuration on for the reference",
+                                 spec.file, space.backends.at(0).backend));
+  const SelectedDevice& sd = devices.front();
+  const Family& family = *reg.family(spec.name);
+  const Variant& variant = *reg.variant(spec.name, spec.kernel_name);
+  const Problem& problem = space.problems.at(0);
+  const Workload workload = family.make_workload(problem);
+  const Config config = spec.default_config();
+  Capture capture(family);
+  const std::vector<std::uint8_t> none;
+  std::unique_ptr<Device> device = sd.backend->open(sd.info);
+  MeasureSpec once;
+  once.warmups = 0;
+  once.repeats = 1;
+  const EvalResult r = evaluate({capture, problem, workload, none, *device, once}, variant, config);
+  if (r.status != Status::ok)
+    throw UsageError(fmt::format("{}: the default configuration ({}) gives no reference on {}: {}: {}", spec.file,
+                                 config.brief(), sd.info.id(), to_string(r.status), r.log.substr(0, 2000)));
+  cache_write("t1-reference", key, {capture.output.begin(), capture.output.end()});
+  obs.on_message(fmt::format("reference: the default configuration's output ({}) on {} {}", config.brief(),
+                             sd.info.id(), sd.info.name));
+}
+
+}  // namespace
+
+T1Command::T1Command(CLI::App& app) {
+  cmd_ = app.add_subcommand("t1", "tune the kernel a T1 file describes (docs/tune-your-own-kernel.md)");
+  cmd_->add_option("file", file_, "T1 file (JSON)")->required();
+  cmd_->add_option("--db", db_, "SQLite database (created if missing)")->capture_default_str();
+  cmd_->add_option("--backend", backends_, "only these backends (default: cuda for CUDA kernels, opencl for OpenCL)");
+  cmd_->add_option("--device", devices_, "only devices whose index or name matches (repeatable)");
+  cmd_->add_option("--repeats", repeats_, "timed runs per configuration")->check(CLI::Range(1, 100000));
+  cmd_->add_flag("--no-resume", no_resume_, "measure again configurations already in the database");
+  cmd_->add_flag("--no-isolation", no_isolation_, "evaluate in this process instead of a supervised worker");
+  cmd_->add_option("--top", top_, "rows per group in the ranked table")->capture_default_str();
+  cmd_->add_flag("--quiet", quiet_, "no progress output");
+  cmd_->add_flag("--check", check_, "only load and check the file, print its space; no device, no database");
+}
+
+int T1Command::run(Registry& reg, const std::string& command_line) {
+  const user::T1Spec& spec = user::register_t1(reg, file_);
+  user::export_to_env({file_});
+  Space space = user::t1_space(spec);
+  if (check_) {
+    std::size_t valid = 0;
+    DeviceInfo any;
+    valid = space.variants[0].search_space(any).size();
+    fmt::print("{}: family {}, kernel {} ({}), {} parameters, {} raw and {} valid configurations, reference: {}\n",
+               spec.file, spec.name, spec.kernel_name, spec.language, spec.params.size(), space.variants[0].raw_size(),
+               valid, spec.refs.empty() ? "the default configuration's output" : "the file's reference argument");
+    return 0;
+  }
+  TuneOptions opt;
+  opt.backends = backends_;
+  opt.devices = devices_;
+  opt.repeats = repeats_;
+  opt.resume = !no_resume_;
+  opt.isolation = !no_isolation_;
+  opt.command_line = command_line;
+  Progress progress(stderr, quiet_);
+  if (spec.refs.empty()) compute_default_reference(reg, spec, space, opt, progress);
+  Tuner tuner(reg, space, opt, progress);
+  Store store(db_);
+  const TuneSummary s = tuner.run(store, progress);
+  RowFilter f;
+  f.family = spec.name;
+  fmt::print("{}", best_table(store.rows(f), store.bandwidths(), top_));
+  fmt::print("database: {} (run {}: {} measured, {} ok, {} failed, {} already stored); family {}\n", db_, s.run_id,
+             s.measured, s.ok, s.failed, s.skipped, spec.name);
+  return 0;
+}
+
+}  // namespace pimg::cli

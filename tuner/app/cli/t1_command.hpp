@@ -1,0 +1,30 @@
+// `pimg-tune t1 FILE`: tune a kernel described by a T1 file (docs/tune-your-own-kernel.md): its
+// space and geometry from the file, its source read now, its reference from the file's reference
+// arguments or, without them, the output of its default configuration (computed first, on the first device).
+#pragma once
+#include <CLI/CLI.hpp>
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "pimg/registry.hpp"
+
+namespace pimg::cli {
+
+class T1Command {
+ public:
+  explicit T1Command(CLI::App& app);
+  bool parsed() const { return cmd_->parsed(); }
+  int run(Registry& reg, const std::string& command_line);
+
+ private:
+  CLI::App* cmd_;
+  std::string file_, db_ = "pimg-tune.db";
+  std::vector<std::string> backends_, devices_;
+  std::optional<int> repeats_;
+  bool no_resume_ = false, no_isolation_ = false, quiet_ = false, check_ = false;
+  int top_ = 5;
+};
+
+}  // namespace pimg::cli

@@ -1,0 +1,108 @@
+// T1 kernel descriptions (../shared/t1/README.md): a tunable CUDA or OpenCL kernel read at run time,
+// loaded into a family (its inputs, reference and comparison) and one variant (its parameters,
+// conditions and geometry), so the tuner's runner, evaluator, isolation and store serve it unchanged.
+#pragma once
+#include <array>
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "pimg/config.hpp"
+#include "pimg/registry.hpp"
+#include "pimg/space.hpp"
+#include "pyexpr.hpp"
+
+namespace pimg::user {
+
+// One element type of the schema (int8 .. double16): its scalar kind, bytes per lane and lanes.
+struct T1Type {
+  std::string name;
+  char kind = 'f';  // 'i' signed, 'u' unsigned, 'f' floating point, 'b' bool
+  int lane_bytes = 4;
+  int lanes = 1;
+  int bytes() const { return lane_bytes * lanes; }
+};
+
+struct T1Fill {
+  std::string type = "Constant";  // Constant | Random | BinaryRaw
+  double value = 0;
+  std::uint64_t seed = 0;
+  std::string data_source;  // BinaryRaw: resolved path
+};
+
+struct T1Argument {
+  std::string name;
+  T1Type type;
+  std::string memory;  // Scalar | Vector | Symbol
+  std::string access;  // ReadOnly | WriteOnly | ReadWrite
+  bool output = false;
+  bool constant_symbol = false;  // CUDA: also copied to the __constant__ symbol of the same name
+  std::uint64_t count = 1;       // elements of a vector
+  T1Fill fill;
+  SourcePos pos;
+};
+
+struct T1Reference {
+  std::string target;  // the output argument it checks
+  T1Fill fill;
+  std::string method = "SideBySideComparison";
+  std::optional<double> threshold;
+  SourcePos pos;
+};
+
+struct T1Parameter {
+  std::string name;
+  std::string type;  // int | uint | bool | float | string
+  std::vector<Value> values;
+  std::optional<Value> default_value;
+  SourcePos pos;
+};
+
+struct T1Spec {
+  std::string file;  // the T1 file as given
+  std::string name;  // family name: "t1-" + benchmark name
+  std::string language;  // CUDA | OpenCL
+  std::string kernel_name, kernel_path, kernel_text;
+  std::vector<std::string> compiler_options;
+  std::vector<T1Parameter> params;
+  std::vector<Constraint> conditions;  // as muparser constraints
+  std::string global_size_type;        // CUDA: GlobalSize counts blocks; OpenCL: work items
+  std::array<std::optional<PyExpr>, 3> global, local;
+  std::array<std::vector<std::string>, 3> grid_div;  // Kernel Tuner's divisors of ProblemSize
+  bool has_grid_div = false;
+  std::vector<std::int64_t> problem_size;
+  std::int64_t shared_memory = 0;
+  std::vector<T1Argument> args;
+  std::vector<T1Reference> refs;
+  StrategySpec strategy;
+  std::string identity;  // hash of what defines the problem (sizes, arguments, fills, data files)
+  int output_index() const;  // the argument the tuner validates
+  Config default_config() const;
+};
+
+// The names a size expression of a configuration sees: its parameters and ProblemSize.
+PyNames geometry_names(const T1Spec& spec, const Config& c);
+
+// Reads and checks a T1 file; every refusal is a UsageError naming FILE:LINE:COLUMN and the field.
+T1Spec load_t1(const std::string& path);
+
+// Registers the file's family and variant (and its kernel source) in `reg`; returns the spec.
+const T1Spec& register_t1(Registry& reg, const std::string& path);
+
+// The user kernels a run names travel to its worker processes in this environment variable
+// (T1 paths, or "space:" and a space file declaring user variants, separated by newlines); the
+// worker registers them before serving.
+inline constexpr const char* kUserKernelsEnv = "PIMG_USER_KERNELS";
+void register_from_env(Registry& reg);
+void export_to_env(const std::vector<std::string>& paths);
+
+// The space a T1 file describes, for the runner: its problem, backend, parameters and conditions.
+Space t1_space(const T1Spec& spec);
+
+// Where the output of the default configuration is kept when the file has no reference arguments
+// (the cache, keyed by the problem's identity and the kernel text).
+std::string default_reference_key(const T1Spec& spec);
+
+}  // namespace pimg::user
