@@ -9,6 +9,7 @@
 
 #include "cli/progress.hpp"
 #include "pimg/errors.hpp"
+#include "pimg/import.hpp"
 #include "pimg/isolation.hpp"
 #include "pimg/registry.hpp"
 #include "pimg/replay.hpp"
@@ -172,6 +173,9 @@ int main(int argc, char** argv) {
   strategies->add_option("--seeds", seeds, "seeds per strategy")->capture_default_str()->check(CLI::Range(1, 100000));
   strategies->add_option("--strategy", strategy_names, "only these strategies (repeatable; default all)");
   strategies->add_option("--report", strategies_report_path, "also write a markdown section with convergence plots");
+  std::vector<std::string> strategy_options;
+  strategies->add_option("--option", strategy_options,
+                         "a strategy option for the replay, STRATEGY.OPTION=VALUE (repeatable), e.g. gp.length=0.5");
 
   std::string format = "json", export_out;
   CLI::App* exporter = app.add_subcommand("export", "export the best configurations (json, header) or all results (t4)");
@@ -183,6 +187,15 @@ int main(int argc, char** argv) {
   exporter->add_option("--device", device, "device name substring");
   exporter->add_option("--size", size, "image size WxH");
   exporter->add_option("--out", export_out, "file to write (default: standard output)");
+
+  std::vector<std::string> import_files;
+  ImportOptions import_opt;
+  CLI::App* importer = app.add_subcommand(
+      "import", "import results measured by other tuners (T4 result files, .json or .json.gz; Kernel Tuner caches)");
+  importer->add_option("files", import_files, "files to import")->required();
+  importer->add_option("--db", db, "SQLite database")->capture_default_str();
+  importer->add_option("--device", import_opt.device, "device name (default: from the file or its name)");
+  importer->add_option("--kernel", import_opt.kernel, "kernel name (default: from the file or its name)");
 
   app.add_subcommand("devices", "list backends and devices (and why a backend is unavailable)");
   app.add_subcommand("list", "list families, variants with their parameters, and strategies");
@@ -274,9 +287,23 @@ int main(int argc, char** argv) {
       fmt::print("report: {} ({} plots)\n", out, plots);
       return 0;
     }
+    if (importer->parsed()) {
+      // Every file is read and checked before the database is opened: bad input changes nothing.
+      std::vector<ImportedFile> files;
+      for (const auto& path : import_files) files.push_back(read_import(path, import_opt));
+      Store store(db);
+      for (const auto& f : files) {
+        const ImportSummary s = store_import(store, f, this_run(join_args(argc, argv)));
+        fmt::print("{}: {}, family '{}' on device '{}': {} configurations, {} added, {} already stored{}\n", f.path,
+                   f.format, f.problem.family, f.device.name, f.entries.size(), s.added, s.already_stored,
+                   f.constraint_violations ? fmt::format(", {} outside the constraints left out", f.constraint_violations)
+                                           : "");
+      }
+      return 0;
+    }
     if (strategies->parsed() || exporter->parsed()) {
       const std::string cmd = strategies->parsed() ? "strategies" : "export";
-      if (!reg.family(family)) throw UsageError(fmt::format("{}: unknown family '{}'", cmd, family));
+      if (!reg.family(family) && !(strategies->parsed() && is_imported_family(family))) throw UsageError(fmt::format("{}: unknown family '{}'", cmd, family));
       Store store(db, Store::Mode::existing);
       RowFilter f;
       f.family = family;
@@ -304,7 +331,7 @@ int main(int argc, char** argv) {
                             s.device.backend + ":" + s.device.name == device;
         if (dev_ok && (size.empty() || s.problem.size() == size)) spaces.push_back(std::move(s));
       }
-      auto result = compare_strategies(spaces, reg, seeds, strategy_names);
+      auto result = compare_strategies(spaces, reg, seeds, strategy_names, parse_option_overrides(strategy_options, reg));
       fmt::print("{}", strategies_table(result));
       if (!strategies_report_path.empty()) {
         Report r = strategies_report(result, fs::path(strategies_report_path).stem().string());

@@ -43,6 +43,7 @@ static void fill(Registry& r) {
   r.add_strategy(diffevo_strategy());
   r.add_strategy(local_strategy());
   r.add_strategy(forest_strategy());
+  r.add_strategy(gp_strategy());
 
   r.add_backend(make_host_backend(r));
 #if PIMG_WITH_OPENCL

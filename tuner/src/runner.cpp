@@ -56,6 +56,10 @@ std::string hostname() {
   return buf;
 }
 
+RunInfo this_run(const std::string& command_line) {
+  return {hostname(), utc_now(), PIMG_GIT_COMMIT, command_line, PIMG_VERSION};
+}
+
 std::vector<PriorResult> prior_results(const Store& store, const DeviceInfo& device, const Problem& problem,
                                        const std::string& variant) {
   RowFilter f;
@@ -319,7 +323,7 @@ std::size_t Tuner::planned() const { return impl_->planned; }
 TuneSummary Tuner::run(Store& store, RunObserver& obs) {
   Impl& m = *impl_;
   TuneSummary summary;
-  summary.run_id = store.begin_run({hostname(), utc_now(), PIMG_GIT_COMMIT, m.opt.command_line, PIMG_VERSION});
+  summary.run_id = store.begin_run(this_run(m.opt.command_line));
   obs.on_start(m.planned);
   std::unique_ptr<DeviceSession> session;
   std::size_t open_index = m.devices.size();
