@@ -173,6 +173,9 @@ int main(int argc, char** argv) {
   strategies->add_option("--seeds", seeds, "seeds per strategy")->capture_default_str()->check(CLI::Range(1, 100000));
   strategies->add_option("--strategy", strategy_names, "only these strategies (repeatable; default all)");
   strategies->add_option("--report", strategies_report_path, "also write a markdown section with convergence plots");
+  std::size_t max_evals = 0;
+  strategies->add_option("--max-evals", max_evals, "end every replayed run after this many evaluations (0: no limit)")
+      ->capture_default_str();
   std::vector<std::string> strategy_options;
   strategies->add_option("--option", strategy_options,
                          "a strategy option for the replay, STRATEGY.OPTION=VALUE (repeatable), e.g. gp.length=0.5");
@@ -331,7 +334,7 @@ int main(int argc, char** argv) {
                             s.device.backend + ":" + s.device.name == device;
         if (dev_ok && (size.empty() || s.problem.size() == size)) spaces.push_back(std::move(s));
       }
-      auto result = compare_strategies(spaces, reg, seeds, strategy_names, parse_option_overrides(strategy_options, reg));
+      auto result = compare_strategies(spaces, reg, seeds, strategy_names, parse_option_overrides(strategy_options, reg), max_evals);
       fmt::print("{}", strategies_table(result));
       if (!strategies_report_path.empty()) {
         Report r = strategies_report(result, fs::path(strategies_report_path).stem().string());

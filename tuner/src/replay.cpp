@@ -205,7 +205,7 @@ StrategyOptionOverrides parse_option_overrides(const std::vector<std::string>& i
 
 std::vector<ReplayComparison> compare_strategies(const std::vector<ReplaySpace>& spaces, const Registry& reg,
                                                  std::size_t seeds, const std::vector<std::string>& names,
-                                                 const StrategyOptionOverrides& overrides) {
+                                                 const StrategyOptionOverrides& overrides, std::size_t max_evals) {
   std::vector<const StrategyInfo*> infos;
   if (names.empty()) {
     infos = reg.strategies();
@@ -256,7 +256,8 @@ std::vector<ReplayComparison> compare_strategies(const std::vector<ReplaySpace>&
       for (std::size_t seed = 1; seed <= seeds; ++seed) {
         auto strategy = info.make(s.space, opts, seed);
         strategy->prior(s.priors);
-        runs.push_back(replay(s, *strategy, s.space.size(), within1, min_evals, min_time));
+        const std::size_t cap = max_evals ? std::min(max_evals, s.space.size()) : s.space.size();
+        runs.push_back(replay(s, *strategy, cap, within1, std::min(min_evals, cap), min_time));
       }
       return runs;
     };

@@ -27,7 +27,8 @@ class GaussianProcess final : public SearchStrategy {
         max_points_(std::stoull(o.at("max_points"))),
         explore_(std::stod(o.at("explore"))),
         local_(std::stod(o.at("local"))),
-        children_(std::stoull(o.at("children"))) {}
+        children_(std::stoull(o.at("children"))),
+        evolve_(std::stod(o.at("evolve"))) {}
 
   void prior(const std::vector<PriorResult>& results) override {
     // Per group, log times centred on the group's mean (failures a step above its slowest), then
@@ -82,12 +83,39 @@ class GaussianProcess final : public SearchStrategy {
     }
     if (best_ && rng_.chance(local_))
       if (auto q = random_unvisited_neighbour(*best_)) return q;
+    if (rng_.chance(evolve_))
+      if (auto q = child()) return q;
     return best_candidate();
   }
 
   void learn(PointId p, double cost) override {
     own_.push_back(p);
     own_cost_.push_back(cost);
+  }
+
+  // A child of the best points: uniform crossover of two of the best 16, each value mutated with
+  // chance 0.2, repaired to a valid unvisited point. Children reach beyond the neighbourhoods while
+  // keeping what the best points share.
+  std::optional<PointId> child() {
+    if (own_.size() < 2) return std::nullopt;
+    if (elite_at_ != own_.size()) {
+      elite_.resize(own_.size());
+      std::iota(elite_.begin(), elite_.end(), std::size_t{0});
+      const std::size_t n = std::min<std::size_t>(16, elite_.size());
+      std::partial_sort(elite_.begin(), elite_.begin() + static_cast<std::ptrdiff_t>(n), elite_.end(),
+                        [&](auto a, auto b) { return own_cost_[a] < own_cost_[b]; });
+      elite_.resize(n);
+      elite_at_ = own_.size();
+    }
+    const auto a = space_.point(own_[elite_[rng_.below(elite_.size())]]);
+    const auto b = space_.point(own_[elite_[rng_.below(elite_.size())]]);
+    line_.resize(a.size());
+    for (std::size_t d = 0; d < a.size(); ++d) {
+      line_[d] = rng_.chance(0.5) ? a[d] : b[d];
+      const std::size_t n = space_.params()[d].values.size();
+      if (line_[d] != SearchSpace::kAbsent && n > 1 && rng_.chance(0.2)) line_[d] = static_cast<std::uint32_t>(rng_.below(n));
+    }
+    return repair(line_);
   }
 
   double mean_of(PointId p) const { return has_prior_ ? slope_ * prior_[p] : 0; }
@@ -211,23 +239,8 @@ class GaussianProcess final : public SearchStrategy {
       for (PointId q : nb_)
         if (!visited(q)) cand_.push_back(q);
     }
-    // Children of the best points (uniform crossover of two of the best `parents`, each value
-    // mutated with chance 0.2), repaired to valid unvisited points: candidates far from the
-    // neighbourhoods that still share what the best points have in common.
-    const std::size_t parents = std::min<std::size_t>(16, order.size());
-    std::partial_sort(order.begin(), order.begin() + static_cast<std::ptrdiff_t>(parents), order.end(),
-                      [&](auto a, auto b) { return own_cost_[a] < own_cost_[b]; });
-    for (std::size_t k = 0; k < children_ && parents >= 2; ++k) {
-      const auto a = space_.point(own_[order[rng_.below(parents)]]);
-      const auto b = space_.point(own_[order[rng_.below(parents)]]);
-      line_.resize(a.size());
-      for (std::size_t d = 0; d < a.size(); ++d) {
-        line_[d] = rng_.chance(0.5) ? a[d] : b[d];
-        const std::size_t n = space_.params()[d].values.size();
-        if (line_[d] != SearchSpace::kAbsent && n > 1 && rng_.chance(0.2)) line_[d] = static_cast<std::uint32_t>(rng_.below(n));
-      }
-      if (auto q = repair(line_)) cand_.push_back(*q);
-    }
+    for (std::size_t k = 0; k < children_; ++k)
+      if (auto q = child()) cand_.push_back(*q);
     std::sort(cand_.begin(), cand_.end());
     cand_.erase(std::unique(cand_.begin(), cand_.end()), cand_.end());
     if (cand_.empty()) return std::nullopt;
@@ -279,6 +292,9 @@ class GaussianProcess final : public SearchStrategy {
   std::size_t candidates_, max_points_;
   double explore_, local_;
   std::size_t children_;
+  double evolve_;
+  std::vector<std::size_t> elite_;
+  std::size_t elite_at_ = 0;
   bool has_prior_ = false;
   std::vector<double> prior_;
   std::vector<PointId> prior_order_;
@@ -306,7 +322,8 @@ StrategyInfo gp_strategy() {
                                {T::Int, "max_points", "160", "evaluations the model is fitted on at most", 4, 5000},
                                {T::Real, "explore", "0", "log-time margin expected improvement is measured from", 0, 10},
                                {T::Real, "local", "0.1", "chance of a random unvisited neighbour of the best instead", 0, 1},
-                               {T::Int, "children", "128", "crossover children of the best points among the candidates", 0, 100000}}),
+                               {T::Int, "children", "128", "crossover children of the best points among the candidates", 0, 100000},
+                               {T::Real, "evolve", "0", "chance of asking a crossover child of the best points directly", 0, 1}}),
           [](const SearchSpace& space, const OptionValues& o, std::uint64_t seed) {
             return std::make_unique<GaussianProcess>(space, o, seed);
           }};

@@ -94,10 +94,12 @@ StrategyOptionOverrides parse_option_overrides(const std::vector<std::string>& i
 // default options (or `overrides`) except an evaluation budget of the whole space, no wall-time
 // limit and no plateau stop. A run goes on at least to the largest reported budget and to the time
 // budget, then stops once within 1% of the optimum; its curves hold its last best afterwards.
+// `max_evals` > 0 ends every run there, whatever the rule above says.
 // The time budget is the time random search needs, in the mean over its runs, to get within 5% of
 // the way from the space's median ok time to the optimum (the methodology's cutoff of 0.95).
 std::vector<ReplayComparison> compare_strategies(const std::vector<ReplaySpace>& spaces, const Registry& reg,
                                                  std::size_t seeds, const std::vector<std::string>& names = {},
-                                                 const StrategyOptionOverrides& overrides = {});
+                                                 const StrategyOptionOverrides& overrides = {},
+                                                 std::size_t max_evals = 0);
 
 }  // namespace pimg
