@@ -6,7 +6,9 @@ set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../../.." && pwd)
 tune=${1:-$root/build/tuner/app/pimg-tune}
+# ../shared beside the checkout, or beside the folder of worktrees; T4_DIR overrides.
 t4=${T4_DIR:-$root/../shared/t4}
+[ -d "$t4" ] || t4=$root/../../shared/t4
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 seeds=30
