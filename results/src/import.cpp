@@ -201,8 +201,9 @@ void read_cache(const Ctx& c, const JsonNode& doc, ImportedFile& f) {
           r.kernel_ms.push_back(c.number(runs->items[k], fmt::format("{}.times[{}]", where, k)));
       if (r.kernel_ms.empty()) r.kernel_ms.push_back(ms);
     }
+    const JsonNode& node = e;  // clang 14 cannot capture a structured binding
     auto time = [&](const char* k) {
-      const JsonNode* v = e.find(k);
+      const JsonNode* v = node.find(k);
       return v ? c.number(*v, where + "." + k) : 0.0;
     };
     finish(r, time("compile_time"), time("framework_time"), time("verification_time"));

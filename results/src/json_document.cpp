@@ -117,7 +117,7 @@ class Parser {
         space();
         std::string key = string();
         expect(':');
-        v.fields.emplace_back(std::move(key), value(depth + 1));
+        v.fields.push_back(JsonNode::Field{std::move(key), value(depth + 1)});
       } while (eat(','));
       expect('}');
     } else if (c == '[') {

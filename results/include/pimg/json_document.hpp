@@ -15,7 +15,10 @@ struct JsonNode {
   double number = 0;
   std::string text;  // a string's value, or a number's source text
   std::vector<JsonNode> items;
-  std::vector<std::pair<std::string, JsonNode>> fields;  // object members in file order
+  // Object members in file order. A struct completed below: a std::pair of JsonNode inside JsonNode
+  // itself is an incomplete type to clang's libstdc++ checks.
+  struct Field;
+  std::vector<Field> fields;
   std::size_t line = 0, column = 0;                      // where the value starts (1-based)
 
   const JsonNode* find(std::string_view key) const;  // nullptr when absent or not an object
@@ -23,6 +26,11 @@ struct JsonNode {
   const JsonNode& operator[](std::string_view key) const;  // throws std::out_of_range naming the key
   bool is(Type t) const { return type == t; }
   static const char* type_name(Type t);
+};
+
+struct JsonNode::Field {
+  std::string first;
+  JsonNode second;
 };
 
 // Parses a whole document; throws std::runtime_error "line L, column C: what".
