@@ -56,6 +56,7 @@ ReplaySpace replay_space() {
       for (std::uint32_t z = 0; z < 20; ++z) {
         coords.insert(coords.end(), {0, x, y, z});
         s.cost.push_back((x + y) % 17 == 5 ? INFINITY : 1 + 0.01 * (x - 20.0) * (x - 20.0) + 0.02 * y + 0.05 * z);
+        s.eval_ms.push_back(500);
       }
   s.space = SearchSpace(std::move(params), std::move(coords));
   s.optimum_ms = 1;
@@ -81,5 +82,40 @@ BENCHMARK_CAPTURE(BM_Replay, local, std::string("local"))->Unit(benchmark::kMill
 BENCHMARK_CAPTURE(BM_Replay, genetic, std::string("genetic"))->Unit(benchmark::kMillisecond);
 BENCHMARK_CAPTURE(BM_Replay, diffevo, std::string("diffevo"))->Unit(benchmark::kMillisecond);
 BENCHMARK_CAPTURE(BM_Replay, forest, std::string("forest"))->Unit(benchmark::kMillisecond)->Iterations(2);
+
+// The strategy's own time per proposal on a space of 10^5 points (100 x 50 x 20), over the first
+// 400 proposals (the bar: under 1 ms).
+void BM_ProposalTime(benchmark::State& state, const std::string& name) {
+  static const ReplaySpace s = [] {
+    std::vector<SpaceParam> params{{"x", {}}, {"y", {}}, {"z", {}}};
+    for (std::int64_t i = 0; i < 100; ++i) params[0].values.emplace_back(i);
+    for (std::int64_t i = 0; i < 50; ++i) params[1].values.emplace_back(i);
+    for (std::int64_t i = 0; i < 20; ++i) params[2].values.emplace_back(i);
+    std::vector<std::uint32_t> coords;
+    ReplaySpace r;
+    for (std::uint32_t x = 0; x < 100; ++x)
+      for (std::uint32_t y = 0; y < 50; ++y)
+        for (std::uint32_t z = 0; z < 20; ++z) {
+          coords.insert(coords.end(), {x, y, z});
+          r.cost.push_back(1 + 0.001 * (x - 60.0) * (x - 60.0) + 0.01 * ((y * 7) % 50) + 0.05 * z);
+          r.eval_ms.push_back(500);
+        }
+    r.space = SearchSpace(std::move(params), std::move(coords));
+    r.optimum_ms = 1;
+    return r;
+  }();
+  const StrategyInfo* info = Registry::builtin().strategy(name);
+  const OptionValues opts = resolve_options(*info, {{"budget", "400"}});
+  std::size_t proposals = 0;
+  std::uint64_t seed = 1;
+  for (auto _ : state) {
+    auto st = info->make(s.space, opts, seed++);
+    proposals += replay(s, *st, 400).best.size();
+  }
+  state.counters["s_per_proposal"] =
+      benchmark::Counter(static_cast<double>(proposals), benchmark::Counter::kIsRate | benchmark::Counter::kInvert);
+}
+BENCHMARK_CAPTURE(BM_ProposalTime, gp, std::string("gp"))->Unit(benchmark::kMillisecond)->Iterations(2);
+BENCHMARK_CAPTURE(BM_ProposalTime, forest, std::string("forest"))->Unit(benchmark::kMillisecond)->Iterations(2);
 
 }  // namespace

@@ -10,7 +10,7 @@ set -euo pipefail
 packages=(
   build-essential cmake ninja-build pkg-config git
   ocl-icd-opencl-dev opencl-clhpp-headers opencl-c-headers pocl-opencl-icd clinfo
-  libsqlite3-dev sqlite3 libfmt-dev libyaml-cpp-dev libcli11-dev libmuparser-dev
+  libsqlite3-dev sqlite3 zlib1g-dev libfmt-dev libyaml-cpp-dev libcli11-dev libmuparser-dev
   libgtest-dev libgmock-dev libbenchmark-dev libstb-dev libomp-dev libjpeg-dev
   libopencv-imgproc-dev
   gnuplot-nox

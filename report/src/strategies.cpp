@@ -1,6 +1,6 @@
-// `pimg-tune strategies`: the replay comparison as a terminal table and as a markdown section with
-// one convergence plot per replay space (median over seeds of the best found so far, relative to
-// the stored optimum, against evaluations; one line per strategy).
+// `pimg-tune strategies`: the replay comparison as terminal tables and as a markdown section with two
+// convergence plots per replay space (mean over seeds of the fraction of the optimum found so far,
+// against evaluations and against tuning time; one line per strategy).
 #include <fmt/format.h>
 
 #include <cmath>
@@ -34,6 +34,33 @@ Table score_table(const ReplayComparison& c) {
   return t;
 }
 
+// The field's metrics: mean (and standard deviation) of the fraction of the optimum at each budget,
+// the share of seeds that found the optimum within the largest fixed budget, the time-based score.
+Table fraction_table(const ReplayComparison& c) {
+  std::vector<Table::Column> cols{{"strategy"}};
+  if (c.scores.empty()) return Table(cols);
+  for (const auto& b : c.scores.front().budgets)
+    cols.push_back({b.label.back() == '%' ? fmt::format("{} ({})", b.label, b.evaluations) : b.label, Table::Align::right});
+  cols.push_back({"optimum found", Table::Align::right});
+  cols.push_back({"time score [95% CI]", Table::Align::right});
+  Table t(cols);
+  for (const auto& s : c.scores) {
+    std::vector<std::string> row{s.strategy};
+    const BudgetScore* last_fixed = nullptr;
+    for (const auto& b : s.budgets) {
+      row.push_back(fmt::format("{:.3f} \u00b1{:.3f}", b.mean, b.sd));
+      if (b.label.back() != '%') last_fixed = &b;
+    }
+    row.push_back(last_fixed ? fmt::format("{}/{} by {}", last_fixed->found_optimum, c.seeds, last_fixed->evaluations)
+                             : "\u2013");
+    row.push_back(s.time_score ? fmt::format("{:+.3f} [{:+.3f}, {:+.3f}]", s.time_score->mean, s.time_score->low,
+                                             s.time_score->high)
+                               : "\u2013");
+    t.add(row);
+  }
+  return t;
+}
+
 std::string heading(const ReplayComparison& c) {
   return fmt::format("{}: {} configurations ({} ok), optimum {:.4g} ms, {} seeds", c.label, c.points, c.ok_points,
                      c.optimum_ms, c.seeds);
@@ -44,7 +71,11 @@ std::string heading(const ReplayComparison& c) {
 std::string strategies_table(const std::vector<ReplayComparison>& comparisons) {
   if (comparisons.empty()) return "No stored results to replay (no ok rows of tuned variants).\n";
   std::string out;
-  for (const auto& c : comparisons) out += fmt::format("\n{}\n", heading(c)) + score_table(c).text("  ");
+  for (const auto& c : comparisons) {
+    out += fmt::format("\n{}\n", heading(c)) + score_table(c).text("  ");
+    out += fmt::format("  fraction of the optimum (mean \u00b1sd over seeds) after N evaluations; time budget {:.4g} s\n",
+                       c.time_budget_ms / 1e3) + fraction_table(c).text("  ");
+  }
   return out;
 }
 
@@ -53,34 +84,54 @@ Report strategies_report(const std::vector<ReplayComparison>& comparisons, const
   std::string& md = r.markdown;
   md += "## Search strategies on stored results\n\n";
   md += "Each strategy replayed on the stored results (no device): per device and problem, the tuned variants of "
-        "the backend form one space; a configuration costs its stored median time, a failed one costs an "
-        "evaluation. Evaluations until the best found is within 5% and 1% of the stored optimum, median over "
-        "seeds (percent of the space in brackets); \"vs random\" divides random search's median by the "
-        "strategy's. A run stops once within 1%; its curve keeps its last value.\n\n";
+        "the backend form one space; a configuration costs its stored median time and its stored tuning time "
+        "(compile, framework, validation and runs), a failed one costs an evaluation and its time. The first table: "
+        "evaluations until the best found is within 5% and 1% of the stored optimum, median over seeds (percent of "
+        "the space in brackets); \"vs random\" divides random search's median by the strategy's. The second: the "
+        "fraction of the optimum (optimum / best found, 0 before any ok point) after N evaluations, mean and "
+        "standard deviation over seeds; the seeds that found the optimum; and the time-based score P = (random - "
+        "strategy) / (random - optimum) of the best found, averaged over the time budget, with its 95% bootstrap "
+        "interval (docs/strategies.md defines it).\n\n";
   if (comparisons.empty()) md += "No stored results to replay (no ok rows of tuned variants).\n\n";
+  auto add_chart = [&](const charts::LineChart& chart, const std::string& what, const std::string& label) {
+    std::string base = report_detail::slug(plot_prefix + " " + what + " " + label);
+    std::string name = base + ".svg";
+    for (int n = 2; r.files.count(name); ++n) name = fmt::format("{}-{}.svg", base, n);
+    r.files.emplace(name, charts::line_chart(chart));
+    md += fmt::format("![{}: {}]({})\n\n", what, report_detail::md_escape(label), name);
+  };
   for (const auto& c : comparisons) {
     md += fmt::format("### {}\n\n", report_detail::md_escape(heading(c))) + score_table(c).markdown() + "\n";
-    charts::LineChart chart{"Convergence: " + c.label, "evaluations (log2 scale)",
-                            "best found / optimum, median over seeds (log scale)", {}};
+    md += fraction_table(c).markdown() + "\n";
+    charts::LineChart chart{"Convergence over evaluations: " + c.label, "evaluations (log2 scale)",
+                            "fraction of the optimum, mean over seeds (log scale)", {}};
     for (const auto& s : c.scores) {
       charts::Series series{s.strategy, {}, s.strategy == "random"};
       // About 40 log-spaced evaluation counts keep the plot readable.
       std::size_t last = 0;
-      for (double x = 1; x <= static_cast<double>(s.median_curve.size()); x *= 1.2) {
+      for (double x = 1; x <= static_cast<double>(s.mean_fraction.size()); x *= 1.2) {
         const auto i = static_cast<std::size_t>(x);
         if (i == last) continue;
         last = i;
-        if (std::isfinite(s.median_curve[i - 1])) series.points.emplace_back(i, s.median_curve[i - 1]);
+        series.points.emplace_back(i, s.mean_fraction[i - 1]);
       }
-      if (!s.median_curve.empty() && last != s.median_curve.size() && std::isfinite(s.median_curve.back()))
-        series.points.emplace_back(s.median_curve.size(), s.median_curve.back());
+      if (!s.mean_fraction.empty() && last != s.mean_fraction.size())
+        series.points.emplace_back(s.mean_fraction.size(), s.mean_fraction.back());
       chart.series.push_back(std::move(series));
     }
-    std::string base = report_detail::bounded_stem(report_detail::slug(plot_prefix + " convergence " + c.label));
-    std::string name = base + ".svg";
-    for (int n = 2; r.files.count(name); ++n) name = fmt::format("{}-{}.svg", base, n);
-    r.files.emplace(name, charts::line_chart(chart));
-    md += fmt::format("![convergence: {}]({})\n\n", report_detail::md_escape(c.label), name);
+    add_chart(chart, "convergence", c.label);
+    if (!c.time_points.empty()) {
+      charts::LineChart tchart{fmt::format("Convergence over tuning time: {} (time budget {:.4g} s)", c.label,
+                                           c.time_budget_ms / 1e3),
+                               "tuning time, s (log2 scale)", "fraction of the optimum, mean over seeds (log scale)", {}};
+      for (const auto& s : c.scores) {
+        charts::Series series{s.strategy, {}, s.strategy == "random"};
+        for (std::size_t k = 0; k < s.time_fraction.size(); k += (k < 10 ? 1 : 5))
+          series.points.emplace_back(c.time_points[k] / 1e3, s.time_fraction[k]);
+        tchart.series.push_back(std::move(series));
+      }
+      add_chart(tchart, "convergence over time", c.label);
+    }
   }
   return r;
 }

@@ -94,6 +94,7 @@ const Registry& registry() {
     r.add_strategy(diffevo_strategy());
     r.add_strategy(local_strategy());
     r.add_strategy(forest_strategy());
+    r.add_strategy(gp_strategy());
     return r;
   }();
   return reg;

@@ -26,6 +26,7 @@
 #include "pimg/compare.hpp"
 #include "cli/t1_command.hpp"
 #include "pimg/errors.hpp"
+#include "pimg/import.hpp"
 #include "pimg/isolation.hpp"
 #include "pimg/registry.hpp"
 #include "pimg/replay.hpp"
@@ -281,6 +282,12 @@ int main(int argc, char** argv) {
   strategies->add_option("--seeds", seeds, "seeds per strategy")->capture_default_str()->check(CLI::Range(1, 100000));
   strategies->add_option("--strategy", strategy_names, "only these strategies (repeatable; default all)");
   strategies->add_option("--report", strategies_report_path, "also write a markdown section with convergence plots");
+  std::size_t max_evals = 0;
+  strategies->add_option("--max-evals", max_evals, "end every replayed run after this many evaluations (0: no limit)")
+      ->capture_default_str();
+  std::vector<std::string> strategy_options;
+  strategies->add_option("--option", strategy_options,
+                         "a strategy option for the replay, STRATEGY.OPTION=VALUE (repeatable), e.g. gp.length=0.5");
 
   std::string format = "json", export_out, metadata_out;
   CLI::App* exporter = app.add_subcommand("export", "export the best configurations (json, header) or all results (t4)");
@@ -343,6 +350,16 @@ int main(int argc, char** argv) {
     fmt::print(stderr, "{}", app.help());
     return 2;
   }
+
+  std::vector<std::string> import_files;
+  ImportOptions import_opt;
+  CLI::App* importer = app.add_subcommand(
+      "import", "import results measured by other tuners (T4 result files, .json or .json.gz; Kernel Tuner caches)");
+  importer->add_option("files", import_files, "files to import")->required();
+  importer->add_option("--db", db, "SQLite database")->capture_default_str();
+  importer->add_option("--device", import_opt.device, "device name (default: from the file or its name)");
+  importer->add_option("--kernel", import_opt.kernel, "kernel name (default: from the file or its name)");
+
 
   try {
     app.parse(argc, argv);
@@ -448,6 +465,20 @@ int main(int argc, char** argv) {
       fmt::print("report: {} and {} ({} plots)\n", out, fs::path(out).replace_extension(".html").string(), plots);
       return 0;
     }
+    if (importer->parsed()) {
+      // Every file is read and checked before the database is opened: bad input changes nothing.
+      std::vector<ImportedFile> files;
+      for (const auto& path : import_files) files.push_back(read_import(path, import_opt));
+      Store store(db);
+      for (const auto& f : files) {
+        const ImportSummary s = store_import(store, f, this_run(join_args(argc, argv)));
+        fmt::print("{}: {}, family '{}' on device '{}': {} configurations, {} added, {} already stored{}\n", f.path,
+                   f.format, f.problem.family, f.device.name, f.entries.size(), s.added, s.already_stored,
+                   f.constraint_violations ? fmt::format(", {} outside the constraints left out", f.constraint_violations)
+                                           : "");
+      }
+      return 0;
+    }
     if (strategies->parsed() || exporter->parsed()) {
       const std::string cmd = strategies->parsed() ? "strategies" : "export";
       check_family(reg, cmd, family);
@@ -478,7 +509,8 @@ int main(int argc, char** argv) {
       }
       if (spaces.empty() && (!device.empty() || !size.empty()))
         cli::select_rows(store, reg, filters, false, false, "strategies");  // throws: no rows match, with what exists
-      auto result = compare_strategies(spaces, reg, seeds, strategy_names);
+      auto result = compare_strategies(spaces, reg, seeds, strategy_names, parse_option_overrides(strategy_options, reg),
+                                       max_evals);
       fmt::print("{}", strategies_table(result));
       if (!strategies_report_path.empty()) {
         Report r = strategies_report(result, fs::path(strategies_report_path).stem().string());

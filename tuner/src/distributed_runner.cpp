@@ -115,7 +115,7 @@ class Coordinator {
       : m_(m), l_(l), store_(store), obs_(obs), net_(net), o_(o), local_(m), state_(l.tasks.size()) {}
 
   TuneSummary run() {
-    summary_.run_id = store_.begin_run(run_info(m_.opt.command_line));
+    summary_.run_id = store_.begin_run(this_run(m_.opt.command_line));
     std::size_t planned = 0;
     for (std::size_t i : l_.tasks) planned += m_.tasks[i].strategy->planned();
     obs_.on_start(planned);

@@ -6,14 +6,21 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
+#include <numeric>
 #include <set>
 
 #include "pimg/errors.hpp"
+#include "pimg/search_strategy.hpp"
 
 namespace pimg {
 namespace {
 
 constexpr double kInf = std::numeric_limits<double>::infinity();
+// Every evaluation takes some time, also where none was stored (rows of old schemas).
+constexpr double kMinEvalMs = 1e-3;
+constexpr std::size_t kTimePoints = 100;    // samples of the time curves up to the time budget
+constexpr std::size_t kBootstrap = 400;     // resamples of the time score's interval
+constexpr double kCutoff = 0.95;            // the methodology's cutoff percentile
 
 std::string group_of(const ResultRow& r) {
   return r.device.backend + ":" + r.device.name + " " + r.problem.canonical();
@@ -57,7 +64,7 @@ std::vector<ReplaySpace> replay_spaces(const std::vector<ResultRow>& rows) {
     for (const auto& v : variants) params[0].values.emplace_back(v);
     for (const auto& [name, vals] : values) params.push_back({name, {vals.begin(), vals.end()}});
     std::vector<std::uint32_t> coords;
-    std::vector<double> cost;
+    std::vector<double> cost, eval_ms;
     double optimum = kInf;
     for (const auto& [_, r] : latest) {
       Config c = r->config;
@@ -72,6 +79,7 @@ std::vector<ReplaySpace> replay_spaces(const std::vector<ResultRow>& rows) {
       }
       const double ms = r->result.status == Status::ok ? r->result.kernel.median : kInf;
       cost.push_back(ms);
+      eval_ms.push_back(std::max(r->result.eval_ms, kMinEvalMs));
       optimum = std::min(optimum, ms);
     }
     if (!std::isfinite(optimum) || !(optimum > 0)) continue;
@@ -80,6 +88,7 @@ std::vector<ReplaySpace> replay_spaces(const std::vector<ResultRow>& rows) {
     s.problem = members.front()->problem;
     s.space = SearchSpace(std::move(params), std::move(coords));
     s.cost = std::move(cost);
+    s.eval_ms = std::move(eval_ms);
     s.optimum_ms = optimum;
     for (const auto& r : rows) {
       if (r.variant.baseline || group_of(r) == key || r.problem.family != s.problem.family ||
@@ -96,24 +105,107 @@ std::vector<ReplaySpace> replay_spaces(const std::vector<ResultRow>& rows) {
   return out;
 }
 
-ReplayRun replay(const ReplaySpace& s, Strategy& strategy, std::size_t max_evals, double stop_at) {
+ReplayRun replay(const ReplaySpace& s, Strategy& strategy, std::size_t max_evals, double stop_at,
+                 std::size_t min_evals, double min_time_ms) {
   ReplayRun run;
   run.best.reserve(std::min(max_evals, s.space.size()));
-  double best = kInf;
+  double best = kInf, spent = 0;
   while (run.best.size() < max_evals) {
     auto p = strategy.ask();
     if (!p) break;
     const double c = s.cost[*p];
     strategy.observe(*p, std::isfinite(c) ? Outcome{Status::ok, c} : Outcome{Status::launch_error, 0});
     best = std::min(best, c);
+    spent += *p < s.eval_ms.size() ? s.eval_ms[*p] : kMinEvalMs;
     run.best.push_back(best);
-    if (best <= stop_at) break;
+    run.time_ms.push_back(spent);
+    if (best <= stop_at && run.best.size() >= min_evals && spent >= min_time_ms) break;
   }
   return run;
 }
 
+namespace {
+
+// The best found by `t` ms of tuning time (+infinity before the first evaluation ends).
+double best_at_time(const ReplayRun& r, double t) {
+  const auto it = std::upper_bound(r.time_ms.begin(), r.time_ms.end(), t);
+  if (it == r.time_ms.begin()) return kInf;
+  return r.best[static_cast<std::size_t>(it - r.time_ms.begin()) - 1];
+}
+
+double best_at_eval(const ReplayRun& r, std::size_t n) {  // after n >= 1 evaluations
+  if (r.best.empty()) return kInf;
+  return r.best[std::min(n, r.best.size()) - 1];
+}
+
+// What a run "has" before it found any ok point: the mean ok time of the space (what one random
+// evaluation gives in expectation), so curves over time start where random search starts.
+double space_mean(const ReplaySpace& s) {
+  double sum = 0;
+  std::size_t n = 0;
+  for (double c : s.cost)
+    if (std::isfinite(c)) sum += c, ++n;
+  return n ? sum / static_cast<double>(n) : kInf;
+}
+
+// runs x time points: the best found at each time point, with `start` before anything was found.
+std::vector<std::vector<double>> at_times(const std::vector<ReplayRun>& runs, const std::vector<double>& times,
+                                          double start) {
+  std::vector<std::vector<double>> out;
+  for (const auto& r : runs) {
+    std::vector<double> row;
+    for (double t : times) row.push_back(std::min(start, best_at_time(r, t)));
+    out.push_back(std::move(row));
+  }
+  return out;
+}
+
+// P = mean over time points of (random - strategy) / (random - optimum), with the mean best found
+// over the given runs (indices into the matrices) at each point; points where random already sits
+// at the optimum are left out.
+double methodology_score(const std::vector<std::vector<double>>& strat, const std::vector<std::size_t>& si,
+                         const std::vector<std::vector<double>>& rand, const std::vector<std::size_t>& ri,
+                         double optimum) {
+  double sum = 0;
+  std::size_t n = 0;
+  for (std::size_t k = 0; k < strat.front().size(); ++k) {
+    double sv = 0, rv = 0;
+    for (std::size_t i : si) sv += strat[i][k];
+    for (std::size_t i : ri) rv += rand[i][k];
+    sv /= static_cast<double>(si.size());
+    rv /= static_cast<double>(ri.size());
+    if (rv - optimum <= optimum * 1e-12) continue;
+    sum += (rv - sv) / (rv - optimum);
+    ++n;
+  }
+  return n ? sum / static_cast<double>(n) : 0;
+}
+
+}  // namespace
+
+StrategyOptionOverrides parse_option_overrides(const std::vector<std::string>& items, const Registry& reg) {
+  StrategyOptionOverrides out;
+  for (const auto& item : items) {
+    const auto dot = item.find('.'), eq = item.find('=');
+    if (dot == std::string::npos || eq == std::string::npos || dot == 0 || eq < dot + 2)
+      throw UsageError(fmt::format("--option {}: expected STRATEGY.OPTION=VALUE", item));
+    const std::string name = item.substr(0, dot);
+    const StrategyInfo* info = reg.strategy(name);
+    if (!info) throw UsageError(fmt::format("--option {}: unknown strategy '{}'", item, name));
+    auto& given = out[name];
+    given[item.substr(dot + 1, eq - dot - 1)] = item.substr(eq + 1);
+    try {
+      resolve_options(*info, given);
+    } catch (const std::invalid_argument& e) {
+      throw UsageError(fmt::format("--option {}: {}", item, e.what()));
+    }
+  }
+  return out;
+}
+
 std::vector<ReplayComparison> compare_strategies(const std::vector<ReplaySpace>& spaces, const Registry& reg,
-                                                 std::size_t seeds, const std::vector<std::string>& names) {
+                                                 std::size_t seeds, const std::vector<std::string>& names,
+                                                 const StrategyOptionOverrides& overrides, std::size_t max_evals) {
   std::vector<const StrategyInfo*> infos;
   if (names.empty()) {
     infos = reg.strategies();
@@ -128,35 +220,82 @@ std::vector<ReplayComparison> compare_strategies(const std::vector<ReplaySpace>&
       infos.push_back(info);
     }
   }
+  const StrategyInfo* random_info = reg.strategy("random");
   std::vector<ReplayComparison> out;
   for (const ReplaySpace& s : spaces) {
     ReplayComparison cmp;
     cmp.label = s.label();
     cmp.points = s.space.size();
-    cmp.ok_points = static_cast<std::size_t>(std::count_if(s.cost.begin(), s.cost.end(), [](double c) {
-      return std::isfinite(c);
-    }));
+    std::vector<double> ok;
+    for (double c : s.cost)
+      if (std::isfinite(c)) ok.push_back(c);
+    cmp.ok_points = ok.size();
     cmp.optimum_ms = s.optimum_ms;
     cmp.seeds = seeds;
-    const double within5 = s.optimum_ms * 1.05, within1 = s.optimum_ms * 1.01;
-    for (const StrategyInfo* info : infos) {
+    const double opt = s.optimum_ms, within5 = opt * 1.05, within1 = opt * 1.01, start = space_mean(s);
+    std::vector<std::pair<std::string, std::size_t>> budgets;
+    for (std::size_t b : kReplayBudgets)
+      if (b <= s.space.size()) budgets.emplace_back(std::to_string(b), b);
+    for (double share : kReplayShares)
+      budgets.emplace_back(fmt::format("{:g}%", share * 100),
+                           std::max<std::size_t>(1, static_cast<std::size_t>(std::ceil(share * static_cast<double>(s.space.size())))));
+    std::size_t min_evals = 0;
+    for (const auto& [_, b] : budgets) min_evals = std::max(min_evals, b);
+
+    auto run_all = [&](const StrategyInfo& info, double min_time) {
       std::map<std::string, std::string> given;
+      if (auto o = overrides.find(info.name); o != overrides.end()) given = o->second;
       auto declared = [&](const char* n) {
-        return std::any_of(info->options.begin(), info->options.end(), [&](const OptionDecl& d) { return d.name == n; });
+        return std::any_of(info.options.begin(), info.options.end(), [&](const OptionDecl& d) { return d.name == n; });
       };
       if (declared("budget")) given["budget"] = std::to_string(s.space.size());
       if (declared("time_s")) given["time_s"] = "0";
       if (declared("plateau")) given["plateau"] = "0";
-      const OptionValues opts = resolve_options(*info, given);
+      const OptionValues opts = resolve_options(info, given);
+      std::vector<ReplayRun> runs;
+      for (std::size_t seed = 1; seed <= seeds; ++seed) {
+        auto strategy = info.make(s.space, opts, seed);
+        strategy->prior(s.priors);
+        const std::size_t cap = max_evals ? std::min(max_evals, s.space.size()) : s.space.size();
+        runs.push_back(replay(s, *strategy, cap, within1, std::min(min_evals, cap), min_time));
+      }
+      return runs;
+    };
+
+    // Random search first: it sets the time budget and is the baseline of the time score.
+    std::vector<ReplayRun> random_runs;
+    std::vector<std::vector<double>> random_at;
+    if (random_info) {
+      random_runs = run_all(*random_info, 0);
+      auto mean_at = [&](double t) {
+        double sum = 0;
+        for (const auto& r : random_runs) sum += std::min(start, best_at_time(r, t));
+        return sum / static_cast<double>(random_runs.size());
+      };
+      const double target = opt + (1 - kCutoff) * (median(ok) - opt);
+      double hi = 0;
+      for (const auto& r : random_runs)
+        if (!r.time_ms.empty()) hi = std::max(hi, r.time_ms.back());
+      double lo = 0;
+      if (mean_at(hi) <= target)
+        for (int it = 0; it < 60; ++it) {
+          const double mid = (lo + hi) / 2;
+          (mean_at(mid) <= target ? hi : lo) = mid;
+        }
+      cmp.time_budget_ms = hi;
+      for (std::size_t k = 1; k <= kTimePoints; ++k)
+        cmp.time_points.push_back(hi * static_cast<double>(k) / static_cast<double>(kTimePoints));
+      random_at = at_times(random_runs, cmp.time_points, start);
+    }
+
+    for (const StrategyInfo* info : infos) {
       StrategyScore score;
       score.strategy = info->name;
+      const std::vector<ReplayRun> runs =
+          info == random_info ? random_runs : run_all(*info, cmp.time_budget_ms);
       std::vector<double> to5, to1;
-      std::vector<ReplayRun> runs;
       std::size_t longest = 0;
-      for (std::size_t seed = 1; seed <= seeds; ++seed) {
-        auto strategy = info->make(s.space, opts, seed);
-        strategy->prior(s.priors);
-        ReplayRun run = replay(s, *strategy, s.space.size(), within1);
+      for (const ReplayRun& run : runs) {
         auto first = [&](double target) {
           for (std::size_t i = 0; i < run.best.size(); ++i)
             if (run.best[i] <= target) return static_cast<double>(i + 1);
@@ -167,18 +306,59 @@ std::vector<ReplayComparison> compare_strategies(const std::vector<ReplaySpace>&
         score.reached_5pct += std::isfinite(to5.back());
         score.reached_1pct += std::isfinite(to1.back());
         longest = std::max(longest, run.best.size());
-        runs.push_back(std::move(run));
       }
       const double m5 = median(to5), m1 = median(to1);
       if (std::isfinite(m5)) score.median_to_5pct = m5;
       if (std::isfinite(m1)) score.median_to_1pct = m1;
+      auto fraction = [&](double best) { return std::isfinite(best) ? opt / best : 0.0; };
       std::vector<double> at(runs.size());
-      for (std::size_t i = 0; i < longest; ++i) {
+      for (std::size_t i = 1; i <= longest; ++i) {
+        double sum = 0;
         for (std::size_t k = 0; k < runs.size(); ++k) {
-          const auto& b = runs[k].best;
-          at[k] = b.empty() ? kInf : b[std::min(i, b.size() - 1)] / s.optimum_ms;
+          const double b = best_at_eval(runs[k], i);
+          at[k] = b / opt;
+          sum += fraction(b);
         }
         score.median_curve.push_back(median(at));
+        score.mean_fraction.push_back(sum / static_cast<double>(runs.size()));
+      }
+      for (const auto& [label, n] : budgets) {
+        BudgetScore b{label, n, 0, 0, 0};
+        std::vector<double> f;
+        for (const auto& r : runs) {
+          const double best = best_at_eval(r, n);
+          f.push_back(fraction(best));
+          b.found_optimum += best <= opt;
+        }
+        for (double x : f) b.mean += x / static_cast<double>(f.size());
+        for (double x : f) b.sd += (x - b.mean) * (x - b.mean);
+        b.sd = f.size() > 1 ? std::sqrt(b.sd / static_cast<double>(f.size() - 1)) : 0;
+        score.budgets.push_back(std::move(b));
+      }
+      for (double t : cmp.time_points) {
+        double sum = 0;
+        for (const auto& r : runs) sum += fraction(best_at_time(r, t));
+        score.time_fraction.push_back(sum / static_cast<double>(runs.size()));
+      }
+      if (random_info && !runs.empty()) {
+        const auto strat_at = at_times(runs, cmp.time_points, start);
+        std::vector<std::size_t> si(runs.size()), ri(random_runs.size());
+        std::iota(si.begin(), si.end(), std::size_t{0});
+        std::iota(ri.begin(), ri.end(), std::size_t{0});
+        TimeScore ts;
+        ts.mean = methodology_score(strat_at, si, random_at, ri, opt);
+        // 95% percentile bootstrap over the seeds of both the strategy and random search.
+        Rng rng(0x5eed);
+        std::vector<double> boot;
+        for (std::size_t b = 0; b < kBootstrap; ++b) {
+          for (auto& x : si) x = rng.below(runs.size());
+          for (auto& x : ri) x = rng.below(random_runs.size());
+          boot.push_back(methodology_score(strat_at, si, random_at, ri, opt));
+        }
+        std::sort(boot.begin(), boot.end());
+        ts.low = boot[static_cast<std::size_t>(0.025 * (kBootstrap - 1))];
+        ts.high = boot[static_cast<std::size_t>(0.975 * (kBootstrap - 1))];
+        score.time_score = ts;
       }
       cmp.scores.push_back(std::move(score));
     }

@@ -47,7 +47,7 @@ std::string hostname() {
   return buf;
 }
 
-RunInfo run_info(const std::string& command_line) {
+RunInfo this_run(const std::string& command_line) {
   return {hostname(), utc_now(), git_commit(), command_line, PIMG_VERSION, build_id()};
 }
 
@@ -429,7 +429,7 @@ std::size_t Tuner::planned() const { return impl_->planned; }
 TuneSummary Tuner::run(Store& store, RunObserver& obs) {
   Impl& m = *impl_;
   TuneSummary summary;
-  summary.run_id = store.begin_run(run_info(m.opt.command_line));
+  summary.run_id = store.begin_run(this_run(m.opt.command_line));
   obs.on_start(m.planned);
   std::unique_ptr<DeviceSession> session;
   std::size_t open_index = m.devices.size();

@@ -99,7 +99,6 @@ std::unique_ptr<DeviceSession> open_session(const Tuner::Impl& m, const Selected
 std::string utc_now();
 std::string hostname();
 const char* git_commit();  // generated at build time (cmake/git_commit.cmake)
-// This run as the store records it: host, time, commit, command, version and the build id.
-RunInfo run_info(const std::string& command_line);
+
 
 }  // namespace pimg

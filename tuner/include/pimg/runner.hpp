@@ -12,6 +12,7 @@
 #include "pimg/registry.hpp"
 #include "pimg/result.hpp"
 #include "pimg/space.hpp"
+#include "pimg/store.hpp"
 
 namespace pimg {
 
@@ -96,5 +97,8 @@ class Tuner {
  private:
   std::unique_ptr<Impl> impl_;
 };
+
+// The run record of a command of this build (host, UTC start, git commit, version).
+RunInfo this_run(const std::string& command_line);
 
 }  // namespace pimg

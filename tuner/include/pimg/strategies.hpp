@@ -10,4 +10,5 @@ StrategyInfo genetic_strategy();
 StrategyInfo diffevo_strategy();
 StrategyInfo local_strategy();
 StrategyInfo forest_strategy();
+StrategyInfo gp_strategy();
 }  // namespace pimg

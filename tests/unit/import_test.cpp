@@ -1,0 +1,177 @@
+// Imports of other tuners' results: T4 files (plain and gzip) and Kernel Tuner caches become one
+// device, problem and variant with statuses, times and metrics; importing twice adds nothing;
+// malformed files are refused naming the file and field; the shared T4 spaces replay with failures
+// counted as spent evaluations.
+#include <gtest/gtest.h>
+#include <zlib.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include "pimg/errors.hpp"
+#include "pimg/import.hpp"
+#include "pimg/registry.hpp"
+#include "pimg/replay.hpp"
+#include "synthetic_db.hpp"
+
+using namespace pimg;
+namespace fs = std::filesystem;
+
+namespace {
+
+const char* kT4 = R"({"schema_version": "1.0.0", "metadata": {"timeunit": "miliseconds"}, "results": [
+ {"configuration": {"bx": 16, "tile": 1, "flag": true}, "invalidity": "correct", "correctness": 1,
+  "times": {"compilation": 900.5, "framework": 100, "validation": 10, "runtimes": [2.0, 3.0, 4.0]},
+  "measurements": [{"name": "time", "value": 3.0, "unit": ""}], "objectives": ["time"]},
+ {"configuration": {"bx": 32, "tile": 1, "flag": true}, "invalidity": "correct", "correctness": 1,
+  "times": {"compilation": 800, "framework": 50, "runtimes": [1.0, 1.0]},
+  "measurements": [{"name": "time", "value": 1.0, "unit": ""}], "objectives": ["time"]},
+ {"configuration": {"bx": 64, "tile": 2, "flag": false}, "invalidity": "runtime", "correctness": 0,
+  "times": {"compilation": 700, "framework": 5},
+  "measurements": [{"name": "time", "value": "RuntimeFailedConfig", "unit": ""}], "objectives": ["time"]},
+ {"configuration": {"bx": 64, "tile": 4, "flag": false}, "invalidity": "constraints", "correctness": 0,
+  "times": {}, "measurements": [], "objectives": ["time"]}
+]})";
+
+struct TempDir {
+  fs::path path;
+  explicit TempDir(const std::string& name) : path(fs::temp_directory_path() / ("pimg-import-" + name + "-" + std::to_string(::getpid()))) {
+    fs::remove_all(path);
+    fs::create_directories(path);
+  }
+  ~TempDir() { fs::remove_all(path); }
+  std::string write(const std::string& name, const std::string& text) const {
+    std::ofstream(path / name, std::ios::binary) << text;
+    return (path / name).string();
+  }
+  std::string write_gz(const std::string& name, const std::string& text) const {
+    const std::string p = (path / name).string();
+    gzFile f = gzopen(p.c_str(), "wb");
+    gzwrite(f, text.data(), static_cast<unsigned>(text.size()));
+    gzclose(f);
+    return p;
+  }
+};
+
+std::string error_of(const std::string& path) {
+  try {
+    read_import(path);
+  } catch (const UsageError& e) {
+    return e.what();
+  }
+  return "(no error)";
+}
+
+}  // namespace
+
+TEST(Import, T4FileBecomesOneSpaceWithStatusesTimesAndMetrics) {
+  TempDir dir("t4");
+  const std::string path = dir.write_gz("convolution_A100_T4.json.gz", kT4);
+  const ImportedFile f = read_import(path);
+  EXPECT_EQ(f.format, "t4");
+  EXPECT_EQ(f.device.name, "A100");
+  EXPECT_EQ(f.problem.family, "t4:convolution");
+  EXPECT_TRUE(is_imported_family(f.problem.family));
+  ASSERT_EQ(f.entries.size(), 3u);
+  EXPECT_EQ(f.constraint_violations, 1u);
+
+  synthetic::TempDb db("import");
+  Store store(db.path.string());
+  const RunInfo run{"h", "t", "c", "pimg-tune import", "v"};
+  const ImportSummary s = store_import(store, f, run);
+  EXPECT_EQ(s.added, 3u);
+  EXPECT_EQ(s.already_stored, 0u);
+  const ImportSummary again = store_import(store, f, run);
+  EXPECT_EQ(again.added, 0u);
+  EXPECT_EQ(again.already_stored, 3u);
+
+  auto rows = store.rows_with_samples();
+  ASSERT_EQ(rows.size(), 3u);
+  const ResultRow& first = rows[0];
+  EXPECT_EQ(first.config.integer("bx"), 16);
+  EXPECT_EQ(first.config.integer("flag"), 1);
+  EXPECT_EQ(first.result.status, Status::ok);
+  EXPECT_DOUBLE_EQ(first.result.kernel.median, 3.0);
+  EXPECT_EQ(first.result.kernel_ms.size(), 3u);
+  EXPECT_DOUBLE_EQ(first.result.compile_ms, 900.5);
+  EXPECT_DOUBLE_EQ(first.result.eval_ms, 900.5 + 100 + 10 + 9);
+  bool framework = false;
+  for (const auto& m : first.result.metrics) framework |= m.name == "import.framework_ms" && m.value == 100;
+  EXPECT_TRUE(framework);
+  EXPECT_EQ(rows[2].result.status, Status::launch_error);
+  EXPECT_DOUBLE_EQ(rows[2].result.eval_ms, 705);
+
+  // One replay space: the failure is a point that costs an evaluation and its time.
+  auto spaces = replay_spaces(store.rows());
+  ASSERT_EQ(spaces.size(), 1u);
+  EXPECT_EQ(spaces[0].space.size(), 3u);
+  EXPECT_DOUBLE_EQ(spaces[0].optimum_ms, 1.0);
+  EXPECT_EQ(std::count_if(spaces[0].cost.begin(), spaces[0].cost.end(), [](double c) { return !std::isfinite(c); }), 1);
+}
+
+TEST(Import, KernelTunerCache) {
+  TempDir dir("cache");
+  const std::string path = dir.write("anything.json", R"({"device_name": "NVIDIA RTX A4000", "kernel_name": "conv",
+    "problem_size": [4096, 2048], "tune_params_keys": ["x", "y"], "tune_params": {"x": [1, 2], "y": [0.5, 1.5]},
+    "objective": "time", "cache": {
+      "1,0.5": {"x": 1, "y": 0.5, "time": 2.5, "times": [2.4, 2.5, 2.6], "compile_time": 300, "framework_time": 20,
+                "verification_time": 0, "benchmark_time": 7.5, "strategy_time": 0, "timestamp": "2024"},
+      "2,0.5": {"x": 2, "y": 0.5, "time": "CompilationFailedConfig", "compile_time": 100},
+      "2,1.5": {"x": 2, "y": 1.5, "time": "InvalidConfig"}}})");
+  const ImportedFile f = read_import(path);
+  EXPECT_EQ(f.format, "kernel-tuner-cache");
+  EXPECT_EQ(f.device.name, "NVIDIA RTX A4000");
+  EXPECT_EQ(f.problem.family, "t4:conv");
+  EXPECT_EQ(f.problem.width, 4096);
+  EXPECT_EQ(f.problem.height, 2048);
+  ASSERT_EQ(f.entries.size(), 2u);
+  EXPECT_EQ(f.constraint_violations, 1u);
+  EXPECT_EQ(f.entries[0].config.text("y"), "0.5");  // a non-integral value keeps its text
+  EXPECT_DOUBLE_EQ(f.entries[0].result.kernel.median, 2.5);
+  EXPECT_DOUBLE_EQ(f.entries[0].result.eval_ms, 300 + 20 + 7.5);
+  EXPECT_EQ(f.entries[1].result.status, Status::compile_error);
+}
+
+TEST(Import, MalformedFilesAreRefusedNamingFileAndField) {
+  TempDir dir("bad");
+  auto bad = [&](const std::string& text) { return error_of(dir.write("k_D_T4.json", text)); };
+  const std::string p = (dir.path / "k_D_T4.json").string();
+  EXPECT_EQ(bad("{\"results\": [1]}"), p + ":1:14: results[0]: must be an object");
+  EXPECT_EQ(bad("{\"results\": [{\"invalidity\": \"correct\"}]}"), p + ":1:14: results[0].configuration: missing");
+  EXPECT_NE(bad(R"({"results": [{"configuration": {"a": 1}, "invalidity": "odd", "times": {}}]})").find("results[0].invalidity: unknown value 'odd'"),
+            std::string::npos);
+  EXPECT_NE(bad(R"({"results": [{"configuration": {"a": 1}, "invalidity": "correct", "times": {"runtimes": [-1]}}]})")
+                .find("results[0].times.runtimes[0]: must be a finite number >= 0"),
+            std::string::npos);
+  EXPECT_NE(bad(R"({"results": [{"configuration": {"a": [1]}, "invalidity": "correct", "times": {}}]})")
+                .find("results[0].configuration.a: must be a number, a string or a boolean"),
+            std::string::npos);
+  EXPECT_EQ(bad("{\"results\": [}"), p + ": line 1, column 14: expected a value");
+  EXPECT_NE(bad("{\"other\": 1}").find("results: missing"), std::string::npos);
+  EXPECT_NE(bad("{\"results\": []}").find("results: no configuration to import"), std::string::npos);
+  EXPECT_NE(error_of(dir.write("x.json.gz", "\x1f\x8b garbage")).find("gzip"), std::string::npos);
+  EXPECT_NE(error_of((dir.path / "missing.json").string()).find("cannot read"), std::string::npos);
+}
+
+TEST(Import, SharedConvolutionSpaceReplaysWithFailuresSpent) {
+  // ../shared beside the checkout (or beside the folder of worktrees).
+  fs::path file = fs::path(PIMG_SOURCE_DIR) / "../shared/t4/convolution_A100_T4.json.gz";
+  if (!fs::exists(file)) file = fs::path(PIMG_SOURCE_DIR) / "../../shared/t4/convolution_A100_T4.json.gz";
+  if (!fs::exists(file)) GTEST_SKIP() << file << " not present";
+  const ImportedFile f = read_import(file.string());
+  EXPECT_EQ(f.entries.size(), 4362u);
+  synthetic::TempDb db("import-shared");
+  Store store(db.path.string());
+  store_import(store, f, {"h", "t", "c", "import", "v"});
+  auto spaces = replay_spaces(store.rows());
+  ASSERT_EQ(spaces.size(), 1u);
+  const ReplaySpace& s = spaces[0];
+  EXPECT_EQ(s.space.size(), 4362u);
+  EXPECT_EQ(std::count_if(s.cost.begin(), s.cost.end(), [](double c) { return std::isfinite(c); }), 4201);
+  // Every evaluation, failed or not, takes its stored time; a run's tuning time is their sum.
+  const StrategyInfo* random = Registry::builtin().strategy("random");
+  auto st = random->make(s.space, resolve_options(*random, {{"budget", "30"}}), 1);
+  const ReplayRun run = replay(s, *st, 30);
+  ASSERT_EQ(run.best.size(), 30u);
+  EXPECT_GT(run.time_ms.back(), 30 * 100.0);  // compiles alone take several hundred ms each
+}

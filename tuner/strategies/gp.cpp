@@ -1,0 +1,332 @@
+// Bayesian optimisation that respects the space: a Gaussian process over the points' scaled value
+// indices models log time, and the next point is the candidate of highest expected improvement
+// (random unvisited points, the unvisited neighbours of the best ones and crossover children of the
+// best ones repaired to valid points, so every proposal is valid). Failed configurations are learnt as slow (a step above the slowest ok one), so the model
+// steers away from regions that fail. Stored results of the same kernel on other devices and sizes
+// (prior()) give the process its mean: each point's prior is its mean centred log time over those
+// groups, and the first points asked are the best of them instead of random ones.
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <numeric>
+#include <vector>
+
+#include "pimg/search_strategy.hpp"
+#include "pimg/strategies.hpp"
+
+namespace pimg {
+namespace {
+
+class GaussianProcess final : public SearchStrategy {
+ public:
+  GaussianProcess(const SearchSpace& s, const OptionValues& o, std::uint64_t seed)
+      : SearchStrategy(s, o, seed),
+        init_(std::stoull(o.at("init"))),
+        length_(std::stod(o.at("length"))),
+        candidates_(std::stoull(o.at("candidates"))),
+        max_points_(std::stoull(o.at("max_points"))),
+        explore_(std::stod(o.at("explore"))),
+        local_(std::stod(o.at("local"))),
+        children_(std::stoull(o.at("children"))),
+        evolve_(std::stod(o.at("evolve"))) {}
+
+  void prior(const std::vector<PriorResult>& results) override {
+    // Per group, log times centred on the group's mean (failures a step above its slowest), then
+    // averaged per point over the groups that hold it.
+    std::map<std::string, std::vector<std::pair<PointId, double>>> groups;
+    for (const auto& r : results)
+      if (auto p = space_.find(r.config)) groups[r.group].emplace_back(*p, r.median_ms ? *r.median_ms : kFailed);
+    std::vector<double> sum(space_.size(), 0);
+    std::vector<std::uint32_t> count(space_.size(), 0);
+    for (const auto& [_, g] : groups) {
+      double mean = 0, worst = -1e300;
+      std::size_t ok = 0;
+      for (const auto& [p, c] : g)
+        if (std::isfinite(c)) mean += std::log(c), ++ok;
+      if (ok < 2) continue;
+      mean /= static_cast<double>(ok);
+      for (const auto& [p, c] : g)
+        if (std::isfinite(c)) worst = std::max(worst, std::log(c) - mean);
+      for (const auto& [p, c] : g) {
+        sum[p] += std::isfinite(c) ? std::log(c) - mean : worst + kFailStep;
+        ++count[p];
+      }
+    }
+    prior_.assign(space_.size(), 0);
+    prior_order_.clear();
+    for (PointId p = 0; p < space_.size(); ++p)
+      if (count[p]) {
+        prior_[p] = sum[p] / count[p];
+        prior_order_.push_back(p);
+      }
+    has_prior_ = !prior_order_.empty();
+    if (!has_prior_) prior_.clear();
+    // Best prior first; ties by id keep runs reproducible.
+    std::stable_sort(prior_order_.begin(), prior_order_.end(), [&](PointId a, PointId b) { return prior_[a] < prior_[b]; });
+  }
+
+ private:
+  static constexpr double kFailStep = 1.0;  // failures: this far (in log time) above the slowest ok point
+  static constexpr double kNugget = 1e-2;   // observation noise, relative to the signal variance
+  struct Bound {
+    double ei, mu;
+    std::size_t index;
+  };
+
+  std::optional<PointId> propose() override {
+    if (own_.size() < init_) {
+      if (has_prior_) {
+        while (next_prior_ < prior_order_.size())
+          if (const PointId p = prior_order_[next_prior_++]; !visited(p)) return p;
+      }
+      return std::nullopt;  // a random unvisited point
+    }
+    if (best_ && rng_.chance(local_))
+      if (auto q = random_unvisited_neighbour(*best_)) return q;
+    if (rng_.chance(evolve_))
+      if (auto q = child()) return q;
+    return best_candidate();
+  }
+
+  void learn(PointId p, double cost) override {
+    own_.push_back(p);
+    own_cost_.push_back(cost);
+  }
+
+  // A child of the best points: uniform crossover of two of the best 16, each value mutated with
+  // chance 0.2, repaired to a valid unvisited point. Children reach beyond the neighbourhoods while
+  // keeping what the best points share.
+  std::optional<PointId> child() {
+    if (own_.size() < 2) return std::nullopt;
+    if (elite_at_ != own_.size()) {
+      elite_.resize(own_.size());
+      std::iota(elite_.begin(), elite_.end(), std::size_t{0});
+      const std::size_t n = std::min<std::size_t>(16, elite_.size());
+      std::partial_sort(elite_.begin(), elite_.begin() + static_cast<std::ptrdiff_t>(n), elite_.end(),
+                        [&](auto a, auto b) { return own_cost_[a] < own_cost_[b]; });
+      elite_.resize(n);
+      elite_at_ = own_.size();
+    }
+    const auto a = space_.point(own_[elite_[rng_.below(elite_.size())]]);
+    const auto b = space_.point(own_[elite_[rng_.below(elite_.size())]]);
+    line_.resize(a.size());
+    for (std::size_t d = 0; d < a.size(); ++d) {
+      line_[d] = rng_.chance(0.5) ? a[d] : b[d];
+      const std::size_t n = space_.params()[d].values.size();
+      if (line_[d] != SearchSpace::kAbsent && n > 1 && rng_.chance(0.2)) line_[d] = static_cast<std::uint32_t>(rng_.below(n));
+    }
+    return repair(line_);
+  }
+
+  double mean_of(PointId p) const { return has_prior_ ? slope_ * prior_[p] : 0; }
+
+  double kernel(std::span<const std::uint32_t> a, std::span<const std::uint32_t> b) const {
+    double d2 = 0;
+    for (std::size_t d = 0; d < a.size(); ++d) {
+      if (scale_[d] == 0) continue;
+      const bool aa = a[d] == SearchSpace::kAbsent, ba = b[d] == SearchSpace::kAbsent;
+      const double diff = aa || ba ? (aa == ba ? 0 : 1) : (static_cast<double>(a[d]) - static_cast<double>(b[d])) * scale_[d];
+      d2 += diff * diff;
+    }
+    return std::exp(-d2 / (2 * length_ * length_));
+  }
+
+  // The training set: the best half of `max_points` and the latest others, log times with failures
+  // mapped a step above the slowest ok one, centred on their mean; the prior's slope fitted to them.
+  bool fit() {
+    if (scale_.empty()) {
+      for (const auto& prm : space_.params())
+        scale_.push_back(prm.values.size() > 1 ? 1.0 / static_cast<double>(prm.values.size() - 1) : 0.0);
+    }
+    std::vector<std::size_t> idx(own_.size());
+    std::iota(idx.begin(), idx.end(), std::size_t{0});
+    if (idx.size() > max_points_) {
+      std::vector<std::size_t> by_cost = idx;
+      std::stable_sort(by_cost.begin(), by_cost.end(), [&](auto a, auto b) { return own_cost_[a] < own_cost_[b]; });
+      std::vector<char> take(idx.size(), 0);
+      for (std::size_t i = 0; i < max_points_ / 2; ++i) take[by_cost[i]] = 1;
+      std::size_t n = max_points_ / 2;
+      for (std::size_t i = idx.size(); i-- > 0 && n < max_points_;)
+        if (!take[i]) take[i] = 1, ++n;
+      idx.clear();
+      for (std::size_t i = 0; i < take.size(); ++i)
+        if (take[i]) idx.push_back(i);
+    }
+    double worst = -1e300, best_ok = 1e300;
+    for (std::size_t i : idx)
+      if (std::isfinite(own_cost_[i])) {
+        worst = std::max(worst, std::log(own_cost_[i]));
+        best_ok = std::min(best_ok, std::log(own_cost_[i]));
+      }
+    if (worst < -1e299) return false;  // nothing ok yet
+    pts_.clear();
+    y_.clear();
+    for (std::size_t i : idx) {
+      pts_.push_back(own_[i]);
+      y_.push_back(std::isfinite(own_cost_[i]) ? std::log(own_cost_[i]) : worst + kFailStep);
+    }
+    const double n = static_cast<double>(y_.size());
+    offset_ = std::accumulate(y_.begin(), y_.end(), 0.0) / n;
+    for (auto& v : y_) v -= offset_;
+    slope_ = 1;
+    if (has_prior_ && y_.size() >= 4) {
+      // Least squares of y on the prior through the origin, shrunk towards 1 with few points.
+      double sxy = 0, sxx = 0, mx = 0;
+      for (std::size_t i = 0; i < y_.size(); ++i) mx += prior_[pts_[i]] / n;
+      for (std::size_t i = 0; i < y_.size(); ++i) {
+        const double x = prior_[pts_[i]] - mx;
+        sxy += x * y_[i];
+        sxx += x * x;
+      }
+      const double k = 4;  // pseudo-points at slope 1
+      slope_ = std::clamp((sxy + k * 0.25) / (sxx + k * 0.25), 0.0, 2.0);
+      double shift = 0;
+      for (std::size_t i = 0; i < y_.size(); ++i) shift += (y_[i] - slope_ * prior_[pts_[i]]) / n;
+      offset_ += shift;
+      for (auto& v : y_) v -= shift;
+    }
+    for (std::size_t i = 0; i < y_.size(); ++i) y_[i] -= mean_of(pts_[i]);
+    sigma2_ = 0;
+    for (double v : y_) sigma2_ += v * v / n;
+    sigma2_ = std::max(sigma2_, 1e-4);
+    // Cholesky factor of K + noise I (lower triangle, row-major).
+    const std::size_t m = pts_.size();
+    chol_.assign(m * m, 0);
+    for (std::size_t i = 0; i < m; ++i)
+      for (std::size_t j = 0; j <= i; ++j) {
+        double s = sigma2_ * kernel(space_.point(pts_[i]), space_.point(pts_[j])) + (i == j ? sigma2_ * kNugget : 0);
+        for (std::size_t k = 0; k < j; ++k) s -= chol_[i * m + k] * chol_[j * m + k];
+        chol_[i * m + j] = i == j ? std::sqrt(std::max(s, 1e-12)) : s / chol_[j * m + j];
+      }
+    alpha_ = y_;
+    solve(alpha_);
+    for (std::size_t i = m; i-- > 0;) {  // back substitution with L^T
+      double s = alpha_[i];
+      for (std::size_t k = i + 1; k < m; ++k) s -= chol_[k * m + i] * alpha_[k];
+      alpha_[i] = s / chol_[i * m + i];
+    }
+    best_y_ = best_ok - offset_;
+    return true;
+  }
+
+  void solve(std::vector<double>& v) const {  // forward substitution with L
+    const std::size_t m = pts_.size();
+    for (std::size_t i = 0; i < m; ++i) {
+      double s = v[i];
+      for (std::size_t k = 0; k < i; ++k) s -= chol_[i * m + k] * v[k];
+      v[i] = s / chol_[i * m + i];
+    }
+  }
+
+  std::optional<PointId> best_candidate() {
+    if (!fit()) return std::nullopt;
+    cand_.clear();
+    for (std::size_t tries = 0; cand_.size() < candidates_ && tries < 4 * candidates_; ++tries) {
+      const auto p = static_cast<PointId>(rng_.below(space_.size()));
+      if (!visited(p)) cand_.push_back(p);
+    }
+    if (has_prior_)  // the best unvisited points by the prior are always candidates
+      for (std::size_t i = 0, n = 0; i < prior_order_.size() && n < candidates_ / 8; ++i)
+        if (!visited(prior_order_[i])) cand_.push_back(prior_order_[i]), ++n;
+    std::vector<std::size_t> order(own_.size());
+    std::iota(order.begin(), order.end(), std::size_t{0});
+    const std::size_t top = std::min<std::size_t>(5, order.size());
+    std::partial_sort(order.begin(), order.begin() + static_cast<std::ptrdiff_t>(top), order.end(),
+                      [&](auto a, auto b) { return own_cost_[a] < own_cost_[b]; });
+    for (std::size_t i = 0; i < top; ++i) {
+      nb_.clear();
+      space_.neighbours(own_[order[i]], nb_);
+      for (PointId q : nb_)
+        if (!visited(q)) cand_.push_back(q);
+    }
+    for (std::size_t k = 0; k < children_; ++k)
+      if (auto q = child()) cand_.push_back(*q);
+    std::sort(cand_.begin(), cand_.end());
+    cand_.erase(std::unique(cand_.begin(), cand_.end()), cand_.end());
+    if (cand_.empty()) return std::nullopt;
+    const std::size_t m = pts_.size();
+    std::vector<double> kx(m);
+    double best_ei = -1;
+    std::optional<PointId> pick;
+    // Branch and bound on expected improvement: the variance given the nearest training point alone
+    // bounds the posterior variance from above, so it bounds EI from above; exact EI (an O(m^2)
+    // solve) only for candidates whose bound beats the best exact EI so far. Same pick, less work.
+    const double target = best_y_ - explore_;
+    auto ei_of = [&](double mu, double sd) {
+      const double z = (target - mu) / sd;
+      return (target - mu) * 0.5 * std::erfc(-z / std::sqrt(2.0)) + sd * std::exp(-0.5 * z * z) / std::sqrt(2 * M_PI);
+    };
+    bounds_.clear();
+    for (std::size_t k = 0; k < cand_.size(); ++k) {
+      const auto pc = space_.point(cand_[k]);
+      double mu = mean_of(cand_[k]), kmax = 0;
+      for (std::size_t i = 0; i < m; ++i) {
+        const double v = sigma2_ * kernel(pc, space_.point(pts_[i]));
+        mu += v * alpha_[i];
+        kmax = std::max(kmax, v);
+      }
+      const double var_ub = sigma2_ - kmax * kmax / (sigma2_ * (1 + kNugget));
+      bounds_.push_back({ei_of(mu, std::sqrt(std::max(var_ub, 1e-12))), mu, k});
+    }
+    std::sort(bounds_.begin(), bounds_.end(), [](const Bound& a, const Bound& b) {
+      return a.ei != b.ei ? a.ei > b.ei : a.index < b.index;
+    });
+    for (const Bound& b : bounds_) {
+      if (b.ei <= best_ei) break;
+      const auto pc = space_.point(cand_[b.index]);
+      for (std::size_t i = 0; i < m; ++i) kx[i] = sigma2_ * kernel(pc, space_.point(pts_[i]));
+      solve(kx);
+      double var = sigma2_;
+      for (double v : kx) var -= v * v;
+      const double ei = ei_of(b.mu, std::sqrt(std::max(var, 1e-12)));
+      if (ei > best_ei) {
+        best_ei = ei;
+        pick = cand_[b.index];
+      }
+    }
+    return pick;
+  }
+
+  std::size_t init_;
+  double length_;
+  std::size_t candidates_, max_points_;
+  double explore_, local_;
+  std::size_t children_;
+  double evolve_;
+  std::vector<std::size_t> elite_;
+  std::size_t elite_at_ = 0;
+  bool has_prior_ = false;
+  std::vector<double> prior_;
+  std::vector<PointId> prior_order_;
+  std::size_t next_prior_ = 0;
+  std::vector<PointId> own_;
+  std::vector<double> own_cost_;
+  std::vector<double> scale_;
+  std::vector<PointId> pts_, cand_, nb_;
+  std::vector<std::uint32_t> line_;
+  std::vector<double> y_, chol_, alpha_;
+  std::vector<Bound> bounds_;
+  double offset_ = 0, slope_ = 1, sigma2_ = 1, best_y_ = 0;
+};
+
+}  // namespace
+
+StrategyInfo gp_strategy() {
+  using T = OptionDecl::Type;
+  return {"gp",
+          "Bayesian optimisation: Gaussian process over value indices with expected improvement, failures learnt "
+          "as slow, stored results of other devices and sizes as its prior mean",
+          with_budget_options({{T::Int, "init", "8", "first points: the best by the prior, else random", 1, std::nullopt},
+                               {T::Real, "length", "0.35", "kernel length scale (value indices scaled to 0..1)", 0.01, 10},
+                               {T::Int, "candidates", "384", "random candidates scored per proposal", 1, 1000000},
+                               {T::Int, "max_points", "160", "evaluations the model is fitted on at most", 4, 5000},
+                               {T::Real, "explore", "0", "log-time margin expected improvement is measured from", 0, 10},
+                               {T::Real, "local", "0.1", "chance of a random unvisited neighbour of the best instead", 0, 1},
+                               {T::Int, "children", "128", "crossover children of the best points among the candidates", 0, 100000},
+                               {T::Real, "evolve", "0", "chance of asking a crossover child of the best points directly", 0, 1}}),
+          [](const SearchSpace& space, const OptionValues& o, std::uint64_t seed) {
+            return std::make_unique<GaussianProcess>(space, o, seed);
+          }};
+}
+
+}  // namespace pimg
