@@ -32,6 +32,10 @@ mkdir -p "$carry/include" "$carry/lib/pkgconfig" "$carry/share/cmake/CLI11" "$ca
 cp /usr/include/sqlite3.h /usr/include/sqlite3ext.h "$carry/include/"
 cp -rL /usr/include/CLI /usr/include/stb /usr/include/CL "$carry/include/"
 cp /usr/include/muParser*.h "$carry/include/"
+# zlib (T4 import) and libjpeg (the image decoders' strict JPEG path): headers, and Debian's libraries
+# under their sonames (the GPU machine may lack the -dev packages).
+cp /usr/include/zlib.h /usr/include/zconf.h /usr/include/jpeglib.h /usr/include/jerror.h /usr/include/jmorecfg.h \
+   /usr/include/x86_64-linux-gnu/jconfig.h "$carry/include/"
 cp /usr/share/cmake/CLI11/CLI11Config*.cmake "$carry/share/cmake/CLI11/"
 
 copy_lib libmuparser.so libmuparser.so.2
@@ -39,6 +43,10 @@ copy_lib libmuparser.so libmuparser.so
 copy_lib libstb.so libstb.so.0
 copy_lib libstb.so libstb.so
 copy_lib libpkgconf.so.3 libpkgconf.so.3
+copy_lib libz.so libz.so.1
+copy_lib libz.so libz.so
+copy_lib libjpeg.so libjpeg.so.62
+copy_lib libjpeg.so libjpeg.so
 # The ICD loader apart from lib/, used only when the GPU machine has no libOpenCL.so.1 of its own.
 cp "$(readlink -f "$arch_lib/libOpenCL.so.1")" "$carry/opencl/libOpenCL.so.1"
 cp "$(readlink -f "$arch_lib/libOpenCL.so.1")" "$carry/opencl/libOpenCL.so"
