@@ -92,7 +92,7 @@ TEST(T1, ConvolutionMiloLoadsWithItsConditions) {
 }
 
 std::string sqlite_count(const fs::path& db, const std::string& where) {
-  return e2e::query(db.string(), "SELECT count(*) FROM evaluations WHERE " + where).at(0);
+  return e2e::query(db.string(), "SELECT count(*) FROM evaluations WHERE stage = 'search' AND (" + where + ")").at(0);
 }
 
 TEST(T1, OpenClKernelIsTunedOnPoclAgainstItsDefaultConfiguration) {

@@ -325,6 +325,15 @@ int main(int argc, char** argv) {
   watch->add_option("--interval", interval, "seconds between refreshes")->capture_default_str()->check(CLI::Range(0.2, 3600.0));
   watch->add_flag("--once", once, "print one screen and exit");
 
+  std::vector<std::string> import_files;
+  ImportOptions import_opt;
+  CLI::App* importer = app.add_subcommand(
+      "import", "import results measured by other tuners (T4 result files, .json or .json.gz; Kernel Tuner caches)");
+  importer->add_option("files", import_files, "files to import")->required();
+  importer->add_option("--db", db, "SQLite database")->capture_default_str();
+  importer->add_option("--device", import_opt.device, "device name (default: from the file or its name)");
+  importer->add_option("--kernel", import_opt.kernel, "kernel name (default: from the file or its name)");
+
   cli::T1Command t1(app);
   CLI::App* devices = app.add_subcommand("devices", "list backends and devices (and why a backend is unavailable)");
   devices->add_flag("--json", json, "JSON instead of text");
@@ -351,14 +360,6 @@ int main(int argc, char** argv) {
     return 2;
   }
 
-  std::vector<std::string> import_files;
-  ImportOptions import_opt;
-  CLI::App* importer = app.add_subcommand(
-      "import", "import results measured by other tuners (T4 result files, .json or .json.gz; Kernel Tuner caches)");
-  importer->add_option("files", import_files, "files to import")->required();
-  importer->add_option("--db", db, "SQLite database")->capture_default_str();
-  importer->add_option("--device", import_opt.device, "device name (default: from the file or its name)");
-  importer->add_option("--kernel", import_opt.kernel, "kernel name (default: from the file or its name)");
 
 
   try {
