@@ -127,7 +127,7 @@ TEST_F(Distributed, TheMpiBackendRunsInsideTheRanks) {
                          "variants:\n"
                          "  mpi_rows: {ranks: [1, 2], threads: 1, scheme: [scatter, halo]}\n"
                          "  serial: {}\n"
-                         "measure: {warmups: 1, repeats: 2, timeout_s: 10}\n";
+                         "measure: {warmups: 1, repeats: 2, max_repeats: 2, cache: hot, timeout_s: 10, confirm: {top: 0}}\n";
   const e2e::Ran r = mpirun(2, "conv --quiet --space " + yaml.string() + " --db " + db("nested") + " --share-devices");
   ASSERT_EQ(r.code, 0) << r.out;
   const auto rows = stored(db("nested"));

@@ -157,7 +157,7 @@ TEST(MpiCudaGrid, NoGpuSkipsTheVariantAndTunesTheOthers) {
                           "variants:\n"
                           "  mpi_cuda_grid: {ranks: [1, 2], scheme: best}\n"
                           "  mpi_grid: {ranks: 2, threads: 1, scheme: best}\n"
-                          "measure: {warmups: 0, repeats: 1}\n";
+                          "measure: {warmups: 0, repeats: 1, max_repeats: 1, confirm: {top: 0}}\n";
   const std::string db = (dir / "mpi.db").string();
   const e2e::Ran r = e2e::run("semblance --space " + space.string() + " --db " + db);
   ASSERT_EQ(r.code, 0) << r.out;

@@ -406,13 +406,19 @@ bool claim_unstored(const Tuner::Impl& m, Task& t, PointId p, const TaskRows& ro
 EvalResult evaluate_point(const Tuner::Impl& m, const Task& t, DeviceSession& session, const Config& c) {
   const auto& expected = m.expected.at({t.problem, t.variant->validation_rule()});
   const EvalJob job{m.space.problems[t.problem], m.workloads[t.problem], expected, *t.variant, c};
+  // A result the supervisor made itself (the worker died or hung before answering) carries the identity
+  // the configuration has, so resume knows it as this code's.
+  auto identified = [&](EvalResult r) {
+    if (r.identity.empty()) r.identity = current_identity(m, t, c);
+    return r;
+  };
   EvalResult r = session.evaluate(job);
-  if (!environment_cause(r)) return r;
+  if (!environment_cause(r)) return identified(std::move(r));
   // A fault of the machine: measured once more (a dead worker is replaced by a fresh one); what
   // persists is stored as env_error, which resume measures again.
   EvalResult again = session.evaluate(job);
   const auto cause = environment_cause(again);
-  return cause ? as_environment_fault(std::move(again), *cause) : again;
+  return identified(cause ? as_environment_fault(std::move(again), *cause) : std::move(again));
 }
 
 void record(const Tuner::Impl& m, Task& t, PointId p, const Config& c, const EvalResult& r, const TaskRows& rows,

@@ -37,7 +37,6 @@ constexpr std::size_t kMaxProblems = 100000;
 // Every raw configuration is checked against the constraints when the space is enumerated (about
 // 150 ns each), so this bounds listing a space to a second or two.
 constexpr std::uint64_t kMaxRawSize = 10000000;
-constexpr std::uintmax_t kMaxFileBytes = 16u << 20;
 constexpr double kMaxTimeoutS = 86400;        // measure.timeout_s (a day)
 
 // A user's text inside a message: quoted, control characters escaped, long text shortened.

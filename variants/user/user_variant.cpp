@@ -212,6 +212,9 @@ std::string read_all(const std::string& path) {
 }  // namespace
 
 void register_space_variants(Registry& reg, const std::string& space_path) {
+  // Only a regular file is read here; anything else (a FIFO, /dev/zero) is the space loader's to refuse.
+  std::error_code ec;
+  if (!fs::is_regular_file(space_path, ec) || fs::file_size(space_path, ec) > kMaxFileBytes || ec) return;
   const std::string text = read_all(space_path);
   if (text.find("user_variants:") == std::string::npos) return;
   YAML::Node root;
@@ -232,7 +235,8 @@ void register_space_variants(Registry& reg, const std::string& space_path) {
 Space load_space_with_user_variants(Registry& reg, const std::string& space_path) {
   register_space_variants(reg, space_path);
   std::error_code ec;
-  if (!fs::is_regular_file(space_path, ec)) return load_space(space_path, reg);  // its own message
+  if (!fs::is_regular_file(space_path, ec) || fs::file_size(space_path, ec) > kMaxFileBytes || ec)
+    return load_space(space_path, reg);  // its own message
   const std::string text = read_all(space_path);
   if (text.find("user_variants:") == std::string::npos) return load_space(space_path, reg);
   export_to_env({"space:" + space_path});

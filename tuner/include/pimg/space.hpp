@@ -72,6 +72,8 @@ struct ConfirmSpec {
 };
 
 // Limits on the counts a space may ask for (a run's count must fit every loop and every store column).
+// The largest space file read (16 MiB): a larger one, or one without an end (/dev/zero), is refused.
+inline constexpr std::uintmax_t kMaxFileBytes = 16u << 20;
 inline constexpr int kMaxWarmups = 1000;
 inline constexpr int kMaxRepeats = 100000;
 
