@@ -33,7 +33,7 @@ variants:
     schedule: [static, dynamic]
     threads: [1, 2]
 strategy: {name: exhaustive}
-measure: {warmups: 1, repeats: $3, timeout_s: $4}
+measure: {warmups: 1, repeats: $3, max_repeats: $3, cache: hot, timeout_s: $4, confirm: {top: 0}}
 EOF
 }
 space small.yaml 64x64 3 5
