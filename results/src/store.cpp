@@ -142,21 +142,6 @@ Problem problem_from_canonical(const std::string& family, int w, int h, int c, c
   return p;
 }
 
-std::string join_flags(const std::vector<std::string>& flags) {
-  std::string out;
-  for (const std::string& f : flags) out += (out.empty() ? "" : ",") + f;
-  return out;
-}
-
-std::vector<std::string> split_flags(const std::string& text) {
-  std::vector<std::string> out;
-  for (std::size_t a = 0, b; a < text.size(); a = b + 1) {
-    b = text.find(',', a);
-    if (b == std::string::npos) b = text.size();
-    if (b > a) out.push_back(text.substr(a, b - a));
-  }
-  return out;
-}
 
 // What a file holds, read before anything is written to it.
 struct Inspection {
@@ -588,7 +573,7 @@ std::vector<ResultRow> Store::run_rows(std::int64_t run, const RowFilter& f, boo
 std::vector<RunRecord> Store::runs() const {
   Stmt q(db_, "SELECT id, host, started_at, git_commit, command_line, version, build_id FROM runs ORDER BY id");
   std::vector<RunRecord> out;
-  while (q.step()) out.push_back({q.i64(0), {q.text(1), q.text(2), q.text(3), q.text(4), q.text(5)}, q.text(6)});
+  while (q.step()) out.push_back({q.i64(0), {q.text(1), q.text(2), q.text(3), q.text(4), q.text(5), q.text(6)}});
   return out;
 }
 

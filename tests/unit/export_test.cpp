@@ -137,7 +137,7 @@ TEST(ExportT4, MeetsThePublishedSchemasRequirements) {
 }
 
 TEST(ExportT4, MetadataFileValidatesAgainstTheMetadataSchema) {
-  const std::vector<RunRecord> runs{{1, {"host-a", "2026-11-24T00:00:00Z", "abc", "synthetic", "0.1.0"}, ""}};
+  const std::vector<RunRecord> runs{{1, {"host-a", "2026-11-24T00:00:00Z", "abc", "synthetic", "0.1.0", ""}}};
   const std::string doc = export_t4_metadata(rows(), runs);
   EXPECT_EQ(validate_t4(doc, "metadata-schema.json"), std::vector<std::string>{});
   const Json j = JsonParser(doc).document();

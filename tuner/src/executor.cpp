@@ -91,6 +91,11 @@ const std::string& build_id() {
   return id;
 }
 
+std::string variant_source_hash(const Variant& v) {
+  KernelSource builtin;
+  return source_for(v, builtin).hash;
+}
+
 std::string plan_identity(const LaunchPlan& plan, const std::string& source_hash, const std::string& reference_version) {
   std::ostringstream o;
   o << "source " << source_hash << "\nbuild " << build_id() << "\nreference " << reference_version << "\nentry "

@@ -29,6 +29,22 @@ Status status_from_string(const std::string& s) {
   throw std::invalid_argument("unknown status '" + s + "'");
 }
 
+std::string join_flags(const std::vector<std::string>& flags) {
+  std::string out;
+  for (const std::string& f : flags) out += (out.empty() ? "" : ",") + f;
+  return out;
+}
+
+std::vector<std::string> split_flags(const std::string& text) {
+  std::vector<std::string> out;
+  for (std::size_t a = 0, b; a < text.size(); a = b + 1) {
+    b = text.find(',', a);
+    if (b == std::string::npos) b = text.size();
+    if (b > a) out.push_back(text.substr(a, b - a));
+  }
+  return out;
+}
+
 Stats Stats::of(std::vector<double> v) {
   Stats s;
   if (v.empty()) return s;

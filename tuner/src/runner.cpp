@@ -272,7 +272,7 @@ TaskRows begin_task(Tuner::Impl& m, Task& t, const DeviceInfo& device, Store& st
   const KernelSource* ks = builtin ? nullptr : kernel_source(source);
   PIMG_CHECK(ks || builtin, "missing kernel source " + source);
   rows.variant = store.variant_id({m.family->name(), t.variant->name(), t.variant->backend(),
-                                   ks ? ks->hash : hash128(source), t.variant->baseline()});
+                                   variant_source_hash(*t.variant), t.variant->baseline()});
   const Backend& backend = *m.devices[t.device].backend;
   if (ks && backend.precompiles() && t.strategy->planned() >= t.space.size())
     precompile(t, problem, m.workloads[t.problem], m.opt, backend, device, *ks, store, rows.device,
@@ -375,9 +375,7 @@ std::string current_identity(const Tuner::Impl& m, const Task& t, const Config& 
   } catch (const std::exception&) {
     return "";  // a configuration that cannot be planned is stored without an identity
   }
-  const std::string& source = t.variant->source();
-  const KernelSource* ks = source.rfind("builtin:", 0) == 0 ? nullptr : kernel_source(source);
-  return plan_identity(plan, ks ? ks->hash : hash128(source), m.family->reference_version(t.variant->validation_rule()));
+  return plan_identity(plan, variant_source_hash(*t.variant), m.family->reference_version(t.variant->validation_rule()));
 }
 
 bool tell_if_stored(const Tuner::Impl& m, Task& t, PointId p, const TaskRows& rows, Store& store, RunObserver& obs,

@@ -40,9 +40,7 @@ Message encode_result(const EvalResult& r) {
   for (double x : r.wall_ms) m.push_back(num(x));
   m.push_back(std::to_string(r.comm_ms.size()));
   for (double x : r.comm_ms) m.push_back(num(x));
-  std::string flags;
-  for (const std::string& f : r.flags) flags += (flags.empty() ? "" : ",") + f;
-  m.insert(m.end(), {r.method, num(r.ci_low_ms), num(r.ci_high_ms), r.identity, flags, r.stage,
+  m.insert(m.end(), {r.method, num(r.ci_low_ms), num(r.ci_high_ms), r.identity, join_flags(r.flags), r.stage,
                      std::to_string(r.metrics.size())});
   for (const Metric& x : r.metrics) m.insert(m.end(), {x.name, x.unit, std::to_string(x.seq), num(x.value)});
   return m;
@@ -74,12 +72,7 @@ EvalResult decode_result(const Message& m) {
   r.ci_low_ms = to_double(m[i++]);
   r.ci_high_ms = to_double(m[i++]);
   r.identity = m[i++];
-  for (std::size_t a = 0, b; a < m[i].size(); a = b + 1) {
-    b = m[i].find(',', a);
-    if (b == std::string::npos) b = m[i].size();
-    r.flags.push_back(m[i].substr(a, b - a));
-  }
-  ++i;
+  r.flags = split_flags(m[i++]);
   r.stage = m[i++];
   const long metrics = to_long(m[i++]);
   if (metrics < 0 || i + 4 * static_cast<std::size_t>(metrics) > m.size())

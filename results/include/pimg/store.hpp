@@ -32,7 +32,6 @@ struct RunInfo {
 struct RunRecord {
   std::int64_t id = 0;
   RunInfo info;
-  std::string build_id;
 };
 
 // What the family says one problem costs, stored with the problem so reports need only the store.

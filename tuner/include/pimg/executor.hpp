@@ -33,6 +33,9 @@ struct RunTimes {
 // part of every configuration's identity, stored with every run.
 const std::string& build_id();
 
+// The hash a variant's rows are keyed by: its expanded kernel text's, or its built-in name's.
+std::string variant_source_hash(const Variant& v);
+
 // Everything that makes a configuration's run, hashed: the expanded plan (entries, defines, options,
 // geometry, arguments, steps, scratch), the kernel text, the build and the family's reference version.
 std::string plan_identity(const LaunchPlan& plan, const std::string& source_hash, const std::string& reference_version);

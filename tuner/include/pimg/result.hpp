@@ -13,6 +13,10 @@ namespace pimg {
 enum class Status { ok, compile_error, launch_error, timeout, wrong_result, crash, harness_error, env_error };
 
 const char* to_string(Status s);
+
+// EvalResult::flags as one comma-separated text (the store's column, the worker wire) and back.
+std::string join_flags(const std::vector<std::string>& flags);
+std::vector<std::string> split_flags(const std::string& text);
 Status status_from_string(const std::string& s);  // throws std::invalid_argument
 
 struct Stats {
