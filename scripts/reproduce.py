@@ -2,12 +2,12 @@
 """Do two tuning runs give the same answer? (issue 15's bar; docs/measurement.md)
 
 Reads two pimg-tune databases (the same spaces tuned on two machines of one kind) and, per (problem,
-backend), takes each run's confirmation-stage rows (stage 'confirm', the latest run that has them): the
-winner is the tuned configuration with the lowest median, its ties the configurations whose 95% intervals
-overlap the winner's. It reports whether the first run's winner is the second's or is tied with it in both
-runs, and how much every ratio of the winner to a baseline moved between the runs.
+backend) with tuned configurations decided by a confirmation stage, takes the tool's own answer (`pimg-tune best --json`: the
+winner, its ties and its ratios to the baselines, as report/src/ranking.cpp decides them). It reports
+whether the first run's winner is the second's or is tied with it in both runs, and how much every ratio
+of the winner to a baseline moved between the runs.
 
-Usage: scripts/reproduce.py A.db B.db [--json OUT] [--ratio-tolerance 0.03]
+Usage: scripts/reproduce.py A.db B.db [--json OUT] [--ratio-tolerance 0.03] [--tune build/tuner/app/pimg-tune]
 Exit code 0 when at least 95% of (problem, backend) agree and every ratio moved by at most the tolerance,
 1 otherwise, 2 for bad input.
 """
@@ -15,50 +15,43 @@ import argparse
 import json
 import os
 import sqlite3
+import subprocess
 import sys
 
-QUERY = """
-SELECT p.family, p.canonical, d.backend, d.name, v.name, v.baseline, c.canonical, e.median_ms, e.ci_low_ms,
-       e.ci_high_ms, e.method, e.run_id
-FROM evaluations e JOIN problems p ON p.id = e.problem_id JOIN devices d ON d.id = e.device_id
-JOIN variants v ON v.id = e.variant_id JOIN configs c ON c.id = e.config_id
-WHERE e.stage = 'confirm' AND e.status = 'ok'
-ORDER BY e.id
-"""
-
-
-def load(path):
+def load(path, tune):
+    """(family, problem, backend) -> the tool's decision (`pimg-tune best --json`), confirmed groups only."""
     if not os.path.isfile(path):
         sys.exit(f"reproduce: {path}: no such database")
-    uri = "file:" + path + "?mode=ro"
     try:
-        db = sqlite3.connect(uri, uri=True)
-        rows = db.execute(QUERY).fetchall()
+        db = sqlite3.connect("file:" + path + "?mode=ro", uri=True)
+        families = [f for (f,) in db.execute("SELECT DISTINCT family FROM problems ORDER BY family")]
     except sqlite3.DatabaseError as e:
-        print(f"reproduce: {path}: not a pimg-tune database of schema 5 or later ({e})", file=sys.stderr)
+        print(f"reproduce: {path}: not a pimg-tune database ({e})", file=sys.stderr)
         sys.exit(2)
-    groups = {}
-    for fam, prob, backend, dev, var, base, cfg, med, lo, hi, method, run in rows:
-        groups.setdefault((fam, prob, backend), {}).setdefault(run, []).append(
-            {"device": dev, "variant": var, "baseline": bool(base), "config": cfg, "median": med, "lo": lo,
-             "hi": hi, "method": method})
-    # The latest run's confirmation of each (problem, backend).
-    return {k: runs[max(runs)] for k, runs in groups.items()}
+    out = {}
+    for family in families:
+        run = subprocess.run([tune, "best", family, "--db", path, "--json", "--top", "1"], capture_output=True,
+                             text=True)
+        if run.returncode != 0:
+            print(f"reproduce: {tune} best {family} --db {path}: {run.stderr.strip()}", file=sys.stderr)
+            sys.exit(2)
+        for g in json.loads(run.stdout):
+            if g["winner"]["stage"] != "confirm" or g["winner"]["baseline"]:  # a tuning question only
+                continue
+            key = (family, g["size"] + " " + json.dumps(g["problem"], sort_keys=True), g["backend"])
+            out[key] = g
+    return out
 
 
 def key_of(r):
-    return r["variant"] + " " + r["config"]
+    return r["variant"] + " " + json.dumps(r["config"], sort_keys=True)
 
 
-def answer(rows):
-    tuned = [r for r in rows if not r["baseline"]]
-    if not tuned:
-        return None
-    win = min(tuned, key=lambda r: r["median"])
-    ties = {key_of(r) for r in tuned if r is not win and r["lo"] <= win["hi"] and r["hi"] >= win["lo"]}
-    ratios = {r["variant"]: r["median"] / win["median"] for r in rows if r["baseline"] and win["median"] > 0}
-    return {"winner": key_of(win), "median": win["median"], "interval": [win["lo"], win["hi"]], "ties": ties,
-            "ratios": ratios, "method": win["method"]}
+def answer(g):
+    w = g["winner"]
+    return {"winner": key_of(w), "median": w["median_ms"], "interval": w["ci_ms"], "ties": {key_of(t) for t in g["ties"]},
+            "ratios": {b["variant"]: b["ratio"] for b in g["baselines"] if b["ratio"] is not None},
+            "method": w["method"]}
 
 
 def main():
@@ -67,8 +60,10 @@ def main():
     ap.add_argument("b")
     ap.add_argument("--json")
     ap.add_argument("--ratio-tolerance", type=float, default=0.03)
+    ap.add_argument("--tune", default=os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "build", "tuner",
+                                                   "app", "pimg-tune"), help="the pimg-tune executable")
     args = ap.parse_args()
-    a, b = load(args.a), load(args.b)
+    a, b = load(args.a, args.tune), load(args.b, args.tune)
     common = sorted(set(a) & set(b))
     if not common:
         print("reproduce: the two databases share no confirmed (problem, backend)", file=sys.stderr)

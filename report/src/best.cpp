@@ -38,8 +38,8 @@ std::string json_config(const Config& c) {
 std::string decision_text(const Ranking& k) {
   const ResultRow& w = *k.winner;
   const std::string config = w.config.values().empty() ? "" : w.config.brief() + " ";
-  std::string out = fmt::format("winner: {} {}{}{}", variant_label(w.variant), config, time_with_interval(w),
-                                k.confirmed ? " (confirmed)" : "");
+  std::string out = fmt::format("winner: {} {}{}{}{}", variant_label(w.variant), config, time_with_interval(w),
+                                k.confirmed ? " (confirmed)" : "", w.older_build ? " [older build]" : "");
   if (!k.method.empty()) out += fmt::format(", method {}", k.method);
   out += "\n";
   if (!k.ties.empty()) {
@@ -47,7 +47,7 @@ std::string decision_text(const Ranking& k) {
     for (const ResultRow* t : k.ties)
       ties += fmt::format("{}{} {} {}", ties.empty() ? "" : "; ", variant_label(t->variant), brief_or_dash(t->config),
                           time_with_interval(*t));
-    out += fmt::format("tied (interval overlaps the winner's): {}\n", ties);
+    out += fmt::format("tied (interval overlaps the winner's, or within {:g}%): {}\n", kTieResolution * 100, ties);
   }
   if (!k.baselines.empty()) {
     std::string ratios;
@@ -76,9 +76,10 @@ std::string json_ranking(const Ranking& k) {
                              json_string(b.row->device.backend), json_string(b.row->device.name),
                              json_ms(b.row->result.kernel.median), json_number(b.ratio, 4));
   return fmt::format(
-      "\"winner\":{{\"variant\":{},\"config\":{},\"median_ms\":{},\"ci_ms\":{},\"method\":{},\"stage\":{}}},"
+      "\"winner\":{{\"variant\":{},\"baseline\":{},\"config\":{},\"median_ms\":{},\"ci_ms\":{},\"method\":{},"
+      "\"stage\":{}}},"
       "\"ties\":[{}],\"baselines\":[{}],",
-      json_string(w.variant.name), json_config(w.config), json_ms(w.result.kernel.median), interval(w),
+      json_string(w.variant.name), w.variant.baseline ? "true" : "false", json_config(w.config), json_ms(w.result.kernel.median), interval(w),
       json_string(k.method), json_string(w.result.stage), ties, baselines);
 }
 
@@ -116,7 +117,8 @@ std::string best_table(const std::vector<ResultRow>& all, const std::vector<Band
     for (std::size_t i = 0; i < limit(top, g->rows.size()); ++i) {
       const ResultRow& r = *g->rows[i];
       const Metrics m = metrics_of(r, bandwidth);
-      t.add({std::to_string(i + 1), variant_label(r.variant), brief_or_dash(r.config), fmt_ms(m.median_ms),
+      t.add({std::to_string(i + 1), variant_label(r.variant) + (r.older_build ? " [older build]" : ""),
+             brief_or_dash(r.config), fmt_ms(m.median_ms),
              fmt_rate(m.rate), fmt_gbs(m.gbs), fmt_pct(m.bandwidth_pct)});
     }
     out += t.text("  ");
@@ -150,10 +152,10 @@ std::string best_json(const std::vector<ResultRow>& all, const std::vector<Bandw
       const Metrics m = metrics_of(r, bandwidth);
       out += fmt::format(
           "{}\n    {{\"rank\":{},\"variant\":{},\"config\":{},\"median_ms\":{},\"min_ms\":{},\"mpix_s\":{},"
-          "\"gb_s\":{},\"bandwidth_pct\":{},\"source_hash\":{}}}",
+          "\"gb_s\":{},\"bandwidth_pct\":{},\"source_hash\":{},\"older_build\":{}}}",
           i ? "," : "", i + 1, json_string(r.variant.name), json_config(r.config), json_ms(m.median_ms),
           json_ms(m.min_ms), json_number(m.rate, 3), json_number(m.gbs, 3), json_number(m.bandwidth_pct, 2),
-          json_string(r.variant.source_hash));
+          json_string(r.variant.source_hash), r.older_build ? "true" : "false");
     }
     out += "]}";
   }

@@ -1,6 +1,7 @@
-// The winner of each (problem, device): confirmation-stage rows decide when present (one interleaved
-// series re-measuring the top configurations and the baselines), else the search rows; ties are
-// rows whose median intervals overlap the winner's.
+// The winner of each (problem, device): confirmation-stage rows of the latest run that confirmed it
+// decide when present (one interleaved series re-measuring the top configurations and the baselines),
+// else the search rows; ties are rows whose median intervals overlap the winner's or whose medians are
+// within the tool's resolution of it.
 #include "pimg/ranking.hpp"
 
 #include <fmt/format.h>
@@ -22,13 +23,16 @@ bool has_interval(const ResultRow& r) {
 
 bool is_confirm(const ResultRow& r) { return r.result.stage == "confirm"; }
 
-// The ok rows of a set, confirmation rows only when there is one, fastest first.
+// The ok rows of a set, fastest first: the confirmation rows of the latest run that stored any (one
+// interleaved series; rows of two runs' stages were measured apart), else the search rows.
 std::vector<const ResultRow*> deciding(const std::vector<const ResultRow*>& rows) {
   std::vector<const ResultRow*> ok;
-  const bool confirm = std::any_of(rows.begin(), rows.end(),
-                                   [](const ResultRow* r) { return r->result.status == Status::ok && is_confirm(*r); });
+  std::int64_t confirm_run = -1;
   for (const ResultRow* r : rows)
-    if (r->result.status == Status::ok && is_confirm(*r) == confirm) ok.push_back(r);
+    if (r->result.status == Status::ok && is_confirm(*r)) confirm_run = std::max(confirm_run, r->run_id);
+  for (const ResultRow* r : rows)
+    if (r->result.status == Status::ok && (confirm_run < 0 ? !is_confirm(*r) : is_confirm(*r) && r->run_id == confirm_run))
+      ok.push_back(r);
   std::stable_sort(ok.begin(), ok.end(), [](const ResultRow* a, const ResultRow* b) { return rank_less(*a, *b); });
   return ok;
 }
@@ -37,7 +41,10 @@ std::vector<const ResultRow*> deciding(const std::vector<const ResultRow*>& rows
 
 bool tied(const ResultRow& a, const ResultRow& b) {
   if (!has_interval(a) || !has_interval(b)) return false;
-  return a.result.ci_low_ms <= b.result.ci_high_ms && b.result.ci_low_ms <= a.result.ci_high_ms;
+  if (a.result.ci_low_ms <= b.result.ci_high_ms && b.result.ci_low_ms <= a.result.ci_high_ms) return true;
+  const double fast = std::min(a.result.kernel.median, b.result.kernel.median);
+  const double slow = std::max(a.result.kernel.median, b.result.kernel.median);
+  return fast > 0 && slow <= fast * (1 + kTieResolution);
 }
 
 Ranking rank_group(const std::vector<const ResultRow*>& group, const std::vector<const ResultRow*>& problem_baselines) {

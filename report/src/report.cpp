@@ -254,8 +254,9 @@ void FamilyReport::summary() {
         "them under its results). The winner is the fastest "
         "tuned configuration on the device (median time with its 95% interval); \"vs\" gives each baseline's time "
         "over the winner's (above 1x the winner is faster); \"tied\" counts configurations whose interval "
-        "overlaps the winner's.\n\n",
-        md_escape(problem_labels_.shared()));
+        "overlaps the winner's or whose median is within {:g}% of it (the resolution of the tool from one run "
+        "to the next).\n\n",
+        md_escape(problem_labels_.shared()), kTieResolution * 100);
   }
   md_ += fmt::format("{} stored evaluations ({} ok, {} failed) of {} variants on {} devices and {} problems.\n\n",
                      rows_.size(), ok, rows_.size() - ok, variants.size(), devices_.size(), problems.size());
@@ -690,11 +691,12 @@ void FamilyReport::how_to_read() {
       "implementations.\n\nThe summary's winner is the fastest tuned configuration of each problem on each device. "
       "Where the store has confirmation-stage rows (the top configurations and the baselines re-measured in one "
       "interleaved series) those decide, and the summary says \"confirmed\"; the tables below rank the search "
-      "stage. The 95% interval is that of the median; two configurations whose intervals overlap are tied, and "
+      "stage. The 95% interval is that of the median; two configurations whose intervals overlap, or whose "
+      "medians are within {:g}% of each other (the tool's run-to-run resolution), are tied, and "
       "rows measured before intervals were stored are never called tied. A ratio to a baseline divides the "
       "baseline's median by the winner's; the plots of the top configurations draw the intervals as error "
       "bars and the baselines as bars of their own.\n",
-      medians, kDash);
+      medians, kDash, kTieResolution * 100);
   // Libraries validated against a documented rule of their own (e.g. NPP's division toward zero).
   std::set<std::string> ruled;
   for (const ResultRow* r : rows_) {

@@ -13,6 +13,7 @@
 #include <filesystem>
 #include <fstream>
 #include <iterator>
+#include <map>
 #include <sstream>
 #include <thread>
 
@@ -555,9 +556,25 @@ std::vector<ResultRow> Store::confirm_rows(const RowFilter& f, bool samples) con
   return query_rows(f, samples, "latest_confirm");
 }
 
-std::vector<ResultRow> Store::ranking_rows(const RowFilter& f, bool samples) const {
-  std::vector<ResultRow> out = query_rows(f, samples);
-  for (auto& r : confirm_rows(f, samples)) out.push_back(std::move(r));
+std::vector<ResultRow> Store::ranking_rows(const RowFilter& f, bool samples, std::size_t* older) const {
+  std::vector<ResultRow> all = query_rows(f, samples);
+  for (auto& r : confirm_rows(f, samples)) all.push_back(std::move(r));
+  std::map<std::int64_t, std::string> build;  // run -> build id
+  for (const RunRecord& run : runs()) build[run.id] = run.info.build_id;
+  auto group = [](const ResultRow& r) { return r.problem.family + '\n' + r.device.backend + '\n' + r.device.name; };
+  std::map<std::string, std::int64_t> latest;  // (family, device) -> its latest run
+  for (const ResultRow& r : all) {
+    auto& run = latest[group(r)];
+    run = std::max(run, r.run_id);
+  }
+  std::vector<ResultRow> out;
+  std::size_t left = 0;
+  for (auto& r : all) {
+    r.older_build = build[r.run_id] != build[latest[group(r)]];
+    left += r.older_build;
+    if (f.all_builds || !r.older_build) out.push_back(std::move(r));
+  }
+  if (older) *older = left;
   return out;
 }
 

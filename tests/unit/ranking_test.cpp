@@ -83,6 +83,29 @@ TEST(Ranking, SearchRowsWithoutIntervalsAreNeverTied) {
   EXPECT_FALSE(tied(rows[2], row(4, kGpu, "vec", 4, 1.2, 1.11, 1.3)));
 }
 
+// Medians within the tool's resolution (2%) are tied even when their intervals are apart; beyond it,
+// only overlapping intervals tie.
+TEST(Ranking, MediansWithinTheResolutionAreTied) {
+  const ResultRow w = row(1, kGpu, "vec", 1, 1.000, 0.999, 1.001);
+  EXPECT_TRUE(tied(w, row(2, kGpu, "vec", 2, 1.019, 1.018, 1.020)));
+  EXPECT_FALSE(tied(w, row(3, kGpu, "vec", 3, 1.021, 1.020, 1.022)));
+  EXPECT_TRUE(tied(row(4, kGpu, "vec", 4, 1.019, 1.018, 1.020), w));  // symmetric
+  EXPECT_FALSE(tied(w, row(5, kGpu, "vec", 5, 1.001)));               // no interval: never tied
+}
+
+// Two runs' confirmation stages are two series measured apart: only the latest run's rows decide.
+TEST(Ranking, OnlyTheLatestConfirmingRunDecides) {
+  std::vector<ResultRow> rows{row(1, kGpu, "vec", 1, 1.00, 0.99, 1.01, "confirm"),  // run 1
+                              row(2, kGpu, "vec", 2, 1.50, 1.49, 1.51, "confirm"),  // run 2
+                              row(3, kGpu, "vec", 3, 1.60, 1.59, 1.61, "confirm")};
+  rows[0].run_id = 1;
+  rows[1].run_id = rows[2].run_id = 2;
+  const auto all = rank_all(rows);
+  ASSERT_EQ(all.size(), 1u);
+  EXPECT_EQ(all[0].winner->id, 2);
+  EXPECT_EQ(all[0].ranked.size(), 2u);
+}
+
 TEST(Ranking, FailuresNeverWinAndATunedRowBeatsAFasterBaseline) {
   std::vector<ResultRow> rows{row(1, kGpu, "vec", 1, 0.5, 0, 0, "search", Status::wrong_result),
                               row(2, kGpu, "npp", 0, 0.8), row(3, kGpu, "vec", 2, 1.0)};
@@ -107,7 +130,7 @@ TEST(Ranking, BestJsonCarriesTheDecision) {
   EXPECT_NEAR(g["baselines"].items[0]["ratio"].number, 2.0, 1e-3);
   const std::string table = best_table(rows, {}, 5);
   EXPECT_NE(table.find("winner: vec x=1 1.000 ms [0.9800, 1.020], method events"), std::string::npos) << table;
-  EXPECT_NE(table.find("tied (interval overlaps the winner's): vec x=2"), std::string::npos) << table;
+  EXPECT_NE(table.find("tied (interval overlaps the winner's, or within 2%): vec x=2"), std::string::npos) << table;
   EXPECT_NE(table.find("vs baselines: 2.00x over npp on cuda:GPU"), std::string::npos) << table;
 }
 

@@ -538,3 +538,39 @@ TEST(Store, ViewsForPeopleAndConfirmationRows) {
   EXPECT_EQ(sql_int(db.path, "SELECT count(*) FROM results WHERE json_extract(problem_json, '$.divisor') = 16"), 5);
   EXPECT_EQ(sql_int(db.path, "SELECT count(*) FROM results WHERE json_extract(problem, '$.divisor') = 16"), 0);
 }
+
+// Rankings read the rows of each (family, device)'s current build (that of its latest run) only; the
+// rows of older builds come back marked with all_builds, and are counted either way.
+TEST(Store, RankingRowsKeepTheCurrentBuildAndMarkOlderOnes) {
+  TempDb db;
+  Store s(db.path.string());
+  const std::int64_t dev = s.device_id(device());
+  const std::int64_t prob = s.problem_id({"conv", 8, 8, 1, {}}, {64, "MPix/s", {128, 1}});
+  const std::int64_t var = s.variant_id({"conv", "v", "opencl", "h1"});
+  Config c1, c2;
+  c1.set("x", std::int64_t{1});
+  c2.set("x", std::int64_t{2});
+  const std::int64_t old_run = s.begin_run({"h", "t", "c", "cmd", "v", "build-a"});
+  s.save(old_run, dev, prob, var, c1, ok_result(1.0));
+  const std::int64_t new_run = s.begin_run({"h", "t", "c", "cmd", "v", "build-b"});
+  s.save(new_run, dev, prob, var, c2, ok_result(2.0));
+  std::size_t older = 99;
+  auto rows = s.ranking_rows({}, false, &older);
+  ASSERT_EQ(rows.size(), 1u);
+  EXPECT_EQ(rows[0].run_id, new_run);
+  EXPECT_FALSE(rows[0].older_build);
+  EXPECT_EQ(older, 1u);
+  RowFilter all;
+  all.all_builds = true;
+  rows = s.ranking_rows(all, false, &older);
+  ASSERT_EQ(rows.size(), 2u);
+  EXPECT_EQ(older, 1u);
+  for (const ResultRow& r : rows) EXPECT_EQ(r.older_build, r.run_id == old_run);
+  // A later run of the old build makes that build current again for this (family, device).
+  const std::int64_t again = s.begin_run({"h", "t", "c", "cmd", "v", "build-a"});
+  s.save(again, dev, prob, var, c1, ok_result(1.5));
+  rows = s.ranking_rows({}, false, &older);
+  ASSERT_EQ(rows.size(), 1u);
+  EXPECT_EQ(rows[0].run_id, again);
+  EXPECT_EQ(older, 1u);
+}

@@ -109,15 +109,19 @@ void write_file(const fs::path& p, const std::string& text) {
 
 // Writes the report, its plots beside it and the same as one self-contained HTML file (the markdown's
 // name with .html); returns the plot count.
-std::size_t write_report(Store& store, const std::string& family, const std::string& out_path, int top) {
+std::size_t write_report(Store& store, const std::string& family, const std::string& out_path, int top,
+                         bool all_builds = false) {
   RowFilter f;
   if (!family.empty()) f.family = family;
+  f.all_builds = all_builds;
   ReportOptions opt;
   opt.family = family;
   opt.top = top;
   opt.plot_prefix = fs::path(out_path).stem().string();
   opt.runs = store.runs();
-  Report r = make_report(store.ranking_rows(f), store.all_bandwidths(), opt);
+  std::size_t older = 0;
+  Report r = make_report(store.ranking_rows(f, false, &older), store.all_bandwidths(), opt);
+  fmt::print(stderr, "{}", cli::older_builds_note(older, all_builds));
   fs::path dir = fs::path(out_path).parent_path();
   if (!dir.empty()) fs::create_directories(dir);
   write_file(out_path, r.markdown);
@@ -252,7 +256,8 @@ int main(int argc, char** argv) {
 
   const std::string device_help = "device: index, backend, backend:index, backend:name or name substring";
   std::string db = kDefaultDb, family, device, size, out = "report/pimg-report.md";
-  bool json = false;
+  bool json = false, all_builds = false;
+  const std::string all_builds_help = "also rank rows stored by older builds of pimg-tune (marked [older build])";
   int best_top = 5;
   CLI::App* best = app.add_subcommand("best", "print the winner and the ranked configurations per problem and device");
   best->add_option("family", family, "kernel family")->required();
@@ -261,6 +266,7 @@ int main(int argc, char** argv) {
   best->add_option("--size", size, "image size WxH");
   best->add_option("--top", best_top, "configurations per group")->capture_default_str()->check(CLI::Range(1, 1000000));
   best->add_flag("--json", json, "JSON instead of a table");
+  best->add_flag("--all-builds", all_builds, all_builds_help);
 
   int report_top = 10;
   CLI::App* report = app.add_subcommand(
@@ -269,6 +275,7 @@ int main(int argc, char** argv) {
   report->add_option("--family", family, "only this family");
   report->add_option("--out", out, "markdown file; plots and the .html are written beside it")->capture_default_str();
   report->add_option("--top", report_top, "rows of each top-N table")->capture_default_str()->check(CLI::Range(1, 100000));
+  report->add_flag("--all-builds", all_builds, all_builds_help);
 
   std::size_t seeds = 50;
   std::vector<std::string> strategy_names;
@@ -300,6 +307,7 @@ int main(int argc, char** argv) {
   exporter->add_option("--size", size, "image size WxH");
   exporter->add_option("--out", export_out, "file to write (default: standard output)");
   exporter->add_option("--metadata", metadata_out, "t4: also write the T4 metadata file (hardware and software)");
+  exporter->add_flag("--all-builds", all_builds, all_builds_help);
 
   std::vector<std::string> compare_dbs, compare_devices;
   std::vector<std::int64_t> compare_runs;
@@ -445,12 +453,14 @@ int main(int argc, char** argv) {
       if (!s.per_rank.empty()) fmt::print("evaluations per rank: {}\n", fmt::join(s.per_rank, ", "));
       return 0;
     }
-    const cli::Filters filters{family, device, size};
+    const cli::Filters filters{family, device, size, all_builds};
+    std::size_t older = 0;
     if (best->parsed()) {
       check_family(reg, "best", family);
       cli::check_size("--size", size);
       Store store(db, Store::Mode::read_only);
-      auto rows = cli::select_rows(store, reg, filters, true, false, "best");
+      auto rows = cli::select_rows(store, reg, filters, true, false, "best", &older);
+      fmt::print(stderr, "{}", cli::older_builds_note(older, all_builds));
       if (rows.empty() && !json) {
         fmt::print("{}: no results stored for family {}\n", db, family);
         return 0;
@@ -462,7 +472,7 @@ int main(int argc, char** argv) {
       check_family(reg, "report", family);
       check_output_path("--out", out);
       Store store(db, Store::Mode::read_only);
-      std::size_t plots = write_report(store, family, out, report_top);
+      std::size_t plots = write_report(store, family, out, report_top, all_builds);
       fmt::print("report: {} and {} ({} plots)\n", out, fs::path(out).replace_extension(".html").string(), plots);
       return 0;
     }
@@ -489,7 +499,8 @@ int main(int argc, char** argv) {
       if (!strategies_report_path.empty()) check_output_path("--report", strategies_report_path);
       Store store(db, Store::Mode::read_only);
       if (exporter->parsed()) {
-        const auto rows = cli::select_rows(store, reg, filters, true, format == "t4", "export");
+        const auto rows = cli::select_rows(store, reg, filters, true, format == "t4", "export", &older);
+        fmt::print(stderr, "{}", cli::older_builds_note(older, all_builds));
         const std::string text = format == "t4"       ? export_t4(rows)
                                  : format == "header" ? export_header(rows)
                                                       : export_json(rows);

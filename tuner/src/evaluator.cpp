@@ -144,32 +144,35 @@ std::optional<Ceiling> measure_ceiling(const Backend& backend, Device& device, s
     }
     // The backend's copy kernel, at several launch geometries where it is a 1-D grid-stride loop.
     if (auto copy = backend.copy_kernel(bytes)) {
-      CompileResult c = device.compile(copy->source, copy->plan);
-      if (c.program) {
-        std::map<std::string, DeviceBuffer*> buffers{{"in", in.get()}, {"out", out.get()}};
-        std::vector<LaunchPlan> plans{copy->plan};
-        if (copy->plan.dims == 1 && copy->plan.local[0] > 0) {
-          const std::size_t vectors = std::max<std::size_t>(bytes / 16, 1);
-          const std::size_t units = static_cast<std::size_t>(std::max(device.info().compute_units, 1));
-          for (std::size_t local : {128u, 256u, 512u, 1024u}) {
-            if (static_cast<std::int64_t>(local) > device.info().max_work_group_size) continue;
-            for (std::size_t groups : {units * 2, units * 4, units * 8, units * 16, (vectors + local - 1) / local}) {
-              LaunchPlan p = copy->plan;
-              p.local = {local, 1, 1};
-              p.global = {std::min(groups, (vectors + local - 1) / local) * local, 1, 1};
-              plans.push_back(p);
-            }
+      std::map<std::string, DeviceBuffer*> buffers{{"in", in.get()}, {"out", out.get()}};
+      std::vector<LaunchPlan> plans{copy->plan};
+      if (copy->plan.dims == 1 && copy->plan.local[0] > 0) {
+        const std::size_t vectors = std::max<std::size_t>(bytes / 16, 1);
+        const std::size_t units = static_cast<std::size_t>(std::max(device.info().compute_units, 1));
+        for (std::size_t local : {128u, 256u, 512u, 1024u}) {
+          if (static_cast<std::int64_t>(local) > device.info().max_work_group_size) continue;
+          for (std::size_t groups : {units * 2, units * 4, units * 8, units * 16, (vectors + local - 1) / local}) {
+            LaunchPlan p = copy->plan;
+            p.local = {local, 1, 1};
+            p.global = {std::min(groups, (vectors + local - 1) / local) * local, 1, 1};
+            plans.push_back(p);
           }
         }
-        for (const LaunchPlan& p : plans) {
-          auto ms = median_copy_ms(device, timing, repeats, [&] { return device.launch(*c.program, p, buffers); });
-          if (!ms) continue;
-          device.fill(*out, 0);
-          if (!device.launch(*c.program, p, buffers).ok) continue;
-          device.download(*out, check);
-          if (check != pattern) continue;
-          consider(ms, fmt::format("{} {}x{}", p.entry, p.global[0] / std::max<std::size_t>(p.local[0], 1), p.local[0]));
-        }
+      }
+      for (const LaunchPlan& p : copy->more)
+        if (static_cast<std::int64_t>(p.local[0]) <= device.info().max_work_group_size) plans.push_back(p);
+      std::map<std::string, std::shared_ptr<Program>> programs;  // one compile per entry point
+      for (const LaunchPlan& p : plans) {
+        auto [it, added] = programs.try_emplace(p.entry);
+        if (added) it->second = device.compile(copy->source, p).program;
+        if (!it->second) continue;
+        auto ms = median_copy_ms(device, timing, repeats, [&] { return device.launch(*it->second, p, buffers); });
+        if (!ms) continue;
+        device.fill(*out, 0);
+        if (!device.launch(*it->second, p, buffers).ok) continue;
+        device.download(*out, check);
+        if (check != pattern) continue;
+        consider(ms, fmt::format("{} {}x{}", p.entry, p.global[0] / std::max<std::size_t>(p.local[0], 1), p.local[0]));
       }
     }
     if (best && native_gbs && best->how != "native copy")

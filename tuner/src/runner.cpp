@@ -25,6 +25,9 @@
 namespace pimg {
 namespace {
 
+// Timed runs of each copy the ceiling tries (its median decides; the best copy of many is the ceiling).
+constexpr int kCeilingRepeats = 30;
+
 // Where a problem came from in the space file (the file alone for spaces built in code).
 std::string problem_place(const Space& space, std::size_t problem) {
   return problem < space.problem_pos.size() ? space.problem_pos[problem].str() : space.file;
@@ -289,7 +292,7 @@ void measure_ceilings(const Tuner::Impl& m, Store& store, std::int64_t run, std:
     sizes.insert(std::max<std::size_t>(static_cast<std::size_t>(traffic / 2) / 16 * 16, 64u << 10));
   }
   for (std::size_t bytes : sizes) {
-    if (auto c = session.ceiling(bytes, 10)) {
+    if (auto c = session.ceiling(bytes, kCeilingRepeats)) {
       store.save_bandwidth(device_row, static_cast<double>(bytes), c->gbs, run, c->method + "; " + c->how);
       obs.on_message(fmt::format("{} {}: ceiling {:.1f} GB/s at {:.1f} MB ({}, {})", device.id(), device.name, c->gbs,
                                  static_cast<double>(bytes) / 1e6, c->how, c->method));
@@ -336,7 +339,11 @@ void confirm_device(const Tuner::Impl& m, std::size_t device, DeviceSession& ses
     if (tuned.empty() && baselines.empty()) continue;
     std::sort(tuned.begin(), tuned.end(),
               [](const ResultRow* a, const ResultRow* b) { return a->result.kernel.median < b->result.kernel.median; });
-    tuned.resize(std::min<std::size_t>(tuned.size(), static_cast<std::size_t>(spec.top)));
+    std::size_t keep = std::min<std::size_t>(tuned.size(), static_cast<std::size_t>(spec.top));
+    while (keep < tuned.size() && keep < static_cast<std::size_t>(spec.max) &&
+           tuned[keep]->result.kernel.median <= tuned.front()->result.kernel.median * (1 + spec.within))
+      ++keep;
+    tuned.resize(keep);
     for (const auto& [name, r] : baselines) tuned.push_back(r);
     ConfirmJob job{problem, m.workloads[p], {}, fnv1a64(canonical + sd.info.id())};
     for (const ResultRow* r : tuned) {

@@ -671,15 +671,18 @@ class Loader {
 
   ConfirmSpec confirm(const YAML::Node& n) const {
     ConfirmSpec c;
-    for (const auto& e : entries(n, "measure.confirm", {"top", "rounds", "max_rounds", "max_time_s"})) {
+    for (const auto& e : entries(n, "measure.confirm", {"top", "within", "max", "rounds", "max_rounds", "max_time_s"})) {
       const std::string what = "measure.confirm." + e.key;
       const YAML::Node& v = value(e, what);
       if (e.key == "top") c.top = static_cast<int>(integer(v, what, 0, 1000));
+      if (e.key == "within") c.within = real(v, what, 0, 100);
+      if (e.key == "max") c.max = static_cast<int>(integer(v, what, 1, 1000));
       if (e.key == "rounds") c.rounds = static_cast<int>(integer(v, what, 1, 100000));
       if (e.key == "max_rounds") c.max_rounds = static_cast<int>(integer(v, what, 1, 100000));
       if (e.key == "max_time_s") c.max_time_s = real(v, what, 0, 86400);
     }
     c.max_rounds = std::max(c.max_rounds, c.rounds);
+    c.max = std::max(c.max, c.top);
     return c;
   }
 

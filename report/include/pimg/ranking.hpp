@@ -19,13 +19,19 @@ struct Ranking {
   bool confirmed = false;                // decided by confirmation-stage rows (stage "confirm")
   std::vector<const ResultRow*> ranked;  // the ok rows it decided from, fastest median first
   const ResultRow* winner = nullptr;     // the fastest tuned row (the fastest baseline where none was tuned)
-  std::vector<const ResultRow*> ties;    // ranked rows whose 95% interval overlaps the winner's
+  std::vector<const ResultRow*> ties;    // ranked rows tied with the winner (tied())
   std::vector<BaselineRatio> baselines;  // every baseline of the problem, on any device
   std::string method;                    // the winner's timing method ("" for old rows)
 };
 
-// Both rows carry a confidence interval and the intervals overlap. Rows without one (stored before
-// schema 5) are never tied.
+// The tool's resolution: two medians closer than this (relative) are not told apart, whatever their
+// intervals say. A row's interval holds the noise of its own process only; the same configuration
+// measured by two processes on one H100 moved by up to 1.6% (bench/results/2026-11-24-h100-reproduce,
+// docs/measurement.md), so an order within 2% does not reproduce from one run to the next.
+inline constexpr double kTieResolution = 0.02;
+
+// Both rows carry a confidence interval and the intervals overlap, or their medians are within
+// kTieResolution of each other. Rows without an interval (stored before schema 5) are never tied.
 bool tied(const ResultRow& a, const ResultRow& b);
 
 // `group`: the rows of one (problem, device), either stage, any status; `problem_baselines`: the rows

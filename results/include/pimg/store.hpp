@@ -57,6 +57,7 @@ struct ResultRow {
   Config config;
   EvalResult result;  // kernel_ms/wall_ms filled only by rows_with_samples()
   std::string created_at;
+  bool older_build = false;  // ranking_rows() with all_builds: stored by an older build than its group's latest run
 };
 
 struct BandwidthRow {
@@ -72,6 +73,9 @@ struct RowFilter {
   std::optional<std::string> backend;
   std::optional<std::string> device;  // substring of the device name or backend:index id
   std::optional<std::string> size;    // "WxH"
+  // ranking_rows(): also the rows of older builds of pimg-tune (marked older_build), not only those of
+  // the current build of each (family, device), the build of its latest run.
+  bool all_builds = false;
 };
 
 class Store {
@@ -128,8 +132,10 @@ class Store {
 
   // The latest confirmation-stage row of each key (stage "confirm"), which decides winners.
   std::vector<ResultRow> confirm_rows(const RowFilter& f = {}, bool samples = false) const;
-  // rows() and confirm_rows() together: what rankings read.
-  std::vector<ResultRow> ranking_rows(const RowFilter& f = {}, bool samples = false) const;
+  // rows() and confirm_rows() together: what rankings read. Only the rows of the current build of each
+  // (family, device) (the build id of its latest run) unless f.all_builds; `older` (when given) gets
+  // the count of rows of older builds left out, or marked when f.all_builds.
+  std::vector<ResultRow> ranking_rows(const RowFilter& f = {}, bool samples = false, std::size_t* older = nullptr) const;
   // The latest row of each key and stage within one run.
   std::vector<ResultRow> run_rows(std::int64_t run, const RowFilter& f = {}, bool samples = false) const;
   std::vector<RunRecord> runs() const;  // by id

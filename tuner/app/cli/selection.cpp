@@ -59,11 +59,20 @@ std::vector<ResultRow> filter_rows(std::vector<ResultRow> rows, const Registry& 
   return out;
 }
 
+std::string older_builds_note(std::size_t older, bool all_builds) {
+  if (older == 0) return "";
+  return all_builds ? fmt::format("note: {} rows were stored by older builds of pimg-tune (marked [older build])\n", older)
+                    : fmt::format("note: {} rows stored by older builds of pimg-tune are not shown (--all-builds shows "
+                                  "them, marked)\n",
+                                  older);
+}
+
 std::vector<ResultRow> select_rows(const Store& store, const Registry& reg, const Filters& f, bool ranking,
-                                   bool samples, const std::string& command) {
+                                   bool samples, const std::string& command, std::size_t* older) {
   RowFilter q;
   if (!f.family.empty()) q.family = f.family;
-  auto all = ranking ? store.ranking_rows(q, samples) : samples ? store.rows_with_samples(q) : store.rows(q);
+  q.all_builds = f.all_builds;
+  auto all = ranking ? store.ranking_rows(q, samples, older) : samples ? store.rows_with_samples(q) : store.rows(q);
   if (all.empty() || (f.device.empty() && f.size.empty())) return all;
   std::set<std::string> devices, sizes;
   for (const auto& r : all) {

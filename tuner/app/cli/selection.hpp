@@ -14,6 +14,7 @@ struct Filters {
   std::string family;  // "" for every family
   std::string device;  // a device selector, "" for every device
   std::string size;    // "WxH", "" for every size
+  bool all_builds = false;  // rankings: rows of older builds of pimg-tune too (marked)
 };
 
 // Throws UsageError unless `size` is empty or WxH with positive integers.
@@ -26,8 +27,12 @@ bool stored_device_matches(const Registry& reg, const DeviceInfo& stored, const 
 // Rows of the filters (rows(), or ranking_rows() when `ranking`, with samples when asked). Throws
 // UsageError naming the filters and the values stored when rows exist but none match; an empty
 // database gives an empty vector.
+// `older` (rankings only): the count of rows of older builds left out (or marked with all_builds).
 std::vector<ResultRow> select_rows(const Store& store, const Registry& reg, const Filters& f, bool ranking,
-                                   bool samples, const std::string& command);
+                                   bool samples, const std::string& command, std::size_t* older = nullptr);
+
+// The line that says rows of older builds were left out ("" when none were), for stderr.
+std::string older_builds_note(std::size_t older, bool all_builds);
 
 // Keeps the rows that match the filters' device and size (family already applied by the query).
 std::vector<ResultRow> filter_rows(std::vector<ResultRow> rows, const Registry& reg, const Filters& f);

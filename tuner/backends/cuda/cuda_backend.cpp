@@ -886,13 +886,22 @@ class CudaBackend final : public Backend {
     const KernelSource* source = kernel_source("copy/copy.cu");
     if (!source || bytes < 16 || bytes > static_cast<std::size_t>(std::numeric_limits<std::int32_t>::max()))
       return std::nullopt;
-    CopyKernel k{*source, {}};
+    CopyKernel k{*source, {}, {}};
     k.plan.entry = "copy_vec";
     k.plan.dims = 1;
     const std::size_t vectors = bytes / 16, block = 256;
     k.plan.global = {std::min<std::size_t>((vectors + block - 1) / block * block, std::size_t{1} << 20), 1, 1};
     k.plan.local = {block, 1, 1};
     k.plan.args = {KernelArg::buf("in"), KernelArg::buf("out"), KernelArg::integer(static_cast<std::int64_t>(bytes))};
+    // One to eight vectors per thread, no loop, at the usual block sizes.
+    for (int items : {1, 2, 4, 8})
+      for (std::size_t b : {128u, 256u, 512u, 1024u}) {
+        LaunchPlan p = k.plan;
+        p.entry = fmt::format("copy_x{}", items);
+        p.local = {b, 1, 1};
+        p.global = {(vectors + b * items - 1) / (b * items) * b, 1, 1};
+        k.more.push_back(p);
+      }
     return k;
   }
 };

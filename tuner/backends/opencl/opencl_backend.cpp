@@ -607,7 +607,7 @@ class OpenClBackend final : public Backend {
   std::optional<CopyKernel> copy_kernel(std::size_t bytes) const override {
     const KernelSource* source = kernel_source("copy/copy.cl");
     if (!source || bytes < 16) return std::nullopt;
-    CopyKernel k{*source, {}};
+    CopyKernel k{*source, {}, {}};
     k.plan.entry = "copy_vec";
     k.plan.dims = 1;
     k.plan.global = {bytes / 16, 1, 1};

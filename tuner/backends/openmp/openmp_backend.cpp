@@ -389,7 +389,7 @@ class OpenmpBackend final : public Backend {
   std::optional<CopyKernel> copy_kernel(std::size_t bytes) const override {
     const KernelSource* source = kernel_source("copy/copy_omp.cpp");
     if (!source) return std::nullopt;
-    CopyKernel k{*source, {}};
+    CopyKernel k{*source, {}, {}};
     k.plan.entry = "pimg_copy";
     k.plan.dims = 1;
     k.plan.global = {bytes, 1, 1};

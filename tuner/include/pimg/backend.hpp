@@ -221,10 +221,12 @@ class Backend {
   virtual std::vector<DeviceInfo> devices() const = 0;  // empty when unavailable
   virtual std::unique_ptr<Device> open(const DeviceInfo& info) const = 0;
   // A kernel source and plan that copies `bytes` from buffer "in" to "out", to measure the
-  // device's bandwidth ceiling; nullopt when the backend has none.
+  // device's bandwidth ceiling; nullopt when the backend has none. `more`: further plans of the same
+  // source (other entries or geometries) that the backend's fastest copy may need.
   struct CopyKernel {
     KernelSource source;
     LaunchPlan plan;
+    std::vector<LaunchPlan> more;
   };
   virtual std::optional<CopyKernel> copy_kernel(std::size_t bytes) const = 0;
 

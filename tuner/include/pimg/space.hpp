@@ -66,6 +66,11 @@ struct StrategySpec {
 // and at most `max_rounds` rounds or `max_time_s` seconds; winners, ties and ratios come from there.
 struct ConfirmSpec {
   int top = 5;  // 0 turns the stage off
+  // Besides the top ones, every configuration whose search median is within `within` (relative) of the
+  // search's best joins, up to `max` tuned candidates in all: the search's own order is not reliable
+  // closer than that, and a winner left out of the stage could never be confirmed or called tied.
+  double within = 0.04;
+  int max = 20;
   int rounds = 10;
   int max_rounds = 60;
   double max_time_s = 20;
