@@ -38,7 +38,7 @@ def load(path, tune):
         for g in json.loads(run.stdout):
             if g["winner"]["stage"] != "confirm" or g["winner"]["baseline"]:  # a tuning question only
                 continue
-            key = (family, g["size"] + " " + json.dumps(g["problem"], sort_keys=True), g["backend"])
+            key = (family, f"{g['size']} c{g['channels']} " + json.dumps(g["problem"], sort_keys=True), g["backend"])
             out[key] = g
     return out
 

@@ -63,6 +63,11 @@ TEST(T1Nvrtc, ConvolutionMiloConfigurationsCompileForSm90) {
     const bool fits = shared_bytes(configs[i]) <= 48 * 1024;
     EXPECT_EQ(r.ok, fits) << configs[i].brief() << " (" << shared_bytes(configs[i]) << " bytes of shared memory)\n" << r.log;
     if (!fits) EXPECT_NE(r.log.find("too much shared data"), std::string::npos) << r.log;
+    if (r.ok) {  // found by its plain name, as Kernel Tuner finds it: the loader wraps it in extern "C"
+      const std::string image(r.cubin.begin(), r.cubin.end());
+      EXPECT_NE(image.find(std::string("convolution_kernel") + '\0'), std::string::npos);
+      EXPECT_EQ(image.find("_Z18convolution_kernel"), std::string::npos) << "a C++ mangled entry point";
+    }
     ++compiled;
   }
   EXPECT_GE(compiled, 10u);

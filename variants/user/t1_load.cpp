@@ -386,6 +386,10 @@ T1Spec load_t1(const std::string& path) {
   if (s.kernel_text.find(s.kernel_name) == std::string::npos)
     r.fail(ks["KernelName"], "KernelSpecification.KernelName",
            fmt::format("'{}' does not occur in {}", s.kernel_name, s.kernel_path));
+  // A CUDA kernel is found by its plain name, as Kernel Tuner does: a source without extern "C" is
+  // compiled inside an extern "C" block (otherwise its entry points carry C++ mangled names).
+  if (s.language == "CUDA" && s.kernel_text.find("extern \"C\"") == std::string::npos)
+    s.kernel_text = "extern \"C\" {\n" + s.kernel_text + "\n}\n";
   if (const YAML::Node o = ks["CompilerOptions"]) {
     r.list(o, "KernelSpecification.CompilerOptions");
     for (const auto& x : o) s.compiler_options.push_back(r.text(x, "KernelSpecification.CompilerOptions"));
