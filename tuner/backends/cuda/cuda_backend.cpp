@@ -508,6 +508,12 @@ class CudaDevice final : public Device {
       const cuda::DevicePointers pointers = pointers_of(buffers);
       l->call->prepare(cuda::LibraryEnv{npp_ctx_}, plan, pointers);
     }
+    // Symbols are filled here, before the spin kernel is queued: a synchronous copy behind the
+    // spin would wait for it until its timeout.
+    if (auto* k = dynamic_cast<CuProgram*>(&program); k && !plan.symbols.empty()) {
+      fill_symbols(*k, plan, buffers);
+      symbols_filled_.push_back(k);
+    }
   }
 
   void download_range(const DeviceBuffer& src, std::size_t offset, std::span<std::uint8_t> dst) override {
@@ -669,7 +675,8 @@ class CudaDevice final : public Device {
     return ms;
   }
 
-  // The plan's device symbols, copied from their buffers before the launch (outside its time).
+  // The plan's device symbols, copied from their buffers before the launch (outside its time, and
+  // before the spin kernel of the timed region: prepare_launch).
   void fill_symbols(CuProgram& program, const LaunchPlan& plan, const std::map<std::string, DeviceBuffer*>& buffers) {
     for (const auto& [symbol, buffer] : plan.symbols) {
       CuBuffer& b = find_buffer(buffers, buffer);
@@ -740,7 +747,10 @@ class CudaDevice final : public Device {
     if (threads > static_cast<double>(info_.max_work_group_size))
       throw std::runtime_error(fmt::format("block {}x{}x{} exceeds {} threads per block", block[0], block[1],
                                            block[2], info_.max_work_group_size));
-    fill_symbols(program, plan, buffers);
+    if (auto f = std::find(symbols_filled_.begin(), symbols_filled_.end(), &program); f != symbols_filled_.end())
+      symbols_filled_.erase(f);
+    else
+      fill_symbols(program, plan, buffers);
     return timed([&] {
       check(api().cuLaunchKernel(program.function, grid[0], grid[1], grid[2], block[0], block[1], block[2],
                                  static_cast<unsigned>(plan.shared_bytes), nullptr, params.data(), nullptr),
@@ -805,6 +815,7 @@ class CudaDevice final : public Device {
   bool in_region_ = false, spinning_ = false;
   std::string last_timing_;  // the method the last run was timed by
   std::vector<const Program*> next_programs_, region_programs_;
+  std::vector<const CuProgram*> symbols_filled_;  // by prepare_launch, for the next launch of each
   std::set<const Program*> syncing_;  // programs seen waiting for the device inside their call
   cuda::NppStreamContext npp_ctx_{};
   PinnedStaging staging_;
