@@ -1,7 +1,12 @@
 # Writes OUT (a C++ file defining pimg::git_commit()) from `git describe` of SRC, or from SRC/.git-commit
 # where the tree has no .git (the GPU machines get a copy of the tree); rewritten only when it changes.
-execute_process(COMMAND git describe --always --dirty --abbrev=12 WORKING_DIRECTORY ${SRC}
-                OUTPUT_VARIABLE commit OUTPUT_STRIP_TRAILING_WHITESPACE ERROR_QUIET)
+# COMMIT (the cache variable PIMG_GIT_COMMIT) overrides both: scripts/gpu-bench.sh passes .git-commit,
+# since the GPU machines' copy of the tree may carry a .git of another commit.
+set(commit "${COMMIT}")
+if(NOT commit)
+  execute_process(COMMAND git describe --always --dirty --abbrev=12 WORKING_DIRECTORY ${SRC}
+                  OUTPUT_VARIABLE commit OUTPUT_STRIP_TRAILING_WHITESPACE ERROR_QUIET)
+endif()
 if(NOT commit AND EXISTS ${SRC}/.git-commit)
   file(READ ${SRC}/.git-commit commit)
   string(STRIP "${commit}" commit)

@@ -46,7 +46,9 @@ fi
 log "device: $(nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader)"
 log "date: $(date -u +%Y-%m-%dT%H:%M:%SZ)  commit: $(cat .git-commit 2>/dev/null || git rev-parse --short=12 HEAD 2>/dev/null || echo unknown)"
 t0=$(date +%s)
+# The commit from .git-commit: the machine's copy of the tree may hold a .git of another commit.
 cmake -S . -B build-gpu -G Ninja -DCMAKE_BUILD_TYPE=Release -DPIMG_BUILD_BENCH=ON -DCMAKE_PREFIX_PATH="$carry" \
+  -DPIMG_GIT_COMMIT="$(cat .git-commit 2>/dev/null)" \
   -DSQLite3_INCLUDE_DIR="$carry/include" -DSQLite3_LIBRARY="$sqlite_lib" \
   -DOpenCL_INCLUDE_DIR=/usr/include -DOpenCL_LIBRARY="$opencl_lib" > "$out/configure.log" 2>&1 \
   || { tail -30 "$out/configure.log"; exit 1; }
