@@ -11,6 +11,7 @@
 #include <tuple>
 
 #include "metrics.hpp"
+#include "pimg/import.hpp"
 #include "pimg/ranking.hpp"
 #include "pimg/report.hpp"
 
@@ -28,12 +29,13 @@ std::string json_config(const Config& c, const std::string& variant = "") {
   std::string out;
   std::map<std::string, std::string> fields;
   for (const auto& [k, v] : c.values()) fields[k] = json_value(v);
-  if (!variant.empty()) fields["variant"] = json_string(variant);
+  if (!variant.empty()) fields[kVariantKey] = json_string(variant);
   for (const auto& [k, v] : fields) out += fmt::format("{}{}:{}", out.empty() ? "" : ",", json_string(k), v);
   return "{" + out + "}";
 }
 
-std::string json_num(double v) { return fmt::format("{:.9g}", std::isfinite(v) ? v : 0.0); }
+// The shortest text that reads back as the same double, so an export re-imports exactly.
+std::string json_num(double v) { return fmt::format("{}", std::isfinite(v) ? v : 0.0); }
 
 // The winner of each device and problem where it is a tuned variant, in report order.
 std::vector<const ResultRow*> best_rows(const std::vector<ResultRow>& rows) {
@@ -204,11 +206,11 @@ std::string export_t4(const std::vector<ResultRow>& rows) {
     out += fmt::format(
         "{}\n  {{\"timestamp\":{},\"configuration\":{},\"device\":{},\"problem\":{},\"objectives\":[\"time\"],"
         "\"times\":{{\"compilation\":{},\"benchmark\":{},\"framework\":{},\"search_algorithm\":0,\"validation\":0,"
-        "\"runtimes\":{}}},\"invalidity\":\"{}\",\"correctness\":{},\"measurements\":[{}],\"pimg\":{}}}",
+        "\"runtimes\":{}}},\"invalidity\":\"{}\",\"correctness\":{},\"measurements\":[{}],\"{}\":{}}}",
         i ? "," : "", json_string(r.created_at), json_config(r.config, r.variant.name),
         json_string(r.device.backend + ":" + r.device.name), json_string(r.problem.label()), json_num(e.compile_ms),
         json_num(benchmark), json_num(framework), json_array(e.kernel_ms), invalidity(e.status),
-        e.status == Status::ok ? 1 : 0, measurements, pimg_fields(r));
+        e.status == Status::ok ? 1 : 0, measurements, kPimgFieldsKey, pimg_fields(r));
   }
   return out + (rows.empty() ? "]}\n" : "\n]}\n");
 }

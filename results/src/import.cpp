@@ -8,8 +8,11 @@
 #include <cmath>
 #include <cstring>
 #include <filesystem>
+#include <algorithm>
 #include <fstream>
+#include <map>
 #include <numeric>
+#include <optional>
 
 #include "pimg/errors.hpp"
 #include "pimg/json_document.hpp"
@@ -65,6 +68,27 @@ struct Ctx {
       fail(v, field, "must be a finite number >= 0");
     return v.number;
   }
+  // Typed members of an object `where`: present, of their type, numbers finite and >= 0.
+  std::string text(const JsonNode& obj, const std::string& key, const std::string& where) const {
+    return need(obj, key, T::string, where).text;
+  }
+  double num(const JsonNode& obj, const std::string& key, const std::string& where) const {
+    return number(need(obj, key, T::number, where), where + "." + key);
+  }
+  std::int64_t count(const JsonNode& obj, const std::string& key, const std::string& where) const {
+    const double v = num(obj, key, where);
+    if (v != std::floor(v) || v > 9e15) fail(*obj.find(key), where + "." + key, "must be a whole number");
+    return static_cast<std::int64_t>(v);
+  }
+  bool flag(const JsonNode& obj, const std::string& key, const std::string& where) const {
+    return need(obj, key, T::boolean, where).boolean;
+  }
+  std::vector<double> numbers(const JsonNode& obj, const std::string& key, const std::string& where) const {
+    std::vector<double> out;
+    const JsonNode& a = need(obj, key, T::array, where);
+    for (std::size_t i = 0; i < a.items.size(); ++i) out.push_back(number(a.items[i], fmt::format("{}.{}[{}]", where, key, i)));
+    return out;
+  }
 };
 
 Value parameter_value(const Ctx& c, const JsonNode& v, const std::string& field) {
@@ -78,15 +102,108 @@ Value parameter_value(const Ctx& c, const JsonNode& v, const std::string& field)
   c.fail(v, field, "must be a number, a string or a boolean");
 }
 
-Config configuration(const Ctx& c, const JsonNode& obj, const std::vector<std::string>& keys, const std::string& where) {
+// The parameters `keys` of `obj`. A "variant" key (pimg-tune's export tags each configuration with its
+// variant) is no parameter: its text goes to `variant`, and a file without it leaves `variant` as it is.
+Config configuration(const Ctx& c, const JsonNode& obj, const std::vector<std::string>& keys, const std::string& where,
+                     std::string& variant) {
   Config cfg;
   for (const auto& k : keys) {
     const JsonNode* v = obj.find(k);
     if (!v) c.fail(obj, where + "." + k, "missing");
+    if (k == kVariantKey) {
+      if (!v->is(T::string) || v->text.empty()) c.fail(*v, where + "." + k, "must be the variant's name (a string)");
+      variant = v->text;
+      continue;
+    }
     cfg.set(k, parameter_value(c, *v, where + "." + k));
   }
-  if (cfg.has("variant")) c.fail(obj, where + ".variant", "a parameter named 'variant' cannot be imported (it tags variants)");
   return cfg;
+}
+
+// pimg-tune's own fields of an exported result (report/src/export.cpp, pimg_fields): what T4 has no
+// place for, read back exactly.
+void read_pimg_fields(const Ctx& c, const JsonNode& p, const std::string& where, ImportedEntry& entry) {
+  const JsonNode& d = c.need(p, "device", T::object, where);
+  const std::string wd = where + ".device";
+  entry.device.backend = c.text(d, "backend", wd);
+  if (entry.device.backend.empty()) c.fail(d, wd + ".backend", "must not be empty");
+  entry.device.name = c.text(d, "name", wd);
+  entry.device.vendor = c.text(d, "vendor", wd);
+  entry.device.driver = c.text(d, "driver", wd);
+  entry.device.platform = c.text(d, "platform", wd);
+  entry.device.compute_units = static_cast<int>(c.count(d, "compute_units", wd));
+  entry.device.global_mem_bytes = static_cast<std::uint64_t>(c.count(d, "global_mem_bytes", wd));
+  entry.device.local_mem_bytes = static_cast<std::uint64_t>(c.count(d, "local_mem_bytes", wd));
+  entry.device.max_work_group_size = c.count(d, "max_work_group_size", wd);
+
+  const JsonNode& pr = c.need(p, "problem", T::object, where);
+  const std::string wp = where + ".problem";
+  entry.problem.family = c.text(pr, "family", wp);
+  if (entry.problem.family.empty()) c.fail(pr, wp + ".family", "must not be empty");
+  entry.problem.width = static_cast<int>(c.count(pr, "width", wp));
+  entry.problem.height = static_cast<int>(c.count(pr, "height", wp));
+  entry.problem.channels = static_cast<int>(c.count(pr, "channels", wp));
+  for (const auto& [k, v] : c.need(pr, "attributes", T::object, wp).fields) {
+    if (!v.is(T::string)) c.fail(v, wp + ".attributes." + k, "must be a string");
+    entry.problem.attrs[k] = v.text;
+  }
+  entry.cost.work = c.num(pr, "work", wp);
+  entry.cost.unit = c.text(pr, "unit", wp);
+  entry.cost.traffic.bytes = c.num(pr, "min_bytes", wp);
+  entry.cost.traffic.ops = c.num(pr, "min_ops", wp);
+
+  const JsonNode& v = c.need(p, "variant", T::object, where);
+  const std::string wv = where + ".variant";
+  const std::string name = c.text(v, "name", wv);
+  if (!entry.variant.name.empty() && entry.variant.name != name)
+    c.fail(v, wv + ".name", fmt::format("'{}' differs from the configuration's variant '{}'", name, entry.variant.name));
+  entry.variant = {entry.problem.family, name, c.text(v, "backend", wv), c.text(v, "source_hash", wv),
+                   c.flag(v, "baseline", wv)};
+
+  EvalResult& r = entry.result;
+  const JsonNode& status = c.need(p, "status", T::string, where);
+  try {
+    r.status = status_from_string(status.text);
+  } catch (const std::invalid_argument&) {
+    c.fail(status, where + ".status", fmt::format("unknown status '{}'", status.text));
+  }
+  r.log = c.text(p, "log", where);
+  r.validation = c.text(p, "validation", where);
+  r.compile_cached = c.flag(p, "compile_cached", where);
+  r.h2d_ms = c.num(p, "h2d_ms", where);
+  r.d2h_ms = c.num(p, "d2h_ms", where);
+  r.eval_ms = c.num(p, "eval_ms", where);
+  r.kernel_ms = c.numbers(p, "kernel_ms", where);
+  r.wall_ms = c.numbers(p, "wall_ms", where);
+  r.comm_ms = c.numbers(p, "comm_ms", where);
+  if (r.wall_ms.size() != r.kernel_ms.size() || r.comm_ms.size() != r.kernel_ms.size())
+    c.fail(p, where + ".wall_ms", "kernel_ms, wall_ms and comm_ms must have one value per timed run each");
+  r.kernel = {c.num(p, "min_ms", where), c.num(p, "median_ms", where), c.num(p, "mean_ms", where),
+              c.num(p, "stddev_ms", where)};
+  r.method = c.text(p, "method", where);
+  r.ci_low_ms = c.num(p, "ci_low_ms", where);
+  r.ci_high_ms = c.num(p, "ci_high_ms", where);
+  r.identity = c.text(p, "identity", where);
+  const JsonNode& flags = c.need(p, "flags", T::array, where);
+  for (std::size_t i = 0; i < flags.items.size(); ++i) {
+    if (!flags.items[i].is(T::string)) c.fail(flags.items[i], fmt::format("{}.flags[{}]", where, i), "must be a string");
+    r.flags.push_back(flags.items[i].text);
+  }
+  const JsonNode& stage = c.need(p, "stage", T::string, where);
+  if (stage.text != "search" && stage.text != "confirm") c.fail(stage, where + ".stage", "must be search or confirm");
+  r.stage = stage.text;
+  const JsonNode& metrics = c.need(p, "metrics", T::array, where);
+  for (std::size_t i = 0; i < metrics.items.size(); ++i) {
+    const JsonNode& m = metrics.items[i];
+    const std::string wm = fmt::format("{}.metrics[{}]", where, i);
+    if (!m.is(T::object)) c.fail(m, wm, "must be an object");
+    const JsonNode& seq = c.need(m, "seq", T::number, wm);
+    const JsonNode& value = c.need(m, "value", T::number, wm);
+    if (seq.number != std::floor(seq.number) || seq.number < -1 || seq.number > 1e9)
+      c.fail(seq, wm + ".seq", "must be a timed run's index or -1");
+    if (!std::isfinite(value.number)) c.fail(value, wm + ".value", "must be a finite number");
+    r.metrics.push_back({c.text(m, "name", wm), c.text(m, "unit", wm), static_cast<int>(seq.number), value.number});
+  }
 }
 
 void finish(EvalResult& r, double compile, double framework, double validation) {
@@ -134,7 +251,11 @@ void read_t4(const Ctx& c, const JsonNode& doc, ImportedFile& f) {
       continue;
     }
     ImportedEntry entry;
-    entry.config = configuration(c, conf, keys, where + ".configuration");
+    entry.config = configuration(c, conf, keys, where + ".configuration", entry.variant.name);
+    if (const JsonNode* ts = e.find("timestamp")) {
+      if (!ts->is(T::string)) c.fail(*ts, where + ".timestamp", "must be a string");
+      entry.created_at = ts->text;
+    }
     EvalResult& r = entry.result;
     if (inv == "correct") r.status = Status::ok;
     else if (inv == "compile") r.status = Status::compile_error;
@@ -144,12 +265,19 @@ void read_t4(const Ctx& c, const JsonNode& doc, ImportedFile& f) {
     else
       c.fail(*e.find("invalidity"), where + ".invalidity",
              fmt::format("unknown value '{}' (correct, compile, runtime, correctness, constraints, timeout)", inv));
-    if (r.status != Status::ok) r.log = "imported: invalidity " + inv;
     const JsonNode& times = c.need(e, "times", T::object, where);
     auto time = [&](const char* k) {
       const JsonNode* v = times.find(k);
       return v ? c.number(*v, where + ".times." + k) * scale : 0.0;
     };
+    if (const JsonNode* own = e.find(kPimgFieldsKey)) {
+      if (!own->is(T::object)) c.fail(*own, where + "." + kPimgFieldsKey, "must be an object");
+      read_pimg_fields(c, *own, where + "." + kPimgFieldsKey, entry);
+      r.compile_ms = time("compilation");
+      f.entries.push_back(std::move(entry));
+      continue;
+    }
+    if (r.status != Status::ok) r.log = "imported: invalidity " + inv;
     if (const JsonNode* runs = times.find("runtimes")) {
       if (!runs->is(T::array)) c.fail(*runs, where + ".times.runtimes", "must be an array");
       for (std::size_t k = 0; k < runs->items.size(); ++k)
@@ -180,7 +308,7 @@ void read_cache(const Ctx& c, const JsonNode& doc, ImportedFile& f) {
     const std::string where = "cache." + key;
     if (!e.is(T::object)) c.fail(e, where, "must be an object");
     ImportedEntry entry;
-    entry.config = configuration(c, e, keys, where);
+    entry.config = configuration(c, e, keys, where, entry.variant.name);
     EvalResult& r = entry.result;
     const JsonNode* t = e.find("time");
     if (!t) c.fail(e, where + ".time", "missing");
@@ -247,30 +375,51 @@ ImportedFile read_import(const std::string& path, const ImportOptions& options) 
   }
   if (!options.device.empty()) device = options.device;
   if (!options.kernel.empty()) kernel = options.kernel;
-  if (device.empty()) c.fail(doc, "device", "cannot be told from the file name: pass --device");
-  if (kernel.empty()) c.fail(doc, "kernel", "cannot be told from the file name: pass --kernel");
   if (f.entries.empty()) c.fail(doc, f.format == "t4" ? "results" : "cache", "no configuration to import");
-  f.device.backend = "imported";
-  f.device.name = device;
-  f.problem.family = kImportedFamilyPrefix + kernel;
-  f.problem.attrs["kernel"] = kernel;
-  f.variant = {f.problem.family, kernel, "imported", "", false};
+  // Results without pimg-tune's own fields are one device and one problem named by the file.
+  const bool generic = std::any_of(f.entries.begin(), f.entries.end(), [](const ImportedEntry& e) { return e.device.backend.empty(); });
+  if (generic) {
+    if (device.empty()) c.fail(doc, "device", "cannot be told from the file name: pass --device");
+    if (kernel.empty()) c.fail(doc, "kernel", "cannot be told from the file name: pass --kernel");
+    f.device.backend = "imported";
+    f.device.name = device;
+    f.problem.family = kImportedFamilyPrefix + kernel;
+    f.problem.attrs["kernel"] = kernel;
+    f.variant = {f.problem.family, kernel, "imported", "", false};
+    for (auto& e : f.entries) {
+      if (!e.device.backend.empty()) continue;
+      e.device = f.device;
+      e.problem = f.problem;
+      e.variant = {f.problem.family, e.variant.name.empty() ? kernel : e.variant.name, "imported", "", false};
+    }
+  } else {
+    f.device = f.entries.front().device;
+    f.problem = f.entries.front().problem;
+    f.variant = f.entries.front().variant;
+  }
   return f;
 }
 
 ImportSummary store_import(Store& store, const ImportedFile& f, const RunInfo& run) {
-  const std::int64_t dev = store.device_id(f.device);
-  const std::int64_t prob = store.problem_id(f.problem, ProblemCost{});
-  const std::int64_t var = store.variant_id(f.variant);
   ImportSummary s;
   std::optional<std::int64_t> run_id;
+  std::map<std::string, std::int64_t> devices, problems, variants;
+  auto id_of = [](std::map<std::string, std::int64_t>& ids, const std::string& key, auto make) {
+    auto it = ids.find(key);
+    return it != ids.end() ? it->second : ids.emplace(key, make()).first->second;
+  };
   for (const auto& e : f.entries) {
-    if (store.find(dev, prob, var, e.config)) {
+    const std::int64_t dev = id_of(devices, e.device.backend + "\n" + e.device.name + "\n" + e.device.driver + "\n" +
+                                                e.device.platform, [&] { return store.device_id(e.device); });
+    const std::int64_t prob = id_of(problems, e.problem.canonical(), [&] { return store.problem_id(e.problem, e.cost); });
+    const std::int64_t var = id_of(variants, e.variant.family + "\n" + e.variant.name + "\n" + e.variant.backend + "\n" +
+                                                 e.variant.source_hash, [&] { return store.variant_id(e.variant); });
+    if (store.find(dev, prob, var, e.config, e.result.stage)) {
       ++s.already_stored;
       continue;
     }
     if (!run_id) run_id = store.begin_run(run);
-    store.save(*run_id, dev, prob, var, e.config, e.result);
+    store.save(*run_id, dev, prob, var, e.config, e.result, e.created_at);
     ++s.added;
   }
   return s;

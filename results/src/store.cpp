@@ -434,12 +434,12 @@ std::int64_t Store::variant_id(const VariantKey& v) {
 }
 
 std::optional<ResultRow> Store::find(std::int64_t device, std::int64_t problem, std::int64_t variant,
-                                     const Config& c) {
+                                     const Config& c, const std::string& stage) {
   Stmt q(db_,
          "SELECT e.id, e.status, e.median_ms, e.identity FROM evaluations e JOIN configs c ON c.id = e.config_id "
-         "WHERE e.device_id=? AND e.problem_id=? AND e.variant_id=? AND c.hash=? AND e.stage = 'search' "
+         "WHERE e.device_id=? AND e.problem_id=? AND e.variant_id=? AND c.hash=? AND e.stage = ? "
          "ORDER BY e.id DESC LIMIT 1");
-  q.bind(1, device).bind(2, problem).bind(3, variant).bind(4, c.hash());
+  q.bind(1, device).bind(2, problem).bind(3, variant).bind(4, c.hash()).bind(5, stage);
   if (!q.step()) return std::nullopt;
   ResultRow r;
   r.id = q.i64(0);
@@ -451,7 +451,7 @@ std::optional<ResultRow> Store::find(std::int64_t device, std::int64_t problem, 
 }
 
 std::int64_t Store::save(std::int64_t run, std::int64_t device, std::int64_t problem, std::int64_t variant,
-                         const Config& c, const EvalResult& r) {
+                         const Config& c, const EvalResult& r, const std::string& created_at) {
   return with_retries(db_, path_, [&] {
     Transaction t(db_);
     {
@@ -469,13 +469,14 @@ std::int64_t Store::save(std::int64_t run, std::int64_t device, std::int64_t pro
     Stmt ins(db_,
              "INSERT INTO evaluations (run_id, device_id, problem_id, variant_id, config_id, status, log, validation, "
              "compile_ms, compile_cached, h2d_ms, d2h_ms, min_ms, median_ms, mean_ms, stddev_ms, eval_ms, method, "
-             "ci_low_ms, ci_high_ms, identity, flags, stage) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
+             "ci_low_ms, ci_high_ms, identity, flags, stage, created_at) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,"
+             "?,?,coalesce(nullif(?,''),strftime('%Y-%m-%dT%H:%M:%fZ','now')))");
     ins.bind(1, run).bind(2, device).bind(3, problem).bind(4, variant).bind(5, config_id);
     ins.bind(6, std::string(to_string(r.status))).bind(7, r.log).bind(8, r.validation);
     ins.bind(9, r.compile_ms).bind(10, r.compile_cached ? 1 : 0).bind(11, r.h2d_ms).bind(12, r.d2h_ms);
     ins.bind(13, r.kernel.min).bind(14, r.kernel.median).bind(15, r.kernel.mean).bind(16, r.kernel.stddev);
     ins.bind(17, r.eval_ms).bind(18, r.method).bind(19, r.ci_low_ms).bind(20, r.ci_high_ms).bind(21, r.identity);
-    ins.bind(22, join_flags(r.flags)).bind(23, r.stage);
+    ins.bind(22, join_flags(r.flags)).bind(23, r.stage).bind(24, created_at);
     ins.step();
     std::int64_t eval_id = sqlite3_last_insert_rowid(db_);
     Stmt sample(db_, "INSERT INTO samples (evaluation_id, seq, kernel_ms, wall_ms, comm_ms) VALUES (?,?,?,?,?)");

@@ -9,6 +9,7 @@
 #include <sstream>
 
 #include "json.hpp"
+#include "t4_schema.hpp"
 #include "pimg/best_config.hpp"
 #include "pimg/errors.hpp"
 #include "pimg/ranking.hpp"
@@ -18,56 +19,6 @@
 using namespace pimg;
 
 namespace {
-
-// JSON Schema, the subset results-schema.json uses: type (a name or a list), properties, items,
-// required, enum (of strings), pattern (ECMAScript, unanchored as the standard says). Appends one
-// line per violation.
-void validate(const Json& v, const Json& schema, const std::string& at, std::vector<std::string>& errors) {
-  auto is = [&](const std::string& t) {
-    switch (v.type) {
-      case Json::Type::object: return t == "object";
-      case Json::Type::array: return t == "array";
-      case Json::Type::string: return t == "string";
-      case Json::Type::number: return t == "number" || (t == "integer" && v.number == std::floor(v.number));
-      case Json::Type::boolean: return t == "boolean";
-      case Json::Type::null: return t == "null";
-    }
-    return false;
-  };
-  for (const auto& [key, rule] : schema.fields) {
-    if (key == "type") {
-      bool ok = false;
-      if (rule.type == Json::Type::string) ok = is(rule.text);
-      for (const auto& t : rule.items) ok = ok || is(t.text);
-      if (!ok) errors.push_back(at + ": wrong type");
-    } else if (key == "properties" && v.type == Json::Type::object) {
-      for (const auto& [name, sub] : rule.fields)
-        if (v.has(name)) validate(v[name], sub, at + "." + name, errors);
-    } else if (key == "items" && v.type == Json::Type::array) {
-      for (std::size_t i = 0; i < v.items.size(); ++i) validate(v.items[i], rule, at + "[" + std::to_string(i) + "]", errors);
-    } else if (key == "required" && v.type == Json::Type::object) {
-      for (const auto& r : rule.items)
-        if (!v.has(r.text)) errors.push_back(at + ": missing " + r.text);
-    } else if (key == "enum") {
-      bool ok = false;
-      for (const auto& e : rule.items) ok = ok || (v.type == Json::Type::string && e.text == v.text);
-      if (!ok) errors.push_back(at + ": not in enum");
-    } else if (key == "pattern" && v.type == Json::Type::string) {
-      if (!std::regex_search(v.text, std::regex(rule.text))) errors.push_back(at + ": pattern");
-    } else if (key != "$schema" && key != "$id" && key != "description" && key != "example" && key != "title") {
-      errors.push_back(at + ": schema keyword '" + key + "' is not supported by this validator");
-    }
-  }
-}
-
-std::vector<std::string> validate_t4(const std::string& doc, const std::string& schema_file = "results-schema.json") {
-  std::ifstream in(std::string(PIMG_TEST_DATA) + "/t4/" + schema_file);
-  std::stringstream schema;
-  schema << in.rdbuf();
-  std::vector<std::string> errors;
-  validate(JsonParser(doc).document(), JsonParser(schema.str()).document(), "$", errors);
-  return errors;
-}
 
 const std::vector<ResultRow>& rows() {
   static const std::vector<ResultRow> r = [] {

@@ -153,6 +153,49 @@ TEST(Import, MalformedFilesAreRefusedNamingFileAndField) {
   EXPECT_NE(error_of((dir.path / "missing.json").string()).find("cannot read"), std::string::npos);
 }
 
+// pimg-tune's own export tags each configuration with its variant: that key names the variant (the
+// file's kernel otherwise), and the timestamp is kept as the row's time.
+TEST(Import, VariantKeyAndTimestamp) {
+  TempDir dir("variant");
+  const std::string path = dir.write("k_D_T4.json", R"({"results": [
+    {"timestamp": "2023-12-22 09:54:05.502007+00:00", "configuration": {"bx": 16, "variant": "fast"},
+     "invalidity": "correct", "correctness": 1, "times": {"runtimes": [1.5]}},
+    {"configuration": {"bx": 16, "variant": "slow"}, "invalidity": "correct", "correctness": 1, "times": {"runtimes": [3]}},
+    {"configuration": {"bx": 32}, "invalidity": "compile", "correctness": 0, "times": {}}]})");
+  const ImportedFile f = read_import(path);
+  ASSERT_EQ(f.entries.size(), 3u);
+  EXPECT_EQ(f.entries[0].variant.name, "fast");
+  EXPECT_EQ(f.entries[1].variant.name, "slow");
+  EXPECT_EQ(f.entries[2].variant.name, "k");
+  EXPECT_FALSE(f.entries[0].config.has("variant"));
+  synthetic::TempDb db("import-variant");
+  Store store(db.path.string());
+  EXPECT_EQ(store_import(store, f, {"h", "t", "c", "import", "v"}).added, 3u);
+  const auto rows = store.rows();
+  ASSERT_EQ(rows.size(), 3u);
+  EXPECT_EQ(rows[0].variant.name, "fast");
+  EXPECT_EQ(rows[0].created_at, "2023-12-22 09:54:05.502007+00:00");
+  EXPECT_EQ(rows[1].variant.name, "slow");
+  EXPECT_EQ(rows[0].config, rows[1].config);  // one configuration, two variants
+  EXPECT_FALSE(rows[1].created_at.empty());    // no timestamp: the time of the import
+}
+
+TEST(Import, MalformedPimgFieldsAreRefusedNamingTheField) {
+  TempDir dir("bad-pimg");
+  auto bad = [&](const std::string& pimg) {
+    return error_of(dir.write("k_D_T4.json", R"({"results": [{"configuration": {"a": 1, "variant": "v"},
+      "invalidity": "correct", "correctness": 1, "times": {"runtimes": [1]}, "pimg": )" + pimg + "}]}"));
+  };
+  EXPECT_NE(bad("[]").find("results[0].pimg: must be an object"), std::string::npos) << bad("[]");
+  EXPECT_NE(bad("{}").find("results[0].pimg.device: missing"), std::string::npos) << bad("{}");
+  EXPECT_NE(bad(R"({"device": {"backend": 1}})").find("results[0].pimg.device.backend: must be a string, is a number"),
+            std::string::npos)
+      << bad(R"({"device": {"backend": 1}})");
+  EXPECT_NE(error_of(dir.write("k_D_T4.json", R"({"results": [{"configuration": {"variant": 2}, "invalidity": "correct",
+      "correctness": 1, "times": {"runtimes": [1]}}]})")).find("results[0].configuration.variant: must be the variant's name"),
+            std::string::npos);
+}
+
 TEST(Import, SharedConvolutionSpaceReplaysWithFailuresSpent) {
   // ../shared beside the checkout (or beside the folder of worktrees).
   fs::path file = fs::path(PIMG_SOURCE_DIR) / "../shared/t4/convolution_A100_T4.json.gz";

@@ -17,6 +17,7 @@
 #include <ctime>
 #include <filesystem>
 #include <fstream>
+#include <set>
 #include <thread>
 
 #include "cli/docs.hpp"
@@ -483,8 +484,15 @@ int main(int argc, char** argv) {
       Store store(db);
       for (const auto& f : files) {
         const ImportSummary s = store_import(store, f, this_run(join_args(argc, argv)));
-        fmt::print("{}: {}, family '{}' on device '{}': {} configurations, {} added, {} already stored{}\n", f.path,
-                   f.format, f.problem.family, f.device.name, f.entries.size(), s.added, s.already_stored,
+        std::set<std::string> families, devices;
+        for (const auto& e : f.entries) {
+          families.insert("'" + e.problem.family + "'");
+          devices.insert("'" + e.device.name + "'");
+        }
+        fmt::print("{}: {}, {} {} on {} {}: {} configurations, {} added, {} already stored{}\n", f.path, f.format,
+                   families.size() == 1 ? "family" : "families", fmt::join(families, ", "),
+                   devices.size() == 1 ? "device" : "devices", fmt::join(devices, ", "), f.entries.size(), s.added,
+                   s.already_stored,
                    f.constraint_violations ? fmt::format(", {} outside the constraints left out", f.constraint_violations)
                                            : "");
       }

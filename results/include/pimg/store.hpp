@@ -104,13 +104,14 @@ class Store {
   std::int64_t problem_id(const Problem& p, const ProblemCost& cost);
   std::int64_t variant_id(const VariantKey& v);
 
-  // True when the configuration already has a stored evaluation for this device, problem and
-  // variant source (what a resumed run skips).
+  // True when the configuration already has a stored evaluation of this stage for this device,
+  // problem and variant source (what a resumed run skips).
   std::optional<ResultRow> find(std::int64_t device, std::int64_t problem, std::int64_t variant,
-                                const Config& c);
+                                const Config& c, const std::string& stage = "search");
   // Stores the configuration (if new), the evaluation and its raw samples in one transaction.
+  // `created_at` (ISO 8601) is the evaluation's time when it was made elsewhere (an import); empty: now.
   std::int64_t save(std::int64_t run, std::int64_t device, std::int64_t problem, std::int64_t variant,
-                    const Config& c, const EvalResult& r);
+                    const Config& c, const EvalResult& r, const std::string& created_at = "");
 
   // Leases (schema 6): a tuner claims a configuration before measuring it so that another tuner on
   // this database waits for its result instead of measuring it too. True when the claim is now this

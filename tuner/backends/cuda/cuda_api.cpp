@@ -1,13 +1,14 @@
-// Loads libcuda.so.1, NVRTC and NPP with dlopen on first use and fills the function tables of
-// cuda_api.hpp. The toolkit's libraries are tried by soname first, then in $CUDA_HOME, $CUDA_PATH and
+// Loads libcuda.so.1 and NPP with dlopen on first use and fills the function tables of cuda_api.hpp.
+// The toolkit's libraries are tried by soname first, then in $CUDA_HOME, $CUDA_PATH and
 // /usr/local/cuda; every failure is kept as text for BackendStatus and compile logs.
 #include "cuda_api.hpp"
 
 #include <dlfcn.h>
 #include <fmt/format.h>
 
-#include <cstdlib>
 #include <vector>
+
+#include "nvrtc_loader.hpp"
 
 namespace pimg::cuda {
 namespace {
@@ -18,15 +19,6 @@ namespace {
 std::string last_dlerror() {
   const char* e = dlerror();
   return e ? e : "unknown dlopen error";
-}
-
-// Directories that may hold the toolkit's shared libraries, in search order.
-std::vector<std::string> toolkit_dirs() {
-  std::vector<std::string> dirs;
-  for (const char* var : {"CUDA_HOME", "CUDA_PATH"})
-    if (const char* v = std::getenv(var); v && *v) dirs.push_back(std::string(v) + "/lib64");
-  dirs.push_back("/usr/local/cuda/lib64");
-  return dirs;
 }
 
 // Looks up one symbol into `out`; false (and `error` naming it) when the library lacks it.
@@ -47,7 +39,7 @@ struct Loaded {
 // dlopen of the first name that loads: each soname as given, then inside each toolkit directory.
 void* open_toolkit_library(const std::vector<std::string>& names, std::string& tried) {
   std::vector<std::string> candidates = names;
-  for (const auto& dir : toolkit_dirs())
+  for (const auto& dir : toolkit_library_dirs())
     for (const auto& n : names) candidates.push_back(dir + "/" + n);
   std::string errors;
   for (const auto& c : candidates) {
@@ -74,32 +66,6 @@ const DriverApi* driver_api(std::string& error) {
 #undef PIMG_LOAD
     if (!missing.empty())
       s.error = fmt::format("libcuda.so.1: {} (a driver older than this build's CUDA headers?)", missing);
-    s.ok = s.error.empty();
-    return s;
-  }();
-  if (!state.ok) {
-    error = state.error;
-    return nullptr;
-  }
-  return &api;
-}
-
-const NvrtcApi* nvrtc_api(std::string& error) {
-  static NvrtcApi api;
-  static const Loaded state = [] {
-    Loaded s;
-    std::string tried;
-    void* lib = open_toolkit_library({"libnvrtc.so.13", "libnvrtc.so"}, tried);
-    if (!lib) {
-      s.error = "NVRTC not found: " + tried;
-      return s;
-    }
-    std::string missing;
-#define PIMG_LOAD(fn) \
-  if (missing.empty()) resolve(lib, PIMG_STR(fn), api.fn, missing);
-    PIMG_NVRTC_FUNCTIONS(PIMG_LOAD)
-#undef PIMG_LOAD
-    if (!missing.empty()) s.error = "NVRTC: " + missing;
     s.ok = s.error.empty();
     return s;
   }();

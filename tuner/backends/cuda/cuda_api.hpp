@@ -1,9 +1,8 @@
-// The CUDA driver API, NVRTC and the NPP filter functions as tables of function pointers filled by
-// dlopen/dlsym at run time, so pimg-tune neither links nor needs them. Private to the CUDA backend:
-// it includes cuda.h and nvrtc.h, whose macros map names such as cuMemAlloc to their _v2 symbols.
+// The CUDA driver API and the NPP filter functions as tables of function pointers filled by
+// dlopen/dlsym at run time, so pimg-tune neither links nor needs them (NVRTC: tuner/nvrtc). Private to
+// the CUDA backend: it includes cuda.h, whose macros map names such as cuMemAlloc to their _v2 symbols.
 #pragma once
 #include <cuda.h>
-#include <nvrtc.h>
 
 #include <cstddef>
 #include <string>
@@ -23,18 +22,10 @@ namespace pimg::cuda {
   X(cuEventSynchronize) X(cuEventElapsedTime) X(cuMemHostGetDevicePointer) X(cuMemsetD32Async)                 \
   X(cuMemcpyDtoDAsync) X(cuModuleGetGlobal) X(cuMemcpyDtoD)
 
-#define PIMG_NVRTC_FUNCTIONS(X)                                                                                  \
-  X(nvrtcGetErrorString) X(nvrtcVersion) X(nvrtcCreateProgram) X(nvrtcDestroyProgram) X(nvrtcCompileProgram)  \
-  X(nvrtcGetProgramLogSize) X(nvrtcGetProgramLog) X(nvrtcGetCUBINSize) X(nvrtcGetCUBIN)
-
 #define PIMG_CUDA_MEMBER(fn) decltype(&::fn) fn = nullptr;
 
 struct DriverApi {
   PIMG_CUDA_DRIVER_FUNCTIONS(PIMG_CUDA_MEMBER)
-};
-
-struct NvrtcApi {
-  PIMG_NVRTC_FUNCTIONS(PIMG_CUDA_MEMBER)
 };
 
 #undef PIMG_CUDA_MEMBER
@@ -76,10 +67,10 @@ struct NppApi {
 // Each library is loaded once per process and stays loaded. On failure the result is null and
 // `error` says why (the libraries tried and dlerror's text).
 const DriverApi* driver_api(std::string& error);
-const NvrtcApi* nvrtc_api(std::string& error);
 const NppApi* npp_api(std::string& error);
 
-// dlopen of the first name that loads: each soname as given, then inside each toolkit directory;
+// dlopen of the first name that loads: each soname as given, then inside each toolkit directory
+// (toolkit_library_dirs() of tuner/nvrtc/nvrtc_loader.hpp);
 // null with the loader's messages in `tried`.
 void* open_toolkit_library(const std::vector<std::string>& names, std::string& tried);
 

@@ -1,15 +1,17 @@
-// NVRTC compiles through the dlopen'ed table of cuda_api.hpp: options from a plan, the program log,
-// and the cubin for the requested real architecture.
+// NVRTC compiles through the dlopen'ed table of nvrtc_loader.hpp: options from a plan, the program
+// log, and the cubin for the requested real architecture.
 #include "nvrtc_compiler.hpp"
 
 #include <fmt/format.h>
 
-#include "cuda_api.hpp"
+#include <algorithm>
+
+#include "nvrtc_loader.hpp"
 
 namespace pimg::cuda {
 namespace {
 
-std::string nvrtc_error(const NvrtcApi& api, const char* call, nvrtcResult r) {
+std::string nvrtc_error(const NvrtcApi& api, const char* call, NvrtcStatus r) {
   return fmt::format("{}: {}", call, api.nvrtcGetErrorString(r));
 }
 
@@ -22,19 +24,19 @@ class ProgramHandle {
   }
   ProgramHandle(const ProgramHandle&) = delete;
   ProgramHandle& operator=(const ProgramHandle&) = delete;
-  nvrtcProgram* out() { return &prog_; }
-  nvrtcProgram get() const { return prog_; }
+  NvrtcProgram* out() { return &prog_; }
+  NvrtcProgram get() const { return prog_; }
 
  private:
   const NvrtcApi& api_;
-  nvrtcProgram prog_ = nullptr;
+  NvrtcProgram prog_ = nullptr;
 };
 
-std::string program_log(const NvrtcApi& api, nvrtcProgram p) {
+std::string program_log(const NvrtcApi& api, NvrtcProgram p) {
   std::size_t n = 0;
-  if (api.nvrtcGetProgramLogSize(p, &n) != NVRTC_SUCCESS || n == 0) return {};
+  if (api.nvrtcGetProgramLogSize(p, &n) != kNvrtcSuccess || n == 0) return {};
   std::string log(n, '\0');
-  if (api.nvrtcGetProgramLog(p, log.data()) != NVRTC_SUCCESS) return {};
+  if (api.nvrtcGetProgramLog(p, log.data()) != kNvrtcSuccess) return {};
   while (!log.empty() && (log.back() == '\0' || log.back() == '\n')) log.pop_back();
   return log;
 }
@@ -50,14 +52,22 @@ std::string nvrtc_status() {
 std::string nvrtc_version() {
   std::string error;
   const NvrtcApi* api = nvrtc_api(error);
-  int major = 0, minor = 0;
-  if (!api || api->nvrtcVersion(&major, &minor) != NVRTC_SUCCESS) return {};
-  return fmt::format("{}.{}", major, minor);
+  return api ? fmt::format("{}.{}", api->major, api->minor) : std::string();
+}
+
+std::string nvrtc_library() {
+  std::string error;
+  const NvrtcApi* api = nvrtc_api(error);
+  return api ? api->path : std::string();
 }
 
 std::vector<std::string> nvrtc_options(const LaunchPlan& plan, int compute_capability) {
-  std::vector<std::string> out = {fmt::format("--gpu-architecture=sm_{}", compute_capability), "-std=c++17",
-                                  "-default-device"};
+  // NVRTC 11 refuses a second -std (13 warns and takes the last): a plan's own standard replaces ours.
+  const bool own_std = std::any_of(plan.options.begin(), plan.options.end(),
+                                   [](const std::string& o) { return o.rfind("-std", 0) == 0 || o.rfind("--std", 0) == 0; });
+  std::vector<std::string> out = {fmt::format("--gpu-architecture=sm_{}", compute_capability)};
+  if (!own_std) out.push_back("-std=c++17");
+  out.push_back("-default-device");
   for (const auto& [name, value] : plan.defines) out.push_back(fmt::format("-D{}={}", name, value));
   for (const auto& o : plan.options)
     if (o.rfind(kHarnessOptionPrefix, 0) != 0) out.push_back(o);
@@ -79,8 +89,8 @@ NvrtcResult nvrtc_compile(const KernelSource& source, const std::vector<std::str
     return r;
   }
   ProgramHandle prog(*api);
-  nvrtcResult res = api->nvrtcCreateProgram(prog.out(), source.text.c_str(), source.path.c_str(), 0, nullptr, nullptr);
-  if (res != NVRTC_SUCCESS) {
+  NvrtcStatus res = api->nvrtcCreateProgram(prog.out(), source.text.c_str(), source.path.c_str(), 0, nullptr, nullptr);
+  if (res != kNvrtcSuccess) {
     r.log = nvrtc_error(*api, "nvrtcCreateProgram", res);
     return r;
   }
@@ -88,21 +98,21 @@ NvrtcResult nvrtc_compile(const KernelSource& source, const std::vector<std::str
   for (const auto& o : options) argv.push_back(o.c_str());
   res = api->nvrtcCompileProgram(prog.get(), static_cast<int>(argv.size()), argv.data());
   r.log = program_log(*api, prog.get());
-  if (res != NVRTC_SUCCESS) {
+  if (res != kNvrtcSuccess) {
     r.log += (r.log.empty() ? "" : "\n") + nvrtc_error(*api, "nvrtcCompileProgram", res);
     return r;
   }
   std::size_t size = 0;
   res = api->nvrtcGetCUBINSize(prog.get(), &size);
-  if (res != NVRTC_SUCCESS || size == 0) {
+  if (res != kNvrtcSuccess || size == 0) {
     r.log += (r.log.empty() ? "" : "\n") +
-             (res != NVRTC_SUCCESS ? nvrtc_error(*api, "nvrtcGetCUBINSize", res)
+             (res != kNvrtcSuccess ? nvrtc_error(*api, "nvrtcGetCUBINSize", res)
                                    : std::string("NVRTC produced no cubin (is the architecture a real sm_XY?)"));
     return r;
   }
   r.cubin.resize(size);
   res = api->nvrtcGetCUBIN(prog.get(), reinterpret_cast<char*>(r.cubin.data()));
-  if (res != NVRTC_SUCCESS) {
+  if (res != kNvrtcSuccess) {
     r.cubin.clear();
     r.log += (r.log.empty() ? "" : "\n") + nvrtc_error(*api, "nvrtcGetCUBIN", res);
     return r;

@@ -1,6 +1,6 @@
-// NVRTC as the CUDA backend uses it, without CUDA headers: the options a plan compiles with and a
-// source-to-cubin compile for a compute capability. Needs no driver and no GPU, so CI without a GPU
-// compiles every CUDA kernel source through the same path the backend takes.
+// NVRTC as the CUDA backend uses it, without CUDA headers (nvrtc_loader.hpp): the options a plan
+// compiles with and a source-to-cubin compile for a compute capability. Needs no driver, no GPU and no
+// toolkit at build time, so CI compiles CUDA kernel sources through the path the backend takes.
 #pragma once
 #include <string>
 #include <vector>
@@ -24,9 +24,12 @@ struct NvrtcResult {
 std::string nvrtc_status();
 // "13.0"; empty when NVRTC is unavailable.
 std::string nvrtc_version();
+// The file NVRTC was loaded from; empty when it is unavailable.
+std::string nvrtc_library();
 
-// --gpu-architecture=sm_<cc>, -std=c++17, -default-device, one -DNAME=VALUE per plan define, then the
-// plan's own options (--maxrregcount=N, ...) without the harness switches.
+// --gpu-architecture=sm_<cc>, -std=c++17 (unless the plan names its own -std), -default-device, one
+// -DNAME=VALUE per plan define, then the plan's own options (--maxrregcount=N, ...) without the
+// harness switches.
 std::vector<std::string> nvrtc_options(const LaunchPlan& plan, int compute_capability);
 // True when the plan carries kPinnedOption.
 bool plan_wants_pinned(const LaunchPlan& plan);

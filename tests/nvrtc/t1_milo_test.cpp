@@ -1,0 +1,135 @@
+// CI without a GPU or a CUDA toolkit: every configuration of ../shared/t1/convolution_milo.json (the
+// 4362 that pass its conditions) is planned by the T1 variant for an H100-like device, and a sample of
+// them (kStride; PIMG_T1_NVRTC_ALL=1: all) is compiled for sm_90 with the options the CUDA backend
+// would use, through the backend's own NVRTC loader (any libnvrtc: CI's is Debian's 11.8; PIMG_NVRTC=/path
+// picks one), on all cores. The kernel declares its shared-memory tile whatever use_shmem says, so a
+// configuration whose tile passes the 48 KiB of static shared memory must fail to compile and every
+// other one must compile.
+#include <fmt/format.h>
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cstdlib>
+#include <filesystem>
+#include <mutex>
+#include <set>
+#include <thread>
+
+#include "cuda/cuda_fixture.hpp"
+#include "nvrtc_compiler.hpp"
+#include "user/t1.hpp"
+
+namespace pimg::cudatest {
+namespace {
+
+// The kernel's sh_input[block_size_y*tile_size_y+14][shared_mem_width] floats, padding included.
+std::int64_t shared_bytes(const Config& c) {
+  const std::int64_t bx = c.integer("block_size_x"), by = c.integer("block_size_y");
+  const std::int64_t tx = c.integer("tile_size_x"), ty = c.integer("tile_size_y");
+  std::int64_t width = bx * tx + 14;
+  if (c.integer("use_padding") == 1 && bx % 32 != 0 && (width - bx) % 32 != 0) width += (32 - (14 + bx * tx - bx)) & 31;
+  return (by * ty + 14) * width * 4;
+}
+
+std::string milo_path() {
+  for (const char* rel : {"/../shared/t1/convolution_milo.json", "/../../shared/t1/convolution_milo.json"}) {
+    const std::string p = std::string(PIMG_SOURCE_DIR) + rel;
+    if (std::filesystem::exists(p)) return p;
+  }
+  return "";
+}
+
+// Without PIMG_T1_NVRTC_ALL, every kStride-th configuration in the space's order and each that brings a
+// parameter value not seen before are compiled (about 1 in 15): NVRTC spends 0.3 to 8 s on one of them
+// (NVVM unrolls the 15x15 filter over the tile), far more than CI's two cores can give all 4362.
+constexpr std::size_t kStride = 16;
+
+// What went against the expectation for one configuration.
+struct Mismatch {
+  std::size_t index;
+  std::string what;
+};
+
+TEST(T1Nvrtc, EveryConvolutionMiloConfigurationCompilesForSm90) {
+  const std::string status = cuda::nvrtc_status();
+  if (!status.empty()) GTEST_SKIP() << "no libnvrtc can be loaded here, nothing compiled: " << status;
+  const std::string path = milo_path();
+  if (path.empty()) GTEST_SKIP() << "../shared/t1/convolution_milo.json is absent";
+  Registry reg;
+  const user::T1Spec& spec = user::register_t1(reg, path);
+  const Family& family = *reg.family(spec.name);
+  const Variant& variant = *reg.variant(spec.name, spec.kernel_name);
+  const Space space = user::t1_space(spec);
+  const DeviceInfo device = sm90_device();
+  const std::vector<Config> configs = space.variants.at(0).enumerate(device);
+  ASSERT_EQ(configs.size(), 4362u);  // the space Kernel Tuner measured (../shared/t4)
+  const Workload workload = family.make_workload(space.problems[0]);
+  const KernelSource* source = kernel_source(variant.source());
+  ASSERT_NE(source, nullptr);
+  // Every configuration is planned; which are compiled: see kStride.
+  const bool all = std::getenv("PIMG_T1_NVRTC_ALL") != nullptr;
+  std::set<std::string> seen;
+  std::vector<std::size_t> chosen;
+  std::vector<std::vector<std::string>> options(configs.size());
+  for (std::size_t i = 0; i < configs.size(); ++i) {
+    const LaunchPlan plan = variant.plan(space.problems[0], workload, configs[i], device);
+    ASSERT_EQ(plan.symbols.size(), 1u) << configs[i].brief();  // d_filter: the __constant__ copy of the filter
+    options[i] = cuda::nvrtc_options(plan, 90);
+    ASSERT_EQ(std::count_if(options[i].begin(), options[i].end(), [](const std::string& o) { return o.rfind("-std", 0) == 0; }), 1)
+        << "one -std, the T1 file's (NVRTC 11 refuses two)";
+    bool fresh = false;
+    for (const auto& [name, value] : configs[i].values()) fresh |= seen.insert(name + "=" + to_string(value)).second;
+    if (all || fresh || i % kStride == 0 || i + 1 == configs.size()) chosen.push_back(i);
+  }
+
+  const unsigned threads = std::max(1u, std::thread::hardware_concurrency());
+  std::atomic<std::size_t> next{0}, compiled{0}, refused{0};
+  std::mutex mutex;
+  std::vector<Mismatch> mismatches;
+  const auto start = std::chrono::steady_clock::now();
+  auto work = [&] {
+    for (std::size_t n = next++; n < chosen.size(); n = next++) {
+      const std::size_t i = chosen[n];
+      const cuda::NvrtcResult r = cuda::nvrtc_compile(*source, options[i]);
+      const std::int64_t shared = shared_bytes(configs[i]);
+      const bool fits = shared <= 48 * 1024;
+      (r.ok ? compiled : refused)++;
+      std::string what;
+      const std::string image(r.cubin.begin(), r.cubin.end());
+      if (r.ok && r.cubin.empty()) what = "compiled but NVRTC gave no cubin";
+      // Found by its plain name, as Kernel Tuner finds it: the loader wraps the source in extern "C".
+      else if (r.ok && (image.find(std::string("convolution_kernel") + '\0') == std::string::npos ||
+                        image.find("_Z18convolution_kernel") != std::string::npos))
+        what = "the entry point is not the plain name convolution_kernel (C++ mangled?)";
+      else if (r.ok != fits)
+        what = fmt::format("{} with {} bytes of static shared memory", r.ok ? "compiled" : "failed to compile", shared);
+      else if (!r.ok && r.log.find("too much shared data") == std::string::npos)
+        what = "failed for another reason than its shared memory";
+      if (what.empty()) continue;
+      std::string command;
+      for (const auto& o : options[i]) command += " " + o;
+      const std::lock_guard lock(mutex);
+      mismatches.push_back({i, what + "\nNVRTC options:" + command + "\nNVRTC log:\n" + r.log});
+    }
+  };
+  std::vector<std::thread> pool;
+  for (unsigned t = 1; t < threads; ++t) pool.emplace_back(work);
+  work();
+  for (auto& t : pool) t.join();
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+
+  std::sort(mismatches.begin(), mismatches.end(), [](const Mismatch& a, const Mismatch& b) { return a.index < b.index; });
+  for (const Mismatch& m : mismatches) ADD_FAILURE() << "configuration " << configs[m.index].brief() << ": " << m.what;
+  EXPECT_EQ(compiled + refused, chosen.size());
+  EXPECT_GT(compiled.load(), chosen.size() * 9 / 10);  // all but the tiles beyond 48 KiB
+  std::cout << fmt::format("NVRTC {} ({}): {} of {} configurations compiled for sm_90{}: {} compiled, {} refused for "
+                           "their shared memory, in {:.0f} s on {} threads ({:.2f} s a configuration a thread)\n",
+                           cuda::nvrtc_version(), cuda::nvrtc_library(), chosen.size(), configs.size(),
+                           all ? "" : " (PIMG_T1_NVRTC_ALL=1 compiles all)", compiled.load(), refused.load(), seconds,
+                           threads, seconds * threads / static_cast<double>(chosen.size()));
+}
+
+}  // namespace
+}  // namespace pimg::cudatest
