@@ -163,13 +163,14 @@ std::optional<Ceiling> measure_ceiling(const Backend& backend, Device& device, s
         if (static_cast<std::int64_t>(p.local[0]) <= device.info().max_work_group_size) plans.push_back(p);
       std::map<std::string, std::shared_ptr<Program>> programs;  // one compile per entry point
       for (const LaunchPlan& p : plans) {
-        auto [it, added] = programs.try_emplace(p.entry);
-        if (added) it->second = device.compile(copy->source, p).program;
-        if (!it->second) continue;
-        auto ms = median_copy_ms(device, timing, repeats, [&] { return device.launch(*it->second, p, buffers); });
+        const auto found = programs.find(p.entry);
+        std::shared_ptr<Program> program =
+            found != programs.end() ? found->second : (programs[p.entry] = device.compile(copy->source, p).program);
+        if (!program) continue;
+        auto ms = median_copy_ms(device, timing, repeats, [&] { return device.launch(*program, p, buffers); });
         if (!ms) continue;
         device.fill(*out, 0);
-        if (!device.launch(*it->second, p, buffers).ok) continue;
+        if (!device.launch(*program, p, buffers).ok) continue;
         device.download(*out, check);
         if (check != pattern) continue;
         consider(ms, fmt::format("{} {}x{}", p.entry, p.global[0] / std::max<std::size_t>(p.local[0], 1), p.local[0]));
