@@ -30,7 +30,7 @@ def load(path, tune):
         sys.exit(2)
     out = {}
     for family in families:
-        run = subprocess.run([tune, "best", family, "--db", path, "--json", "--top", "1"], capture_output=True,
+        run = subprocess.run([tune, "best", family, "--db", path, "--json", "--top", "1000000"], capture_output=True,
                              text=True)
         if run.returncode != 0:
             print(f"reproduce: {tune} best {family} --db {path}: {run.stderr.strip()}", file=sys.stderr)
@@ -51,7 +51,13 @@ def answer(g):
     w = g["winner"]
     return {"winner": key_of(w), "median": w["median_ms"], "interval": w["ci_ms"], "ties": {key_of(t) for t in g["ties"]},
             "ratios": {b["variant"]: b["ratio"] for b in g["baselines"] if b["ratio"] is not None},
-            "method": w["method"]}
+            "method": w["method"], "search": {key_of(r): r["median_ms"] for r in g["results"]}}
+
+
+def cross(x, y):
+    """How much slower x's winner is than y's winner in y's run (search-stage medians; None if not measured)."""
+    mine, theirs = y["search"].get(x["winner"]), y["search"].get(y["winner"])
+    return mine / theirs - 1 if mine and theirs else None
 
 
 def main():
@@ -68,7 +74,7 @@ def main():
     if not common:
         print("reproduce: the two databases share no confirmed (problem, backend)", file=sys.stderr)
         return 2
-    out, agree, counted, worst = [], 0, 0, 0.0
+    out, agree, counted, worst, worst_cross = [], 0, 0, 0.0, 0.0
     print(f"| problem | backend | winner A | winner B | same or tied | ratio moves |")
     print(f"|---|---|---|---|---|---|")
     for k in common:
@@ -78,6 +84,8 @@ def main():
         counted += 1
         same = x["winner"] == y["winner"] or (y["winner"] in x["ties"] and x["winner"] in y["ties"])
         agree += same
+        slower = [c for c in (cross(x, y), cross(y, x)) if c is not None]
+        worst_cross = max([worst_cross] + slower)
         moves = {}
         for base in sorted(set(x["ratios"]) & set(y["ratios"])):
             moves[base] = abs(y["ratios"][base] / x["ratios"][base] - 1)
@@ -87,15 +95,18 @@ def main():
               f"| {'yes' if same else 'NO'} | " +
               ", ".join(f"{n}: {x['ratios'][n]:.3f}x -> {y['ratios'][n]:.3f}x ({m * 100:.1f}%)" for n, m in moves.items())
               + " |")
-        out.append({"family": k[0], "problem": k[1], "backend": k[2], "a": {**x, "ties": sorted(x["ties"])},
-                    "b": {**y, "ties": sorted(y["ties"])}, "same_or_tied": same, "ratio_moves": moves})
+        out.append({"family": k[0], "problem": k[1], "backend": k[2], "a": {**{k: v for k, v in x.items() if k != "search"}, "ties": sorted(x["ties"])},
+                    "b": {**{k: v for k, v in y.items() if k != "search"}, "ties": sorted(y["ties"])}, "same_or_tied": same, "ratio_moves": moves, "cross": slower})
     share = agree / counted if counted else 0
     ok = share >= 0.95 and worst <= args.ratio_tolerance
     print(f"\nwinners same or tied in both runs: {agree} of {counted} ({share * 100:.0f}%; bar 95%)")
     print(f"largest move of a ratio to a baseline: {worst * 100:.2f}% (bar {args.ratio_tolerance * 100:.0f}%)")
+    print(f"one run's winner at most {worst_cross * 100:.2f}% slower than the other run's winner, both measured in "
+          f"the other run (search stage)")
     if args.json:
         with open(args.json, "w") as f:
-            json.dump({"pairs": out, "agree": agree, "counted": counted, "worst_ratio_move": worst, "ok": ok}, f,
+            json.dump({"pairs": out, "agree": agree, "counted": counted, "worst_ratio_move": worst,
+                       "worst_cross": worst_cross, "ok": ok}, f,
                       indent=1)
     return 0 if ok else 1
 

@@ -25,9 +25,10 @@ struct Ranking {
 };
 
 // The tool's resolution: two medians closer than this (relative) are not told apart, whatever their
-// intervals say. A row's interval holds the noise of its own process only; the same configuration
-// measured by two processes on one H100 moved by up to 1.6% (bench/results/2026-11-24-h100-reproduce,
-// docs/measurement.md), so an order within 2% does not reproduce from one run to the next.
+// intervals say. A row's interval holds the noise of its own process only; one run's winner measured
+// up to 1.1% (one H100) and 2.8% (two H100s) slower than the other run's winner in the other run
+// (scripts/reproduce.py on bench/results/2026-11-24-h100-reproduce; docs/measurement.md), so an order
+// within 2% does not reproduce from one run to the next.
 inline constexpr double kTieResolution = 0.02;
 
 // Both rows carry a confidence interval and the intervals overlap, or their medians are within

@@ -14,10 +14,9 @@ class HostProgram final : public Program {
   HostKernelFn fn;
 };
 
-class HostDevice final : public Device {
+class HostDevice final : public HostClockDevice {
  public:
-  HostDevice(DeviceInfo info, const Registry& reg) : info_(std::move(info)), reg_(reg) {}
-  const DeviceInfo& info() const override { return info_; }
+  HostDevice(DeviceInfo info, const Registry& reg) : HostClockDevice(std::move(info)), reg_(reg) {}
   CompileResult compile(const KernelSource& source, const LaunchPlan&) override {
     CompileResult r;
     const std::string prefix = "builtin:";
@@ -34,21 +33,6 @@ class HostDevice final : public Device {
     r.cached = true;
     return r;
   }
-  std::shared_ptr<DeviceBuffer> alloc(std::size_t bytes) override { return host_alloc(bytes); }
-  std::shared_ptr<DeviceBuffer> alloc_image(int, int) override {
-    throw std::runtime_error("the host backend has no images");
-  }
-  void upload(DeviceBuffer& dst, std::span<const std::uint8_t> src) override { host_upload(dst, src); }
-  void download(const DeviceBuffer& src, std::span<std::uint8_t> dst) override { host_download(src, dst); }
-  void fill(DeviceBuffer& dst, std::uint8_t value) override { host_fill(dst, value); }
-  void download_range(const DeviceBuffer& src, std::size_t offset, std::span<std::uint8_t> dst) override {
-    host_download_range(src, offset, dst);
-  }
-  LaunchResult copy_buffer(DeviceBuffer& dst, const DeviceBuffer& src) override { return host_copy(dst, src); }
-  void begin_timing(const TimingMethod& method, bool) override { timing_.begin(method); }
-  std::string timing_method(const TimingMethod& method, bool region) const override {
-    return HostTiming::name(method, region);
-  }
   LaunchResult launch(Program& program, const LaunchPlan& plan,
                       const std::map<std::string, DeviceBuffer*>& buffers) override {
     LaunchResult r;
@@ -62,8 +46,6 @@ class HostDevice final : public Device {
   }
 
  private:
-  DeviceInfo info_;
-  HostTiming timing_;
   const Registry& reg_;
 };
 

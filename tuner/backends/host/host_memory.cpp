@@ -135,4 +135,8 @@ std::string HostTiming::name(const TimingMethod& method, bool region) {
   return std::string("host-clock ") + (method.cold ? "cold-llc" : "hot") + (region ? "" : " (host steps)");
 }
 
+std::shared_ptr<DeviceBuffer> HostClockDevice::alloc_image(int, int) {
+  throw std::runtime_error(fmt::format("the {} backend has no images", info_.backend));
+}
+
 }  // namespace pimg

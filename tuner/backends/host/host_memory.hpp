@@ -46,4 +46,31 @@ class HostTiming {
   std::uint8_t value_ = 0;
 };
 
+// A device whose buffers are host memory and whose runs are timed by HostTiming: what the host and
+// OpenMP devices share (memory, copies, timing); they add compile and launch.
+class HostClockDevice : public Device {
+ public:
+  explicit HostClockDevice(DeviceInfo info) : info_(std::move(info)) {}
+  const DeviceInfo& info() const override { return info_; }
+  std::shared_ptr<DeviceBuffer> alloc(std::size_t bytes) override { return host_alloc(bytes); }
+  std::shared_ptr<DeviceBuffer> alloc_image(int, int) override;
+  void upload(DeviceBuffer& dst, std::span<const std::uint8_t> src) override { host_upload(dst, src); }
+  void download(const DeviceBuffer& src, std::span<std::uint8_t> dst) override { host_download(src, dst); }
+  void fill(DeviceBuffer& dst, std::uint8_t value) override { host_fill(dst, value); }
+  void download_range(const DeviceBuffer& src, std::size_t offset, std::span<std::uint8_t> dst) override {
+    host_download_range(src, offset, dst);
+  }
+  LaunchResult copy_buffer(DeviceBuffer& dst, const DeviceBuffer& src) override { return host_copy(dst, src); }
+  void begin_timing(const TimingMethod& method, bool) override { timing_.begin(method); }
+  std::string timing_method(const TimingMethod& method, bool region) const override {
+    return HostTiming::name(method, region);
+  }
+
+ protected:
+  DeviceInfo info_;
+
+ private:
+  HostTiming timing_;
+};
+
 }  // namespace pimg

@@ -316,10 +316,9 @@ class Toolchain {
   std::map<std::string, void*> libraries_;  // cache key -> dlopen handle
 };
 
-class OmpDevice final : public Device {
+class OmpDevice final : public HostClockDevice {
  public:
-  OmpDevice(DeviceInfo info, std::shared_ptr<Toolchain> tc) : info_(std::move(info)), tc_(std::move(tc)) {}
-  const DeviceInfo& info() const override { return info_; }
+  OmpDevice(DeviceInfo info, std::shared_ptr<Toolchain> tc) : HostClockDevice(std::move(info)), tc_(std::move(tc)) {}
   CompileResult compile(const KernelSource& source, const LaunchPlan& plan) override {
     const auto t0 = std::chrono::steady_clock::now();
     CompileResult r;
@@ -330,21 +329,6 @@ class OmpDevice final : public Device {
     }
     r.ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
     return r;
-  }
-  std::shared_ptr<DeviceBuffer> alloc(std::size_t bytes) override { return host_alloc(bytes); }
-  std::shared_ptr<DeviceBuffer> alloc_image(int, int) override {
-    throw std::runtime_error("the openmp backend has no images");
-  }
-  void upload(DeviceBuffer& dst, std::span<const std::uint8_t> src) override { host_upload(dst, src); }
-  void download(const DeviceBuffer& src, std::span<std::uint8_t> dst) override { host_download(src, dst); }
-  void fill(DeviceBuffer& dst, std::uint8_t value) override { host_fill(dst, value); }
-  void download_range(const DeviceBuffer& src, std::size_t offset, std::span<std::uint8_t> dst) override {
-    host_download_range(src, offset, dst);
-  }
-  LaunchResult copy_buffer(DeviceBuffer& dst, const DeviceBuffer& src) override { return host_copy(dst, src); }
-  void begin_timing(const TimingMethod& method, bool) override { timing_.begin(method); }
-  std::string timing_method(const TimingMethod& method, bool region) const override {
-    return HostTiming::name(method, region);
   }
   LaunchResult launch(Program& program, const LaunchPlan& plan,
                       const std::map<std::string, DeviceBuffer*>& buffers) override {
@@ -364,8 +348,6 @@ class OmpDevice final : public Device {
   }
 
  private:
-  DeviceInfo info_;
-  HostTiming timing_;
   std::shared_ptr<Toolchain> tc_;
 };
 
