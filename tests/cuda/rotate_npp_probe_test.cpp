@@ -1,4 +1,4 @@
-// GPU probe of NPP's nearest-neighbour rotation: builtin:npp_rotate (the library call of the npp_rotate baseline,
+// GPU probe of NPP's nearest-neighbour rotation: the native call npp_rotate (the library call of the npp_rotate baseline,
 // planned by the same npp_plan, so with the same shift) rotates a 211x157 16-bit image whose pixels hold their
 // own numbers y w + x, and each output tells which source pixel NPP read (0xFFFF: the fill, nothing read). The
 // picks are compared with the family's rule, rule opencv and every candidate NPP convention; one compact block
@@ -22,6 +22,7 @@
 #include <sstream>
 
 #include "pimg/config.hpp"
+#include "pimg/registry.hpp"
 #include "rotate/rotate_common.hpp"
 #include "rotate/rotate_fixture.hpp"
 
@@ -64,7 +65,7 @@ struct NppRun {
   bool missing = false;  // NPP (or the symbol) is absent: skip
 };
 
-// Rotates the kW x kH 16-bit image `image` (values below 0xFFFF) through builtin:npp_rotate.
+// Rotates the kW x kH 16-bit image `image` (values below 0xFFFF) through the native call npp_rotate.
 NppRun run_npp16(Device& dev, double angle, bool bilinear, const std::vector<int>& image) {
   NppRun r;
   RotateSpec s = spec(kW, kH, 1, false, angle, 0);
@@ -73,7 +74,7 @@ NppRun run_npp16(Device& dev, double angle, bool bilinear, const std::vector<int
   const LaunchPlan plan = rotate::npp_plan(s, 2);
   r.shift_x = plan.args[10].f;
   r.shift_y = plan.args[11].f;
-  const KernelSource source{"builtin:npp_rotate", "", hash128("builtin:npp_rotate")};
+  const KernelSource source = native_source(*Registry::builtin().variant("rotate", "npp_rotate")->native());
   const CompileResult built = dev.compile(source, plan);
   if (!built.program) {
     r.error = built.log;

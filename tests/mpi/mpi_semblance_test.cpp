@@ -130,9 +130,9 @@ TEST(MpiGrid, ARankWithoutPointsIsALaunchError) {
 TEST(MpiGrid, BadParametersAreClearErrors) {
   const Problem p = semb_problem(32, "2", "1,1,1,1,1");
   const std::pair<Config, const char*> bad[] = {
-      {mpi_config(0, 1, "blocks"), "ranks must be 1..64, got 0"},
-      {mpi_config(65, 1, "blocks"), "ranks must be 1..64, got 65"},
-      {mpi_config(2, 0, "blocks"), "threads must be 1..4096, got 0"},
+      {mpi_config(0, 1, "blocks"), "ranks: 0 is outside 1..64"},
+      {mpi_config(65, 1, "blocks"), "ranks: 65 is outside 1..64"},
+      {mpi_config(2, 0, "blocks"), "threads: 0 is outside 1..4096"},
       {mpi_config(2, 1, "diagonal"), "scheme must be one of blocks|cyclic|best, got diagonal"},
   };
   for (const auto& [config, expected] : bad) {

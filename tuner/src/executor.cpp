@@ -50,8 +50,8 @@ int note_cb(dl_phdr_info* info, std::size_t, void* data) {
 }
 
 const KernelSource& source_for(const Variant& v, KernelSource& builtin) {
-  if (v.source().rfind("builtin:", 0) == 0) {
-    builtin = {v.source(), "", hash128(v.source())};
+  if (const auto call = v.native()) {
+    builtin = native_source(*call);
     return builtin;
   }
   const KernelSource* s = kernel_source(v.source());

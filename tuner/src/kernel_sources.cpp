@@ -1,5 +1,6 @@
 // Kernel sources embedded at build time, with `#include "x"` of other embedded files expanded,
-// so every backend (OpenCL, NVRTC, the host compiler) receives one self-contained text.
+// so every backend (OpenCL, NVRTC, the host compiler) receives one self-contained text; and the
+// sources of native calls.
 #include <map>
 #include <mutex>
 #include <set>
@@ -80,6 +81,11 @@ const KernelSource* add_kernel_source(const std::string& path, std::string text)
   if (!inserted && it->second.hash != s.hash)
     throw std::runtime_error("kernel source " + path + " was registered twice with different text");
   return &it->second;
+}
+
+KernelSource native_source(const NativeCall& call) {
+  const std::string key = "builtin:" + call.name + (call.library.empty() ? "" : "\n" + call.library);
+  return {"native:" + call.name, "", hash128(key), call};
 }
 
 std::vector<std::string> kernel_source_paths() {

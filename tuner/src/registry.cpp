@@ -65,6 +65,12 @@ const ObserverInfo* Registry::observer(const std::string& name) const {
   return it == observers_.end() ? nullptr : &it->second;
 }
 
+std::vector<std::string> Registry::host_functions() const {
+  std::vector<std::string> out;
+  for (const auto& [name, _] : host_functions_) out.push_back(name);
+  return out;
+}
+
 HostKernelFn Registry::host_function(const std::string& name) const {
   auto it = host_functions_.find(name);
   return it == host_functions_.end() ? nullptr : it->second;

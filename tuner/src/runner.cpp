@@ -270,10 +270,9 @@ TaskRows begin_task(Tuner::Impl& m, Task& t, const DeviceInfo& device, Store& st
   TaskRows rows;
   rows.device = store.device_id(device);
   rows.problem = store.problem_id(problem, cost);
-  const std::string source = t.variant->source();
-  const bool builtin = source.rfind("builtin:", 0) == 0;
-  const KernelSource* ks = builtin ? nullptr : kernel_source(source);
-  PIMG_CHECK(ks || builtin, "missing kernel source " + source);
+  const bool native = t.variant->native().has_value();
+  const KernelSource* ks = native ? nullptr : kernel_source(t.variant->source());
+  PIMG_CHECK(ks || native, "missing kernel source " + t.variant->source());
   rows.variant = store.variant_id({m.family->name(), t.variant->name(), t.variant->backend(),
                                    variant_source_hash(*t.variant), t.variant->baseline()});
   const Backend& backend = *m.devices[t.device].backend;

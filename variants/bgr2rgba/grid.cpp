@@ -8,19 +8,19 @@ namespace pimg::bgr2rgba {
 void register_grid(Registry& reg) {
   for (const std::string backend : {"opencl", "cuda"}) {
     std::vector<ParamDecl> params = pix::block_params(256, 1);
-    params.push_back(pix::int_param("dims", 2, "1: a 1-D grid over width*height pixels; 2: a 2-D grid over x and y"));
-    params.push_back(pix::int_param("pixels", 1, "consecutive pixels per thread (1..16)"));
-    params.push_back(pix::int_param("temp", 0, "0: bytes copied one by one; 1: register temporary, one 32-bit store"));
+    params.push_back(int_choice("dims", 2, "1: a 1-D grid over width*height pixels; 2: a 2-D grid over x and y", {1, 2}));
+    params.push_back(int_range("pixels", 1, "consecutive pixels per thread (1..16)", 1, 16));
+    params.push_back(int_choice("temp", 0, "0: bytes copied one by one; 1: register temporary, one 32-bit store", {0, 1}));
     reg.add_variant(pix::make_variant(
         {pix::gpu_name(backend, "grid"), "bgr2rgba", backend, gpu_source(backend),
          "seed 001's 1-D or 2-D grid, PIXELS pixels per thread, optional register temporary", params,
          [params](const Problem& p, const Workload& w, const Config& c, const DeviceInfo& d) {
-           const int dims = pix::int_knob(c, params, "dims", 1, 2);
-           const int pixels = pix::int_knob(c, params, "pixels", 1, 16);
-           const int temp = pix::int_knob(c, params, "temp", 0, 1);
+           const int dims = pix::int_knob(c, params, "dims");
+           const int pixels = pix::int_knob(c, params, "pixels");
+           const int temp = pix::int_knob(c, params, "temp");
            const std::size_t row_items = pix::ceil_div(static_cast<std::size_t>(p.width), pixels);
            const std::size_t all_items = pix::ceil_div(static_cast<std::size_t>(p.width) * p.height, pixels);
-           if (dims == 1 && pix::int_knob(c, params, "block_y", 1, 1024) != 1)
+           if (dims == 1 && pix::int_knob(c, params, "block_y") != 1)
              throw PlanError("a 1-D grid takes block_y = 1");
            LaunchPlan plan = dims == 2 ? pix::gpu_plan("bgr2rgba_2d", w, c, params, d, row_items, p.height)
                                        : pix::gpu_plan("bgr2rgba_1d", w, c, params, d, all_items, 1);

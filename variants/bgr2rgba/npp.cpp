@@ -1,13 +1,14 @@
-// Baseline: NVIDIA NPP's nppiSwapChannels_8u_C3C4R_Ctx, run by the CUDA backend as the library call
-// builtin:npp_swap_channels_c3c4 (tuner/backends/cuda/lib_bgr2rgba.cpp): destination order {2, 1, 0, 3}
-// and the problem's alpha as NPP's fill value, validated exactly like any variant.
+// Baseline: NVIDIA NPP's nppiSwapChannels_8u_C3C4R_Ctx, run by the CUDA backend as the native call
+// npp_swap_channels_c3c4 (tuner/backends/cuda/native/npp_swap_channels_c3c4.cpp): destination order
+// {2, 1, 0, 3} and the problem's alpha as NPP's fill value, validated exactly like any variant.
 #include "variants.hpp"
+#include "common/native_libraries.hpp"
 
 namespace pimg::bgr2rgba {
 
 void register_npp(Registry& reg) {
   reg.add_variant(pix::make_variant(
-      {"npp_swap_channels", "bgr2rgba", "cuda", "builtin:npp_swap_channels_c3c4",
+      {"npp_swap_channels", "bgr2rgba", "cuda", NativeCall{"npp_swap_channels_c3c4", native::kCudaLibraries},
        "NVIDIA NPP nppiSwapChannels_8u_C3C4R_Ctx, order {2,1,0,3}, alpha as the fill value (library baseline)", {},
        [](const Problem& p, const Workload&, const Config&, const DeviceInfo&) {
          LaunchPlan plan;

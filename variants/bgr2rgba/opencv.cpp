@@ -1,6 +1,7 @@
 // Baseline: OpenCV's cv::cvtColor(COLOR_BGR2RGBA) on the host (it writes alpha 255, so it runs only on
 // problems with alpha 255). Without OpenCV, nothing is registered.
 #include "variants.hpp"
+#include "common/native_libraries.hpp"
 
 #if PIMG_HAVE_OPENCV
 #include <opencv2/core.hpp>
@@ -25,7 +26,7 @@ void bgr2rgba_opencv(void* const* buffers, const std::int64_t* ints, const doubl
 void register_opencv(Registry& reg) {
   reg.add_host_function("bgr2rgba_opencv", &bgr2rgba_opencv);
   reg.add_variant(pix::make_variant(
-      {"opencv_cvtcolor", "bgr2rgba", "host", "builtin:bgr2rgba_opencv",
+      {"opencv_cvtcolor", "bgr2rgba", "host", NativeCall{"bgr2rgba_opencv", native::kOpenCv},
        "OpenCV cv::cvtColor COLOR_BGR2RGBA (alpha 255 only; library baseline)", {},
        [](const Problem& p, const Workload&, const Config&, const DeviceInfo&) {
          if (p.attr("alpha") != "255") throw PlanError("cvtColor writes alpha 255; this problem asks for " + p.attr("alpha"));

@@ -16,7 +16,7 @@ void bgr2rgba_serial(void* const* buffers, const std::int64_t* ints, const doubl
 void register_serial(Registry& reg) {
   reg.add_host_function("bgr2rgba_serial", &bgr2rgba_serial);
   reg.add_variant(pix::make_variant(
-      {"serial", "bgr2rgba", "host", "builtin:bgr2rgba_serial", "the serial CPU reference, one thread (baseline)", {},
+      {"serial", "bgr2rgba", "host", NativeCall{"bgr2rgba_serial", ""}, "the serial CPU reference, one thread (baseline)", {},
        [](const Problem& p, const Workload&, const Config&, const DeviceInfo&) {
          LaunchPlan plan;
          plan.entry = "bgr2rgba_serial";

@@ -10,14 +10,14 @@ namespace pimg::bgr2rgba {
 void register_staged(Registry& reg) {
   for (const std::string backend : {"opencl", "cuda"}) {
     std::vector<ParamDecl> params = pix::block_params(256, 1);
-    params.push_back(pix::int_param("pixels", 4, "pixels per thread; the block stages BLOCK_X*PIXELS pixels"));
+    params[1] = int_choice("block_y", 1, "the staged kernel is 1-D: block_y = 1", {1});
+    params.push_back(int_range("pixels", 4, "pixels per thread; the block stages BLOCK_X*PIXELS pixels", 1, 16));
     reg.add_variant(pix::make_variant(
         {pix::gpu_name(backend, "staged"), "bgr2rgba", backend, gpu_source(backend),
          "1-D grid, the block's input staged in local/shared memory, one barrier outside any branch", params,
          [params](const Problem& p, const Workload& w, const Config& c, const DeviceInfo& d) {
-           const int pixels = pix::int_knob(c, params, "pixels", 1, 16);
-           if (pix::int_knob(c, params, "block_y", 1, 1024) != 1) throw PlanError("the staged kernel is 1-D: block_y = 1");
-           const int bx = pix::int_knob(c, params, "block_x", 1, 1024);
+           const int pixels = pix::int_knob(c, params, "pixels");
+           const int bx = pix::int_knob(c, params, "block_x");
            const double bytes = 4.0 * ((3.0 * bx * pixels + 3) / 4);
            const double local = pix::device_limit(d, "local_mem_size", static_cast<double>(d.local_mem_bytes));
            if (local > 0 && bytes > local)

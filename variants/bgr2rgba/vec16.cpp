@@ -8,14 +8,14 @@ namespace pimg::bgr2rgba {
 void register_vec16(Registry& reg) {
   for (const std::string backend : {"opencl", "cuda"}) {
     std::vector<ParamDecl> params = pix::block_params(128, 1);
-    params.push_back(pix::int_param("groups", 1, "groups of 16 pixels per thread (1..8)"));
+    params[1] = int_choice("block_y", 1, "the vec16 kernel is 1-D: block_y = 1", {1});
+    params.push_back(int_range("groups", 1, "groups of 16 pixels per thread (1..8)", 1, 8));
     reg.add_variant(pix::make_variant(
         {pix::gpu_name(backend, "vec16"), "bgr2rgba", backend, gpu_source(backend),
          "16-byte vector loads and stores, 16 pixels per group, GROUPS groups per thread", params,
          [params](const Problem& p, const Workload& w, const Config& c, const DeviceInfo& d) {
-           const int groups = pix::int_knob(c, params, "groups", 1, 8);
-           if (pix::int_knob(c, params, "block_y", 1, 1024) != 1) throw PlanError("the vec16 kernel is 1-D: block_y = 1");
-           const int bx = pix::int_knob(c, params, "block_x", 1, 1024);
+           const int groups = pix::int_knob(c, params, "groups");
+           const int bx = pix::int_knob(c, params, "block_x");
            const std::size_t all = pix::ceil_div(static_cast<std::size_t>(p.width) * p.height, 16);
            const std::size_t blocks = pix::ceil_div(all, static_cast<std::size_t>(bx) * groups);
            LaunchPlan plan = pix::gpu_plan("bgr2rgba_vec16", w, c, params, d, blocks * bx, 1);

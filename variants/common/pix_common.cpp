@@ -150,41 +150,12 @@ Validation compare_image(std::span<const std::uint8_t> expected, std::span<const
                              expected.size(), pix % width, pix / width, c, expected[first], actual[first])};
 }
 
-ParamDecl int_param(const std::string& name, std::int64_t def, const std::string& help) {
-  return {name, false, {}, def, help};
-}
-
-ParamDecl text_param(const std::string& name, std::vector<std::string> choices, const std::string& def,
-                     const std::string& help) {
-  return {name, true, std::move(choices), def, help};
-}
-
-namespace {
-
-const ParamDecl& decl_of(const std::vector<ParamDecl>& decls, const std::string& name) {
-  auto it = std::find_if(decls.begin(), decls.end(), [&](const ParamDecl& d) { return d.name == name; });
-  if (it == decls.end()) throw PlanError(fmt::format("no parameter '{}'", name));
-  return *it;
-}
-
-}  // namespace
-
-int int_knob(const Config& c, const std::vector<ParamDecl>& decls, const std::string& name, std::int64_t lo,
-             std::int64_t hi) {
-  const Value v = c.has(name) ? c.at(name) : decl_of(decls, name).default_value;
-  const auto* i = std::get_if<std::int64_t>(&v);
-  if (!i) throw PlanError(fmt::format("{} must be an integer, got {}", name, to_string(v)));
-  if (*i < lo || *i > hi) throw PlanError(fmt::format("{}={} is outside {}..{}", name, *i, lo, hi));
-  return static_cast<int>(*i);
+int int_knob(const Config& c, const std::vector<ParamDecl>& decls, const std::string& name) {
+  return static_cast<int>(int_value(c, decls, name));
 }
 
 std::string text_knob(const Config& c, const std::vector<ParamDecl>& decls, const std::string& name) {
-  const ParamDecl& d = decl_of(decls, name);
-  const Value v = c.has(name) ? c.at(name) : d.default_value;
-  const auto* t = std::get_if<std::string>(&v);
-  if (!t || std::find(d.choices.begin(), d.choices.end(), *t) == d.choices.end())
-    throw PlanError(fmt::format("{} must be one of {}, got {}", name, fmt::join(d.choices, "|"), to_string(v)));
-  return *t;
+  return text_value(c, decls, name);
 }
 
 double device_limit(const DeviceInfo& d, const std::string& name, double fallback) {
@@ -205,13 +176,13 @@ void check_group(int bx, int by, const DeviceInfo& d) {
 std::vector<ParamDecl> omp_params(bool tiles) {
   std::vector<ParamDecl> out;
   if (tiles) {
-    out.push_back(int_param("tile_x", 256, "tile width in output pixels"));
-    out.push_back(int_param("tile_y", 16, "tile height in output rows"));
+    out.push_back(int_range("tile_x", 256, "tile width in output pixels", 1, 1 << 20));
+    out.push_back(int_range("tile_y", 16, "tile height in output rows", 1, 1 << 20));
   }
-  out.push_back(int_param("threads", 0,
-                          "OpenMP threads (num_threads clause); 0 omits the clause (OMP_NUM_THREADS, else one per core)"));
-  out.push_back(text_param("schedule", {"static", "dynamic", "guided"}, "static", "OpenMP loop schedule kind"));
-  out.push_back(int_param("chunk", 1, "schedule chunk size in tasks (rows or tiles), at least 1"));
+  out.push_back(int_range("threads", 0,
+                          "OpenMP threads (num_threads clause); 0 omits the clause (OMP_NUM_THREADS, else one per core)", 0, 1024));
+  out.push_back(text_choice("schedule", {"static", "dynamic", "guided"}, "static", "OpenMP loop schedule kind"));
+  out.push_back(int_range("chunk", 1, "schedule chunk size in tasks (rows or tiles), at least 1", 1, 1 << 20));
   return out;
 }
 
@@ -224,11 +195,11 @@ LaunchPlan omp_plan(const std::string& entry, const Workload& w, const Config& c
   std::transform(schedule.begin(), schedule.end(), schedule.begin(), [](unsigned char ch) { return std::toupper(ch); });
   plan.defines.emplace_back("DECOMP", tiles ? "1" : "0");
   plan.defines.emplace_back("SCHED", "PIMG_SCHED_" + schedule);
-  plan.defines.emplace_back("CHUNK", std::to_string(int_knob(c, decls, "chunk", 1, 1 << 20)));
-  plan.defines.emplace_back("THREADS", std::to_string(int_knob(c, decls, "threads", 0, 1024)));
+  plan.defines.emplace_back("CHUNK", std::to_string(int_knob(c, decls, "chunk")));
+  plan.defines.emplace_back("THREADS", std::to_string(int_knob(c, decls, "threads")));
   if (tiles) {
-    plan.defines.emplace_back("TILE_X", std::to_string(int_knob(c, decls, "tile_x", 1, 1 << 20)));
-    plan.defines.emplace_back("TILE_Y", std::to_string(int_knob(c, decls, "tile_y", 1, 1 << 20)));
+    plan.defines.emplace_back("TILE_X", std::to_string(int_knob(c, decls, "tile_x")));
+    plan.defines.emplace_back("TILE_Y", std::to_string(int_knob(c, decls, "tile_y")));
   }
   return plan;
 }
@@ -242,7 +213,8 @@ class TableVariant final : public Variant {
   std::string name() const override { return s_.name; }
   std::string family() const override { return s_.family; }
   std::string backend() const override { return s_.backend; }
-  std::string source() const override { return s_.source; }
+  std::string source() const override { return s_.source.path; }
+  std::optional<NativeCall> native() const override { return s_.source.native; }
   std::string help() const override { return s_.help; }
   std::vector<ParamDecl> parameters() const override { return s_.params; }
   LaunchPlan plan(const Problem& p, const Workload& w, const Config& c, const DeviceInfo& d) const override {
@@ -264,13 +236,13 @@ std::unique_ptr<Variant> make_variant(VariantSpec spec, bool baseline, std::stri
 }
 
 std::vector<ParamDecl> block_params(int def_x, int def_y) {
-  return {int_param("block_x", def_x, "work-group (thread-block) width"),
-          int_param("block_y", def_y, "work-group (thread-block) height")};
+  return {int_range("block_x", def_x, "work-group (thread-block) width", 1, 1024),
+          int_range("block_y", def_y, "work-group (thread-block) height", 1, 1024)};
 }
 
 LaunchPlan gpu_plan(const std::string& entry, const Workload& w, const Config& c, const std::vector<ParamDecl>& decls,
                     const DeviceInfo& d, std::size_t items_x, std::size_t items_y) {
-  const int bx = int_knob(c, decls, "block_x", 1, 1024), by = int_knob(c, decls, "block_y", 1, 1024);
+  const int bx = int_knob(c, decls, "block_x"), by = int_knob(c, decls, "block_y");
   check_group(bx, by, d);
   LaunchPlan plan;
   plan.entry = entry;

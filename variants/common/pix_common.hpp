@@ -78,14 +78,9 @@ std::vector<std::uint8_t> image_input(const Problem& p, int channels, bool plana
 Validation compare_image(std::span<const std::uint8_t> expected, std::span<const std::uint8_t> actual, int width,
                          int height, int channels, bool planar);
 
-ParamDecl int_param(const std::string& name, std::int64_t def, const std::string& help);
-ParamDecl text_param(const std::string& name, std::vector<std::string> choices, const std::string& def,
-                     const std::string& help);
-// Parameter `name` of c, else its declared default; PlanError when it is outside lo..hi or has the
-// wrong type.
-int int_knob(const Config& c, const std::vector<ParamDecl>& decls, const std::string& name, std::int64_t lo,
-             std::int64_t hi);
-// A text parameter's value (or default); PlanError when it is not one of its choices.
+// Parameter `name` of c, else its declared default (pimg::int_value, text_value): PlanError when it is
+// outside its declaration (int_range, int_choice, text_choice) or has the wrong type.
+int int_knob(const Config& c, const std::vector<ParamDecl>& decls, const std::string& name);
 std::string text_knob(const Config& c, const std::vector<ParamDecl>& decls, const std::string& name);
 
 double device_limit(const DeviceInfo& d, const std::string& name, double fallback);
@@ -101,8 +96,18 @@ LaunchPlan omp_plan(const std::string& entry, const Workload& w, const Config& c
 
 // A variant described by a table row: identity, parameters and the plan function.
 using PlanFn = std::function<LaunchPlan(const Problem&, const Workload&, const Config&, const DeviceInfo&)>;
+// A row's work: a kernel path under kernels/, or a native call of its backend.
+struct VariantSource {
+  VariantSource(const char* kernel) : path(kernel) {}
+  VariantSource(std::string kernel) : path(std::move(kernel)) {}
+  VariantSource(NativeCall call) : native(std::move(call)) {}
+  std::string path;
+  std::optional<NativeCall> native;
+};
 struct VariantSpec {
-  std::string name, family, backend, source, help;
+  std::string name, family, backend;
+  VariantSource source;
+  std::string help;
   std::vector<ParamDecl> params;
   PlanFn plan;
 };

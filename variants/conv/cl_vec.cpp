@@ -14,13 +14,6 @@
 namespace pimg::conv {
 namespace {
 
-// An integer parameter (its default when the configuration leaves it out) that must be one of `allowed`.
-int one_of(const Config& c, const std::string& name, int def, std::initializer_list<int> allowed) {
-  const std::int64_t v = c.has(name) ? c.integer(name) : def;
-  if (std::find(allowed.begin(), allowed.end(), v) != allowed.end()) return static_cast<int>(v);
-  throw PlanError(fmt::format("{}={} is not one of {}", name, v, fmt::join(allowed, ", ")));
-}
-
 class ClVec final : public Variant {
  public:
   std::string name() const override { return "cl_vec"; }
@@ -33,13 +26,7 @@ class ClVec final : public Variant {
   }
   std::vector<ParamDecl> parameters() const override {
     std::vector<ParamDecl> out = cl_block_params();
-    out.push_back({"vec", false, {}, std::int64_t{16}, "output bytes per work-item along a row (4, 8 or 16): one vector"});
-    out.push_back({"rows", false, {}, std::int64_t{8}, "consecutive output rows per work-item (1..32)"});
-    out.push_back({"separable", false, {}, std::int64_t{0},
-                   "1: filter each row along x, then the rows along y (only for a separable filter)"});
-    out.push_back({"packed", false, {}, std::int64_t{0},
-                   "1 (with separable=1): two 16-bit lanes per 32-bit word in both passes (where the filter's "
-                   "sums fit 16 bits)"});
+    for (ParamDecl& d : vec_body_params("work-item")) out.push_back(std::move(d));
     return out;
   }
 
@@ -47,11 +34,10 @@ class ClVec final : public Variant {
   LaunchPlan plan(const Problem& p, const Workload& w, const Config& c, const DeviceInfo& d) const override {
     const ConvSpec s = spec_of(p);
     const ClKnobs k = cl_read_knobs(c, d);  // block_x, block_y against the device's work-group limits
-    const int vec = one_of(c, "vec", 16, {4, 8, 16});
-    const std::int64_t rows = c.has("rows") ? c.integer("rows") : 8;
-    if (rows < 1 || rows > 32) throw PlanError(fmt::format("rows={} is outside 1..32", rows));
-    const int separable = one_of(c, "separable", 0, {0, 1});
-    const int packed = one_of(c, "packed", 0, {0, 1});
+    const auto decls = parameters();
+    const auto vec = int_value(c, decls, "vec"), rows = int_value(c, decls, "rows");
+    const int separable = static_cast<int>(int_value(c, decls, "separable"));
+    const int packed = static_cast<int>(int_value(c, decls, "packed"));
     check_passes(w, separable, packed);
 
     LaunchPlan plan;

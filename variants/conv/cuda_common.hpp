@@ -12,7 +12,7 @@
 namespace pimg::conv {
 
 // The plan option the CUDA backend reads as "stage uploads and downloads through pinned host memory"
-// (kPinnedOption of tuner/backends/cuda/nvrtc_compiler.hpp); it never reaches the compiler.
+// (kPinnedOption of tuner/nvrtc/nvrtc_compiler.hpp); it never reaches the compiler.
 inline constexpr const char* kCudaPinnedOption = "pimg:pinned";
 
 // A configuration's knobs, as the CUDA kernels' defines and the backend's options take them.

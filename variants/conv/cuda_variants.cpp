@@ -9,19 +9,13 @@
 namespace pimg::conv {
 namespace {
 
-ParamDecl int_param(const std::string& name, std::int64_t def, const std::string& help) {
-  return {name, false, {}, def, help};
+// Every knob cuda_read_knobs() reads, checked against these declarations (a variant declares a subset).
+const std::vector<ParamDecl>& all_knobs() {
+  static const std::vector<ParamDecl> decls = cuda_knob_params({true, true});
+  return decls;
 }
 
-std::int64_t int_value(const Config& c, const std::string& name, std::int64_t def) {
-  return c.has(name) ? c.integer(name) : def;
-}
-
-int in_range(const Config& c, const std::string& name, std::int64_t def, std::int64_t lo, std::int64_t hi) {
-  const std::int64_t v = int_value(c, name, def);
-  if (v < lo || v > hi) throw PlanError(fmt::format("{}={} is outside {}..{}", name, v, lo, hi));
-  return static_cast<int>(v);
-}
+int knob(const Config& c, const std::string& name) { return static_cast<int>(int_value(c, all_knobs(), name)); }
 
 std::size_t round_up(std::size_t v, std::size_t m) { return ceil_div(v, m) * m; }
 
@@ -38,39 +32,37 @@ void check_grid_y(const LaunchPlan& plan, const DeviceInfo& d) {
 std::vector<ParamDecl> cuda_knob_params(CudaKnobSet set) {
   const CudaKnobs def;
   std::vector<ParamDecl> out = {
-      int_param("block_x", def.block_x, "thread block width"),
-      int_param("block_y", def.block_y, "thread block height"),
-      int_param("items_x", def.items_x, set.wide ? "output pixels per thread along x (wide=1: 16-byte vectors)"
-                                                 : "output pixels per thread along x"),
-      int_param("items_y", def.items_y, "output pixels per thread along y"),
-      {"filter_mem", true, {"global", "constant", "private"}, std::string("constant"),
-       "where the weights live: global memory, __constant__ memory (compile-time data), or literal weights"},
-      int_param("unroll", def.unroll, "1: fully unrolled tap loops; 0: #pragma unroll 1"),
-      int_param("launch_bounds", def.launch_bounds,
-                "0: none; N: __launch_bounds__(block_x*block_y, N) (N blocks per multiprocessor)"),
-      int_param("maxrregcount", def.maxrregcount, "0: compiler's choice; N: --maxrregcount=N (16..255)"),
-      int_param("inline", def.inline_helper, "1: __forceinline__ per-pixel (wide: per-vector) helper; 0: __noinline__"),
+      int_range("block_x", def.block_x, "thread block width", 1, 1024),
+      int_range("block_y", def.block_y, "thread block height", 1, 1024),
+      int_range("items_x", def.items_x,
+                set.wide ? "output pixels per thread along x (wide=1: 16-byte vectors)" : "output pixels per thread along x",
+                1, 64),
+      int_range("items_y", def.items_y, "output pixels per thread along y", 1, 64),
+      text_choice("filter_mem", {"global", "constant", "private"}, "constant",
+                  "where the weights live: global memory, __constant__ memory (compile-time data), or literal weights"),
+      int_choice("unroll", def.unroll, "1: fully unrolled tap loops; 0: #pragma unroll 1", {0, 1}),
+      int_range("launch_bounds", def.launch_bounds,
+                "0: none; N: __launch_bounds__(block_x*block_y, N) (N blocks per multiprocessor)", 0, 32),
+      int_range("maxrregcount", def.maxrregcount, "0: compiler's choice; N: --maxrregcount=N (16..255)", 0, 255),
+      int_choice("inline", def.inline_helper, "1: __forceinline__ per-pixel (wide: per-vector) helper; 0: __noinline__",
+                 {0, 1}),
   };
   if (set.arith)
-    out.push_back({"arith", true, {"mul", "lut"}, std::string("mul"),
-                   "mul: weight * pixel; lut: a per-weight table of weight * v for every byte v"});
+    out.push_back(text_choice("arith", {"mul", "lut"}, "mul",
+                              "mul: weight * pixel; lut: a per-weight table of weight * v for every byte v"));
   if (set.wide)
-    out.push_back(int_param("wide", def.wide,
-                            "1: each thread computes 16-byte vectors with 16-byte loads and stores where aligned"));
+    out.push_back(int_choice("wide", def.wide,
+                             "1: each thread computes 16-byte vectors with 16-byte loads and stores where aligned", {0, 1}));
   out.push_back(cuda_host_mem_param());
   return out;
 }
 
 ParamDecl cuda_host_mem_param() {
-  return {"host_mem", true, {"pageable", "pinned"}, std::string("pageable"),
-          "host memory of uploads and downloads: pageable, or staged through pinned (page-locked) memory"};
+  return text_choice("host_mem", {"pageable", "pinned"}, "pageable",
+                     "host memory of uploads and downloads: pageable, or staged through pinned (page-locked) memory");
 }
 
-bool cuda_pinned(const Config& c) {
-  const std::string mem = c.has("host_mem") ? c.text("host_mem") : "pageable";
-  if (mem != "pageable" && mem != "pinned") throw PlanError(fmt::format("host_mem '{}' is not pageable or pinned", mem));
-  return mem == "pinned";
-}
+bool cuda_pinned(const Config& c) { return text_value(c, {cuda_host_mem_param()}, "host_mem") == "pinned"; }
 
 double cuda_limit(const DeviceInfo& d, const std::string& name, double fallback) {
   auto it = d.limits.find(name);
@@ -79,29 +71,13 @@ double cuda_limit(const DeviceInfo& d, const std::string& name, double fallback)
 
 CudaKnobs cuda_read_knobs(const Config& c, const DeviceInfo& d) {
   CudaKnobs k;
-  k.block_x = in_range(c, "block_x", k.block_x, 1, 1024);
-  k.block_y = in_range(c, "block_y", k.block_y, 1, 1024);
-  k.items_x = in_range(c, "items_x", k.items_x, 1, 64);
-  k.items_y = in_range(c, "items_y", k.items_y, 1, 64);
-  const std::string mem = c.has("filter_mem") ? c.text("filter_mem") : "constant";
-  if (mem == "global")
-    k.filter_mem = 0;
-  else if (mem == "constant")
-    k.filter_mem = 1;
-  else if (mem == "private")
-    k.filter_mem = 2;
-  else
-    throw PlanError(fmt::format("filter_mem '{}' is not global, constant or private", mem));
-  k.unroll = in_range(c, "unroll", k.unroll, 0, 1);
-  const std::string arith = c.has("arith") ? c.text("arith") : "mul";
-  if (arith != "mul" && arith != "lut") throw PlanError(fmt::format("arith '{}' is not mul or lut", arith));
-  k.arith = arith == "lut" ? 1 : 0;
-  k.launch_bounds = in_range(c, "launch_bounds", k.launch_bounds, 0, 32);
-  k.maxrregcount = static_cast<int>(int_value(c, "maxrregcount", k.maxrregcount));
-  if (k.maxrregcount != 0 && (k.maxrregcount < 16 || k.maxrregcount > 255))
+  read_shared_knobs(k, c, all_knobs());
+  k.launch_bounds = knob(c, "launch_bounds");
+  k.maxrregcount = knob(c, "maxrregcount");
+  if (k.maxrregcount != 0 && k.maxrregcount < 16)  // the declaration's 0..255 less NVRTC's floor
     throw PlanError(fmt::format("maxrregcount={} is neither 0 nor in 16..255", k.maxrregcount));
-  k.inline_helper = in_range(c, "inline", k.inline_helper, 0, 1);
-  k.wide = in_range(c, "wide", k.wide, 0, 1);
+  k.inline_helper = knob(c, "inline");
+  k.wide = knob(c, "wide");
   k.pinned = cuda_pinned(c);
 
   const double max_threads = cuda_limit(d, "max_threads_per_block", static_cast<double>(d.max_work_group_size));

@@ -12,15 +12,6 @@ namespace {
 // Literal weights and full unrolling: the knob set's arith and wide are not declared.
 constexpr CudaKnobSet kSet{false, false};
 
-int vec_param(const Config& c, const std::string& name, int def, std::initializer_list<int> allowed) {
-  const std::int64_t v = c.has(name) ? c.integer(name) : def;
-  for (int a : allowed)
-    if (v == a) return a;
-  std::string list;
-  for (int a : allowed) list += (list.empty() ? "" : ", ") + std::to_string(a);
-  throw PlanError(fmt::format("{}={} is not one of {}", name, v, list));
-}
-
 class CudaVec final : public Variant {
  public:
   std::string name() const override { return "cuda_vec"; }
@@ -37,15 +28,10 @@ class CudaVec final : public Variant {
       if (d.name == "block_x" || d.name == "block_y" || d.name == "launch_bounds" || d.name == "maxrregcount" ||
           d.name == "host_mem")
         out.push_back(std::move(d));
-    out.push_back({"vec", false, {}, std::int64_t{16}, "output bytes per thread along a row (4, 8 or 16): one vector"});
-    out.push_back({"rows", false, {}, std::int64_t{8}, "consecutive output rows per thread (1..32)"});
-    out.push_back({"separable", false, {}, std::int64_t{0},
-                   "1: filter each row along x, then the rows along y (only for a separable filter)"});
-    out.push_back({"packed", false, {}, std::int64_t{0},
-                   "1 (with separable=1): two 16-bit lanes per 32-bit word in both passes (where the filter's "
-                   "sums fit 16 bits)"});
-    out.push_back({"shfl", false, {}, std::int64_t{0},
-                   "1: neighbours' vectors from the lanes beside through __shfl_sync (block_x a multiple of 32)"});
+    for (ParamDecl& d : vec_body_params("thread")) out.push_back(std::move(d));
+    out.push_back(int_choice("shfl", 0,
+                             "1: neighbours' vectors from the lanes beside through __shfl_sync (block_x a multiple of 32)",
+                             {0, 1}));
     return out;
   }
 
@@ -58,12 +44,11 @@ class CudaVec final : public Variant {
     k.unroll = 1;
     k.arith = 0;
     k.inline_helper = 1;
-    const int vec = vec_param(c, "vec", 16, {4, 8, 16});
-    const std::int64_t rows = c.has("rows") ? c.integer("rows") : 8;
-    if (rows < 1 || rows > 32) throw PlanError(fmt::format("rows={} is outside 1..32", rows));
-    const int separable = vec_param(c, "separable", 0, {0, 1});
-    const int shfl = vec_param(c, "shfl", 0, {0, 1});
-    const int packed = vec_param(c, "packed", 0, {0, 1});
+    const auto decls = parameters();
+    const auto vec = int_value(c, decls, "vec"), rows = int_value(c, decls, "rows");
+    const int separable = static_cast<int>(int_value(c, decls, "separable"));
+    const int shfl = static_cast<int>(int_value(c, decls, "shfl"));
+    const int packed = static_cast<int>(int_value(c, decls, "packed"));
     check_passes(w, separable, packed);
     if (shfl && k.block_x % 32 != 0)
       throw PlanError(fmt::format("shfl=1 needs block_x to be a multiple of 32 (whole warps), not {}", k.block_x));

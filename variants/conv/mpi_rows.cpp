@@ -26,9 +26,10 @@ class MpiRows final : public Variant {
   }
   std::vector<ParamDecl> parameters() const override {
     return {
-        {"ranks", false, {}, std::int64_t{2},
-         fmt::format("MPI processes (mpirun -np, oversubscribed where there are fewer cores), 1..{}", kMaxRanks)},
-        {"threads", false, {}, std::int64_t{1}, "OpenMP threads in each rank, at least 1"},
+        int_range("ranks", 2,
+                  fmt::format("MPI processes (mpirun -np, oversubscribed where there are fewer cores), 1..{}", kMaxRanks),
+                  1, kMaxRanks),
+        int_range("threads", 1, "OpenMP threads in each rank, at least 1", 1, 1024),
         {"scheme", true, {"scatter", "halo", "owned"}, std::string("halo"),
          "scatter: the root scatters rows plus halo every run (seed 003); halo: rows scattered once, halo rows "
          "swapped with neighbours every run (MPI_Sendrecv); owned: each rank reads its own rows, non-blocking "
@@ -40,9 +41,6 @@ class MpiRows final : public Variant {
     const std::int64_t ranks = omp_int_param(c, decls, "ranks");
     const std::int64_t threads = omp_int_param(c, decls, "threads");
     const std::string scheme = std::get<std::string>(omp_param(c, decls, "scheme"));
-    if (ranks < 1 || ranks > kMaxRanks)
-      throw PlanError(fmt::format("ranks must be between 1 and {}, got {}", kMaxRanks, ranks));
-    if (threads < 1) throw PlanError(fmt::format("threads must be at least 1, got {}", threads));
     const std::int64_t out_height = w.scalars.at("out_height");
     const std::int64_t radius = std::stoll(w.defines.at("PIMG_R"));
     // Halo rows come from the neighbours only, so every block must be at least a radius tall.

@@ -1,8 +1,10 @@
 // npp_filter: NVIDIA NPP's nppiFilterBorder_8u_C1R_Ctx / _C3R_Ctx with the problem's integer kernel and
-// divisor, a library baseline run by the CUDA backend as a built-in and validated like any variant.
-// NPP convolves, so the backend passes the kernel flipped; replicate maps to NPP_BORDER_REPLICATE, the
+// divisor, a library baseline run by the CUDA backend as the native call npp_filter_border
+// (tuner/backends/cuda/native/npp_filter_border.cpp) and validated like any variant.
+// NPP convolves, so the call passes the kernel flipped; replicate maps to NPP_BORDER_REPLICATE, the
 // valid border to the inner ROI, and the zero border is refused (FilterBorder has only replicate).
 #include "cuda_common.hpp"
+#include "common/native_libraries.hpp"
 
 namespace pimg::conv {
 namespace {
@@ -12,7 +14,8 @@ class NppFilterVariant final : public Variant {
   std::string name() const override { return "npp_filter"; }
   std::string family() const override { return "conv"; }
   std::string backend() const override { return "cuda"; }
-  std::string source() const override { return "builtin:npp_filter_border"; }
+  std::string source() const override { return ""; }
+  std::optional<NativeCall> native() const override { return NativeCall{"npp_filter_border", native::kCudaLibraries}; }
   std::string help() const override {
     return "NVIDIA NPP nppiFilterBorder_8u_C1R/C3R (library baseline; replicate and valid borders; validated "
            "against NPP's own rounding: division toward zero)";

@@ -19,8 +19,8 @@ class OmpTiles final : public Variant {
   }
   std::vector<ParamDecl> parameters() const override {
     std::vector<ParamDecl> params = {
-        {"tile_x", false, {}, std::int64_t{64}, "tile width in output pixels"},
-        {"tile_y", false, {}, std::int64_t{16}, "tile height in output rows"},
+        int_range("tile_x", 64, "tile width in output pixels", 1, 1 << 20),
+        int_range("tile_y", 16, "tile height in output rows", 1, 1 << 20),
     };
     for (auto& d : omp_shared_parameters()) params.push_back(std::move(d));
     return params;
@@ -29,7 +29,6 @@ class OmpTiles final : public Variant {
     const auto params = parameters();
     const std::int64_t tile_x = omp_int_param(c, params, "tile_x");
     const std::int64_t tile_y = omp_int_param(c, params, "tile_y");
-    if (tile_x < 1 || tile_y < 1) throw PlanError(fmt::format("tiles must be at least 1x1, got {}x{}", tile_x, tile_y));
     LaunchPlan plan = omp_conv_plan(w, c, params, 1);
     add_define(plan, "TILE_X", std::to_string(tile_x));
     add_define(plan, "TILE_Y", std::to_string(tile_y));

@@ -8,19 +8,10 @@
 namespace pimg::conv {
 namespace {
 
-ParamDecl int_param(const std::string& name, std::int64_t def, const std::string& help) {
-  return {name, false, {}, def, help};
-}
-
-// The value of an integer parameter, or its declared default when the configuration omits it.
-std::int64_t int_value(const Config& c, const std::string& name, std::int64_t def) {
-  return c.has(name) ? c.integer(name) : def;
-}
-
-int positive(const Config& c, const std::string& name, std::int64_t def) {
-  const std::int64_t v = int_value(c, name, def);
-  if (v < 1 || v > 4096) throw PlanError(fmt::format("{}={} is outside 1..4096", name, v));
-  return static_cast<int>(v);
+// Every knob cl_read_knobs() reads, checked against these declarations (a variant declares a subset).
+const std::vector<ParamDecl>& all_knobs() {
+  static const std::vector<ParamDecl> decls = cl_knob_params(true);
+  return decls;
 }
 
 std::size_t round_up(std::size_t v, std::size_t m) { return ceil_div(v, m) * m; }
@@ -29,21 +20,22 @@ std::size_t round_up(std::size_t v, std::size_t m) { return ceil_div(v, m) * m; 
 
 std::vector<ParamDecl> cl_block_params() {
   const ClKnobs def;
-  return {int_param("block_x", def.block_x, "work-group width (local size x)"),
-          int_param("block_y", def.block_y, "work-group height (local size y)")};
+  return {int_range("block_x", def.block_x, "work-group width (local size x)", 1, 4096),
+          int_range("block_y", def.block_y, "work-group height (local size y)", 1, 4096)};
 }
 
 std::vector<ParamDecl> cl_knob_params(bool with_arith) {
   const ClKnobs def;
   std::vector<ParamDecl> out = cl_block_params();
-  out.push_back(int_param("items_x", def.items_x, "output pixels per work item along x"));
-  out.push_back(int_param("items_y", def.items_y, "output pixels per work item along y"));
-  out.push_back({"filter_mem", true, {"global", "constant", "private"}, std::string("constant"),
-                 "where the weights live: __global or __constant argument, or private compile-time literals"});
-  out.push_back(int_param("unroll", def.unroll, "1: #pragma unroll on the tap loops; 0: leave loops to the compiler"));
+  out.push_back(int_range("items_x", def.items_x, "output pixels per work item along x", 1, 4096));
+  out.push_back(int_range("items_y", def.items_y, "output pixels per work item along y", 1, 4096));
+  out.push_back(text_choice("filter_mem", {"global", "constant", "private"}, "constant",
+                            "where the weights live: __global or __constant argument, or private compile-time literals"));
+  out.push_back(
+      int_choice("unroll", def.unroll, "1: #pragma unroll on the tap loops; 0: leave loops to the compiler", {0, 1}));
   if (with_arith)
-    out.push_back({"arith", true, {"mul", "lut"}, std::string("mul"),
-                   "mul: weight * pixel; lut: a per-weight table of weight * v for every byte v"});
+    out.push_back(text_choice("arith", {"mul", "lut"}, "mul",
+                              "mul: weight * pixel; lut: a per-weight table of weight * v for every byte v"));
   return out;
 }
 
@@ -54,25 +46,7 @@ double cl_limit(const DeviceInfo& d, const std::string& name, double fallback) {
 
 ClKnobs cl_read_knobs(const Config& c, const DeviceInfo& d) {
   ClKnobs k;
-  k.block_x = positive(c, "block_x", k.block_x);
-  k.block_y = positive(c, "block_y", k.block_y);
-  k.items_x = positive(c, "items_x", k.items_x);
-  k.items_y = positive(c, "items_y", k.items_y);
-  const std::string mem = c.has("filter_mem") ? c.text("filter_mem") : "constant";
-  if (mem == "global")
-    k.filter_mem = 0;
-  else if (mem == "constant")
-    k.filter_mem = 1;
-  else if (mem == "private")
-    k.filter_mem = 2;
-  else
-    throw PlanError(fmt::format("filter_mem '{}' is not global, constant or private", mem));
-  const std::int64_t unroll = int_value(c, "unroll", k.unroll);
-  if (unroll != 0 && unroll != 1) throw PlanError(fmt::format("unroll={} is not 0 or 1", unroll));
-  k.unroll = static_cast<int>(unroll);
-  const std::string arith = c.has("arith") ? c.text("arith") : "mul";
-  if (arith != "mul" && arith != "lut") throw PlanError(fmt::format("arith '{}' is not mul or lut", arith));
-  k.arith = arith == "lut" ? 1 : 0;
+  read_shared_knobs(k, c, all_knobs());
 
   const double max_group = cl_limit(d, "max_work_group_size", static_cast<double>(d.max_work_group_size));
   if (max_group > 0 && static_cast<double>(k.block_x) * k.block_y > max_group)

@@ -6,6 +6,7 @@
 // against rule "opencv" (the family's arithmetic; the validation text names the call). Without OpenCV,
 // nothing is registered.
 #include "conv_family.hpp"
+#include "common/native_libraries.hpp"
 #include "register.hpp"
 
 #if PIMG_HAVE_OPENCV
@@ -94,7 +95,8 @@ class OpencvVariant final : public Variant {
   std::string name() const override { return name_; }
   std::string family() const override { return "conv"; }
   std::string backend() const override { return "host"; }
-  std::string source() const override { return "builtin:" + function_; }
+  std::string source() const override { return ""; }
+  std::optional<NativeCall> native() const override { return NativeCall{function_, native::kOpenCv}; }
   std::string help() const override { return help_; }
   std::vector<ParamDecl> parameters() const override { return {}; }
   std::string validation_rule() const override { return "opencv"; }

@@ -17,9 +17,9 @@ std::vector<ParamDecl> omp_shared_parameters() {
   return {
       {"threads", false, {}, std::int64_t{0},
        "OpenMP threads (num_threads clause); 0 omits the clause, leaving the count to OpenMP "
-       "(OMP_NUM_THREADS, else one per core)", {}, 0},
+       "(OMP_NUM_THREADS, else one per core)", {}, 0, 1024},
       {"schedule", true, {"static", "dynamic", "guided"}, std::string("static"), "OpenMP loop schedule kind"},
-      {"chunk", false, {}, std::int64_t{1}, "schedule chunk size in tasks (rows or tiles), at least 1", {}, 1},
+      {"chunk", false, {}, std::int64_t{1}, "schedule chunk size in tasks (rows or tiles), at least 1", {}, 1, 1 << 20},
       {"unroll", false, {}, std::int64_t{1},
        "1: taps fully unrolled with the weights as compile-time constants (zero taps vanish); "
        "0: a runtime loop over the weights buffer", {0, 1}},
@@ -32,21 +32,12 @@ std::vector<ParamDecl> omp_shared_parameters() {
 }
 
 Value omp_param(const Config& c, const std::vector<ParamDecl>& decls, const std::string& name) {
-  auto decl = std::find_if(decls.begin(), decls.end(), [&](const ParamDecl& d) { return d.name == name; });
-  if (decl == decls.end()) throw PlanError(fmt::format("no parameter '{}'", name));
-  const Value v = c.has(name) ? c.at(name) : decl->default_value;
-  if (decl->is_text) {
-    const auto* text = std::get_if<std::string>(&v);
-    if (!text || std::find(decl->choices.begin(), decl->choices.end(), *text) == decl->choices.end())
-      throw PlanError(fmt::format("{} must be one of {}, got {}", name, fmt::join(decl->choices, "|"), to_string(v)));
-  } else if (!std::holds_alternative<std::int64_t>(v)) {
-    throw PlanError(fmt::format("{} must be an integer, got {}", name, to_string(v)));
-  }
-  return v;
+  const bool text = std::any_of(decls.begin(), decls.end(), [&](const ParamDecl& d) { return d.name == name && d.is_text; });
+  return text ? Value(text_value(c, decls, name)) : Value(int_value(c, decls, name));
 }
 
 std::int64_t omp_int_param(const Config& c, const std::vector<ParamDecl>& decls, const std::string& name) {
-  return std::get<std::int64_t>(omp_param(c, decls, name));
+  return int_value(c, decls, name);
 }
 
 LaunchPlan omp_conv_plan(const Workload& w, const Config& c, const std::vector<ParamDecl>& decls, int decomp) {
@@ -56,10 +47,6 @@ LaunchPlan omp_conv_plan(const Workload& w, const Config& c, const std::vector<P
   const std::int64_t simd = omp_int_param(c, decls, "simd");
   std::string schedule = std::get<std::string>(omp_param(c, decls, "schedule"));
   const std::string arith = std::get<std::string>(omp_param(c, decls, "arith"));
-  if (threads < 0) throw PlanError(fmt::format("threads must be 0 (OpenMP decides) or positive, got {}", threads));
-  if (chunk < 1) throw PlanError(fmt::format("chunk must be at least 1, got {}", chunk));
-  if (unroll != 0 && unroll != 1) throw PlanError(fmt::format("unroll must be 0 or 1, got {}", unroll));
-  if (simd != 0 && simd != 1) throw PlanError(fmt::format("simd must be 0 or 1, got {}", simd));
   std::transform(schedule.begin(), schedule.end(), schedule.begin(), [](unsigned char ch) { return std::toupper(ch); });
 
   LaunchPlan plan;

@@ -13,14 +13,14 @@ namespace pimg::conv {
 // The parameters omp_rows and omp_tiles both declare.
 std::vector<ParamDecl> omp_shared_parameters();
 
-// The value of parameter `name` in c, else its default in decls; throws PlanError for a text value
-// outside its choices or a parameter of the wrong type.
+// The value of parameter `name` in c, else its default in decls, checked against its declaration
+// (pimg::int_value, text_value); PlanError for a value outside it or of the wrong type.
 Value omp_param(const Config& c, const std::vector<ParamDecl>& decls, const std::string& name);
 std::int64_t omp_int_param(const Config& c, const std::vector<ParamDecl>& decls, const std::string& name);
 
 // conv_omp's plan for decomposition `decomp` (0 rows, 1 tiles): entry, the problem's defines,
 // DECOMP and the shared knobs, buffers in, out, weights, taps, lut and the four sizes.
-// Throws PlanError for knob values out of range.
+// Throws PlanError for knob values outside their declarations.
 LaunchPlan omp_conv_plan(const Workload& w, const Config& c, const std::vector<ParamDecl>& decls, int decomp);
 
 std::unique_ptr<Variant> make_omp_rows();

@@ -119,7 +119,8 @@ class Serial final : public Variant {
   std::string name() const override { return "serial"; }
   std::string family() const override { return "conv"; }
   std::string backend() const override { return "host"; }
-  std::string source() const override { return "builtin:conv_serial_rows"; }
+  std::string source() const override { return ""; }
+  std::optional<NativeCall> native() const override { return NativeCall{"conv_serial_rows", ""}; }
   std::string help() const override {
     return "one thread, a row loop the compiler vectorises (-O3; the speed reference of 'speed-up over serial'); "
            "baseline";

@@ -2,6 +2,7 @@
 // receives, and ceil-division for launch geometry.
 #pragma once
 #include <string>
+#include <vector>
 
 #include "pimg/variant.hpp"
 
@@ -17,6 +18,34 @@ inline void add_problem_defines(LaunchPlan& plan, const Workload& w) {
 // A configuration's integer parameter as -D<PREFIX><NAME>=value (names upper-cased).
 inline void add_define(LaunchPlan& plan, const std::string& name, const std::string& value) {
   plan.defines.emplace_back(name, value);
+}
+
+// The knobs of the portable vector body (kernels/conv/conv_vec_body.h) that cuda_vec and cl_vec both
+// declare: vec, rows, separable, packed; `item` says what computes them ("thread", "work-item").
+inline std::vector<ParamDecl> vec_body_params(const std::string& item) {
+  return {int_choice("vec", 16, "output bytes per " + item + " along a row (4, 8 or 16): one vector", {4, 8, 16}),
+          int_range("rows", 8, "consecutive output rows per " + item + " (1..32)", 1, 32),
+          int_choice("separable", 0, "1: filter each row along x, then the rows along y (only for a separable filter)",
+                     {0, 1}),
+          int_choice("packed", 0,
+                     "1 (with separable=1): two 16-bit lanes per 32-bit word in both passes (where the filter's "
+                     "sums fit 16 bits)",
+                     {0, 1})};
+}
+
+// The knobs cl_read_knobs() and cuda_read_knobs() share, read into `k` through their declarations:
+// block_x, block_y, items_x, items_y, filter_mem (0 global, 1 constant, 2 private literals), unroll, arith.
+template <class Knobs>
+void read_shared_knobs(Knobs& k, const Config& c, const std::vector<ParamDecl>& decls) {
+  auto knob = [&](const char* name) { return static_cast<int>(int_value(c, decls, name)); };
+  k.block_x = knob("block_x");
+  k.block_y = knob("block_y");
+  k.items_x = knob("items_x");
+  k.items_y = knob("items_y");
+  const std::string mem = text_value(c, decls, "filter_mem");
+  k.filter_mem = mem == "global" ? 0 : mem == "constant" ? 1 : 2;
+  k.unroll = knob("unroll");
+  k.arith = text_value(c, decls, "arith") == "lut" ? 1 : 0;
 }
 
 // The separable=1 and packed=1 knobs of cuda_vec and cl_vec against what the family found for the

@@ -10,13 +10,13 @@ namespace pimg::flip {
 void register_in_place(Registry& reg) {
   for (const std::string backend : {"opencl", "cuda"}) {
     std::vector<ParamDecl> params = pix::block_params(128, 2);
-    params.push_back(pix::int_param("vec", 1, "0: byte swaps of pixel pairs; 1: 16-pixel groups as 16-byte vectors"));
+    params.push_back(int_choice("vec", 1, "0: byte swaps of pixel pairs; 1: 16-pixel groups as 16-byte vectors", {0, 1}));
     reg.add_variant(pix::make_variant(
         {pix::gpu_name(backend, "flip_inplace"), "flip", backend, gpu_source(backend),
          "in place: each block copies its rows into the output, a barrier, then swaps pixel pairs there (timed together)",
          params, [params](const Problem& p, const Workload& w, const Config& c, const DeviceInfo& d) {
-           const int vec = pix::int_knob(c, params, "vec", 0, 1);
-           const int bx = pix::int_knob(c, params, "block_x", 1, 1024);
+           const int vec = pix::int_knob(c, params, "vec");
+           const int bx = pix::int_knob(c, params, "block_x");
            LaunchPlan plan = pix::gpu_plan(vec ? "flip_inplace_vec16" : "flip_inplace", w, c, params, d,
                                            static_cast<std::size_t>(bx),
                                            static_cast<std::size_t>(p.height) * pix::planes_of(p));

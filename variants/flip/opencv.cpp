@@ -1,6 +1,7 @@
 // Baseline: OpenCV's cv::flip(src, dst, 1) (about the vertical axis) on the host, on each plane of a
 // planar image or on the interleaved image. Without OpenCV, nothing is registered.
 #include "variants.hpp"
+#include "common/native_libraries.hpp"
 
 #if PIMG_HAVE_OPENCV
 #include <opencv2/core.hpp>
@@ -28,7 +29,7 @@ void flip_opencv(void* const* buffers, const std::int64_t* ints, const double*) 
 void register_opencv(Registry& reg) {
   reg.add_host_function("flip_opencv", &flip_opencv);
   reg.add_variant(pix::make_variant(
-      {"opencv_flip", "flip", "host", "builtin:flip_opencv", "OpenCV cv::flip, flipCode 1 (library baseline)", {},
+      {"opencv_flip", "flip", "host", NativeCall{"flip_opencv", native::kOpenCv}, "OpenCV cv::flip, flipCode 1 (library baseline)", {},
        [](const Problem& p, const Workload&, const Config&, const DeviceInfo&) { return pix::layout_host_plan("flip_opencv", p); }},
        true));
 }

@@ -8,13 +8,13 @@ namespace pimg::flip {
 
 std::vector<ParamDecl> gpu_params() {
   std::vector<ParamDecl> params = pix::block_params(128, 1);
-  params.push_back(pix::int_param("vec", 1, "0: byte copies, PIXELS pixels per thread; 1: 16-pixel groups as 16-byte vectors"));
-  params.push_back(pix::int_param("per_thread", 1, "pixels (vec 0) or 16-pixel groups (vec 1) per thread, 1..16"));
+  params.push_back(int_choice("vec", 1, "0: byte copies, PIXELS pixels per thread; 1: 16-pixel groups as 16-byte vectors", {0, 1}));
+  params.push_back(int_range("per_thread", 1, "pixels (vec 0) or 16-pixel groups (vec 1) per thread, 1..16", 1, 16));
   return params;
 }
 
 GpuKnobs gpu_knobs(const Config& c, const std::vector<ParamDecl>& decls) {
-  return {pix::int_knob(c, decls, "vec", 0, 1), pix::int_knob(c, decls, "per_thread", 1, 16)};
+  return {pix::int_knob(c, decls, "vec"), pix::int_knob(c, decls, "per_thread")};
 }
 
 LaunchPlan gpu_flip_plan(const std::string& entry, const Problem& p, const Workload& w, const Config& c,

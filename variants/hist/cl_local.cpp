@@ -18,18 +18,17 @@ class ClLocal final : public Variant {
            "groups, merged with global atomics";
   }
   std::vector<ParamDecl> parameters() const override {
-    return {int_param("block", 256, "work-group size"),
-            int_param("groups", 0, "work-groups striding over the input; 0: 4 per compute unit"),
-            int_param("copies", 1, "local sub-histograms per group; blocked layout: BLOCK/COPIES consecutive items share one"),
-            int_param("vec", 4, "bytes per load: 1 (uchar), 4 (uint) or 16 (uint4)"),
+    return {int_range("block", 256, "work-group size", 1, 1024),
+            int_range("groups", 0, "work-groups striding over the input; 0: 4 per compute unit", 0, 1 << 20),
+            int_range("copies", 1, "local sub-histograms per group; blocked layout: BLOCK/COPIES consecutive items share one", 1, 1024),
+            int_choice("vec", 4, "bytes per load: 1 (uchar), 4 (uint) or 16 (uint4)", {1, 4, 16}),
             layout_param()};
   }
   LaunchPlan plan(const Problem& p, const Workload& w, const Config& c, const DeviceInfo& d) const override {
     const auto decls = parameters();
-    const int block = int_in(c, decls, "block", 1, 1024);
-    const int copies = int_in(c, decls, "copies", 1, 1024);
-    const int vec = int_in(c, decls, "vec", 1, 16);
-    if (vec != 1 && vec != 4 && vec != 16) throw PlanError("vec must be 1, 4 or 16");
+    const int block = int_in(c, decls, "block");
+    const int copies = int_in(c, decls, "copies");
+    const int vec = int_in(c, decls, "vec");
     if (copies > block) throw PlanError("copies cannot exceed block");
     const std::size_t groups = groups_of(c, decls, d, 4);
     check_group(d, static_cast<std::size_t>(block), static_cast<std::size_t>(copies) * 1024 * p.channels);

@@ -19,20 +19,19 @@ class CudaShared final : public Variant {
            "GROUPS blocks, merged with global atomics";
   }
   std::vector<ParamDecl> parameters() const override {
-    return {int_param("block", 256, "threads per block"),
-            int_param("groups", 0, "blocks striding over the input; 0: 4 per multiprocessor"),
-            int_param("copies", 8, "shared sub-histograms per block; blocked layout: BLOCK/COPIES consecutive threads share one"),
-            int_param("vec", 16, "bytes per load: 4 (32-bit) or 16 (128-bit)"),
-            int_param("items", 2, "loads issued per thread before counting them"),
+    return {int_range("block", 256, "threads per block", 32, 1024),
+            int_range("groups", 0, "blocks striding over the input; 0: 4 per multiprocessor", 0, 1 << 20),
+            int_range("copies", 8, "shared sub-histograms per block; blocked layout: BLOCK/COPIES consecutive threads share one", 1, 32),
+            int_choice("vec", 16, "bytes per load: 4 (32-bit) or 16 (128-bit)", {4, 16}),
+            int_range("items", 2, "loads issued per thread before counting them", 1, 16),
             layout_param()};
   }
   LaunchPlan plan(const Problem& p, const Workload& w, const Config& c, const DeviceInfo& d) const override {
     const auto decls = parameters();
-    const int block = int_in(c, decls, "block", 32, 1024);
-    const int copies = int_in(c, decls, "copies", 1, 32);
-    const int vec = int_in(c, decls, "vec", 4, 16);
-    const int items = int_in(c, decls, "items", 1, 16);
-    if (vec != 4 && vec != 16) throw PlanError("vec must be 4 or 16");
+    const int block = int_in(c, decls, "block");
+    const int copies = int_in(c, decls, "copies");
+    const int vec = int_in(c, decls, "vec");
+    const int items = int_in(c, decls, "items");
     if (copies > block) throw PlanError("copies cannot exceed block");
     check_group(d, static_cast<std::size_t>(block), static_cast<std::size_t>(copies) * 1024 * p.channels);
     GpuKernel k{"hist_shared",

@@ -10,13 +10,13 @@ class GlobalAtomics final : public GpuVariant {
  public:
   using GpuVariant::GpuVariant;
   std::vector<ParamDecl> parameters() const override {
-    return {int_param("block", 256, "work-group (block) size along the pixels"),
-            int_param("items", 1, "pixels per work item, strided by the range width")};
+    return {int_range("block", 256, "work-group (block) size along the pixels", 1, 1024),
+            int_range("items", 1, "pixels per work item, strided by the range width", 1, 1024)};
   }
   LaunchPlan plan(const Problem& p, const Workload& w, const Config& c, const DeviceInfo& d) const override {
     const auto decls = parameters();
-    const std::size_t block = static_cast<std::size_t>(int_in(c, decls, "block", 1, 1024));
-    const int items = int_in(c, decls, "items", 1, 1024);
+    const std::size_t block = static_cast<std::size_t>(int_in(c, decls, "block"));
+    const int items = int_in(c, decls, "items");
     check_group(d, block, 0);
     const std::size_t pixels = static_cast<std::size_t>(p.width) * p.height;
     GpuKernel k{"hist_global", {{"ITEMS", std::to_string(items)}}, 2};

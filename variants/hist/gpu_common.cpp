@@ -33,13 +33,13 @@ LaunchPlan gpu_hist_plan(const Workload& w, const GpuKernel& k, bool clear, cons
 }
 
 std::size_t groups_of(const Config& c, const std::vector<ParamDecl>& decls, const DeviceInfo& d, int per_unit) {
-  const int groups = int_in(c, decls, "groups", 0, 1 << 20);
+  const int groups = int_in(c, decls, "groups");
   if (groups > 0) return static_cast<std::size_t>(groups);
   return static_cast<std::size_t>(std::max(1, d.compute_units) * per_unit);
 }
 
 ParamDecl layout_param() {
-  return text_param("layout", {"blocked", "interleaved"}, "blocked",
+  return text_choice("layout", {"blocked", "interleaved"}, "blocked",
                     "sub-histogram layout: blocked (copy after copy) or interleaved (copy r of bin b at b * copies + r, "
                     "thread t in copy t % copies: bank-conflict-free atomics with 32 copies)");
 }

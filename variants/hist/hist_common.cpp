@@ -9,14 +9,12 @@
 
 namespace pimg::hist {
 
-int int_in(const Config& c, const std::vector<ParamDecl>& decls, const std::string& name, int lo, int hi) {
-  const std::int64_t v = conv::omp_int_param(c, decls, name);
-  if (v < lo || v > hi) throw PlanError(fmt::format("{}={} is outside {}..{}", name, v, lo, hi));
-  return static_cast<int>(v);
+int int_in(const Config& c, const std::vector<ParamDecl>& decls, const std::string& name) {
+  return static_cast<int>(int_value(c, decls, name));
 }
 
 std::string text_of(const Config& c, const std::vector<ParamDecl>& decls, const std::string& name) {
-  return std::get<std::string>(conv::omp_param(c, decls, name));
+  return text_value(c, decls, name);
 }
 
 int choice_index(const std::vector<ParamDecl>& decls, const std::string& name, const std::string& value) {
@@ -44,15 +42,15 @@ void check_group(const DeviceInfo& d, std::size_t threads, std::size_t local_byt
 }
 
 std::vector<ParamDecl> omp_parallel_params() {
-  return {int_param("threads", 0,
-                    "OpenMP threads (num_threads clause); 0 leaves the count to OpenMP (OMP_NUM_THREADS, else one per core)"),
-          text_param("schedule", {"static", "dynamic", "guided"}, "static", "OpenMP loop schedule kind"),
-          int_param("chunk", 1, "schedule chunk size in tasks, at least 1")};
+  return {int_range("threads", 0,
+                    "OpenMP threads (num_threads clause); 0 leaves the count to OpenMP (OMP_NUM_THREADS, else one per core)", 0, 1024),
+          text_choice("schedule", {"static", "dynamic", "guided"}, "static", "OpenMP loop schedule kind"),
+          int_range("chunk", 1, "schedule chunk size in tasks, at least 1", 1, 1 << 20)};
 }
 
 void add_omp_parallel_defines(LaunchPlan& plan, const Config& c, const std::vector<ParamDecl>& decls) {
-  const int threads = int_in(c, decls, "threads", 0, 1024);
-  const int chunk = int_in(c, decls, "chunk", 1, 1 << 20);
+  const int threads = int_in(c, decls, "threads");
+  const int chunk = int_in(c, decls, "chunk");
   std::string schedule = text_of(c, decls, "schedule");
   std::transform(schedule.begin(), schedule.end(), schedule.begin(), [](unsigned char ch) { return std::toupper(ch); });
   plan.defines.emplace_back("THREADS", std::to_string(threads));

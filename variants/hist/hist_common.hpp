@@ -1,5 +1,5 @@
-// Shared by the hist variants: parameter declarations and reading (the declared default when a
-// configuration leaves a parameter out, PlanError for a value out of range), device limits, and the
+// Shared by the hist variants: parameter reading (the declared default when a configuration leaves a
+// parameter out, PlanError for a value outside its declaration), device limits, and the
 // factories register_hist() registers.
 #pragma once
 #include <memory>
@@ -13,16 +13,9 @@
 
 namespace pimg::hist {
 
-inline ParamDecl int_param(const std::string& name, std::int64_t def, const std::string& help) {
-  return {name, false, {}, def, help};
-}
-inline ParamDecl text_param(const std::string& name, std::vector<std::string> choices, const std::string& def,
-                            const std::string& help) {
-  return {name, true, std::move(choices), def, help};
-}
-
-// Integer parameter `name` of c (its declared default when absent), checked to lie in lo..hi.
-int int_in(const Config& c, const std::vector<ParamDecl>& decls, const std::string& name, int lo, int hi);
+// Integer parameter `name` of c (its declared default when absent), checked against its declaration
+// (int_range, int_choice: pimg::int_value).
+int int_in(const Config& c, const std::vector<ParamDecl>& decls, const std::string& name);
 // Text parameter `name` of c (its declared default when absent), checked against its choices.
 std::string text_of(const Config& c, const std::vector<ParamDecl>& decls, const std::string& name);
 // The text choice's index among the declared choices.

@@ -1,8 +1,9 @@
-// CUDA library baselines run by the CUDA backend's library-call table (tuner/backends/cuda/
-// hist_library.cpp): cub_histogram (cub::DeviceHistogram::HistogramEven, MultiHistogramEven<3, 3> for 3
+// CUDA library baselines run by the CUDA backend as native calls (tuner/backends/cuda/native/
+// cub_histogram_even.cpp, npp_histogram_even.cpp): cub_histogram (cub::DeviceHistogram::HistogramEven, MultiHistogramEven<3, 3> for 3
 // channels, from libpimg_cub.so) and npp_histogram (nppiHistogramEven_8u_C1R_Ctx / _C3R_Ctx). Both
 // count 256 even levels [v, v + 1) per channel, the family's own definition, so they are compared exactly.
 #include "gpu_common.hpp"
+#include "common/native_libraries.hpp"
 
 namespace pimg::hist {
 namespace {
@@ -14,7 +15,8 @@ class LibraryVariant final : public Variant {
   std::string name() const override { return name_; }
   std::string family() const override { return "hist"; }
   std::string backend() const override { return "cuda"; }
-  std::string source() const override { return "builtin:" + call_; }
+  std::string source() const override { return ""; }
+  std::optional<NativeCall> native() const override { return NativeCall{call_, native::kCudaLibraries}; }
   std::string help() const override { return help_; }
   std::vector<ParamDecl> parameters() const override { return {}; }
   bool baseline() const override { return true; }

@@ -2,6 +2,7 @@
 // returns float counts (exact below 2^24), so problems with a larger bin are refused. Without OpenCV,
 // nothing is registered.
 #include "hist_common.hpp"
+#include "common/native_libraries.hpp"
 
 #if PIMG_HAVE_OPENCV
 #include <fmt/format.h>
@@ -36,7 +37,8 @@ class OpencvCalcHist final : public Variant {
   std::string name() const override { return "opencv_calchist"; }
   std::string family() const override { return "hist"; }
   std::string backend() const override { return "host"; }
-  std::string source() const override { return "builtin:hist_opencv_calchist"; }
+  std::string source() const override { return ""; }
+  std::optional<NativeCall> native() const override { return NativeCall{"hist_opencv_calchist", native::kOpenCv}; }
   std::string help() const override {
     return "OpenCV cv::calcHist per channel (library baseline; float counts, refused when a bin reaches 2^24)";
   }

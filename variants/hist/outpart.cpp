@@ -11,21 +11,19 @@ class Outpart final : public GpuVariant {
   using GpuVariant::GpuVariant;
   std::vector<ParamDecl> parameters() const override {
     std::vector<ParamDecl> out = {
-        int_param("block", 256, "work-group (block) size"),
-        int_param("bpg", 64, "bins per group, dividing 256; groups = 256 x channels / bpg")};
-    if (!cuda()) out.push_back(int_param("vec", 4, "bytes per load: 1 (uchar), 4 (uint) or 16 (uint4)"));
+        int_range("block", 256, "work-group (block) size", 1, 1024),
+        int_choice("bpg", 64, "bins per group, dividing 256; groups = 256 x channels / bpg", {1, 2, 4, 8, 16, 32, 64, 128, 256})};
+    if (!cuda()) out.push_back(int_choice("vec", 4, "bytes per load: 1 (uchar), 4 (uint) or 16 (uint4)", {1, 4, 16}));
     return out;
   }
   LaunchPlan plan(const Problem& p, const Workload& w, const Config& c, const DeviceInfo& d) const override {
     const auto decls = parameters();
-    const int block = int_in(c, decls, "block", 1, 1024);
-    const int bpg = int_in(c, decls, "bpg", 1, 256);
-    if (256 % bpg != 0) throw PlanError("bpg must divide 256");
+    const int block = int_in(c, decls, "block");
+    const int bpg = int_in(c, decls, "bpg");
     check_group(d, static_cast<std::size_t>(block), static_cast<std::size_t>(bpg) * 4);
     GpuKernel k{"hist_outpart", {{"BLOCK", std::to_string(block)}, {"BPG", std::to_string(bpg)}}, 1};
     if (!cuda()) {
-      const int vec = int_in(c, decls, "vec", 1, 16);
-      if (vec != 1 && vec != 4 && vec != 16) throw PlanError("vec must be 1, 4 or 16");
+      const int vec = int_in(c, decls, "vec");
       k.defines.emplace_back("VEC", std::to_string(vec));
     }
     const std::size_t groups = static_cast<std::size_t>(256 / bpg) * p.channels;

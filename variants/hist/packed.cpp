@@ -10,12 +10,12 @@ class Packed final : public GpuVariant {
  public:
   using GpuVariant::GpuVariant;
   std::vector<ParamDecl> parameters() const override {
-    return {int_param("block", 256, "work-group (block) size"), int_param("items", 1, "32-bit words per work item")};
+    return {int_range("block", 256, "work-group (block) size", 1, 1024), int_range("items", 1, "32-bit words per work item", 1, 1024)};
   }
   LaunchPlan plan(const Problem& p, const Workload& w, const Config& c, const DeviceInfo& d) const override {
     const auto decls = parameters();
-    const std::size_t block = static_cast<std::size_t>(int_in(c, decls, "block", 1, 1024));
-    const int items = int_in(c, decls, "items", 1, 1024);
+    const std::size_t block = static_cast<std::size_t>(int_in(c, decls, "block"));
+    const int items = int_in(c, decls, "items");
     check_group(d, block, 0);
     const std::size_t samples = spec_of(p).samples();
     GpuKernel k{"hist_packed", {{"ITEMS", std::to_string(items)}}, 1};

@@ -15,7 +15,8 @@ class Serial final : public Variant {
   std::string name() const override { return "serial"; }
   std::string family() const override { return "hist"; }
   std::string backend() const override { return "host"; }
-  std::string source() const override { return "builtin:hist_serial"; }
+  std::string source() const override { return ""; }
+  std::optional<NativeCall> native() const override { return NativeCall{"hist_serial", ""}; }
   std::string help() const override { return "the serial CPU reference, one thread (baseline)"; }
   std::vector<ParamDecl> parameters() const override { return {}; }
   bool baseline() const override { return true; }

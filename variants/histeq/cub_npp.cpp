@@ -3,6 +3,7 @@
 // rule's LUT kernel (both from libpimg_cub.so), then NPP's nppiLUTPalette_8u_C1R_Ctx mapping every
 // byte through the 256-entry table (the palette form is a plain table lookup, the LUT's semantics).
 #include "histeq_family.hpp"
+#include "common/native_libraries.hpp"
 #include "pimg/registry.hpp"
 
 namespace pimg::histeq {
@@ -13,7 +14,8 @@ class CubNpp final : public Variant {
   std::string name() const override { return "cub_npp"; }
   std::string family() const override { return "histeq"; }
   std::string backend() const override { return "cuda"; }
-  std::string source() const override { return "builtin:histeq_cub_npp"; }
+  std::string source() const override { return ""; }
+  std::optional<NativeCall> native() const override { return NativeCall{"histeq_cub_npp", native::kCudaLibraries}; }
   std::string help() const override {
     return "CUB HistogramEven + the rule's LUT kernel + NPP nppiLUTPalette_8u_C1R_Ctx (library baseline)";
   }

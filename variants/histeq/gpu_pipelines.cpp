@@ -22,7 +22,6 @@ namespace {
 
 using hist::ceil_div;
 using hist::int_in;
-using hist::int_param;
 
 // Host step of the separate pipeline with cdf=host: the partial histograms (bytes / 1024 groups of
 // 256 uint32) summed, then the family's LUT; `total` is the pixel count.
@@ -51,40 +50,38 @@ class Pipeline final : public Variant {
   }
   std::vector<ParamDecl> parameters() const override {
     std::vector<ParamDecl> out = {
-        int_param("hist_block", 256, "work-group size of the histogram kernel"),
-        int_param("groups", 0, "groups of the histogram kernel; 0: 2 per compute unit"),
-        int_param("copies", 1, "local sub-histograms per histogram group (blocked layout, hist_block / 32: one per warp)"),
-        int_param("vec", 16, "bytes per load of the histogram kernel: 4 or 16"),
-        int_param("map_block", 256, "work-group size of the map kernel"),
-        int_param("map_groups", 0, "groups of the map kernel; 0: one per map_block x map_vec x 8 pixels"),
-        int_param("map_vec", 16, "bytes per load and store of the map kernel: 4 or 16"),
+        int_range("hist_block", 256, "work-group size of the histogram kernel", 32, 1024),
+        int_range("groups", 0, "groups of the histogram kernel; 0: 2 per compute unit", 0, 1 << 20),
+        int_range("copies", 1, "local sub-histograms per histogram group (blocked layout, hist_block / 32: one per warp)", 1, 32),
+        int_choice("vec", 16, "bytes per load of the histogram kernel: 4 or 16", {4, 16}),
+        // The fused map kernel builds the LUT with 256 items.
+        int_range("map_block", 256, "work-group size of the map kernel", fused_ ? 256 : 32, 1024),
+        int_range("map_groups", 0, "groups of the map kernel; 0: one per map_block x map_vec x 8 pixels", 0, 1 << 20),
+        int_choice("map_vec", 16, "bytes per load and store of the map kernel: 4 or 16", {4, 16}),
         hist::layout_param(),
-        hist::text_param("map_order", {"forward", "reverse"}, "forward",
+        text_choice("map_order", {"forward", "reverse"}, "forward",
                          "order of the map kernel's grid stride: reverse starts from the image's end, which the "
                          "histogram kernel read last (L2 hits)"),
     };
     if (!fused_)
-      out.push_back(hist::text_param("cdf", {"device", "host"}, "device",
+      out.push_back(text_choice("cdf", {"device", "host"}, "device",
                                      "device: a one-group scan kernel; host: a host step between the kernels"));
     return out;
   }
 
   LaunchPlan plan(const Problem& p, const Workload&, const Config& c, const DeviceInfo& d) const override {
     const auto decls = parameters();
-    const int hist_block = int_in(c, decls, "hist_block", 32, 1024);
-    const int copies = int_in(c, decls, "copies", 1, 32);
-    const int vec = int_in(c, decls, "vec", 4, 16);
-    const int map_block = int_in(c, decls, "map_block", 32, 1024);
-    const int map_vec = int_in(c, decls, "map_vec", 4, 16);
-    if (vec != 4 && vec != 16) throw PlanError("vec must be 4 or 16");
-    if (map_vec != 4 && map_vec != 16) throw PlanError("map_vec must be 4 or 16");
+    const int hist_block = int_in(c, decls, "hist_block");
+    const int copies = int_in(c, decls, "copies");
+    const int vec = int_in(c, decls, "vec");
+    const int map_block = int_in(c, decls, "map_block");
+    const int map_vec = int_in(c, decls, "map_vec");
     if (copies > hist_block) throw PlanError("copies cannot exceed hist_block");
-    if (fused_ && map_block < 256) throw PlanError("the fused map kernel builds the LUT with 256 items: map_block >= 256");
     hist::check_group(d, static_cast<std::size_t>(hist_block), static_cast<std::size_t>(copies) * 1024);
     hist::check_group(d, static_cast<std::size_t>(map_block), 256 * 5 + 8);
     const std::size_t groups = hist::groups_of(c, decls, d, 2);
     const std::size_t n = static_cast<std::size_t>(p.width) * p.height;
-    const int map_groups = int_in(c, decls, "map_groups", 0, 1 << 20);
+    const int map_groups = int_in(c, decls, "map_groups");
     const std::size_t mgroups =
         map_groups > 0 ? static_cast<std::size_t>(map_groups)
                        : std::max<std::size_t>(1, ceil_div(n, static_cast<std::size_t>(map_block) * map_vec * 8));

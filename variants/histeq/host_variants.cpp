@@ -2,6 +2,7 @@
 // (cv::equalizeHist, whose rule the family adopts, so it is compared exactly) and omp_histeq
 // (kernels/histeq/histeq_omp.cpp: private sub-histograms merged by a reduction, LUT, parallel map).
 #include "hist/hist_common.hpp"
+#include "common/native_libraries.hpp"
 #include "histeq_family.hpp"
 
 #if PIMG_HAVE_OPENCV
@@ -30,12 +31,13 @@ void histeq_opencv(void* const* buffers, const std::int64_t* ints, const double*
 // A host built-in taking (in, out, width, height).
 class HostVariant final : public Variant {
  public:
-  HostVariant(std::string name, std::string function, std::string help)
-      : name_(std::move(name)), function_(std::move(function)), help_(std::move(help)) {}
+  HostVariant(std::string name, std::string function, std::string library, std::string help)
+      : name_(std::move(name)), function_(std::move(function)), library_(std::move(library)), help_(std::move(help)) {}
   std::string name() const override { return name_; }
   std::string family() const override { return "histeq"; }
   std::string backend() const override { return "host"; }
-  std::string source() const override { return "builtin:" + function_; }
+  std::string source() const override { return ""; }
+  std::optional<NativeCall> native() const override { return NativeCall{function_, library_}; }
   std::string help() const override { return help_; }
   std::vector<ParamDecl> parameters() const override { return {}; }
   bool baseline() const override { return true; }
@@ -48,7 +50,7 @@ class HostVariant final : public Variant {
   }
 
  private:
-  std::string name_, function_, help_;
+  std::string name_, function_, library_, help_;
 };
 
 class OmpHisteq final : public Variant {
@@ -63,9 +65,9 @@ class OmpHisteq final : public Variant {
   }
   std::vector<ParamDecl> parameters() const override {
     std::vector<ParamDecl> out = hist::omp_parallel_params();
-    out.push_back(hist::int_param("copies", 2, "sub-histograms per thread (1, 2 or 4) taking consecutive bytes in turn"));
-    out.push_back(hist::int_param("wide", 0, "1: count 64-bit words split into bytes; 0: byte loads"));
-    out.push_back(hist::text_param("map", {"bytes", "words", "vbmi"}, "bytes",
+    out.push_back(int_choice("copies", 2, "sub-histograms per thread (1, 2 or 4) taking consecutive bytes in turn", {1, 2, 4}));
+    out.push_back(int_choice("wide", 0, "1: count 64-bit words split into bytes; 0: byte loads", {0, 1}));
+    out.push_back(text_choice("map", {"bytes", "words", "vbmi"}, "bytes",
                                    "map pass: one byte per step, one 64-bit word per step, or AVX-512 VBMI byte "
                                    "permutes over the LUT, 64 bytes per step (a compile error without AVX-512 VBMI)"));
     return out;
@@ -74,11 +76,10 @@ class OmpHisteq final : public Variant {
     LaunchPlan plan;
     plan.entry = "histeq_omp";
     const auto decls = parameters();
-    const int copies = hist::int_in(c, decls, "copies", 1, 4);
-    if (copies == 3) throw PlanError("copies must be 1, 2 or 4");
+    const int copies = hist::int_in(c, decls, "copies");
     hist::add_omp_parallel_defines(plan, c, decls);
     plan.defines.emplace_back("COPIES", std::to_string(copies));
-    plan.defines.emplace_back("WIDE", std::to_string(hist::int_in(c, decls, "wide", 0, 1)));
+    plan.defines.emplace_back("WIDE", std::to_string(hist::int_in(c, decls, "wide")));
     plan.defines.emplace_back("MAP", std::to_string(hist::choice_index(decls, "map", hist::text_of(c, decls, "map"))));
     plan.dims = 1;
     plan.global = {static_cast<std::size_t>(p.width) * p.height, 1, 1};
@@ -92,11 +93,11 @@ class OmpHisteq final : public Variant {
 
 void register_host_variants(Registry& reg) {
   reg.add_host_function("histeq_serial", &histeq_serial);
-  reg.add_variant(std::make_unique<HostVariant>("serial", "histeq_serial", "the serial CPU reference, one thread (baseline)"));
+  reg.add_variant(std::make_unique<HostVariant>("serial", "histeq_serial", "", "the serial CPU reference, one thread (baseline)"));
 #if PIMG_HAVE_OPENCV
   reg.add_host_function("histeq_opencv", &histeq_opencv);
   reg.add_variant(std::make_unique<HostVariant>(
-      "opencv_equalizehist", "histeq_opencv",
+      "opencv_equalizehist", "histeq_opencv", native::kOpenCv,
       "OpenCV cv::equalizeHist (library baseline; the family's rule is OpenCV's, so it is compared exactly)"));
 #endif
   reg.add_variant(std::make_unique<OmpHisteq>());

@@ -7,12 +7,12 @@ namespace pimg::maxpool {
 void register_direct(Registry& reg) {
   for (const std::string backend : {"opencl", "cuda"}) {
     std::vector<ParamDecl> params = pix::block_params(64, 4);
-    params.push_back(pix::int_param("pixels", 1, "output pixels per thread along x (1..16)"));
+    params.push_back(int_range("pixels", 1, "output pixels per thread along x (1..16)", 1, 16));
     reg.add_variant(pix::make_variant(
         {pix::gpu_name(backend, "direct"), "maxpool", backend, gpu_source(backend),
          "one thread per PIXELS output pixels, byte loads (the naive kernel)", params,
          [params](const Problem& p, const Workload& w, const Config& c, const DeviceInfo& d) {
-           const int pixels = pix::int_knob(c, params, "pixels", 1, 16);
+           const int pixels = pix::int_knob(c, params, "pixels");
            LaunchPlan plan = pix::gpu_plan("maxpool_direct", w, c, params, d,
                                            pix::ceil_div(static_cast<std::size_t>(p.width / 2), pixels),
                                            static_cast<std::size_t>(pix::planes_of(p)) * (p.height / 2));

@@ -7,7 +7,7 @@ namespace pimg::maxpool {
 void register_omp(Registry& reg) {
   for (const bool tiles : {false, true}) {
     std::vector<ParamDecl> params = pix::omp_params(tiles);
-    params.push_back(pix::text_param("form", {"chain", "tree"}, "chain",
+    params.push_back(text_choice("form", {"chain", "tree"}, "chain",
                                      "chain: max(max(max(a,b),c),d); tree: max(max(a,b),max(c,d)) (seed 003)"));
     reg.add_variant(pix::make_variant(
         {tiles ? "omp_tiles" : "omp_rows", "maxpool", "openmp", "maxpool/maxpool_omp.cpp",

@@ -12,14 +12,14 @@ namespace pimg::maxpool {
 void register_rgb(Registry& reg) {
   for (const std::string backend : {"opencl", "cuda"}) {
     std::vector<ParamDecl> params = pix::block_params(128, 2);
-    params.push_back(pix::int_param("units", 1, "units of 16 input pixels per thread per tile (1..4)"));
+    params.push_back(int_range("units", 1, "units of 16 input pixels per thread per tile (1..4)", 1, 4));
     reg.add_variant(pix::make_variant(
         {pix::gpu_name(backend, "rgb"), "maxpool", backend, gpu_source(backend),
          "3-channel interleaved: coalesced 16-byte loads staged in local memory, byte-permute repacking", params,
          [params](const Problem& p, const Workload& w, const Config& c, const DeviceInfo& d) {
            if (pix::samples_of(p) != 3) throw PlanError("cl_rgb / cuda_rgb pool 3-channel interleaved images only");
-           const int units = pix::int_knob(c, params, "units", 1, 4);
-           const int bx = pix::int_knob(c, params, "block_x", 1, 1024), by = pix::int_knob(c, params, "block_y", 1, 1024);
+           const int units = pix::int_knob(c, params, "units");
+           const int bx = pix::int_knob(c, params, "block_x"), by = pix::int_knob(c, params, "block_y");
            if (bx * units % 2) throw PlanError(fmt::format("block_x * units must be even, got {}x{}", bx, units));
            // rows (48 bytes per unit) and pooled (24 bytes per unit) for every row of the block.
            const double bytes = 72.0 * bx * by * units;

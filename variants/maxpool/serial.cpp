@@ -16,7 +16,7 @@ void maxpool_serial(void* const* buffers, const std::int64_t* ints, const double
 void register_serial(Registry& reg) {
   reg.add_host_function("maxpool_serial", &maxpool_serial);
   reg.add_variant(pix::make_variant(
-      {"serial", "maxpool", "host", "builtin:maxpool_serial", "the serial CPU reference, one thread (baseline)", {},
+      {"serial", "maxpool", "host", NativeCall{"maxpool_serial", ""}, "the serial CPU reference, one thread (baseline)", {},
        [](const Problem& p, const Workload&, const Config&, const DeviceInfo&) {
          return pix::layout_host_plan("maxpool_serial", p);
        }},

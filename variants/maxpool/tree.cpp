@@ -14,7 +14,7 @@ void register_tree(Registry& reg) {
         {pix::gpu_name(backend, "tree"), "maxpool", backend, gpu_source(backend),
          "seed 003's tree reduction in local memory: horizontal pairs, barrier, vertical pair", params,
          [params](const Problem& p, const Workload& w, const Config& c, const DeviceInfo& d) {
-           const int bx = pix::int_knob(c, params, "block_x", 1, 1024), by = pix::int_knob(c, params, "block_y", 1, 1024);
+           const int bx = pix::int_knob(c, params, "block_x"), by = pix::int_knob(c, params, "block_y");
            if (bx % 2 || by % 2) throw PlanError(fmt::format("the tree needs an even block, got {}x{}", bx, by));
            LaunchPlan plan = pix::gpu_plan("maxpool_tree", w, c, params, d, static_cast<std::size_t>(p.width / 2) * 2,
                                            static_cast<std::size_t>(pix::planes_of(p)) * (p.height / 2) * 2);

@@ -8,12 +8,12 @@ namespace pimg::maxpool {
 void register_vec16(Registry& reg) {
   for (const std::string backend : {"opencl", "cuda"}) {
     std::vector<ParamDecl> params = pix::block_params(64, 2);
-    params.push_back(pix::int_param("groups", 1, "groups of 16 output pixels per thread, strided by the block (1..8)"));
+    params.push_back(int_range("groups", 1, "groups of 16 output pixels per thread, strided by the block (1..8)", 1, 8));
     reg.add_variant(pix::make_variant(
         {pix::gpu_name(backend, "vec16"), "maxpool", backend, gpu_source(backend),
          "16-byte vector loads and stores, packed byte-wise maxima, GROUPS x 16 output pixels per thread", params,
          [params](const Problem& p, const Workload& w, const Config& c, const DeviceInfo& d) {
-           const int groups = pix::int_knob(c, params, "groups", 1, 8);
+           const int groups = pix::int_knob(c, params, "groups");
            const std::size_t g = pix::ceil_div(static_cast<std::size_t>(p.width / 2), 16);
            LaunchPlan plan = pix::gpu_plan("maxpool_vec16", w, c, params, d, pix::ceil_div(g, groups),
                                            static_cast<std::size_t>(pix::planes_of(p)) * (p.height / 2));

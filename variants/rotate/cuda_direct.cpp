@@ -31,17 +31,18 @@ class CudaDirect final : public Variant {
 std::vector<ParamDecl> cuda_params(bool with_ldg) {
   std::vector<ParamDecl> out = grid_params();
   if (with_ldg)
-    out.push_back(int_param("ldg", 1, "1: source bytes through the read-only data cache (__ldg); 0: plain loads"));
-  out.push_back(int_param("incr", 1, "1: step the source point by the rule's integer increments; 0: the formula per pixel"));
-  out.push_back(int_param("pack", 1,
-                          "spread 0: 1 stores a thread's bytes of a row as 16/8/4-byte words where aligned; 0: bytes"));
+    out.push_back(int_choice("ldg", 1, "1: source bytes through the read-only data cache (__ldg); 0: plain loads", {0, 1}));
+  out.push_back(int_choice("incr", 1, "1: step the source point by the rule's integer increments; 0: the formula per pixel", {0, 1}));
+  out.push_back(int_choice("pack", 1,
+                          "spread 0: 1 stores a thread's bytes of a row as 16/8/4-byte words where aligned; 0: bytes", {0, 1}));
   return out;
 }
 
 LaunchPlan cuda_plan(const Problem& p, const Workload& w, const Config& c, const DeviceInfo& d, bool texture) {
   const RotateSpec s = spec_of(p);
   const GridKnobs k = read_grid(c, d, limit(d, "max_threads_per_block", static_cast<double>(d.max_work_group_size)));
-  const int ldg = texture ? 0 : knob(c, "ldg", 1, 0, 1), incr = knob(c, "incr", 1, 0, 1), pack = knob(c, "pack", 1, 0, 1);
+  const std::vector<ParamDecl> decls = cuda_params(!texture);
+  const int ldg = texture ? 0 : knob(c, decls, "ldg"), incr = knob(c, decls, "incr"), pack = knob(c, decls, "pack");
   if (pack && k.spread) throw PlanError("pack=1 needs spread=0 (a thread's pixels must be neighbours)");
   LaunchPlan plan;
   plan.entry = "rotate_cuda";

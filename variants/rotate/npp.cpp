@@ -1,5 +1,5 @@
 // Baseline: NVIDIA NPP's nppiRotate_8u_C1R_Ctx / _C3R_Ctx (planar: C1R per plane), run by the CUDA backend as
-// the library call builtin:npp_rotate (tuner/backends/cuda/lib_rotate.cpp). NPP rotates about the origin and
+// the native call npp_rotate (tuner/backends/cuda/native/npp_rotate.cpp). NPP rotates about the origin and
 // shifts; the shift (npp_shift) turns it about the family's centre. NPP leaves outputs whose source lies
 // outside untouched, so the call fills the output first: inside the timed region (fill_timed 1, the default)
 // or just before it (0). NPP computes its source
@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 
 #include "rotate_common.hpp"
+#include "common/native_libraries.hpp"
 
 namespace pimg::rotate {
 
@@ -39,22 +40,22 @@ class NppRotate final : public Variant {
   std::string name() const override { return "npp_rotate"; }
   std::string family() const override { return "rotate"; }
   std::string backend() const override { return "cuda"; }
-  std::string source() const override { return "builtin:npp_rotate"; }
+  std::string source() const override { return ""; }
+  std::optional<NativeCall> native() const override { return NativeCall{"npp_rotate", native::kCudaLibraries}; }
   std::string help() const override {
     return "NVIDIA NPP nppiRotate_8u_C1R_Ctx / C3R_Ctx (per plane when planar) after nppiSet of the fill value "
            "(library baseline, rule npp)";
   }
   std::vector<ParamDecl> parameters() const override {
-    return {{"fill_timed", false, {}, std::int64_t{1},
-             "1: nppiSet of the fill inside the timed region (the whole output from a fresh buffer); 0: just before "
-             "it (NPP's rotation alone)"}};
+    return {int_choice("fill_timed", 1,
+                       "1: nppiSet of the fill inside the timed region (the whole output from a fresh buffer); 0: just "
+                       "before it (NPP's rotation alone)",
+                       {0, 1})};
   }
   std::string validation_rule() const override { return "npp"; }
   bool baseline() const override { return true; }
   LaunchPlan plan(const Problem& p, const Workload&, const Config& c, const DeviceInfo&) const override {
-    const std::int64_t timed = c.has("fill_timed") ? c.integer("fill_timed") : 1;
-    if (timed != 0 && timed != 1) throw PlanError(fmt::format("fill_timed={} is not 0 or 1", timed));
-    return npp_plan(spec_of(p), 1, timed == 1);
+    return npp_plan(spec_of(p), 1, int_value(c, parameters(), "fill_timed") == 1);
   }
 };
 

@@ -15,13 +15,14 @@ class OmpTiles final : public Variant {
     return "OpenMP parallel for, collapse(2), over tile_x x tile_y output tiles (schedule, chunk, threads)";
   }
   std::vector<ParamDecl> parameters() const override {
-    std::vector<ParamDecl> params = {int_param("tile_x", 64, "tile width in output pixels"),
-                                     int_param("tile_y", 16, "tile height in output rows")};
+    std::vector<ParamDecl> params = {int_range("tile_x", 64, "tile width in output pixels", 1, 1 << 16),
+                                     int_range("tile_y", 16, "tile height in output rows", 1, 1 << 16)};
     for (auto& d : omp_params()) params.push_back(std::move(d));
     return params;
   }
   LaunchPlan plan(const Problem&, const Workload& w, const Config& c, const DeviceInfo&) const override {
-    const int tile_x = knob(c, "tile_x", 64, 1, 1 << 16), tile_y = knob(c, "tile_y", 16, 1, 1 << 16);
+    const auto params = parameters();
+    const int tile_x = knob(c, params, "tile_x"), tile_y = knob(c, params, "tile_y");
     LaunchPlan plan = omp_plan(w, c, 1);
     plan.defines.emplace_back("TILE_X", std::to_string(tile_x));
     plan.defines.emplace_back("TILE_Y", std::to_string(tile_y));

@@ -4,6 +4,7 @@
 // so its rows are validated exactly against the family's rule "opencv" (RotateFamily::reference), which
 // reproduces that arithmetic. Without OpenCV, nothing is registered.
 #include "rotate_common.hpp"
+#include "common/native_libraries.hpp"
 
 #if PIMG_HAVE_OPENCV
 #include <opencv2/core.hpp>
@@ -38,7 +39,8 @@ class OpencvWarp final : public Variant {
   std::string name() const override { return "opencv_warp"; }
   std::string family() const override { return "rotate"; }
   std::string backend() const override { return "host"; }
-  std::string source() const override { return "builtin:rotate_opencv_warp"; }
+  std::string source() const override { return ""; }
+  std::optional<NativeCall> native() const override { return NativeCall{"rotate_opencv_warp", native::kOpenCv}; }
   std::string help() const override {
     return "OpenCV cv::warpAffine (inverse map, constant border); library baseline validated against OpenCV's own "
            "fixed-point rounding (rule opencv)";

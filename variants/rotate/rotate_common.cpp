@@ -15,18 +15,8 @@ std::size_t round_up(std::size_t v, std::size_t m) { return (v + m - 1) / m * m;
 
 }  // namespace
 
-int knob(const Config& c, const std::string& name, std::int64_t def, std::int64_t lo, std::int64_t hi) {
-  const std::int64_t v = c.has(name) ? c.integer(name) : def;
-  if (v < lo || v > hi) throw PlanError(fmt::format("{}={} is outside {}..{}", name, v, lo, hi));
-  return static_cast<int>(v);
-}
-
-std::string text_knob(const Config& c, const std::string& name, const std::string& def,
-                      std::initializer_list<const char*> choices) {
-  const std::string v = c.has(name) ? c.text(name) : def;
-  for (const char* choice : choices)
-    if (v == choice) return v;
-  throw PlanError(fmt::format("{} '{}' is not one of {}", name, v, fmt::join(choices, ", ")));
+int knob(const Config& c, const std::vector<ParamDecl>& decls, const std::string& name) {
+  return static_cast<int>(int_value(c, decls, name));
 }
 
 double limit(const DeviceInfo& d, const std::string& name, double fallback) {
@@ -36,22 +26,23 @@ double limit(const DeviceInfo& d, const std::string& name, double fallback) {
 
 std::vector<ParamDecl> grid_params() {
   const GridKnobs def;
-  return {int_param("block_x", def.block_x, "work-group (thread block) width"),
-          int_param("block_y", def.block_y, "work-group (thread block) height"),
-          int_param("items_x", def.items_x, "output pixels per work item along x (1..64)"),
-          int_param("items_y", def.items_y, "output pixels per work item along y (1..64)"),
-          int_param("spread", def.spread,
+  return {int_range("block_x", def.block_x, "work-group (thread block) width", 1, 1024),
+          int_range("block_y", def.block_y, "work-group (thread block) height", 1, 1024),
+          int_range("items_x", def.items_x, "output pixels per work item along x (1..64)", 1, 64),
+          int_range("items_y", def.items_y, "output pixels per work item along y (1..64)", 1, 64),
+          int_choice("spread", def.spread,
                     "0: a work item's pixels are neighbours; 1: they lie block_x (block_y) apart, so neighbouring "
-                    "items write neighbouring pixels")};
+                    "items write neighbouring pixels", {0, 1})};
 }
 
 GridKnobs read_grid(const Config& c, const DeviceInfo& d, double max_group) {
+  const std::vector<ParamDecl> decls = grid_params();
   GridKnobs k;
-  k.block_x = knob(c, "block_x", k.block_x, 1, 1024);
-  k.block_y = knob(c, "block_y", k.block_y, 1, 1024);
-  k.items_x = knob(c, "items_x", k.items_x, 1, 64);
-  k.items_y = knob(c, "items_y", k.items_y, 1, 64);
-  k.spread = knob(c, "spread", k.spread, 0, 1);
+  k.block_x = knob(c, decls, "block_x");
+  k.block_y = knob(c, decls, "block_y");
+  k.items_x = knob(c, decls, "items_x");
+  k.items_y = knob(c, decls, "items_y");
+  k.spread = knob(c, decls, "spread");
   const double items = static_cast<double>(k.block_x) * k.block_y;
   if (max_group > 0 && items > max_group)
     throw PlanError(fmt::format("block {}x{} = {} items exceeds the device's {}", k.block_x, k.block_y, items, max_group));
@@ -92,23 +83,24 @@ KernelArg image_arg(const RotateSpec& s, const DeviceInfo& d, const std::string&
 
 std::vector<ParamDecl> omp_params() {
   return {
-      int_param("threads", 0,
-                "OpenMP threads (num_threads clause); 0 leaves the count to OpenMP (OMP_NUM_THREADS, else one per core)"),
-      {"schedule", true, {"static", "dynamic", "guided"}, std::string("static"), "OpenMP loop schedule kind"},
-      int_param("chunk", 1, "schedule chunk size in tasks (rows or tiles), at least 1"),
-      int_param("simd", 1,
+      int_range("threads", 0,
+                "OpenMP threads (num_threads clause); 0 leaves the count to OpenMP (OMP_NUM_THREADS, else one per core)", 0, 1024),
+      text_choice("schedule", {"static", "dynamic", "guided"}, "static", "OpenMP loop schedule kind"),
+      int_range("chunk", 1, "schedule chunk size in tasks (rows or tiles), at least 1", 1, 1 << 20),
+      int_choice("simd", 1,
                 "1: each run split into the pixels whose reads lie inside the image (found by integer division, "
                 "no checks, '#pragma omp simd') and checked ones; 0: every pixel checked; 2: as 1, the unchecked "
                 "pixels 8 at a time with AVX2 (32-bit gathers, one per tap and plane; as 1 for nearest on 1-byte "
-                "planes and where the compiler does not target AVX2)"),
+                "planes and where the compiler does not target AVX2)", {0, 1, 2}),
   };
 }
 
 LaunchPlan omp_plan(const Workload& w, const Config& c, int decomp) {
-  const int threads = knob(c, "threads", 0, 0, 1024);
-  const int chunk = knob(c, "chunk", 1, 1, 1 << 20);
-  const int simd = knob(c, "simd", 1, 0, 2);
-  std::string schedule = text_knob(c, "schedule", "static", {"static", "dynamic", "guided"});
+  const std::vector<ParamDecl> decls = omp_params();
+  const int threads = knob(c, decls, "threads");
+  const int chunk = knob(c, decls, "chunk");
+  const int simd = knob(c, decls, "simd");
+  std::string schedule = text_value(c, decls, "schedule");
   std::transform(schedule.begin(), schedule.end(), schedule.begin(), [](unsigned char ch) { return std::toupper(ch); });
   LaunchPlan plan;
   plan.entry = "rotate_omp";

@@ -1,4 +1,4 @@
-// Shared by the rotate variants: reading a configuration's knobs with their ranges (PlanError outside them),
+// Shared by the rotate variants: reading a configuration's knobs against their declarations (PlanError outside them),
 // the problem's defines, the launch geometry of the work-item kernels and the registration entry points.
 #pragma once
 #include <initializer_list>
@@ -12,15 +12,9 @@
 
 namespace pimg::rotate {
 
-inline ParamDecl int_param(const std::string& name, std::int64_t def, const std::string& help) {
-  return {name, false, {}, def, help};
-}
-
-// Integer parameter `name` (def when c leaves it out); PlanError outside lo..hi.
-int knob(const Config& c, const std::string& name, std::int64_t def, std::int64_t lo, std::int64_t hi);
-// Text parameter `name` (def when c leaves it out); PlanError unless it is one of `choices`.
-std::string text_knob(const Config& c, const std::string& name, const std::string& def,
-                      std::initializer_list<const char*> choices);
+// Integer parameter `name` of c (its declared default when c leaves it out); PlanError outside its
+// declaration in `decls` (pimg::int_value).
+int knob(const Config& c, const std::vector<ParamDecl>& decls, const std::string& name);
 // A named device limit, or `fallback` when the backend does not report it.
 double limit(const DeviceInfo& d, const std::string& name, double fallback);
 
@@ -58,7 +52,7 @@ std::vector<ParamDecl> cuda_params(bool with_ldg);
 // texture object, no ldg knob). Throws PlanError.
 LaunchPlan cuda_plan(const Problem& p, const Workload& w, const Config& c, const DeviceInfo& d, bool texture);
 
-// The plan of the library call builtin:npp_rotate (tuner/backends/cuda/lib_rotate.cpp) for samples of `depth`
+// The plan of the native call npp_rotate (tuner/backends/cuda/native/npp_rotate.cpp) for samples of `depth`
 // bytes (1: the family's images; 2: the probe's 16-bit index images): args in, out, width, height, planes,
 // samples per pixel, interp, fill, depth, then the angle, shift x and shift y (npp_shift) as reals, then
 // fill_timed (1: the nppiSet of the fill inside the timed region; 0: just before it).

@@ -25,8 +25,7 @@ class MpiCudaGrid final : public Variant {
   }
   std::vector<ParamDecl> parameters() const override {
     std::vector<ParamDecl> p = {
-        {"ranks", false, {}, std::int64_t{2},
-         fmt::format("MPI processes, 1..{}, each on GPU (local rank % GPUs): ranks beyond the GPUs share them", kMaxRanks)},
+        int_range("ranks", 2, fmt::format("MPI processes, 1..{}, each on GPU (local rank % GPUs): ranks beyond the GPUs share them", kMaxRanks), 1, kMaxRanks),
         {"scheme", true, {"blocks", "cyclic", "best"}, std::string("best"),
          "blocks: contiguous runs of A values, every point's values downloaded and gathered to rank 0 "
          "(MPI_Gatherv); cyclic: A value a on rank a % ranks, gathered into place through a strided datatype; "
@@ -43,7 +42,7 @@ class MpiCudaGrid final : public Variant {
                                     d.id()));
     const SembSpec s = spec_of(p);
     const auto decls = parameters();
-    const int ranks = int_param_in(c, decls, "ranks", 1, kMaxRanks);
+    const int ranks = int_param_in(c, decls, "ranks");
     const std::string scheme = text_param(c, decls, "scheme");
     if (ranks > s.n[0])
       throw PlanError(fmt::format("ranks={} leaves a rank without A values (the ranks share out the grid's {})", ranks,

@@ -24,9 +24,8 @@ class MpiGrid final : public Variant {
   }
   std::vector<ParamDecl> parameters() const override {
     return {
-        {"ranks", false, {}, std::int64_t{2},
-         fmt::format("MPI processes (mpirun -np, oversubscribed where there are fewer cores), 1..{}", kMaxRanks)},
-        {"threads", false, {}, std::int64_t{1}, "OpenMP threads in each rank, at least 1"},
+        int_range("ranks", 2, fmt::format("MPI processes (mpirun -np, oversubscribed where there are fewer cores), 1..{}", kMaxRanks), 1, kMaxRanks),
+        int_range("threads", 1, "OpenMP threads in each rank, at least 1", 1, 4096),
         {"scheme", true, {"blocks", "cyclic", "best"}, std::string("cyclic"),
          "blocks: contiguous blocks of points, every value gathered to rank 0 (MPI_Gatherv); cyclic: point i on "
          "rank i % ranks, gathered into place through a strided datatype; best: cyclic, only the best point "
@@ -36,8 +35,8 @@ class MpiGrid final : public Variant {
   LaunchPlan plan(const Problem& p, const Workload& w, const Config& c, const DeviceInfo&) const override {
     const SembSpec s = spec_of(p);
     const auto decls = parameters();
-    const int ranks = int_param_in(c, decls, "ranks", 1, kMaxRanks);
-    const int threads = int_param_in(c, decls, "threads", 1, 4096);
+    const int ranks = int_param_in(c, decls, "ranks");
+    const int threads = int_param_in(c, decls, "threads");
     const std::string scheme = text_param(c, decls, "scheme");
     if (ranks > s.points())
       throw PlanError(fmt::format("ranks={} leaves a rank without grid points (the grid has {} points)", ranks,

@@ -23,16 +23,14 @@ class OmpGrid final : public Variant {
   }
   std::vector<ParamDecl> parameters() const override {
     return {
-        {"threads", false, {}, std::int64_t{0}, "OpenMP threads (num_threads); 0 leaves the count to OpenMP"},
+        int_range("threads", 0, "OpenMP threads (num_threads); 0 leaves the count to OpenMP", 0, 4096),
         {"schedule", true, {"static", "dynamic", "guided"}, std::string("dynamic"), "OpenMP loop schedule kind"},
-        {"chunk", false, {}, std::int64_t{1}, "schedule chunk size in tasks, at least 1"},
-        {"collapse", false, {}, std::int64_t{1},
-         "loops of the A..E nest shared out by collapse(n): 1 (A only, the seed) to 5 (4 with vec_e)"},
-        {"vec_e", false, {}, std::int64_t{0},
-         "1: the E points of one (A, B, C, D) side by side in a '#pragma omp simd' loop inside the trace loop"},
+        int_range("chunk", 1, "schedule chunk size in tasks, at least 1", 1, 1 << 20),
+        int_range("collapse", 1, "loops of the A..E nest shared out by collapse(n): 1 (A only, the seed) to 5 (4 with vec_e)", 1, 5),
+        int_choice("vec_e", 0, "1: the E points of one (A, B, C, D) side by side in a '#pragma omp simd' loop inside the trace loop", {0, 1}),
         {"precompute", true, {"host", "kernel"}, std::string("kernel"),
          "per-trace geometry from the host, or from the raw headers for every point (the seed)"},
-        {"inline", false, {}, std::int64_t{0}, "1: helpers inlined; 0: real calls (the seed's separate files)"},
+        int_choice("inline", 0, "1: helpers inlined; 0: real calls (the seed's separate files)", {0, 1}),
         {"interp", true, {"seed", "simplified"}, std::string("seed"), "the seed's interpolation or its simplification"},
         {"window", true, {"arrays", "sum"}, std::string("arrays"),
          "arrays: num and den per window sample (the seed); sum: den folded into one sum"},
@@ -41,11 +39,12 @@ class OmpGrid final : public Variant {
   LaunchPlan plan(const Problem& p, const Workload& w, const Config& c, const DeviceInfo&) const override {
     const SembSpec s = spec_of(p);
     const auto decls = parameters();
-    const int threads = int_param_in(c, decls, "threads", 0, 4096);
-    const int chunk = int_param_in(c, decls, "chunk", 1, 1 << 20);
-    const int vec_e = int_param_in(c, decls, "vec_e", 0, 1);
-    const int collapse = int_param_in(c, decls, "collapse", 1, vec_e ? 4 : 5);
-    const int inline_helpers = int_param_in(c, decls, "inline", 0, 1);
+    const int threads = int_param_in(c, decls, "threads");
+    const int chunk = int_param_in(c, decls, "chunk");
+    const int vec_e = int_param_in(c, decls, "vec_e");
+    const int collapse = int_param_in(c, decls, "collapse");
+    if (vec_e && collapse > 4) throw PlanError(fmt::format("collapse={} with vec_e=1: at most 4 (E is the simd loop)", collapse));
+    const int inline_helpers = int_param_in(c, decls, "inline");
     if (vec_e && s.n[4] > kMaxVecE)
       throw PlanError(fmt::format("vec_e keeps E's {} points in stack arrays; at most {}", s.n[4], kMaxVecE));
     std::string schedule = text_param(c, decls, "schedule");

@@ -44,30 +44,12 @@ std::string int_list(const HostBuffer& b) {
 
 }  // namespace
 
-Value param_value(const Config& c, const std::vector<ParamDecl>& decls, const std::string& name) {
-  auto decl = std::find_if(decls.begin(), decls.end(), [&](const ParamDecl& d) { return d.name == name; });
-  if (decl == decls.end()) throw PlanError(fmt::format("no parameter '{}'", name));
-  const Value v = c.has(name) ? c.at(name) : decl->default_value;
-  const auto* text = std::get_if<std::string>(&v);
-  if (decl->is_text != (text != nullptr))
-    throw PlanError(fmt::format("{} must be {}, got {}", name, decl->is_text ? "text" : "an integer", to_string(v)));
-  if (text && std::find(decl->choices.begin(), decl->choices.end(), *text) == decl->choices.end())
-    throw PlanError(fmt::format("{} must be one of {}, got {}", name, fmt::join(decl->choices, "|"), *text));
-  return v;
-}
-
-std::int64_t int_param(const Config& c, const std::vector<ParamDecl>& decls, const std::string& name) {
-  return std::get<std::int64_t>(param_value(c, decls, name));
-}
-
-int int_param_in(const Config& c, const std::vector<ParamDecl>& decls, const std::string& name, int lo, int hi) {
-  const std::int64_t v = int_param(c, decls, name);
-  if (v < lo || v > hi) throw PlanError(fmt::format("{} must be {}..{}, got {}", name, lo, hi, v));
-  return static_cast<int>(v);
+int int_param_in(const Config& c, const std::vector<ParamDecl>& decls, const std::string& name) {
+  return static_cast<int>(int_value(c, decls, name));
 }
 
 std::string text_param(const Config& c, const std::vector<ParamDecl>& decls, const std::string& name) {
-  return std::get<std::string>(param_value(c, decls, name));
+  return text_value(c, decls, name);
 }
 
 void add_real_args(LaunchPlan& plan, const SembSpec& s) {
@@ -80,18 +62,16 @@ void add_problem_defines(LaunchPlan& plan, const Workload& w) {
 
 std::vector<ParamDecl> device_params(DeviceApi api, bool argmax) {
   std::vector<ParamDecl> p = {
-      {"dims", false, {}, std::int64_t{3},
-       "1: the whole grid on one axis; 2: x over (D, E), y over (A, B, C); 3: x over (D, E), y over C, z over "
-       "(A, B) (the seed's 3-D NDRange)"},
-      {"block_x", false, {}, std::int64_t{32}, "work-group / block size along x"},
-      {"block_y", false, {}, std::int64_t{1}, "work-group / block size along y (1 when dims is 1)"},
-      {"block_z", false, {}, std::int64_t{1}, "work-group / block size along z (1 unless dims is 3)"},
-      {"ppi", false, {}, std::int64_t{1},
-       "grid points per work item along E (they share the trace's geometry and quadratic term)"},
+      int_choice("dims", 3, "1: the whole grid on one axis; 2: x over (D, E), y over (A, B, C); 3: x over (D, E), y over C, z over "
+       "(A, B) (the seed's 3-D NDRange)", {1, 2, 3}),
+      int_range("block_x", 32, "work-group / block size along x", 1, 1024),
+      int_range("block_y", 1, "work-group / block size along y (1 when dims is 1)", 1, 1024),
+      int_range("block_z", 1, "work-group / block size along z (1 unless dims is 3)", 1, 64),
+      int_range("ppi", 1, "grid points per work item along E (they share the trace's geometry and quadratic term)", 1, 64),
       {"precompute", true, {"host", "kernel"}, std::string("host"),
        "per-trace midpoint, half-offset and their products from the host (the seed's hoisting) or computed "
        "from the raw headers in the kernel"},
-      {"inline", false, {}, std::int64_t{1}, "1: helpers forced inline (the seed's manual inlining); 0: called"},
+      int_choice("inline", 1, "1: helpers forced inline (the seed's manual inlining); 0: called", {0, 1}),
       {"interp", true, {"seed", "simplified"}, std::string("seed"),
        "seed: interpol_linear as the seed wrote it; simplified: its algebraic simplification with the "
        "fraction hoisted out of the window loop"},
@@ -102,35 +82,32 @@ std::vector<ParamDecl> device_params(DeviceApi api, bool argmax) {
        "local/shared memory and den folded into one sum"},
   };
   if (api == DeviceApi::cuda) {
-    p.push_back({"ldg", false, {}, std::int64_t{1}, "1: samples through the read-only data cache (__ldg)"});
-    p.push_back({"launch_bounds", false, {}, std::int64_t{0},
-                 "0: no __launch_bounds__; N: at least N resident blocks per multiprocessor"});
+    p.push_back(int_choice("ldg", 1, "1: samples through the read-only data cache (__ldg)", {0, 1}));
+    p.push_back(int_range("launch_bounds", 0, "0: no __launch_bounds__; N: at least N resident blocks per multiprocessor", 0, 32));
   }
   if (argmax)
-    p.push_back({"final_block", false, {}, std::int64_t{256},
-                 "work-group size of the final reduction over the groups' best points (a power of two)"});
+    p.push_back(int_choice("final_block", 256, "work-group size of the final reduction over the groups' best points (a power of two)", {1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024}));
   return p;
 }
 
 DeviceKnobs read_device_knobs(const Config& c, const std::vector<ParamDecl>& decls, DeviceApi api, bool argmax) {
   DeviceKnobs k;
-  k.dims = int_param_in(c, decls, "dims", 1, 3);
-  k.block_x = int_param_in(c, decls, "block_x", 1, 1024);
-  k.block_y = int_param_in(c, decls, "block_y", 1, 1024);
-  k.block_z = int_param_in(c, decls, "block_z", 1, 64);
-  k.ppi = int_param_in(c, decls, "ppi", 1, 64);
+  k.dims = int_param_in(c, decls, "dims");
+  k.block_x = int_param_in(c, decls, "block_x");
+  k.block_y = int_param_in(c, decls, "block_y");
+  k.block_z = int_param_in(c, decls, "block_z");
+  k.ppi = int_param_in(c, decls, "ppi");
   k.precomp = text_param(c, decls, "precompute") == "host";
-  k.inline_helpers = int_param_in(c, decls, "inline", 0, 1);
+  k.inline_helpers = int_param_in(c, decls, "inline");
   k.interp = text_param(c, decls, "interp") == "simplified";
   k.geom_mem = text_param(c, decls, "geom_mem") == "constant";
   k.window = text_param(c, decls, "window") == "local";
   if (api == DeviceApi::cuda) {
-    k.ldg = int_param_in(c, decls, "ldg", 0, 1);
-    k.launch_bounds = int_param_in(c, decls, "launch_bounds", 0, 32);
+    k.ldg = int_param_in(c, decls, "ldg");
+    k.launch_bounds = int_param_in(c, decls, "launch_bounds");
   }
   if (argmax) {
-    k.final_block = int_param_in(c, decls, "final_block", 1, 1024);
-    if (!pow2(k.final_block)) throw PlanError(fmt::format("final_block must be a power of two, got {}", k.final_block));
+    k.final_block = int_param_in(c, decls, "final_block");
     if (!pow2(k.block_x * k.block_y * k.block_z))
       throw PlanError(fmt::format("the arg-max reduction needs a power-of-two work-group, got {}x{}x{}", k.block_x,
                                   k.block_y, k.block_z));

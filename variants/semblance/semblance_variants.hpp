@@ -12,12 +12,9 @@
 
 namespace pimg::semblance {
 
-// The value of parameter `name` in c, else its declared default; PlanError for a text value outside
-// its choices or a value of the wrong type.
-Value param_value(const Config& c, const std::vector<ParamDecl>& decls, const std::string& name);
-std::int64_t int_param(const Config& c, const std::vector<ParamDecl>& decls, const std::string& name);
-// The integer parameter, PlanError unless lo <= value <= hi.
-int int_param_in(const Config& c, const std::vector<ParamDecl>& decls, const std::string& name, int lo, int hi);
+// The value of parameter `name` in c, else its declared default, checked against its declaration
+// (pimg::int_value, text_value): PlanError for a value outside it or of the wrong type.
+int int_param_in(const Config& c, const std::vector<ParamDecl>& decls, const std::string& name);
 std::string text_param(const Config& c, const std::vector<ParamDecl>& decls, const std::string& name);
 
 // t0, m0, h0, idt as real arguments (every kernel's last four).

@@ -27,7 +27,8 @@ class Serial final : public Variant {
   std::string name() const override { return "serial"; }
   std::string family() const override { return "semblance"; }
   std::string backend() const override { return "host"; }
-  std::string source() const override { return "builtin:semblance_serial"; }
+  std::string source() const override { return ""; }
+  std::optional<NativeCall> native() const override { return NativeCall{"semblance_serial", ""}; }
   std::string help() const override { return "the serial CPU reference, one thread (the seed's sequential search)"; }
   std::vector<ParamDecl> parameters() const override { return {}; }
   bool baseline() const override { return true; }

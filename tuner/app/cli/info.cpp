@@ -112,9 +112,9 @@ std::string list_text(const Registry& reg, const std::string& family) {
                          a.default_value.empty() ? "-" : a.default_value, a.help);
     out += "  variants:\n";
     for (const Variant* v : reg.variants(f->name())) {
-      out += fmt::format("    {:<26} {:<7} {:<28} {}\n", v->name(), v->backend(), v->source(), v->help());
+      out += fmt::format("    {:<26} {:<7} {:<28} {}\n", v->name(), v->backend(), source_label(*v), v->help());
       for (const auto& p : v->parameters())
-        out += fmt::format("      {:<12} {:<26} default {:<8} {}\n", p.name, p.is_text ? join(p.choices, "|") : "integer",
+        out += fmt::format("      {:<12} {:<26} default {:<8} {}\n", p.name, param_values_text(p),
                            to_string(p.default_value), p.help);
     }
   }
@@ -132,12 +132,13 @@ std::string list_json(const Registry& reg, const std::string& family) {
     for (const Variant* v : reg.variants(f->name())) {
       std::string params;
       for (const auto& p : v->parameters())
-        params += fmt::format("{}{{\"name\":{},\"type\":{},\"choices\":{},\"default\":{},\"help\":{}}}",
+        params += fmt::format("{}{{\"name\":{},\"type\":{},\"choices\":{},\"values\":{},\"default\":{},\"help\":{}}}",
                               params.empty() ? "" : ",", json_quote(p.name), p.is_text ? "\"text\"" : "\"integer\"",
-                              json_list(p.choices), json_value(p.default_value), json_quote(p.help));
+                              json_list(p.choices), json_quote(param_values_text(p)), json_value(p.default_value),
+                              json_quote(p.help));
       variants += fmt::format("{}\n    {{\"name\":{},\"backend\":{},\"source\":{},\"help\":{},\"parameters\":[{}]}}",
                               variants.empty() ? "" : ",", json_quote(v->name()), json_quote(v->backend()),
-                              json_quote(v->source()), json_quote(v->help()), params);
+                              json_quote(source_label(*v)), json_quote(v->help()), params);
     }
     out += fmt::format("{}\n  {{\"name\":{},\"unit\":{},\"attributes\":[{}],\"variants\":[{}\n  ]}}", first_family ? "" : ",",
                        json_quote(f->name()), json_quote(f->unit()), attrs, variants);

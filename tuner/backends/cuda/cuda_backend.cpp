@@ -1,6 +1,7 @@
 // CUDA backend over the driver API (primary context per device) with NVRTC: cubins cached in memory
 // (per opened device) and on disk (pimg/cache.hpp sub "cuda"), buffers padded to 16 bytes, 1-byte
-// texture objects, pinned or pageable transfers, launches timed by CUDA events, and NPP as a built-in.
+// texture objects, pinned or pageable transfers, launches timed by CUDA events, and the native calls of
+// cuda_library.hpp (NPP, CUB) dispatched by name.
 // CUDA errors never escape launch() or compile().
 #include "cuda_backend.hpp"
 
@@ -21,7 +22,6 @@
 
 #include "cuda_api.hpp"
 #include "cuda_library.hpp"
-#include "cuda_npp.hpp"
 #include "nvrtc_compiler.hpp"
 #include "pimg/cache.hpp"
 #include "pimg/config.hpp"
@@ -223,26 +223,7 @@ class CuProgram final : public Program {
   std::shared_ptr<const Context> ctx_;
 };
 
-// NPP's filter with its flipped kernel in device memory.
-class NppProgram final : public Program {
- public:
-  NppProgram(std::shared_ptr<const Context> ctx, cuda::NppFilter f) : filter(std::move(f)), ctx_(std::move(ctx)) {}
-  ~NppProgram() override {
-    ctx_->bind();
-    if (kernel) loaded().cuMemFree(kernel);
-  }
-  NppProgram(const NppProgram&) = delete;
-  NppProgram& operator=(const NppProgram&) = delete;
-
-  cuda::NppFilter filter;
-  const cuda::NppApi* npp = nullptr;
-  CUdeviceptr kernel = 0;
-
- private:
-  std::shared_ptr<const Context> ctx_;
-};
-
-// A library baseline (cuda_library.hpp) made for one configuration.
+// A native call (cuda_library.hpp) made for one configuration.
 class LibraryProgram final : public Program {
  public:
   LibraryProgram(std::shared_ptr<const Context> ctx, std::unique_ptr<cuda::LibraryCall> c)
@@ -320,10 +301,8 @@ class CudaDevice final : public Device {
     try {
       ctx_->make_current();
       pinned_ = cuda::plan_wants_pinned(plan);
-      if (source.path == cuda::kNppFilterSource)
-        r.program = npp_program(plan);
-      else if (source.path.rfind("builtin:", 0) == 0)
-        r.program = library_program(source.path.substr(8), plan);
+      if (source.native)
+        r.program = library_program(source.native->name, plan);
       else
         compile_into(r, source, plan);
     } catch (const std::exception& e) {
@@ -549,8 +528,6 @@ class CudaDevice final : public Device {
       ctx_->make_current();
       if (auto* p = dynamic_cast<CuProgram*>(&program))
         r.kernel_ms = run_kernel(*p, plan, buffers);
-      else if (auto* n = dynamic_cast<NppProgram*>(&program))
-        r.kernel_ms = run_npp(*n, plan, buffers);
       else if (auto* l = dynamic_cast<LibraryProgram*>(&program))
         r.kernel_ms = run_library(*l, plan, buffers);
       else
@@ -587,8 +564,8 @@ class CudaDevice final : public Device {
   }
 
   void compile_into(CompileResult& r, const KernelSource& source, const LaunchPlan& plan) {
-    if (source.path.rfind("builtin:", 0) == 0)
-      throw std::runtime_error(fmt::format("the CUDA backend has no built-in '{}'", source.path));
+    if (source.native)
+      throw std::runtime_error(fmt::format("the native call '{}' is not a kernel", source.native->name));
     const std::vector<std::string> options = cuda::nvrtc_options(plan, compute_capability(info_));
     const std::string key = cubin_key(info_, source, options);
     const std::string memory_key = key + "/" + plan.entry;
@@ -616,31 +593,16 @@ class CudaDevice final : public Device {
     r.program = std::move(program);
   }
 
-  std::shared_ptr<Program> npp_program(const LaunchPlan& plan) {
-    std::string error;
-    const cuda::NppApi* npp = cuda::npp_api(error);
-    if (!npp) throw std::runtime_error(error);
-    auto program = std::make_shared<NppProgram>(ctx_, cuda::npp_filter_from_plan(plan));
-    program->npp = npp;
-    const std::size_t bytes = program->filter.flipped.size() * sizeof(int);
-    check(api().cuMemAlloc(&program->kernel, bytes), "cuMemAlloc");
-    check(api().cuMemcpyHtoD(program->kernel, program->filter.flipped.data(), bytes), "cuMemcpyHtoD");
-    return program;
-  }
-
   std::shared_ptr<Program> library_program(const std::string& name, const LaunchPlan& plan) {
     const auto& table = cuda::library_calls();
     auto it = table.find(name);
-    if (it == table.end()) throw std::runtime_error(fmt::format("the CUDA backend has no built-in '{}'", name));
+    if (it == table.end()) throw std::runtime_error(fmt::format("the CUDA backend has no native call '{}'", name));
     return std::make_shared<LibraryProgram>(ctx_, it->second(plan));
   }
 
   double run_library(LibraryProgram& program, const LaunchPlan& plan,
                      const std::map<std::string, DeviceBuffer*>& buffers) {
-    cuda::DevicePointers pointers;
-    for (const auto& [name, buffer] : buffers)
-      if (buffer && !static_cast<const CuBuffer*>(buffer)->is_image())
-        pointers[name] = static_cast<const CuBuffer*>(buffer)->ptr;
+    const cuda::DevicePointers pointers = pointers_of(buffers);
     const cuda::LibraryEnv env{npp_ctx_};
     return timed([&] { program.call->run(env, plan, pointers); });
   }
@@ -758,26 +720,6 @@ class CudaDevice final : public Device {
     });
   }
 
-  // NPP args: in, out, width, height, out_width, out_height.
-  double run_npp(NppProgram& program, const LaunchPlan& plan, const std::map<std::string, DeviceBuffer*>& buffers) {
-    if (plan.args.size() != 6 || plan.args[0].kind != ArgKind::Buffer || plan.args[1].kind != ArgKind::Buffer)
-      throw std::runtime_error("NPP filter: the plan's arguments must be in, out, width, height, out_width, out_height");
-    int dims[4];
-    for (int i = 0; i < 4; ++i) {
-      const KernelArg& a = plan.args[2 + i];
-      if (a.kind != ArgKind::Int || a.i <= 0 || a.i > std::numeric_limits<int>::max())
-        throw std::runtime_error(fmt::format("NPP filter: argument {} is not a positive image size", 2 + i));
-      dims[i] = static_cast<int>(a.i);
-    }
-    const CuBuffer& in = find_buffer(buffers, plan.args[0].buffer);
-    const CuBuffer& out = find_buffer(buffers, plan.args[1].buffer);
-    if (in.is_image() || out.is_image()) throw std::runtime_error("NPP filter: in and out must be buffers");
-    return timed([&] {
-      cuda::run_npp_filter(*program.npp, npp_ctx_, program.filter, program.kernel, in.ptr, out.ptr, dims[0], dims[1],
-                           dims[2], dims[3]);
-    });
-  }
-
   bool syncs_inside() const {  // of the programs of the run being opened
     return std::any_of(region_programs_.begin(), region_programs_.end(), [&](const Program* p) { return syncing_.count(p); });
   }
@@ -867,7 +809,7 @@ class CudaBackend final : public Backend {
   bool precompiles() const override { return true; }
   std::size_t precompile(const DeviceInfo& info, const KernelSource& source, const std::vector<LaunchPlan>& plans,
                          int threads) const override {
-    if (source.path.rfind("builtin:", 0) == 0 || !cuda::nvrtc_status().empty()) return 0;
+    if (source.native || !cuda::nvrtc_status().empty()) return 0;
     std::vector<std::pair<std::string, std::vector<std::string>>> todo;  // key, options
     std::set<std::string> seen;
     for (const LaunchPlan& plan : plans) {
@@ -890,6 +832,12 @@ class CudaBackend final : public Backend {
     work();
     for (auto& t : pool) t.join();
     return compiled;
+  }
+
+  std::vector<std::string> native_calls() const override {
+    std::vector<std::string> out;
+    for (const auto& [name, _] : cuda::library_calls()) out.push_back(name);
+    return out;
   }
 
   // A grid-stride copy of 16-byte vectors plus the bytes % 16 tail, so every byte is copied.

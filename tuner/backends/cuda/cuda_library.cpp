@@ -1,4 +1,4 @@
-// The table of CUDA library baselines and the NPP symbol loader they share.
+// The table of the CUDA backend's native calls (library baselines) and the NPP symbol loader they share.
 #include "cuda_library.hpp"
 
 #include <dlfcn.h>
@@ -8,16 +8,19 @@
 
 namespace pimg::cuda {
 
-std::unique_ptr<LibraryCall> make_cub_histogram_even(const LaunchPlan& plan);  // lib_hist.cpp
-std::unique_ptr<LibraryCall> make_npp_histogram_even(const LaunchPlan& plan);  // lib_hist.cpp
-std::unique_ptr<LibraryCall> make_histeq_cub_npp(const LaunchPlan& plan);      // lib_histeq.cpp
-std::unique_ptr<LibraryCall> make_npp_swap_channels_c3c4(const LaunchPlan& plan);  // lib_bgr2rgba.cpp
-std::unique_ptr<LibraryCall> make_npp_mirror(const LaunchPlan& plan);              // lib_flip.cpp
-std::unique_ptr<LibraryCall> make_npp_rotate(const LaunchPlan& plan);              // lib_rotate.cpp
+// Each defined in native/<name>.cpp.
+std::unique_ptr<LibraryCall> make_npp_filter_border(const LaunchPlan& plan);
+std::unique_ptr<LibraryCall> make_cub_histogram_even(const LaunchPlan& plan);
+std::unique_ptr<LibraryCall> make_npp_histogram_even(const LaunchPlan& plan);
+std::unique_ptr<LibraryCall> make_histeq_cub_npp(const LaunchPlan& plan);
+std::unique_ptr<LibraryCall> make_npp_swap_channels_c3c4(const LaunchPlan& plan);
+std::unique_ptr<LibraryCall> make_npp_mirror(const LaunchPlan& plan);
+std::unique_ptr<LibraryCall> make_npp_rotate(const LaunchPlan& plan);
 
-// One line per library baseline; each is defined in its family's lib_<family>.cpp.
+// One line per library baseline.
 const std::map<std::string, LibraryFactory>& library_calls() {
   static const std::map<std::string, LibraryFactory> table{
+      {"npp_filter_border", &make_npp_filter_border},
       {"cub_histogram_even", &make_cub_histogram_even},
       {"npp_histogram_even", &make_npp_histogram_even},
       {"histeq_cub_npp", &make_histeq_cub_npp},
@@ -54,6 +57,13 @@ CUdeviceptr pointer(const DevicePointers& buffers, const std::string& name) {
 
 void check_npp(NppStatus status, const char* call) {
   if (status < 0) throw std::runtime_error(fmt::format("{}: NPP status {} (NppStatus of nppdefs.h)", call, status));
+}
+
+const DriverApi& library_driver() {
+  std::string error;
+  const DriverApi* api = driver_api(error);
+  if (!api) throw std::runtime_error(error);
+  return *api;
 }
 
 }  // namespace pimg::cuda

@@ -1,8 +1,9 @@
-// CUDA library baselines (NPP functions, CUB, ...) as built-ins of the CUDA backend. A variant whose
-// source is "builtin:<name>" runs the library call registered under <name> in cuda_library.cpp, timed
-// by CUDA events on the default stream like a kernel and validated like any variant. Adding a library
-// baseline is a file in this folder (one per family, e.g. lib_hist.cpp) and one line in the table.
-// NPP and CUB are loaded at run time, so the binary still runs where they (or the driver) are absent.
+// The CUDA backend's native calls (pimg::NativeCall): library baselines (NPP functions, CUB, ...) that a
+// variant names instead of a kernel, run by the backend as the call registered under that name in
+// cuda_library.cpp, timed by CUDA events on the default stream like a kernel and validated like any
+// variant. Adding a library baseline is one file under native/ (one per call, e.g. native/npp_mirror.cpp)
+// and one line in the table. NPP and CUB are loaded at run time, so the binary still runs where they
+// (or the driver) are absent.
 #pragma once
 #include <map>
 #include <memory>
@@ -39,7 +40,7 @@ class LibraryCall {
 // allocates is freed in its destructor (the backend makes the context current first).
 using LibraryFactory = std::unique_ptr<LibraryCall> (*)(const LaunchPlan& plan);
 
-// builtin:<name> without the prefix -> factory, for every library baseline of this build.
+// NativeCall::name -> factory, for every library baseline of this build.
 const std::map<std::string, LibraryFactory>& library_calls();
 
 // A symbol of one of the toolkit's NPP libraries (e.g. "libnppig.so.13"), the runtime and libnppc
@@ -56,5 +57,9 @@ CUdeviceptr pointer(const DevicePointers& buffers, const std::string& name);
 
 // Throws std::runtime_error "<call>: NPP status N" for negative (error) statuses.
 void check_npp(NppStatus status, const char* call);
+
+// The loaded driver for a call's own device memory (made at compile time, with the device's context
+// current), or std::runtime_error saying why it cannot load.
+const DriverApi& library_driver();
 
 }  // namespace pimg::cuda

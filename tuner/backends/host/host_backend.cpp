@@ -1,4 +1,4 @@
-// Host backend: "compiling" resolves builtin:<name> against the registry's host functions.
+// Host backend: "compiling" resolves a native call against the registry's host functions.
 #include "host_backend.hpp"
 
 #include <fmt/format.h>
@@ -19,14 +19,13 @@ class HostDevice final : public HostClockDevice {
   HostDevice(DeviceInfo info, const Registry& reg) : HostClockDevice(std::move(info)), reg_(reg) {}
   CompileResult compile(const KernelSource& source, const LaunchPlan&) override {
     CompileResult r;
-    const std::string prefix = "builtin:";
-    if (source.path.rfind(prefix, 0) != 0) {
-      r.log = fmt::format("host backend runs builtin functions, not '{}'", source.path);
+    if (!source.native) {
+      r.log = fmt::format("the host backend runs native calls, not the kernel '{}'", source.path);
       return r;
     }
-    HostKernelFn fn = reg_.host_function(source.path.substr(prefix.size()));
+    HostKernelFn fn = reg_.host_function(source.native->name);
     if (!fn) {
-      r.log = fmt::format("no host function '{}'", source.path);
+      r.log = fmt::format("the host backend has no native function '{}'", source.native->name);
       return r;
     }
     r.program = std::make_shared<HostProgram>(fn);
@@ -63,6 +62,7 @@ class HostBackend final : public Backend {
     return std::make_unique<HostDevice>(info, reg_);
   }
   std::optional<CopyKernel> copy_kernel(std::size_t) const override { return std::nullopt; }
+  std::vector<std::string> native_calls() const override { return reg_.host_functions(); }
 
  private:
   const Registry& reg_;

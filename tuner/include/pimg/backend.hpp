@@ -42,12 +42,27 @@ struct BackendStatus {
   std::string reason;  // why not, when unavailable
 };
 
-// A kernel source as the backend receives it.
+// A native call: the plan's work is a function of the backend's own, registered with that backend under
+// `name` (a library baseline such as NPP, CUB or OpenCV, or a serial reference), instead of a kernel it
+// compiles. `library` names the library and version the call is tied to ("OpenCV 4.6.0"; empty for
+// code of this build), part of the stored identity.
+struct NativeCall {
+  std::string name;
+  std::string library;
+};
+
+// A kernel source as the backend receives it, or a native call (text empty).
 struct KernelSource {
   std::string path;  // relative to kernels/, for logs
   std::string text;
-  std::string hash;  // hash of text
+  std::string hash;  // hash of text (of the call's name and library for a native call)
+  std::optional<NativeCall> native;  // set: run the backend's native function native->name
 };
+
+// The source of a native call: path "native:<name>", no text, and the hash its variant's rows were
+// stored under when calls were named by "builtin:<name>" sources (the library's version added when it
+// has one), so stored serial-reference rows keep their variant ids.
+KernelSource native_source(const NativeCall& call);
 
 // Bytes: a scalar of any type passed as its raw bytes (int8 .. double16 of a T1 kernel).
 enum class ArgKind { Buffer, Image2D, Int, Float, Bytes };
@@ -229,6 +244,10 @@ class Backend {
     std::vector<LaunchPlan> more;
   };
   virtual std::optional<CopyKernel> copy_kernel(std::size_t bytes) const = 0;
+
+  // The native calls (NativeCall::name) this backend runs, each registered by one line in the backend's
+  // own table (the host backend: Registry::add_host_function; CUDA: cuda_library.cpp); none by default.
+  virtual std::vector<std::string> native_calls() const { return {}; }
 
   // Compiles the plans of one kernel source for a device into the disk cache, on up to `threads`
   // threads and without opening the device, so that the evaluations that follow load their programs

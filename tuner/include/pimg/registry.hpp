@@ -30,6 +30,7 @@ class Registry {
   const StrategyInfo* strategy(const std::string& name) const;
   const ObserverInfo* observer(const std::string& name) const;  // null if unknown
   HostKernelFn host_function(const std::string& name) const;  // null if unknown
+  std::vector<std::string> host_functions() const;             // their names
 
   std::vector<const Family*> families() const;
   std::vector<const Variant*> variants(const std::string& family) const;

@@ -28,6 +28,20 @@ struct ParamDecl {
 // Why `value` is not a value of the integer parameter `d` (nullopt when it is).
 std::optional<std::string> param_value_error(const ParamDecl& d, std::int64_t value);
 
+// What `d` takes, for listings: its choices or values joined by '|', "lo..hi", or "integer".
+std::string param_values_text(const ParamDecl& d);
+
+// Declarations: an integer within lo..hi, an integer that is one of `values`, a text choice.
+ParamDecl int_range(std::string name, std::int64_t def, std::string help, std::int64_t lo, std::int64_t hi);
+ParamDecl int_choice(std::string name, std::int64_t def, std::string help, std::vector<std::int64_t> values);
+ParamDecl text_choice(std::string name, std::vector<std::string> choices, std::string def, std::string help);
+
+// The value of the integer (text) parameter `name` in `c`, its declared default when `c` leaves it out,
+// checked against its declaration in `decls`: a PlanError names a value outside it (configurations made
+// in code do not pass the space loader's check), a parameter not declared, or a value of the wrong kind.
+std::int64_t int_value(const Config& c, const std::vector<ParamDecl>& decls, const std::string& name);
+std::string text_value(const Config& c, const std::vector<ParamDecl>& decls, const std::string& name);
+
 // Thrown by plan() for a configuration that cannot run on this problem or device (stored as
 // launch_error, not a crash of the tool).
 class PlanError : public std::runtime_error {
@@ -49,7 +63,10 @@ class Variant {
   virtual std::string name() const = 0;     // unique within the family, e.g. "cl_tiled"
   virtual std::string family() const = 0;   // "conv"
   virtual std::string backend() const = 0;  // "opencl", "openmp", "host"
-  virtual std::string source() const = 0;   // path under kernels/, or "builtin:<fn>" for host
+  virtual std::string source() const = 0;   // path under kernels/ (or a user's file); empty for a native call
+  // The backend's native function this variant runs instead of a kernel (a library baseline, the serial
+  // reference); nullopt for kernels.
+  virtual std::optional<NativeCall> native() const { return std::nullopt; }
   virtual std::string help() const = 0;
   virtual std::vector<ParamDecl> parameters() const = 0;
   virtual LaunchPlan plan(const Problem& p, const Workload& w, const Config& c,
@@ -60,5 +77,11 @@ class Variant {
   // A baseline (the serial reference, or a library such as OpenCV or NPP) rather than a tuned kernel.
   virtual bool baseline() const { return false; }
 };
+
+// What `v` runs, for listings: its kernel path, or "native:<name>" for a native call.
+inline std::string source_label(const Variant& v) {
+  const auto call = v.native();
+  return call ? "native:" + call->name : v.source();
+}
 
 }  // namespace pimg
