@@ -130,6 +130,10 @@ class Store {
   std::vector<ResultRow> confirm_rows(const RowFilter& f = {}, bool samples = false) const;
   // rows() and confirm_rows() together: what rankings read.
   std::vector<ResultRow> ranking_rows(const RowFilter& f = {}, bool samples = false) const;
+  // The latest row of each key of another stage ("cold": the whole-program runs), with its metrics.
+  std::vector<ResultRow> stage_rows(const std::string& stage, const RowFilter& f = {}) const;
+  // Fills each row's metrics (EvalResult::metrics) from the store, for rows read without samples.
+  void add_metrics(std::vector<ResultRow>& rows) const;
   // The latest row of each key and stage within one run.
   std::vector<ResultRow> run_rows(std::int64_t run, const RowFilter& f = {}, bool samples = false) const;
   std::vector<RunRecord> runs() const;  // by id
