@@ -84,7 +84,8 @@ class Sections {
 
   std::vector<std::string> headings() const {
     std::vector<std::string> out;
-    const bool observed = any_row(in_.rows, "") || !cold_.empty();
+    bool observed = !cold_.empty();
+    for (const char* prefix : {"transfer.", "memory.", "perf.", "energy."}) observed = observed || any_row(in_.rows, prefix);
     if (!observed) return out;
     if (!cold_.empty()) out.push_back(kWholeProgram);
     if (any_row(in_.rows, "transfer.")) out.push_back(kTransfers);

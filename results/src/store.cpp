@@ -563,7 +563,7 @@ std::vector<ResultRow> Store::ranking_rows(const RowFilter& f, bool samples) con
 
 std::vector<ResultRow> Store::run_rows(std::int64_t run, const RowFilter& f, bool samples) const {
   return query_rows(f, samples,
-                    fmt::format("(SELECT * FROM evaluations x WHERE x.run_id = {} AND x.id = (SELECT MAX(x2.id) FROM "
+                    fmt::format("(SELECT * FROM evaluations x WHERE x.run_id = {} AND x.stage != 'cold' AND x.id = (SELECT MAX(x2.id) FROM "
                                 "evaluations x2 WHERE x2.run_id = x.run_id AND x2.device_id = x.device_id AND "
                                 "x2.problem_id = x.problem_id AND x2.variant_id = x.variant_id AND "
                                 "x2.config_id = x.config_id AND x2.stage = x.stage))",

@@ -4,6 +4,7 @@
 // CPU backends: transfers, device memory, host peak, counters and whole-program runs stored, in the report,
 // `best --json`, `best --objective` and the T4 export.
 #include <gtest/gtest.h>
+#include <sys/mman.h>
 
 #include <algorithm>
 #include <chrono>
@@ -137,12 +138,13 @@ TEST(PerfObserver, CountsTheCountedRegionOrSaysWhyNot) {
   if (!o) GTEST_SKIP() << "perf_event_open is not permitted here: " << why;
   EXPECT_TRUE(o->counts_region());
   volatile double sink = 0;
-  std::vector<char> touched;
   const auto m = observe(*o, 2, [&] {
-    std::vector<char> fresh(8 << 20);  // page faults
-    for (std::size_t i = 0; i < fresh.size(); i += 4096) fresh[i] = 1;
+    constexpr std::size_t kBytes = 8u << 20;  // fresh pages: a page fault each
+    void* fresh = ::mmap(nullptr, kBytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    ASSERT_NE(fresh, MAP_FAILED);
+    for (std::size_t i = 0; i < kBytes; i += 4096) static_cast<volatile char*>(fresh)[i] = 1;
+    ::munmap(fresh, kBytes);
     for (int i = 0; i < 2000000; ++i) sink = sink + i * 0.5;
-    touched.swap(fresh);
   });
   ASSERT_NE(find(m, "perf.task_clock_ms"), nullptr);
   EXPECT_GT(find(m, "perf.task_clock_ms")->value, 0);

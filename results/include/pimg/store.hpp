@@ -134,7 +134,7 @@ class Store {
   std::vector<ResultRow> stage_rows(const std::string& stage, const RowFilter& f = {}) const;
   // Fills each row's metrics (EvalResult::metrics) from the store, for rows read without samples.
   void add_metrics(std::vector<ResultRow>& rows) const;
-  // The latest row of each key and stage within one run.
+  // The latest row of each key and stage within one run (search and confirmation: no whole-program rows).
   std::vector<ResultRow> run_rows(std::int64_t run, const RowFilter& f = {}, bool samples = false) const;
   std::vector<RunRecord> runs() const;  // by id
 
