@@ -3,7 +3,7 @@
 # what scripts/gpu-carry.sh brought in .device-carry/, run the GPU and NVRTC tests, tune conv on CUDA
 # and NVIDIA OpenCL (spaces/conv-gpu.yaml), run the benchmarks, and write the database, the report,
 # the logs and a summary under out/gpu, packed as $OUT/gpu-results.tgz beside $OUT/summary.txt.
-# Usage there: [PIMG_RANKS="1 2 4"] [PIMG_TEST_REGEX=RE | PIMG_TEST_LABELS=L | PIMG_SKIP_TESTS=1] [PIMG_SKIP_BENCH=1] bash scripts/gpu-bench.sh [SPACE.yaml ...]  (PIMG_RANKS: scripts/ranks-bench.sh)   (default spaces/conv-gpu.yaml and conv-gpu-separable.yaml; the device tool:
+# Usage there: [PIMG_OBSERVE=1] [PIMG_RANKS="1 2 4"] [PIMG_TEST_REGEX=RE | PIMG_TEST_LABELS=L | PIMG_SKIP_TESTS=1] [PIMG_SKIP_BENCH=1] bash scripts/gpu-bench.sh [SPACE.yaml ...]  (PIMG_RANKS: scripts/ranks-bench.sh)   (default spaces/conv-gpu.yaml and conv-gpu-separable.yaml; the device tool:
 # carry .device-carry and .git-commit). Each space is tuned into the same database, as the family its file names;
 # an argument ending in .json is a T1 kernel description, tuned by `pimg-tune t1` as family t1-<its name>.
 set -uo pipefail
@@ -71,6 +71,14 @@ elif [ -z "${PIMG_SKIP_TESTS:-}" ]; then
 fi
 
 spaces=("$@")
+# PIMG_OBSERVE=1 (issue 18): conv and hist from 1024^2 to 8192^2 on CUDA and the CPUs with every observation
+# (transfers pinned and pageable, footprint, NVML energy, whole-program runs of the top configurations with
+# their start-up parts, Nsight Compute counters of those when ncu is on the PATH); docs/observers.md.
+if [ -n "${PIMG_OBSERVE:-}" ] && [ ${#spaces[@]} -eq 0 ]; then
+  spaces=(spaces/observe/conv-gpu.yaml spaces/observe/hist-gpu.yaml)
+  export PIMG_NCU=${PIMG_NCU:-1}
+  log "observers: ncu $(command -v ncu || echo 'not on the PATH: no CUDA counters')"
+fi
 [ ${#spaces[@]} -gt 0 ] || spaces=(spaces/conv-gpu.yaml spaces/conv-gpu-separable.yaml)
 
 # PIMG_RANKS="1 2 4" (issue 6): the spaces tuned by the distributed runner on that many GPUs instead.

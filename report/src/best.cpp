@@ -6,6 +6,7 @@
 #include <cmath>
 
 #include "metrics.hpp"
+#include "observations.hpp"
 #include "pimg/ranking.hpp"
 #include "pimg/report.hpp"
 #include "table.hpp"
@@ -83,6 +84,25 @@ std::string json_ranking(const Ranking& k) {
       json_string(k.method), json_string(w.result.stage), ties, baselines);
 }
 
+// The row's whole-evaluation metrics as `,"metrics":{name:value,...}`; nothing for rows without any.
+std::string json_metrics(const ResultRow& r) {
+  std::string out;
+  for (const Metric& m : r.result.metrics)
+    if (m.seq == -1) out += fmt::format("{}{}:{}", out.empty() ? "" : ",", json_string(m.name), json_ms(m.value));
+  return out.empty() ? "" : ",\"metrics\":{" + out + "}";
+}
+
+// `"cold":[...],`: the whole-program runs of the ranking's problem and device; nothing where there are none.
+std::string json_cold(const Ranking& k, const std::vector<ResultRow>& cold) {
+  std::string out;
+  for (const ResultRow& r : cold)
+    if (r.problem == k.problem && device_key(r.device) == device_key(k.device))
+      out += fmt::format("{}{{\"variant\":{},\"config\":{},\"status\":{}{}}}", out.empty() ? "" : ",",
+                         json_string(r.variant.name), json_config(r.config), json_string(to_string(r.result.status)),
+                         json_metrics(r));
+  return out.empty() ? "" : "\"cold\":[" + out + "],";
+}
+
 }  // namespace
 
 std::string best_table(const std::vector<ResultRow>& all, const std::vector<BandwidthRow>& bw, int top) {
@@ -126,7 +146,8 @@ std::string best_table(const std::vector<ResultRow>& all, const std::vector<Band
   return out;
 }
 
-std::string best_json(const std::vector<ResultRow>& all, const std::vector<BandwidthRow>& bw, int top) {
+std::string best_json(const std::vector<ResultRow>& all, const std::vector<BandwidthRow>& bw, int top,
+                      const std::vector<ResultRow>& cold) {
   const BandwidthTable bandwidth(bw);
   const auto rows = search_rows(all);
   const auto groups = ranked_groups(rows);
@@ -142,7 +163,8 @@ std::string best_json(const std::vector<ResultRow>& all, const std::vector<Bandw
         "{}\n  {{\"family\":{},\"backend\":{},\"device\":{},\"driver\":{},\"size\":{},\"width\":{},\"height\":{},"
         "\"channels\":{},\"problem\":{{{}}},{}\"results\":[",
         gi ? "," : "", json_string(p.family), json_string(k.device.backend), json_string(k.device.name),
-        json_string(k.device.driver), json_string(p.size()), p.width, p.height, p.channels, attrs, json_ranking(k));
+        json_string(k.device.driver), json_string(p.size()), p.width, p.height, p.channels, attrs,
+        json_ranking(k) + json_cold(k, cold));
     auto g = std::find_if(groups.begin(), groups.end(), [&](const RankedGroup& x) {
       return x.problem == k.problem && device_key(x.device) == device_key(k.device);
     });
@@ -152,14 +174,72 @@ std::string best_json(const std::vector<ResultRow>& all, const std::vector<Bandw
       const Metrics m = metrics_of(r, bandwidth);
       out += fmt::format(
           "{}\n    {{\"rank\":{},\"variant\":{},\"config\":{},\"median_ms\":{},\"min_ms\":{},\"mpix_s\":{},"
-          "\"gb_s\":{},\"bandwidth_pct\":{},\"source_hash\":{},\"older_build\":{}}}",
+          "\"gb_s\":{},\"bandwidth_pct\":{},\"source_hash\":{},\"older_build\":{}{}}}",
           i ? "," : "", i + 1, json_string(r.variant.name), json_config(r.config), json_ms(m.median_ms),
           json_ms(m.min_ms), json_number(m.rate, 3), json_number(m.gbs, 3), json_number(m.bandwidth_pct, 2),
-          json_string(r.variant.source_hash), r.older_build ? "true" : "false");
+          json_string(r.variant.source_hash), r.older_build ? "true" : "false", json_metrics(r));
     }
     out += "]}";
   }
   return out + (rankings.empty() ? "]\n" : "\n]\n");
+}
+
+std::string best_objective_table(const std::vector<ResultRow>& all, const std::string& objective, int top) {
+  const Objective o = objective_from_string(objective);
+  const auto rows = search_rows(all);
+  std::string out;
+  for (const RankedGroup& g : ranked_groups(rows)) {
+    std::vector<std::pair<double, const ResultRow*>> ranked;
+    for (const ResultRow* r : g.rows)
+      if (auto v = objective_value(*r, o)) ranked.emplace_back(*v, r);
+    std::stable_sort(ranked.begin(), ranked.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+    out += fmt::format("{}{} on {}, by {}\n", out.empty() ? "" : "\n", g.problem.label(), device_label(g.device),
+                       objective_unit(o));
+    if (ranked.empty()) {
+      out += fmt::format("  no row has what the objective needs ({})\n",
+                         o == Objective::energy ? "energy.avg_w: RAPL or NVML" : "transfer.h2d_ms and transfer.d2h_ms");
+      continue;
+    }
+    Table t({{"rank", Table::Align::right},
+             {"variant"},
+             {"configuration"},
+             {objective_unit(o), Table::Align::right},
+             {"median ms", Table::Align::right}});
+    for (std::size_t i = 0; i < limit(top, ranked.size()); ++i) {
+      const auto& [v, r] = ranked[i];
+      t.add({std::to_string(i + 1), variant_label(r->variant), brief_or_dash(r->config),
+             o == Objective::energy ? fmt::format("{:.4g}", v) : fmt_ms(v), fmt_ms(r->result.kernel.median)});
+    }
+    out += t.text("  ");
+  }
+  return out.empty() ? "No ok results stored.\n" : out;
+}
+
+std::string best_objective_json(const std::vector<ResultRow>& all, const std::string& objective, int top) {
+  const Objective o = objective_from_string(objective);
+  const auto rows = search_rows(all);
+  std::string out = "[";
+  bool first = true;
+  for (const RankedGroup& g : ranked_groups(rows)) {
+    std::vector<std::pair<double, const ResultRow*>> ranked;
+    for (const ResultRow* r : g.rows)
+      if (auto v = objective_value(*r, o)) ranked.emplace_back(*v, r);
+    std::stable_sort(ranked.begin(), ranked.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+    std::string results;
+    for (std::size_t i = 0; i < limit(top, ranked.size()); ++i) {
+      const auto& [v, r] = ranked[i];
+      results += fmt::format("{}\n    {{\"rank\":{},\"variant\":{},\"config\":{},\"value\":{},\"median_ms\":{}{}}}",
+                             i ? "," : "", i + 1, json_string(r->variant.name), json_config(r->config), json_ms(v),
+                             json_ms(r->result.kernel.median), json_metrics(*r));
+    }
+    out += fmt::format("{}\n  {{\"family\":{},\"backend\":{},\"device\":{},\"size\":{},\"problem\":{},"
+                       "\"objective\":{},\"unit\":{},\"results\":[{}]}}",
+                       first ? "" : ",", json_string(g.problem.family), json_string(g.device.backend),
+                       json_string(g.device.name), json_string(g.problem.size()), json_string(g.problem.label()),
+                       json_string(objective), json_string(objective_unit(o)), results);
+    first = false;
+  }
+  return out + (first ? "]\n" : "\n]\n");
 }
 
 }  // namespace pimg

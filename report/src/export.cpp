@@ -203,6 +203,12 @@ std::string export_t4(const std::vector<ResultRow>& rows) {
           "{{\"name\":\"time\",\"value\":{},\"unit\":\"ms\"}},{{\"name\":\"min_time\",\"value\":{},\"unit\":\"ms\"}},"
           "{{\"name\":\"stddev_time\",\"value\":{},\"unit\":\"ms\"}}",
           json_num(e.kernel.median), json_num(e.kernel.min), json_num(e.kernel.stddev));
+    // The observers' whole-evaluation values (transfers, memory, counters, energy) as further measurements.
+    if (e.status == Status::ok)
+      for (const Metric& m : e.metrics)
+        if (m.seq == -1)
+          measurements += fmt::format(",{{\"name\":{},\"value\":{},\"unit\":{}}}", json_string(m.name),
+                                      json_num(m.value), json_string(m.unit));
     out += fmt::format(
         "{}\n  {{\"timestamp\":{},\"configuration\":{},\"device\":{},\"problem\":{},\"objectives\":[\"time\"],"
         "\"times\":{{\"compilation\":{},\"benchmark\":{},\"framework\":{},\"search_algorithm\":0,\"validation\":0,"

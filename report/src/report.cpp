@@ -12,6 +12,7 @@
 
 #include "charts.hpp"
 #include "metrics.hpp"
+#include "observations.hpp"
 #include "pimg/ranking.hpp"
 #include "table.hpp"
 
@@ -125,6 +126,9 @@ class FamilyReport {
     return it == labels_.end() ? device_label(d) : it->second;
   }
   void sensitivity();
+  ObservationInput observed() const {
+    return {rows_, rankings_, opt_.cold, problem_labels_, [this](const DeviceInfo& d) { return device_name(d); }, opt_.top};
+  }
   void failures();
   void how_to_read();
   std::string add_plot(const std::string& kind, const std::string& detail, std::string svg);
@@ -173,6 +177,7 @@ void FamilyReport::write() {
   sweeps();
   problems();
   sensitivity();
+  md_ += observation_sections(observed());
   failures();
   how_to_read();
 }
@@ -282,10 +287,13 @@ void FamilyReport::contents() {
     return it == used.end() ? a : fmt::format("{}-{}", a, it->second);
   };
   md_ += "## Contents\n\n";
-  for (const char* s : {"Provenance", "Devices", "Size sweep", "Results per problem and device",
-                        "Parameter sensitivity", "Failures", "How to read this"}) {
+  std::vector<std::string> sections{"Provenance", "Devices", "Size sweep", "Results per problem and device",
+                                    "Parameter sensitivity"};
+  for (std::string& s : observation_headings(observed())) sections.push_back(std::move(s));
+  sections.insert(sections.end(), {"Failures", "How to read this"});
+  for (const std::string& s : sections) {
     md_ += fmt::format("- [{}](#{})\n", s, anchor(s));
-    if (std::string(s) != "Results per problem and device") continue;
+    if (s != "Results per problem and device") continue;
     std::set<std::pair<Problem, DeviceKey>, bool (*)(const std::pair<Problem, DeviceKey>&, const std::pair<Problem, DeviceKey>&)>
         seen([](const std::pair<Problem, DeviceKey>& a, const std::pair<Problem, DeviceKey>& b) {
           if (problem_less(a.first, b.first)) return true;

@@ -581,11 +581,34 @@ std::vector<ResultRow> Store::ranking_rows(const RowFilter& f, bool samples, std
 
 std::vector<ResultRow> Store::run_rows(std::int64_t run, const RowFilter& f, bool samples) const {
   return query_rows(f, samples,
-                    fmt::format("(SELECT * FROM evaluations x WHERE x.run_id = {} AND x.id = (SELECT MAX(x2.id) FROM "
+                    fmt::format("(SELECT * FROM evaluations x WHERE x.run_id = {} AND x.stage != 'cold' AND x.id = (SELECT MAX(x2.id) FROM "
                                 "evaluations x2 WHERE x2.run_id = x.run_id AND x2.device_id = x.device_id AND "
                                 "x2.problem_id = x.problem_id AND x2.variant_id = x.variant_id AND "
                                 "x2.config_id = x.config_id AND x2.stage = x.stage))",
                                 run));
+}
+
+std::vector<ResultRow> Store::stage_rows(const std::string& stage, const RowFilter& f) const {
+  std::string quoted;
+  for (char c : stage) quoted += c == '\'' ? std::string("''") : std::string(1, c);
+  std::vector<ResultRow> out = query_rows(
+      f, false,
+      fmt::format("(SELECT * FROM evaluations x WHERE x.stage = '{0}' AND x.id = (SELECT MAX(x2.id) FROM evaluations "
+                  "x2 WHERE x2.device_id = x.device_id AND x2.problem_id = x.problem_id AND x2.variant_id = "
+                  "x.variant_id AND x2.config_id = x.config_id AND x2.stage = '{0}'))",
+                  quoted));
+  add_metrics(out);
+  return out;
+}
+
+void Store::add_metrics(std::vector<ResultRow>& rows) const {
+  Stmt m(db_, "SELECT name, unit, seq, value FROM metrics WHERE evaluation_id=? ORDER BY name, seq");
+  for (auto& r : rows) {
+    if (!r.result.metrics.empty()) continue;
+    m.reset();
+    m.bind(1, r.id);
+    while (m.step()) r.result.metrics.push_back({m.text(0), m.text(1), static_cast<int>(m.i64(2)), m.real(3)});
+  }
 }
 
 std::vector<RunRecord> Store::runs() const {
@@ -667,12 +690,7 @@ std::vector<ResultRow> Store::query_rows(const RowFilter& f, bool samples, const
         r.result.comm_ms.push_back(s.real(2));
       }
     }
-    Stmt m(db_, "SELECT name, unit, seq, value FROM metrics WHERE evaluation_id=? ORDER BY name, seq");
-    for (auto& r : out) {
-      m.reset();
-      m.bind(1, r.id);
-      while (m.step()) r.result.metrics.push_back({m.text(0), m.text(1), static_cast<int>(m.i64(2)), m.real(3)});
-    }
+    add_metrics(out);
   }
   return out;
 }

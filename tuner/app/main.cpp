@@ -26,6 +26,7 @@
 #include "cli/selection.hpp"
 #include "pimg/compare.hpp"
 #include "cli/t1_command.hpp"
+#include "pimg/cold_run.hpp"
 #include "pimg/errors.hpp"
 #include "pimg/import.hpp"
 #include "pimg/isolation.hpp"
@@ -121,8 +122,11 @@ std::size_t write_report(Store& store, const std::string& family, const std::str
   opt.plot_prefix = fs::path(out_path).stem().string();
   opt.runs = store.runs();
   std::size_t older = 0;
-  Report r = make_report(store.ranking_rows(f, false, &older), store.all_bandwidths(), opt);
+  opt.cold = store.stage_rows("cold", f);
+  std::vector<ResultRow> rows = store.ranking_rows(f, false, &older);
   fmt::print(stderr, "{}", cli::older_builds_note(older, all_builds));
+  store.add_metrics(rows);
+  Report r = make_report(rows, store.all_bandwidths(), opt);
   fs::path dir = fs::path(out_path).parent_path();
   if (!dir.empty()) fs::create_directories(dir);
   write_file(out_path, r.markdown);
@@ -217,6 +221,8 @@ int main(int argc, char** argv) {
   const Registry& reg = *owned;
   // Hidden: the worker process the tuner starts for its evaluations (docs/reliability.md).
   if (argc == 2 && std::string(argv[1]) == "worker") return worker_main(reg);
+  // Hidden: the fresh process of the whole-program stage (pimg/cold_run.hpp, docs/observers.md).
+  if (argc == 2 && std::string(argv[1]) == "cold") return cold_main(reg);
   CLI::App app{"pimg-tune: auto-tuning experiment harness for image kernels"};
   app.name("pimg-tune");
   app.require_subcommand(1);
@@ -268,6 +274,12 @@ int main(int argc, char** argv) {
   best->add_option("--top", best_top, "configurations per group")->capture_default_str()->check(CLI::Range(1, 1000000));
   best->add_flag("--json", json, "JSON instead of a table");
   best->add_flag("--all-builds", all_builds, all_builds_help);
+  std::string objective = "time";
+  best->add_option("--objective", objective,
+                   "rank by the median kernel time, by end-to-end time (kernel plus upload and download medians) or "
+                   "by the energy of one run (docs/observers.md)")
+      ->capture_default_str()
+      ->check(CLI::IsMember({"time", "end-to-end", "energy"}));
 
   int report_top = 10;
   CLI::App* report = app.add_subcommand(
@@ -466,7 +478,15 @@ int main(int argc, char** argv) {
         fmt::print("{}: no results stored for family {}\n", db, family);
         return 0;
       }
-      fmt::print("{}", json ? best_json(rows, store.all_bandwidths(), best_top) : best_table(rows, store.all_bandwidths(), best_top));
+      store.add_metrics(rows);
+      if (objective != "time") {
+        fmt::print("{}", json ? best_objective_json(rows, objective, best_top) : best_objective_table(rows, objective, best_top));
+        return 0;
+      }
+      RowFilter in_family;
+      in_family.family = family;
+      fmt::print("{}", json ? best_json(rows, store.all_bandwidths(), best_top, store.stage_rows("cold", in_family))
+                            : best_table(rows, store.all_bandwidths(), best_top));
       return 0;
     }
     if (report->parsed()) {

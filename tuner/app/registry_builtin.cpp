@@ -48,6 +48,9 @@ static void fill(Registry& r) {
 
   r.add_observer(nvml_observer());
   r.add_observer(cpu_load_observer());
+  r.add_observer(perf_observer());
+  r.add_observer(footprint_observer());
+  r.add_observer(rapl_observer());
 
   r.add_backend(make_host_backend(r));
 #if PIMG_WITH_OPENCL

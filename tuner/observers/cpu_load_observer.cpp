@@ -142,13 +142,13 @@ class CpuLoad final : public Observer {
   Sample begin_;
 };
 
+}  // namespace
+
 bool runs_on_cpu(const DeviceInfo& d) {
   if (d.backend == "host" || d.backend == "openmp") return true;
   auto cpu = d.limits.find("device_type_cpu");
   return d.backend == "opencl" && cpu != d.limits.end() && cpu->second != 0;
 }
-
-}  // namespace
 
 ObserverInfo cpu_load_observer() {
   return {"cpu_load",

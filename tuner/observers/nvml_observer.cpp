@@ -1,6 +1,7 @@
 // Observer `nvml` for CUDA devices: SM and memory clocks, temperature and power at the start and end of each
 // evaluation, the energy it used, the lowest SM clock and every clock-event (throttle) reason seen around its
-// runs; flags "throttled". libnvidia-ml.so.1 is opened at run time, as the CUDA backend opens libcuda.
+// runs, and the energy of the timed runs (energy.*); flags "throttled". libnvidia-ml.so.1 is opened at run
+// time, as the CUDA backend opens libcuda.
 #include <dlfcn.h>
 #include <fmt/format.h>
 
@@ -77,7 +78,14 @@ class NvmlObserver final : public Observer {
     reasons_ = begin_.reasons;
     min_sm_ = begin_.sm_mhz;
   }
+  void before_run(int seq) override {
+    if (seq == 0) window_ = {};
+    unsigned long long mj = 0;
+    if (seq == 0 && nvml().energy(dev_, &mj) == NVML_SUCCESS) window_.start(static_cast<double>(mj) / 1000.0);
+  }
   void after_run(int, std::vector<Metric>&) override {
+    unsigned long long mj = 0;
+    if (nvml().energy(dev_, &mj) == NVML_SUCCESS) window_.sample(static_cast<double>(mj) / 1000.0);
     unsigned long long r = 0;
     if (nvml().reasons(dev_, &r) == NVML_SUCCESS) reasons_ |= r;
     unsigned mhz = 0;
@@ -102,6 +110,7 @@ class NvmlObserver final : public Observer {
     put("nvml.power_w_end", "W", end.power_w);
     if (begin_.energy_j >= 0 && end.energy_j >= begin_.energy_j) put("nvml.energy_j", "J", end.energy_j - begin_.energy_j);
     out.push_back({"nvml.throttle_reasons", "bitmask", -1, static_cast<double>(reasons_)});
+    window_.put(out);
     if (nvml_throttle_reasons(reasons_).throttled) flags.push_back("throttled");
   }
 
@@ -122,6 +131,7 @@ class NvmlObserver final : public Observer {
 
   nvmlDevice_t dev_;
   Reading begin_;
+  EnergyWindow window_;
   std::uint64_t reasons_ = 0;
   double min_sm_ = -1;
 };

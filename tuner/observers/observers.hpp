@@ -1,7 +1,9 @@
-// The built-in observers of the environment (docs/measurement.md, "Environment observed"): `nvml` for
-// CUDA devices (clocks, temperature, power, energy, throttle reasons) and `cpu_load` for CPU backends
-// (load average, CPU frequency, the share of the machine other processes used). One registry line each.
+// The built-in observers (docs/measurement.md, docs/observers.md): `nvml` for CUDA devices (clocks,
+// temperature, power, energy, throttle reasons), `cpu_load` for CPU backends (load average, CPU frequency,
+// the share of the machine other processes used), `perf` (hardware counters), `footprint` (peak host
+// memory) and `rapl` (CPU energy). One file and one registry line each.
 #pragma once
+#include <chrono>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -12,6 +14,17 @@ namespace pimg {
 
 ObserverInfo nvml_observer();
 ObserverInfo cpu_load_observer();
+ObserverInfo perf_observer();
+ObserverInfo footprint_observer();
+ObserverInfo rapl_observer();
+
+// Why perf_event_open refuses hardware counters on this machine, empty when it allows them.
+std::string perf_hardware_refusal();
+// Why the RAPL energy counters cannot be read here, empty when they can.
+std::string rapl_refusal();
+
+// Whether evaluations on `d` run on the host's CPUs: host, openmp, OpenCL CPU devices (PoCL).
+bool runs_on_cpu(const DeviceInfo& d);
 
 // NVML's clock-event (throttle) reason bits, as nvmlDeviceGetCurrentClocksEventReasons returns them.
 // `throttled` when any bit other than GPU idle and the applications-clocks setting is set; `names`
@@ -21,6 +34,40 @@ struct ThrottleReasons {
   std::string names;
 };
 ThrottleReasons nvml_throttle_reasons(std::uint64_t mask);
+
+// The energy of the timed runs (docs/observers.md): an energy counter read before the first timed run and
+// after each; `energy.timed_j` over `energy.timed_s` (the window from the first run's start to the last
+// one's end, the host's work between runs included) gives `energy.avg_w`. rapl and nvml store it alike, so
+// that `best --objective energy` (average watts times the median time) reads one name.
+class EnergyWindow {
+ public:
+  void start(double joules) {
+    first_ = last_ = joules;
+    t0_ = t1_ = std::chrono::steady_clock::now();
+    started_ = true;
+  }
+  void sample(double joules) {
+    if (!started_) return;
+    last_ = joules;
+    t1_ = std::chrono::steady_clock::now();
+  }
+  // `wrap`: the counter's range (it restarts at zero past it), 0 for none.
+  void put(std::vector<Metric>& out, double wrap = 0) const {
+    if (!started_) return;
+    double j = last_ - first_;
+    if (j < 0 && wrap > 0) j += wrap;
+    const double s = std::chrono::duration<double>(t1_ - t0_).count();
+    if (j < 0 || s <= 0) return;
+    out.push_back({"energy.timed_j", "J", -1, j});
+    out.push_back({"energy.timed_s", "s", -1, s});
+    out.push_back({"energy.avg_w", "W", -1, j / s});
+  }
+
+ private:
+  bool started_ = false;
+  double first_ = 0, last_ = 0;
+  std::chrono::steady_clock::time_point t0_, t1_;
+};
 
 // cpu_load flags an evaluation "loaded" when other processes used more than this share of the
 // machine's CPU time (all CPUs together) while it ran.

@@ -16,6 +16,20 @@ namespace {
 using Clock = std::chrono::steady_clock;
 double ms_since(Clock::time_point t0) { return std::chrono::duration<double, std::milli>(Clock::now() - t0).count(); }
 
+// The untimed run in which observers that count inside the timed region count (Observer::counts_region);
+// true when there is none or it succeeded.
+bool counted_run(PreparedPlan& prepared, const std::vector<Observer*>& observers, std::int64_t seq) {
+  std::vector<Observer*> counting;
+  for (Observer* o : observers)
+    if (o->counts_region()) counting.push_back(o);
+  if (counting.empty()) return true;
+  prepared.set_region_hooks([&] { for (Observer* o : counting) o->region_begin(); },
+                            [&] { for (Observer* o : counting) o->region_end(); });
+  const bool ok = prepared.run(seq).has_value();
+  prepared.set_region_hooks({}, {});
+  return ok;
+}
+
 }  // namespace
 
 LaunchPlan step_plan(const LaunchPlan& plan, const LaunchStep& step) {
@@ -73,6 +87,7 @@ EvalResult evaluate(const EvalContext& ctx, const Variant& variant, const Config
         r.comm_ms.push_back(t->comm_ms);
       }
     }
+    if (!counted_run(prepared, ctx.observers, warmups + static_cast<std::int64_t>(r.kernel_ms.size()))) return done();
     for (Observer* o : ctx.observers) o->end(r.metrics, r.flags);
   } catch (const std::exception& e) {
     r.status = Status::harness_error;

@@ -19,6 +19,7 @@
 #include "pimg/errors.hpp"
 #include "pimg/evaluator.hpp"
 #include "pimg/registry.hpp"
+#include "plan_metrics.hpp"
 
 namespace pimg {
 namespace {
@@ -157,6 +158,8 @@ struct PreparedPlan::Impl {
   std::map<std::string, DeviceBuffer*> buffers;
   std::vector<std::pair<std::string, std::size_t>> poisoned;  // buffer, bytes before its canary
   std::vector<std::uint8_t> output, canary, host_in, host_out;
+  std::function<void()> region_begin = {}, region_end = {};  // set_region_hooks
+  std::vector<double> d2h_ms = {};                            // every run's download of the output
 };
 
 PreparedPlan::PreparedPlan(const Family& family, const Problem& problem, const Workload& workload,
@@ -164,7 +167,7 @@ PreparedPlan::PreparedPlan(const Family& family, const Problem& problem, const W
                            const Variant& variant, const Config& config) {
   try {
     impl_ = std::make_unique<Impl>(Impl{family, problem, workload, expected, device, measure, variant, {}, {}, true,
-                                        {}, {}, {}, {}, {}, {}, {}});
+                                        {}, {}, {}, {}, {}, {}, {}, {}, {}, {}});
     Impl& m = *impl_;
     try {
       m.plan = variant.plan(problem, workload, config, device.info());
@@ -198,6 +201,17 @@ PreparedPlan::PreparedPlan(const Family& family, const Problem& problem, const W
     // Device buffers: every workload input an argument names, the scratch buffers, and the output;
     // output and scratch carry a canary region after their bytes.
     try {
+      const auto t_alloc = Clock::now();
+      PlanMemory memory;
+      double upload_ms = 0;
+      std::vector<std::pair<DeviceBuffer*, const HostBuffer*>> uploads;
+      auto upload = [&](DeviceBuffer& dev, const HostBuffer& host) {
+        const auto t = Clock::now();
+        device.upload(dev, host.bytes);
+        upload_ms += ms_since(t);
+        uploads.emplace_back(&dev, &host);
+        memory.input_bytes += dev.size();
+      };
       m.owned["out"] = device.alloc(workload.output_bytes + kCanaryBytes);
       m.buffers["out"] = m.owned["out"].get();
       m.poisoned.emplace_back("out", workload.output_bytes);
@@ -207,6 +221,7 @@ PreparedPlan::PreparedPlan(const Family& family, const Problem& problem, const W
         if (m.owned.count(s.name) || clash || s.bytes == 0)
           throw std::runtime_error(fmt::format("scratch buffer '{}' is empty or not uniquely named", s.name));
         m.owned[s.name] = device.alloc(s.bytes + kCanaryBytes);
+        memory.scratch_bytes += s.bytes + kCanaryBytes;
         m.buffers[s.name] = m.owned[s.name].get();
         m.poisoned.emplace_back(s.name, s.bytes);
       }
@@ -219,7 +234,7 @@ PreparedPlan::PreparedPlan(const Family& family, const Problem& problem, const W
           const HostBuffer& host = workload.input(a.buffer);
           auto dev = a.kind == ArgKind::Image2D ? device.alloc_image(a.image_width, a.image_height)
                                                 : device.alloc(host.bytes.size());
-          device.upload(*dev, host.bytes);
+          upload(*dev, host);
           m.buffers[a.buffer] = dev.get();
           m.owned[a.buffer] = std::move(dev);
         }
@@ -228,11 +243,21 @@ PreparedPlan::PreparedPlan(const Family& family, const Problem& problem, const W
         if (m.owned.count(name)) continue;
         const HostBuffer& host = workload.input(name);
         auto dev = device.alloc(host.bytes.size());
-        device.upload(*dev, host.bytes);
+        upload(*dev, host);
         m.buffers[name] = dev.get();
         m.owned[name] = std::move(dev);
       }
       result_.h2d_ms = ms_since(t_up);
+      memory.output_bytes = workload.output_bytes + kCanaryBytes;
+      memory.alloc_ms = ms_since(t_alloc) - upload_ms;
+      std::vector<double> passes{upload_ms};
+      for (int k = 1; k < kUploadRepeats && !uploads.empty(); ++k) {
+        const auto t = Clock::now();
+        for (const auto& [dev, host] : uploads) device.upload(*dev, host->bytes);
+        passes.push_back(ms_since(t));
+      }
+      record_memory(result_.metrics, memory);
+      record_uploads(result_.metrics, memory.input_bytes, passes);
       for (const Step& step : m.steps)
         if (step.host && (!m.buffers.count(step.host->host_in) || !m.buffers.count(step.host->host_out)))
           throw std::runtime_error(fmt::format("host step reads '{}' and writes '{}': no such buffer",
@@ -250,6 +275,12 @@ PreparedPlan::PreparedPlan(const Family& family, const Problem& problem, const W
 }
 
 PreparedPlan::~PreparedPlan() = default;
+
+void PreparedPlan::set_region_hooks(std::function<void()> begin, std::function<void()> end) {
+  if (!impl_) return;
+  impl_->region_begin = std::move(begin);
+  impl_->region_end = std::move(end);
+}
 
 void PreparedPlan::fail(Status s, std::string log) {
   failed_ = true;
@@ -298,6 +329,7 @@ std::optional<RunTimes> PreparedPlan::run(std::int64_t seq) {
     RunTimes t;
     const auto t_run = Clock::now();
     m.device.begin_timing(m.measure.timing, m.region);
+    if (m.region_begin) m.region_begin();
     std::string error;
     for (const Step& step : m.steps) {
       LaunchResult launched =
@@ -312,6 +344,7 @@ std::optional<RunTimes> PreparedPlan::run(std::int64_t seq) {
       t.comm_ms += launched.comm_ms;
     }
     std::optional<double> region_ms;
+    if (m.region_end) m.region_end();
     try {
       region_ms = m.device.end_timing();
     } catch (const std::exception& e) {
@@ -335,6 +368,8 @@ std::optional<RunTimes> PreparedPlan::run(std::int64_t seq) {
     const auto t_down = Clock::now();
     try {
       m.device.download(*m.buffers["out"], m.output);
+      m.d2h_ms.push_back(ms_since(t_down));
+      record_downloads(result_.metrics, m.output.size(), m.d2h_ms);
       for (const auto& [name, bytes] : m.poisoned) {
         if (name == "out") {
           std::copy(m.output.begin() + static_cast<std::ptrdiff_t>(bytes), m.output.end(), m.canary.begin());

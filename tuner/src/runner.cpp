@@ -299,22 +299,23 @@ void measure_ceilings(const Tuner::Impl& m, Store& store, std::int64_t run, std:
   }
 }
 
-namespace {
-
 bool same_device(const DeviceInfo& a, const DeviceInfo& b) {
   return a.backend == b.backend && a.name == b.name && a.driver == b.driver && a.platform == b.platform;
 }
 
-}  // namespace
+std::map<std::string, const Variant*> device_variants(const Tuner::Impl& m, std::size_t device) {
+  std::map<std::string, const Variant*> variants;
+  for (const Task& t : m.tasks)
+    if (t.device == device) variants[t.variant->name()] = t.variant;
+  return variants;
+}
 
 void confirm_device(const Tuner::Impl& m, std::size_t device, DeviceSession& session, Store& store,
                     TuneSummary& summary, RunObserver& obs) {
   const ConfirmSpec& spec = m.measure.confirm;
   if (spec.top <= 0) return;
   const SelectedDevice& sd = m.devices[device];
-  std::map<std::string, const Variant*> variants;  // of this device's tasks
-  for (const Task& t : m.tasks)
-    if (t.device == device) variants[t.variant->name()] = t.variant;
+  const std::map<std::string, const Variant*> variants = device_variants(m, device);
   RowFilter f;
   f.family = m.family->name();
   const std::vector<ResultRow> rows = store.rows(f);
@@ -447,6 +448,7 @@ TuneSummary Tuner::run(Store& store, RunObserver& obs) {
     const SelectedDevice& sd = m.devices[t.device];
     if (open_index != t.device) {
       if (session) confirm_device(m, open_index, *session, store, summary, obs);
+      if (session) cold_stage(m, open_index, store, summary, obs);
       session.reset();  // one device open at a time
       session = open_session(m, sd);
       open_index = t.device;
@@ -462,6 +464,7 @@ TuneSummary Tuner::run(Store& store, RunObserver& obs) {
     }
   }
   if (session) confirm_device(m, open_index, *session, store, summary, obs);
+  if (session) cold_stage(m, open_index, store, summary, obs);
   obs.on_finish();
   return summary;
 }

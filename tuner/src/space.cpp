@@ -688,9 +688,9 @@ class Loader {
 
   MeasureSpec measure(const YAML::Node& n) const {
     MeasureSpec m;
-    bool max_given = false;
+    bool max_given = false, cold_given = false;
     for (const auto& e : entries(n, "measure", {"warmups", "repeats", "max_repeats", "noise", "max_time_s", "cache",
-                                                "launch", "confirm", "timeout_s", "isolation"})) {
+                                                "launch", "confirm", "cold", "timeout_s", "isolation"})) {
       const std::string what = "measure." + e.key;
       const YAML::Node& v = value(e, what);
       if (e.key == "warmups") m.warmups = static_cast<int>(integer(v, what, 0, kMaxWarmups));
@@ -704,6 +704,11 @@ class Loader {
       if (e.key == "cache") m.timing.cold = choice(v, what, {"cold", "hot"}) == "cold";
       if (e.key == "launch") m.timing.hide_launch = choice(v, what, {"hidden", "call"}) == "hidden";
       if (e.key == "confirm") m.confirm = confirm(e.value);
+      if (e.key == "cold") {
+        cold_given = true;
+        for (const auto& c : entries(e.value, "measure.cold", {"top"}))
+          m.cold.top = static_cast<int>(integer(value(c, "measure.cold.top"), "measure.cold.top", 0, 1000));
+      }
       if (e.key == "isolation") {
         const std::string t = scalar(v, what);
         if (t != "true" && t != "false") fail(v, fmt::format("{} must be true or false, got {}", what, show(t)));
@@ -715,6 +720,7 @@ class Loader {
       fail(n["max_repeats"], fmt::format("measure.max_repeats ({}) is below measure.repeats ({})", m.max_repeats,
                                          m.repeats));
     m.max_repeats = std::max(m.max_repeats, m.repeats);
+    if (m.confirm.top == 0 && !cold_given) m.cold.top = 0;
     return m;
   }
 };

@@ -88,10 +88,20 @@ void record(const Tuner::Impl& m, Task& t, PointId p, const Config& c, const Eva
 void measure_ceilings(const Tuner::Impl& m, Store& store, std::int64_t run, std::int64_t device_row,
                       DeviceSession& session, const DeviceInfo& device, RunObserver& obs);
 
+// Whether two devices are one row of the store's devices table (backend, name, driver, platform).
+bool same_device(const DeviceInfo& a, const DeviceInfo& b);
+// The variants of the tasks on one device, by name.
+std::map<std::string, const Variant*> device_variants(const Tuner::Impl& m, std::size_t device);
+
 // The confirmation stage for every problem on one device (docs/measurement.md): the top configurations
 // of the search and every baseline measured again in interleaved rounds, stored with stage "confirm".
 void confirm_device(const Tuner::Impl& m, std::size_t device, DeviceSession& session, Store& store,
                     TuneSummary& summary, RunObserver& obs);
+// The whole-program stage on one device (pimg/cold_run.hpp): the top measure.cold.top configurations of each
+// problem (confirmation-stage ranking where there is one) run once each in a fresh process, stored with stage
+// "cold"; with resume, one whose cold row of the same identity is stored is not run again. Called after
+// confirm_device().
+void cold_stage(const Tuner::Impl& m, std::size_t device, Store& store, TuneSummary& summary, RunObserver& obs);
 // The device opened for evaluations: in a supervised worker process, or in this one with
 // --no-isolation or the space's measure.isolation off.
 std::unique_ptr<DeviceSession> open_session(const Tuner::Impl& m, const SelectedDevice& sd);

@@ -32,6 +32,30 @@ std::string num(double v) { return fmt::format("{}", v); }
 double to_double(const std::string& s) { return std::stod(s); }
 long to_long(const std::string& s) { return std::stol(s); }
 
+Message encode_problem(const Problem& p) {
+  Message m = {p.family, std::to_string(p.width), std::to_string(p.height), std::to_string(p.channels),
+               std::to_string(p.attrs.size())};
+  for (const auto& [k, v] : p.attrs) {
+    m.push_back(k);
+    m.push_back(v);
+  }
+  return m;
+}
+
+Problem decode_problem(const Message& m, std::size_t& i) {
+  Problem p;
+  p.family = m.at(i++);
+  p.width = static_cast<int>(to_long(m.at(i++)));
+  p.height = static_cast<int>(to_long(m.at(i++)));
+  p.channels = static_cast<int>(to_long(m.at(i++)));
+  const long n = to_long(m.at(i++));
+  for (long k = 0; k < n; ++k) {
+    std::string key = m.at(i++);
+    p.attrs[key] = m.at(i++);
+  }
+  return p;
+}
+
 Message encode_result(const EvalResult& r) {
   Message m = {"result", to_string(r.status), r.log, r.validation, num(r.compile_ms), r.compile_cached ? "1" : "0",
                num(r.h2d_ms), num(r.d2h_ms), num(r.eval_ms), std::to_string(r.kernel_ms.size())};

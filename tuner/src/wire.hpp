@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "pimg/problem.hpp"
 #include "pimg/result.hpp"
 
 namespace pimg::wire {
@@ -23,6 +24,10 @@ bool write_all(int fd, const std::string& data);
 std::string num(double v);
 double to_double(const std::string& s);
 long to_long(const std::string& s);
+
+// A problem as fields (family, size, channels, attributes), read back from field i on (i moves past it).
+Message encode_problem(const Problem& p);
+Problem decode_problem(const Message& m, std::size_t& i);
 
 // {"result", status, log, validation, times...}
 Message encode_result(const EvalResult& r);

@@ -81,30 +81,6 @@ bool is_stopped(pid_t pid) {
 
 double ms_since(Clock::time_point t0) { return std::chrono::duration<double, std::milli>(Clock::now() - t0).count(); }
 
-Message encode_problem(const Problem& p) {
-  Message m = {p.family, std::to_string(p.width), std::to_string(p.height), std::to_string(p.channels),
-               std::to_string(p.attrs.size())};
-  for (const auto& [k, v] : p.attrs) {
-    m.push_back(k);
-    m.push_back(v);
-  }
-  return m;
-}
-
-Problem decode_problem(const Message& m, std::size_t& i) {
-  Problem p;
-  p.family = m.at(i++);
-  p.width = static_cast<int>(to_long(m.at(i++)));
-  p.height = static_cast<int>(to_long(m.at(i++)));
-  p.channels = static_cast<int>(to_long(m.at(i++)));
-  const long n = to_long(m.at(i++));
-  for (long k = 0; k < n; ++k) {
-    std::string key = m.at(i++);
-    p.attrs[key] = m.at(i++);
-  }
-  return p;
-}
-
 Message encode_measure(const MeasureSpec& m) {
   return {std::to_string(m.warmups), std::to_string(m.repeats), num(m.timeout_s), std::to_string(m.max_repeats),
           num(m.noise), num(m.max_time_s), m.timing.cold ? "1" : "0", m.timing.hide_launch ? "1" : "0",

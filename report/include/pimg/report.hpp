@@ -14,6 +14,7 @@ struct ReportOptions {
   int top = 10;              // rows of each top-N table
   std::string plot_prefix;   // file name prefix of the plots, e.g. "report" -> report-conv-sweep.svg
   std::vector<RunRecord> runs;  // the store's runs: the provenance of the rows (Store::runs())
+  std::vector<ResultRow> cold;  // the whole-program runs (Store::stage_rows("cold")), with their metrics
 };
 
 struct Report {
@@ -22,7 +23,8 @@ struct Report {
 };
 
 // `rows`: search and confirmation rows (Store::ranking_rows()); the summary's winners come from
-// rank_all() (pimg/ranking.hpp), every other section from the search rows.
+// rank_all() (pimg/ranking.hpp), every other section from the search rows; rows with metrics
+// (Store::add_metrics) and opt.cold add the sections on transfers, footprint, counters, energy and whole programs.
 Report make_report(const std::vector<ResultRow>& rows, const std::vector<BandwidthRow>& bandwidths,
                    const ReportOptions& opt);
 
@@ -32,7 +34,12 @@ std::string report_html(const Report& report, const std::string& title);
 
 // The ranked terminal table and the JSON of `pimg-tune best`, from the same rows.
 std::string best_table(const std::vector<ResultRow>& rows, const std::vector<BandwidthRow>& bw, int top);
-std::string best_json(const std::vector<ResultRow>& rows, const std::vector<BandwidthRow>& bw, int top);
+std::string best_json(const std::vector<ResultRow>& rows, const std::vector<BandwidthRow>& bw, int top,
+                      const std::vector<ResultRow>& cold = {});
+// `best --objective end-to-end|energy`: the ok search rows of each (problem, device) that have what the
+// objective needs (docs/observers.md), ranked by it, as a table or as JSON.
+std::string best_objective_table(const std::vector<ResultRow>& rows, const std::string& objective, int top);
+std::string best_objective_json(const std::vector<ResultRow>& rows, const std::string& objective, int top);
 
 // `pimg-tune strategies`: the replay comparison as a terminal table, and as a markdown section with
 // a convergence plot per replay space (plot files named from plot_prefix).

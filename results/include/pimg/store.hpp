@@ -137,7 +137,11 @@ class Store {
   // (family, device) (the build id of its latest run) unless f.all_builds; `older` (when given) gets
   // the count of rows of older builds left out, or marked when f.all_builds.
   std::vector<ResultRow> ranking_rows(const RowFilter& f = {}, bool samples = false, std::size_t* older = nullptr) const;
-  // The latest row of each key and stage within one run.
+  // The latest row of each key of another stage ("cold": the whole-program runs), with its metrics.
+  std::vector<ResultRow> stage_rows(const std::string& stage, const RowFilter& f = {}) const;
+  // Fills each row's metrics (EvalResult::metrics) from the store, for rows read without samples.
+  void add_metrics(std::vector<ResultRow>& rows) const;
+  // The latest row of each key and stage within one run (search and confirmation: no whole-program rows).
   std::vector<ResultRow> run_rows(std::int64_t run, const RowFilter& f = {}, bool samples = false) const;
   std::vector<RunRecord> runs() const;  // by id
 

@@ -109,6 +109,8 @@ int T1Command::run(Registry& reg, const std::string& command_line) {
   opt.command_line = command_line;
   Progress progress(stderr, quiet_);
   if (spec.refs.empty()) compute_default_reference(reg, spec, space, opt, progress);
+  // The whole-program stage's fresh process cannot check against a reference computed here: off then.
+  if (spec.refs.empty()) space.measure.cold.top = 0;
   Tuner tuner(reg, space, opt, progress);
   Store store(db_);
   const TuneSummary s = tuner.run(store, progress);

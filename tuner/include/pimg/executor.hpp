@@ -5,6 +5,7 @@
 // bench/ harnesses and the test fixtures all run plans through it (docs/measurement.md).
 #pragma once
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -24,6 +25,11 @@ namespace pimg {
 inline constexpr std::uint8_t kPoisonValues[2] = {0xA5, 0x5A};
 // Bytes after every output and scratch buffer that must still hold the run's poison after it.
 inline constexpr std::size_t kCanaryBytes = 256;
+
+// Transfers and device memory, stored in EvalResult::metrics by every prepared plan (docs/observers.md):
+// the inputs' upload repeated this many times (the same bytes into the same buffers, allocation excluded),
+// its median and every run's download of the output as medians and GB/s.
+inline constexpr int kUploadRepeats = 3;
 
 struct RunTimes {
   double kernel_ms = 0, wall_ms = 0, comm_ms = 0;
@@ -62,6 +68,10 @@ class PreparedPlan {
 
   // Timed runs that were validated (kernel, wall and communication times), taken by run() callers.
   EvalResult& mutable_result() { return result_; }
+
+  // Called just inside the timed region of every run from now on (after begin_timing, before end_timing);
+  // empty functions remove them. Observers' counted run (Observer::counts_region).
+  void set_region_hooks(std::function<void()> begin, std::function<void()> end);
 
  private:
   struct Impl;

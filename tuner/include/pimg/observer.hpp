@@ -25,6 +25,12 @@ class Observer {
   // After the last run: values of the whole evaluation, and flags that qualify its timing
   // ("throttled", "loaded", ...).
   virtual void end(std::vector<Metric>& /*out*/, std::vector<std::string>& /*flags*/) {}
+  // Observers that count inside the timed region (hardware counters) return true: after the timed runs the
+  // evaluator makes one more run, untimed and stored as no sample, and calls region_begin() and region_end()
+  // just inside its timed region (after the cache flush, around the launches), before end().
+  virtual bool counts_region() const { return false; }
+  virtual void region_begin() {}
+  virtual void region_end() {}
 };
 
 struct ObserverInfo {

@@ -76,6 +76,15 @@ struct ConfirmSpec {
   double max_time_s = 20;
 };
 
+// The whole-program stage (docs/observers.md): after the search and confirmation on a device, the `top`
+// fastest configurations of each problem each run once as a standalone program would, in a fresh process
+// with the compile caches off (device open, build, input, allocation, upload, run, download, release, each
+// timed), stored with stage "cold". A space that turns the confirmation stage off (confirm: {top: 0})
+// turns this one off too unless it sets `cold` itself.
+struct ColdSpec {
+  int top = 2;  // 0 turns the stage off
+};
+
 // Limits on the counts a space may ask for (a run's count must fit every loop and every store column).
 // The largest space file read (16 MiB): a larger one, or one without an end (/dev/zero), is refused.
 inline constexpr std::uintmax_t kMaxFileBytes = 16u << 20;
@@ -94,9 +103,10 @@ struct MeasureSpec {
   double max_time_s = 1.0;
   TimingMethod timing;    // cold by default, launch latency hidden
   ConfirmSpec confirm;
+  ColdSpec cold;
 
   // Exactly `repeats` timed runs after `warmups`, hot, no confirmation stage: what fixtures and
-  // harnesses that check correctness (not speed) ask for.
+  // harnesses that check correctness (not speed) ask for; no whole-program stage either.
   static MeasureSpec fixed(int warmups, int repeats, double timeout_s) {
     MeasureSpec m;
     m.warmups = warmups;
@@ -104,6 +114,7 @@ struct MeasureSpec {
     m.timeout_s = timeout_s;
     m.timing.cold = false;
     m.confirm.top = 0;
+    m.cold.top = 0;
     return m;
   }
 };

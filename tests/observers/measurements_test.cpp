@@ -1,0 +1,333 @@
+// Issue 18's measurements: a new observer added as one file (the class below and one add_observer line) reaching
+// the store with no other change; perf counters of a real OpenMP evaluation (or the test saying why the kernel
+// refuses them); the footprint, RAPL and energy-window observers; Nsight Compute's CSV; and end to end on the
+// CPU backends: transfers, device memory, host peak, counters and whole-program runs stored, in the report,
+// `best --json`, `best --objective` and the T4 export.
+#include <gtest/gtest.h>
+#include <sys/mman.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstring>
+#include <fstream>
+#include <functional>
+#include <iostream>
+#include <thread>
+#include <vector>
+
+#include "e2e/e2e_util.hpp"
+#include "observers.hpp"
+#include "pimg/cold_run.hpp"
+#include "pimg/registry.hpp"
+#include "pimg/runner.hpp"
+#include "pimg/space.hpp"
+#include "pimg/store.hpp"
+
+namespace {
+
+// --- a new observer, as one file under tuner/observers/ would hold it ---------------------------------
+// Counts the timed runs it saw and stores their number; applies to the host backend only.
+class RunCounter final : public pimg::Observer {
+ public:
+  void begin() override { runs_ = 0; }
+  void after_run(int seq, std::vector<pimg::Metric>& out) override {
+    ++runs_;
+    out.push_back({"test.run_seen", "count", seq, 1});
+  }
+  void end(std::vector<pimg::Metric>& out, std::vector<std::string>&) override {
+    out.push_back({"test.timed_runs", "count", -1, static_cast<double>(runs_)});
+  }
+
+ private:
+  int runs_ = 0;
+};
+
+pimg::ObserverInfo run_counter_observer() {
+  return {"run_counter", "counts the timed runs of each evaluation",
+          [](const pimg::DeviceInfo& d, std::string& why) -> std::unique_ptr<pimg::Observer> {
+            if (d.backend != "host") {
+              why = "run_counter observes the host backend only";
+              return nullptr;
+            }
+            return std::make_unique<RunCounter>();
+          }};
+}
+// --- end of the observer's file ----------------------------------------------------------------------
+
+class Quiet final : public pimg::RunObserver {};
+
+pimg::DeviceInfo device(const std::string& backend) {
+  pimg::DeviceInfo d;
+  d.backend = backend;
+  d.name = backend;
+  return d;
+}
+
+const pimg::Metric* find(const std::vector<pimg::Metric>& ms, const std::string& name) {
+  auto it = std::find_if(ms.begin(), ms.end(), [&](const pimg::Metric& m) { return m.name == name && m.seq == -1; });
+  return it == ms.end() ? nullptr : &*it;
+}
+
+std::vector<pimg::Metric> observe(pimg::Observer& o, int runs, const std::function<void()>& work) {
+  std::vector<pimg::Metric> out;
+  std::vector<std::string> flags;
+  o.begin();
+  for (int i = 0; i < runs; ++i) {
+    o.before_run(i);
+    work();
+    o.after_run(i, out);
+  }
+  if (o.counts_region()) {
+    o.region_begin();
+    work();
+    o.region_end();
+  }
+  o.end(out, flags);
+  return out;
+}
+
+std::string write_space(const std::filesystem::path& dir, const std::string& name, const std::string& text) {
+  const std::string path = (dir / name).string();
+  std::ofstream(path) << text;
+  return path;
+}
+
+}  // namespace
+
+TEST(Observers, ANewObserverIsOneFileAndOneRegistryLine) {
+  const auto dir = e2e::temp_dir("new-observer");
+  const std::string space_file = write_space(
+      dir, "space.yaml",
+      "family: conv\nproblems:\n  - filter: sharpen3\n    sizes: [64x48]\n    channels: 1\nbackends:\n  host: {}\n"
+      "variants:\n  serial: {}\nmeasure: {warmups: 1, repeats: 4, max_repeats: 4, timeout_s: 30, confirm: {top: 0}}\n");
+  std::unique_ptr<pimg::Registry> reg = pimg::Registry::make_builtin();
+  reg->add_observer(run_counter_observer());  // the one registry line
+  const pimg::Space space = pimg::load_space(space_file, *reg);
+  pimg::TuneOptions opt;
+  opt.isolation = false;  // this process's registry, with the observer, evaluates
+  Quiet quiet;
+  const std::string db = (dir / "t.db").string();
+  {
+    pimg::Store store(db);
+    pimg::Tuner tuner(*reg, space, opt, quiet);
+    EXPECT_EQ(tuner.run(store, quiet).ok, 1u);
+  }
+  EXPECT_EQ(e2e::query(db, "SELECT value FROM metrics WHERE name = 'test.timed_runs'"), std::vector<std::string>{"4.0"});
+  EXPECT_EQ(e2e::query(db, "SELECT count(*) FROM metrics WHERE name = 'test.run_seen'"), std::vector<std::string>{"4"});
+  std::filesystem::remove_all(dir);
+}
+
+TEST(Observers, EveryRegisteredObserverSaysWhetherItApplies) {
+  const pimg::Registry& reg = pimg::Registry::builtin();
+  ASSERT_GE(reg.observers().size(), 5u);
+  pimg::DeviceInfo gpu = device("cuda");
+  for (const pimg::ObserverInfo* o : reg.observers()) {
+    EXPECT_FALSE(o->name.empty());
+    EXPECT_FALSE(o->description.empty()) << o->name;
+    for (const pimg::DeviceInfo& d : {device("host"), device("openmp"), gpu}) {
+      std::string why;
+      auto made = o->make(d, why);
+      EXPECT_TRUE(made || !why.empty()) << o->name << " on " << d.backend << " neither applies nor says why";
+    }
+  }
+}
+
+TEST(PerfObserver, CountsTheCountedRegionOrSaysWhyNot) {
+  std::string why;
+  auto o = pimg::Registry::builtin().observer("perf")->make(device("openmp"), why);
+  if (!o) GTEST_SKIP() << "perf_event_open is not permitted here: " << why;
+  EXPECT_TRUE(o->counts_region());
+  volatile double sink = 0;
+  const auto m = observe(*o, 2, [&] {
+    constexpr std::size_t kBytes = 8u << 20;  // fresh pages: a page fault each
+    void* fresh = ::mmap(nullptr, kBytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    ASSERT_NE(fresh, MAP_FAILED);
+    for (std::size_t i = 0; i < kBytes; i += 4096) static_cast<volatile char*>(fresh)[i] = 1;
+    ::munmap(fresh, kBytes);
+    for (int i = 0; i < 2000000; ++i) sink = sink + i * 0.5;
+  });
+  ASSERT_NE(find(m, "perf.task_clock_ms"), nullptr);
+  EXPECT_GT(find(m, "perf.task_clock_ms")->value, 0);
+  ASSERT_NE(find(m, "perf.page_faults"), nullptr);
+  EXPECT_GT(find(m, "perf.page_faults")->value, 100);  // 2048 pages touched in the counted run
+  ASSERT_NE(find(m, "perf.hardware"), nullptr);
+  const std::string refused = pimg::perf_hardware_refusal();
+  EXPECT_EQ(find(m, "perf.hardware")->value, refused.empty() ? 1.0 : 0.0);
+  if (!refused.empty()) {
+    EXPECT_EQ(find(m, "perf.instructions"), nullptr);
+    GTEST_SKIP() << "software counters checked; hardware counters not permitted here: " << refused;
+  }
+  ASSERT_NE(find(m, "perf.instructions"), nullptr);
+  EXPECT_GT(find(m, "perf.instructions")->value, 2e6);  // the loop alone, in the counted run only
+  EXPECT_LT(find(m, "perf.instructions")->value, 1e9);
+  ASSERT_NE(find(m, "perf.ipc"), nullptr);
+  EXPECT_GT(find(m, "perf.ipc")->value, 0);
+}
+
+TEST(FootprintObserver, PeakSeesMemoryHeldDuringTheEvaluation) {
+  std::string why;
+  auto o = pimg::Registry::builtin().observer("footprint")->make(device("host"), why);
+  ASSERT_NE(o, nullptr) << why;
+  constexpr std::size_t kBytes = 64u << 20;
+  const auto m = observe(*o, 1, [&] {
+    std::vector<char> big(kBytes);
+    for (std::size_t i = 0; i < big.size(); i += 4096) big[i] = 1;
+  });
+  ASSERT_NE(find(m, "memory.host_peak_bytes"), nullptr);
+  ASSERT_NE(find(m, "memory.host_rss_begin_bytes"), nullptr);
+  EXPECT_GE(find(m, "memory.host_peak_bytes")->value, find(m, "memory.host_rss_begin_bytes")->value + 0.9 * kBytes);
+  ASSERT_NE(find(m, "memory.host_peak_reset"), nullptr);
+}
+
+TEST(RaplObserver, EnergyWhereReadableElseSaysWhy) {
+  std::string why;
+  auto o = pimg::Registry::builtin().observer("rapl")->make(device("openmp"), why);
+  const std::string refused = pimg::rapl_refusal();
+  if (!o) {
+    EXPECT_EQ(why, refused);
+    EXPECT_FALSE(why.empty());
+    GTEST_SKIP() << "RAPL is not readable here: " << why;
+  }
+  const auto m = observe(*o, 3, [] { std::this_thread::sleep_for(std::chrono::milliseconds(30)); });
+  ASSERT_NE(find(m, "energy.avg_w"), nullptr);
+  EXPECT_GT(find(m, "energy.timed_s")->value, 0.05);
+  EXPECT_GE(find(m, "energy.timed_j")->value, 0);
+}
+
+TEST(EnergyWindow, JoulesOverTheTimedRunsAndWraps) {
+  pimg::EnergyWindow w;
+  std::vector<pimg::Metric> none;
+  w.put(none);
+  EXPECT_TRUE(none.empty());  // never started
+  w.start(100.0);
+  std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  w.sample(102.5);
+  std::vector<pimg::Metric> out;
+  w.put(out);
+  ASSERT_NE(find(out, "energy.timed_j"), nullptr);
+  EXPECT_DOUBLE_EQ(find(out, "energy.timed_j")->value, 2.5);
+  EXPECT_NEAR(find(out, "energy.avg_w")->value, 2.5 / find(out, "energy.timed_s")->value, 1e-9);
+  pimg::EnergyWindow wrapped;
+  wrapped.start(250.0);
+  wrapped.sample(10.0);  // the counter passed its range of 262.144 J
+  std::vector<pimg::Metric> after;
+  wrapped.put(after, 262.144);
+  ASSERT_NE(find(after, "energy.timed_j"), nullptr);
+  EXPECT_NEAR(find(after, "energy.timed_j")->value, 22.144, 1e-9);
+}
+
+TEST(ColdRun, ReadsNsightComputeCsv) {
+  const std::string csv =
+      "==PROF== Connected to process 123\n"
+      "\"ID\",\"Process ID\",\"Process Name\",\"Host Name\",\"Kernel Name\",\"Context\",\"Stream\",\"Block Size\","
+      "\"Grid Size\",\"Device\",\"CC\",\"Section Name\",\"Metric Name\",\"Metric Unit\",\"Metric Value\"\n"
+      "\"0\",\"123\",\"pimg-tune\",\"h\",\"conv\",\"1\",\"7\",\"(32, 4, 1)\",\"(64, 256, 1)\",\"0\",\"9.0\",\"Command line "
+      "profiler metrics\",\"dram__throughput.avg.pct_of_peak_sustained_elapsed\",\"%\",\"71.25\"\n"
+      "\"0\",\"123\",\"pimg-tune\",\"h\",\"conv\",\"1\",\"7\",\"(32, 4, 1)\",\"(64, 256, 1)\",\"0\",\"9.0\",\"Command line "
+      "profiler metrics\",\"gpu__time_duration.sum\",\"nsecond\",\"12,345\"\n"
+      "\"0\",\"123\",\"pimg-tune\",\"h\",\"conv\",\"1\",\"7\",\"(32, 4, 1)\",\"(64, 256, 1)\",\"0\",\"9.0\",\"Command line "
+      "profiler metrics\",\"launch__registers_per_thread\",\"register/thread\",\"32\"\n"
+      "\"1\",\"123\",\"pimg-tune\",\"h\",\"hist\",\"1\",\"7\",\"(256, 1, 1)\",\"(528, 1, 1)\",\"0\",\"9.0\",\"Command line "
+      "profiler metrics\",\"sm__warps_active.avg.pct_of_peak_sustained_active\",\"%\",\"n/a\"\n"
+      "\"1\",\"123\",\"pimg-tune\",\"h\",\"hist\",\"1\",\"7\",\"(256, 1, 1)\",\"(528, 1, 1)\",\"0\",\"9.0\",\"Command line "
+      "profiler metrics\",\"sm__inst_issued.avg.pct_of_peak_sustained_active\",\"%\",\"40.5\"\n";
+  const std::vector<pimg::Metric> m = pimg::parse_ncu_csv(csv);
+  ASSERT_EQ(m.size(), 4u);
+  EXPECT_EQ(m[0].name, "ncu.dram_throughput_pct");
+  EXPECT_EQ(m[0].seq, 0);
+  EXPECT_DOUBLE_EQ(m[0].value, 71.25);
+  EXPECT_EQ(m[1].name, "ncu.duration_ns");
+  EXPECT_DOUBLE_EQ(m[1].value, 12345);
+  EXPECT_EQ(m[2].name, "ncu.registers_per_thread");
+  EXPECT_EQ(m[3].name, "ncu.issue_slots_busy_pct");
+  EXPECT_EQ(m[3].seq, 1);
+  EXPECT_TRUE(pimg::parse_ncu_csv("no profile\n").empty());
+}
+
+// The issue's CPU check in small: OpenMP and the host backend tuned with the whole-program stage on.
+TEST(Measurements, StoredReportedAndExportedOnTheCpu) {
+  const auto dir = e2e::temp_dir("measurements");
+  const std::string space = write_space(
+      dir, "space.yaml",
+      "family: conv\nproblems:\n  - filter: sharpen3\n    border: valid\n    sizes: [96x64, 192x128]\n    channels: 1\n"
+      "backends:\n  openmp: {}\n  host: {}\nvariants:\n  omp_rows: {threads: [1, 2], schedule: static, chunk: 4, "
+      "unroll: 1, arith: mul, simd: 1}\n  serial: {}\n"
+      "measure: {warmups: 1, repeats: 3, max_repeats: 3, timeout_s: 30, cache: hot, confirm: {top: 0}, cold: {top: 1}}\n");
+  const std::string db = (dir / "t.db").string();
+  const e2e::Ran r = e2e::run("conv --quiet --space " + space + " --db " + db);
+  ASSERT_EQ(r.code, 0) << r.out;
+  auto count = [&](const std::string& where) {
+    return e2e::query(db, "SELECT count(*) FROM evaluations e WHERE " + where).at(0);
+  };
+  auto with_metric = [&](const std::string& stage, const std::string& name) {
+    return count("e.stage = '" + stage + "' AND e.status = 'ok' AND EXISTS (SELECT 1 FROM metrics m WHERE "
+                 "m.evaluation_id = e.id AND m.name = '" + name + "')");
+  };
+  // 2 problems x (2 omp_rows + 1 serial) search rows; one cold run per problem and device.
+  EXPECT_EQ(count("e.stage = 'search' AND e.status = 'ok'"), "6");
+  EXPECT_EQ(count("e.stage = 'cold'"), "4");
+  for (const char* name : {"transfer.h2d_gbs", "transfer.d2h_gbs", "transfer.h2d_ms", "memory.device_bytes",
+                           "memory.host_peak_bytes"})
+    EXPECT_EQ(with_metric("search", name), "6") << name;
+  for (const char* name : {"cold.total_ms", "cold.process_start_ms", "cold.device_open_ms", "cold.input_ms",
+                           "cold.build_ms", "cold.alloc_ms", "cold.upload_ms", "cold.run_ms", "cold.download_ms",
+                           "cold.release_ms", "cold.startup_share", "cold.footprint_program_bytes"})
+    EXPECT_EQ(with_metric("cold", name), "4") << name;
+  // The parts add up to the total, and the OpenMP build from source without caches is not free.
+  const auto sums = e2e::query(
+      db, "SELECT abs((SELECT sum(value) FROM metrics p WHERE p.evaluation_id = m.evaluation_id AND p.name LIKE "
+          "'cold.%_ms' AND p.name != 'cold.total_ms') - m.value) < 1e-6 * m.value FROM metrics m WHERE m.name = "
+          "'cold.total_ms'");
+  EXPECT_EQ(sums, std::vector<std::string>(4, "1"));
+  const auto build = e2e::query(db, "SELECT min(m.value) FROM metrics m JOIN evaluations e ON e.id = m.evaluation_id "
+                                    "JOIN devices d ON d.id = e.device_id WHERE d.backend = 'openmp' AND "
+                                    "m.name = 'cold.build_ms'");
+  EXPECT_GT(std::stod(build.at(0)), 10.0) << "an OpenMP kernel compiled with the caches off";
+  std::string why;
+  if (pimg::Registry::builtin().observer("perf")->make(device("openmp"), why)) {
+    EXPECT_EQ(with_metric("search", "perf.task_clock_ms"), "6");
+    EXPECT_EQ(with_metric("search", "perf.page_faults"), "6");
+    if (pimg::perf_hardware_refusal().empty()) EXPECT_EQ(with_metric("search", "perf.instructions"), "6");
+  } else {
+    std::cout << "[  NOTE    ] counters not stored: perf_event_open is not permitted here: " << why << "\n";
+  }
+
+  const std::string report = (dir / "r.md").string();
+  ASSERT_EQ(e2e::run("report --db " + db + " --out " + report).code, 0);
+  const std::string md = e2e::slurp(report);
+  for (const char* section : {"## Whole program and start-up", "### Crossover with start-up included",
+                              "## Transfers", "## Memory footprint", "## Counters", "## Energy",
+                              "- [Whole program and start-up](#whole-program-and-start-up)"})
+    EXPECT_NE(md.find(section), std::string::npos) << section;
+  EXPECT_NE(md.find("fastest program"), std::string::npos);
+
+  const e2e::Ran json = e2e::run("best conv --json --db " + db);
+  ASSERT_EQ(json.code, 0) << json.out;
+  EXPECT_NE(json.out.find("\"transfer.h2d_gbs\":"), std::string::npos);
+  EXPECT_NE(json.out.find("\"cold\":[{\"variant\":"), std::string::npos);
+  EXPECT_NE(json.out.find("\"cold.startup_share\":"), std::string::npos);
+  const e2e::Ran e2e_time = e2e::run("best conv --objective end-to-end --db " + db);
+  ASSERT_EQ(e2e_time.code, 0) << e2e_time.out;
+  EXPECT_NE(e2e_time.out.find("end-to-end ms"), std::string::npos) << e2e_time.out;
+  const e2e::Ran energy = e2e::run("best conv --objective energy --json --db " + db);
+  ASSERT_EQ(energy.code, 0) << energy.out;
+  EXPECT_NE(energy.out.find("\"objective\":\"energy\""), std::string::npos) << energy.out;
+  const e2e::Ran t4 = e2e::run("export --family conv --format t4 --db " + db);
+  ASSERT_EQ(t4.code, 0);
+  EXPECT_NE(t4.out.find("{\"name\":\"transfer.d2h_gbs\",\"value\":"), std::string::npos);
+  std::filesystem::remove_all(dir);
+}
+
+TEST(Measurements, ColdTopMustBeACount) {
+  const auto dir = e2e::temp_dir("cold-bad");
+  const std::string space = write_space(
+      dir, "space.yaml",
+      "family: conv\nproblems:\n  - filter: sharpen3\n    sizes: [64x48]\n    channels: 1\nbackends:\n  host: {}\n"
+      "variants:\n  serial: {}\nmeasure: {cold: {top: -1}}\n");
+  const std::string db = (dir / "t.db").string();
+  const e2e::Ran r = e2e::run("conv --quiet --space " + space + " --db " + db);
+  EXPECT_EQ(r.code, 2) << r.out;
+  EXPECT_NE(r.out.find("measure.cold.top"), std::string::npos) << r.out;
+  EXPECT_FALSE(std::filesystem::exists(db));
+  std::filesystem::remove_all(dir);
+}
