@@ -15,6 +15,7 @@
 #include <iterator>
 #include <sstream>
 #include <thread>
+#include <tuple>
 
 #include "pimg/errors.hpp"
 
@@ -568,6 +569,38 @@ std::vector<ResultRow> Store::run_rows(std::int64_t run, const RowFilter& f, boo
                                 "x2.problem_id = x.problem_id AND x2.variant_id = x.variant_id AND "
                                 "x2.config_id = x.config_id AND x2.stage = x.stage))",
                                 run));
+}
+
+void Store::save_ladder_step(std::int64_t evaluation, const std::string& ladder, int seq, const std::string& step) {
+  with_retries(db_, path_, [&] {
+    Stmt s(db_, "INSERT INTO ladder_steps (evaluation_id, ladder, seq, step) VALUES (?,?,?,?)");
+    s.bind(1, evaluation).bind(2, ladder).bind(3, static_cast<std::int64_t>(seq)).bind(4, step);
+    s.step();
+  });
+}
+
+std::vector<LadderRow> Store::ladder_rows(const RowFilter& f) const {
+  std::map<std::int64_t, LadderRow> steps;  // by evaluation id
+  {
+    Stmt q(db_, "SELECT evaluation_id, ladder, seq, step FROM ladder_steps");
+    while (q.step()) steps[q.i64(0)] = {q.text(1), q.text(3), static_cast<int>(q.i64(2)), {}};
+  }
+  const std::string latest =
+      "(SELECT x.* FROM evaluations x JOIN ladder_steps l ON l.evaluation_id = x.id WHERE x.id = (SELECT MAX(x2.id) "
+      "FROM evaluations x2 JOIN ladder_steps l2 ON l2.evaluation_id = x2.id WHERE l2.ladder = l.ladder AND "
+      "l2.step = l.step AND x2.device_id = x.device_id AND x2.problem_id = x.problem_id))";
+  std::vector<LadderRow> out;
+  for (ResultRow& r : query_rows(f, false, latest)) {
+    auto it = steps.find(r.id);
+    if (it == steps.end()) continue;  // a step stored after the first query (another tuner on the file)
+    LadderRow l = it->second;
+    l.row = std::move(r);
+    out.push_back(std::move(l));
+  }
+  std::stable_sort(out.begin(), out.end(), [](const LadderRow& a, const LadderRow& b) {
+    return std::tie(a.ladder, a.seq) < std::tie(b.ladder, b.seq);
+  });
+  return out;
 }
 
 std::vector<RunRecord> Store::runs() const {

@@ -117,6 +117,7 @@ std::size_t write_report(Store& store, const std::string& family, const std::str
   opt.top = top;
   opt.plot_prefix = fs::path(out_path).stem().string();
   opt.runs = store.runs();
+  opt.ladders = store.ladder_rows(f);
   Report r = make_report(store.ranking_rows(f), store.all_bandwidths(), opt);
   fs::path dir = fs::path(out_path).parent_path();
   if (!dir.empty()) fs::create_directories(dir);

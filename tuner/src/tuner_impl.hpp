@@ -92,6 +92,10 @@ void measure_ceilings(const Tuner::Impl& m, Store& store, std::int64_t run, std:
 // of the search and every baseline measured again in interleaved rounds, stored with stage "confirm".
 void confirm_device(const Tuner::Impl& m, std::size_t device, DeviceSession& session, Store& store,
                     TuneSummary& summary, RunObserver& obs);
+// The space's ladder on one device (ladder_runner.cpp): its steps that run there, per problem, measured by
+// the confirmation stage's method and stored with stage "ladder" and their step (Store::save_ladder_step).
+void ladder_device(const Tuner::Impl& m, std::size_t device, DeviceSession& session, Store& store,
+                   TuneSummary& summary, RunObserver& obs);
 // The device opened for evaluations: in a supervised worker process, or in this one with
 // --no-isolation or the space's measure.isolation off.
 std::unique_ptr<DeviceSession> open_session(const Tuner::Impl& m, const SelectedDevice& sd);
