@@ -8,8 +8,10 @@ method), then a table of the seed's claims, each confirmed, refuted, mixed (it h
 not on others) or not testable, with the measurements behind the verdict. Reads the stores only.
 
 A claim compares two ladder steps of one device and problem: 'faster' holds where the first step's 95%
-interval lies wholly below the second's, and is refuted where it does not (the ratio says by how much);
-'same' holds where the intervals overlap or the medians are within 5%.
+interval lies wholly below the second's, and is refuted where the intervals lie apart the other way or the
+medians are within 5%; 'same' holds where the medians are within 10%, and is refuted where the intervals
+lie apart. Anything else is inconclusive (the intervals overlap): on a noisy machine a claim can be left
+'not testable (intervals overlap)'. Over several problems: confirmed, refuted, or mixed.
 
 Usage: scripts/seed-report.py --out REPORT.md [--note TEXT] DB [DB ...]
 Exit code 0; 2 for bad input (a file that is not a pimg-tune database of schema 8 or later).
@@ -242,10 +244,14 @@ def judge(kind, a, b):
         return "not testable", f"{a.step if not a.ok() else b.step}: {a.status if not a.ok() else b.status}"
     ratio = b.median / a.median
     text = f"{fmt_ms(a.median)} vs {fmt_ms(b.median)} ms ({ratio:.2f}x)"
-    overlap = not (a.high < b.low or b.high < a.low)
+    apart = a.high < b.low or b.high < a.low
     if kind == "faster":
-        return ("confirmed" if a.high < b.low else "refuted"), text
-    return ("confirmed" if overlap or abs(ratio - 1) <= 0.05 else "refuted"), text
+        if a.high < b.low:
+            return "confirmed", text
+        return ("refuted" if apart or abs(ratio - 1) <= 0.05 else "inconclusive"), text
+    if abs(ratio - 1) <= 0.10:
+        return "confirmed", text
+    return ("refuted" if apart else "inconclusive"), text
 
 
 def matches(step, where, key):
@@ -290,9 +296,9 @@ def claim_rows(seed, steps):
             rows.append((text, "not testable", "the stores hold neither step on a common problem (run the space: "
                                                "GPU steps need the -gpu twin)"))
             continue
-        tested = [v for v in verdicts if v != "not testable"]
+        tested = [v for v in verdicts if v not in ("not testable", "inconclusive")]
         if not tested:
-            overall = "not testable"
+            overall = "not testable" if "inconclusive" not in verdicts else "not testable (intervals overlap)"
         elif all(v == "confirmed" for v in tested):
             overall = "confirmed"
         elif all(v == "refuted" for v in tested):
