@@ -74,6 +74,8 @@ class SeedReport(unittest.TestCase):
             ("seed002-hist", 1, PACKED, 1280, "ok", 30.0),
             ("seed002-hist", 2, INPUT, 1280, "ok", 8.0),
             ("seed002-hist", 3, OUTPUT, 1280, "wrong_result", 0.0),
+            ("seed003-maxpool", 0, "OpenMP chain", 1024, "ok", 11.04),  # 10.4% apart, intervals overlapping
+            ("seed003-maxpool", 1, "OpenMP tree", 1024, "ok", 10.0),
         ])
 
     def tearDown(self):
@@ -95,6 +97,13 @@ class SeedReport(unittest.TestCase):
         self.assertIn("wrong_result not testable", what)
         # 'same': overlapping at 640, 30 vs 40 ms apart at 1280.
         self.assertEqual(c["packed 32-bit reads do not improve on the basic kernel"][0], "mixed")
+
+    def test_overlapping_intervals_leave_a_claim_untested(self):
+        steps = seed_report.load_steps([self.db])
+        seed = next(s for s in seed_report.SEEDS if s["ladder"] == "seed003-maxpool")
+        rows = {text: verdict for text, verdict, _ in seed_report.claim_rows(seed, steps)}
+        self.assertEqual(rows["at 2x2 the tree form is at least as fast as the chain (OpenMP)"],
+                         "not testable (intervals overlap)")
 
     def test_report_has_both_tables_and_untested_seeds(self):
         out = os.path.join(self.dir.name, "r.md")
