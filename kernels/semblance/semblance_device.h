@@ -4,12 +4,18 @@
    SEMB_LID(d), SEMB_GROUP(d), SEMB_NGROUPS(d), SEMB_LOAD(pointer) (a sample read), and GEOM(i, f),
    HDR(i, f), AXIS(k) (reads of the small inputs, from arguments or constant memory).
    Knobs: DIMS (1: one item per E block of the whole grid; 2: x over (D, E blocks), y over (A, B, C);
-   3: x over (D, E blocks), y over C, z over (A, B)), BLOCK_X/Y/Z, PPI (grid points per item along E),
+   3: x over (D, E blocks), y over C, z over (A, B)), SEED_MAP (1: seed 004's own mappings instead: x over
+   A, y over B (DIMS >= 2), z over C (DIMS 3), the other dimensions looped inside each item in grid
+   order), BLOCK_X/Y/Z, PPI (grid points per item along E),
    PRECOMP, INLINE, INTERP (semblance_core.h), WINDOW (0: num and den arrays per item in registers;
    1: the seed's register-pressure rewrite, num in local/shared memory and den one sum), ARGMAX (0:
    write every point's semblance and stack; 1: reduce to one best point per work-group into the
    part_* scratch buffers, then semb_argmax_final reduces those into the header). */
 #include "semblance/semblance_core.h"
+
+#ifndef SEED_MAP
+#define SEED_MAP 0
+#endif
 
 #define SEMB_GROUP_SIZE (BLOCK_X * BLOCK_Y * BLOCK_Z)
 #define SEMB_NEG ((PIMG_NE + PPI - 1) / PPI)
@@ -41,7 +47,14 @@ SEMB_KERNEL_MAIN void SEMB_ENTRY(SEMB_GMEM const float* restrict samples, SEMB_G
   (void)lid;
   /* This item's grid coordinates (E block ieg) and whether it lies inside the grid. */
   int ia, ib, ic, id, ieg, active;
-#if DIMS == 1
+#if SEED_MAP
+  /* The item's A (and B, C) from its ids; its loops below walk the rest. An item outside walks nothing. */
+  const int ga = (int)SEMB_GID(0), gb = DIMS >= 2 ? (int)SEMB_GID(1) : 0, gc = DIMS >= 3 ? (int)SEMB_GID(2) : 0;
+  active = ga < PIMG_NA && gb < PIMG_NB && gc < PIMG_NC;
+  ia = active ? ga : 0;
+  const int b0 = DIMS >= 2 ? gb : 0, b1 = !active ? b0 : DIMS >= 2 ? b0 + 1 : PIMG_NB;
+  const int c0 = DIMS >= 3 ? gc : 0, c1 = DIMS >= 3 ? c0 + 1 : PIMG_NC;
+#elif DIMS == 1
   {
     long r = (long)SEMB_GID(0);
     active = r < (long)PIMG_NA * PIMG_NB * PIMG_NC * PIMG_ND * SEMB_NEG;
@@ -80,112 +93,122 @@ SEMB_KERNEL_MAIN void SEMB_ENTRY(SEMB_GMEM const float* restrict samples, SEMB_G
 #else
 #error "DIMS must be 1, 2 or 3"
 #endif
-  const int ie0 = ieg * PPI;
-  const float A = AXIS(ia), B = AXIS(SEMB_OFF_B + ib), C = AXIS(SEMB_OFF_C + ic), D = AXIS(SEMB_OFF_D + id);
-  float Ev[PPI];
-  for (int p = 0; p < PPI; ++p) Ev[p] = AXIS(SEMB_OFF_E + (ie0 + p < PIMG_NE ? ie0 + p : PIMG_NE - 1));
-
-#if WINDOW == 0
-  float num[PPI * PIMG_W];
-  float den[PPI * PIMG_W];
-#else
-  SEMB_LOCAL(float, lnum, SEMB_GROUP_SIZE * PPI * PIMG_W);
-  float den[PPI];
-#endif
-  float stk[PPI];
-  int mcount[PPI];
-  for (int p = 0; p < PPI; ++p) {
-    for (int j = 0; j < PIMG_W; ++j) {
-      SEMB_NUM(p, j) = 0.0f;
-#if WINDOW == 0
-      den[p * PIMG_W + j] = 0.0f;
-#endif
-    }
 #if WINDOW == 1
-    den[p] = 0.0f;
+  SEMB_LOCAL(float, lnum, SEMB_GROUP_SIZE * PPI * PIMG_W);
 #endif
-    stk[p] = 0.0f;
-    mcount[p] = 0;
-  }
-
-  for (int i = 0; active && i < PIMG_NTR; ++i) {
-    semb_geom g;
-#if PRECOMP
-    g.dm = GEOM(i, 0);
-    g.dh = GEOM(i, 1);
-    g.dm2 = GEOM(i, 2);
-    g.dh2 = GEOM(i, 3);
-    g.dmdh = GEOM(i, 4);
-#else
-    g = semb_geometry(HDR(i, 0), HDR(i, 1), HDR(i, 2), m0, h0);
-#endif
-    const float q = semb_quadratic(A, B, C, D, t0, g);
-    SEMB_GMEM const float* tr = samples + (long)i * PIMG_NS;
-    for (int p = 0; p < PPI; ++p) {
-      const float x = semb_position(q, Ev[p], idt, g);
-      if (!semb_inside(x, PIMG_TAU, PIMG_NS)) continue;
-      const int it = (int)x;
-      const int base = it - PIMG_TAU;
-#if INTERP == 1
-      const float f = x - (float)it;
-#endif
-      for (int j = 0; j < PIMG_W; ++j) {
-        const int k = base + j;
-        const float d0 = SEMB_LOAD(tr + k), d1 = SEMB_LOAD(tr + k + 1);
-#if INTERP == 0
-        const float v = semb_interp_seed(d0, d1, x, j, PIMG_TAU, k);
-#else
-        const float v = semb_interp_simplified(d0, d1, f);
-#endif
-        SEMB_NUM(p, j) += v;
-#if WINDOW == 0
-        den[p * PIMG_W + j] += v * v;
-#else
-        den[p] += v * v;
-#endif
-        stk[p] += v;
-      }
-      mcount[p] += 1;
-    }
-  }
-
-  const long row = ((((long)ia * PIMG_NB + ib) * PIMG_NC + ic) * PIMG_ND + id) * PIMG_NE;
 #if ARGMAX
   float best_sem = -1.0f, best_stk = 0.0f;
   int best_idx = 0x7fffffff;
 #endif
-  for (int p = 0; p < PPI; ++p) {
-    if (!active || ie0 + p >= PIMG_NE) break;
-    float sn = 0.0f, sd = 0.0f;
-    for (int j = 0; j < PIMG_W; ++j) {
-      sn += SEMB_NUM(p, j) * SEMB_NUM(p, j);
+#if SEED_MAP
+  for (ib = b0; ib < b1; ++ib)
+    for (ic = c0; ic < c1; ++ic)
+      for (id = 0; id < PIMG_ND; ++id)
+        for (ieg = 0; ieg < SEMB_NEG; ++ieg)
+#endif
+  {
+    const int ie0 = ieg * PPI;
+    const float A = AXIS(ia), B = AXIS(SEMB_OFF_B + ib), C = AXIS(SEMB_OFF_C + ic), D = AXIS(SEMB_OFF_D + id);
+    float Ev[PPI];
+    for (int p = 0; p < PPI; ++p) Ev[p] = AXIS(SEMB_OFF_E + (ie0 + p < PIMG_NE ? ie0 + p : PIMG_NE - 1));
+
 #if WINDOW == 0
-      sd += den[p * PIMG_W + j];
-#endif
-    }
-#if WINDOW == 1
-    sd = den[p];
-#endif
-    const float sem = semb_finish(sn, sd, mcount[p], PIMG_NTR);
-    const float st = semb_stack(stk[p], mcount[p], PIMG_W, PIMG_NTR);
-    const long idx = row + ie0 + p;
-#if ARGMAX
-    if (sem > best_sem) { /* points of one item come in grid order: strictly better only */
-      best_sem = sem;
-      best_stk = st;
-      best_idx = (int)idx;
-    }
+    float num[PPI * PIMG_W];
+    float den[PPI * PIMG_W];
 #else
-    out[SEMB_HEADER_FLOATS + idx] = sem;
-    out[SEMB_HEADER_FLOATS + SEMB_NPOINTS + idx] = st;
-    if (idx == 0) {
-      ((SEMB_GMEM int*)out)[0] = SEMB_TAG_GRID;
-      ((SEMB_GMEM int*)out)[1] = -1;
-      out[2] = 0.0f;
-      out[3] = 0.0f;
-    }
+    float den[PPI];
 #endif
-  }
+    float stk[PPI];
+    int mcount[PPI];
+    for (int p = 0; p < PPI; ++p) {
+      for (int j = 0; j < PIMG_W; ++j) {
+        SEMB_NUM(p, j) = 0.0f;
+#if WINDOW == 0
+        den[p * PIMG_W + j] = 0.0f;
+#endif
+      }
+#if WINDOW == 1
+      den[p] = 0.0f;
+#endif
+      stk[p] = 0.0f;
+      mcount[p] = 0;
+    }
+
+    for (int i = 0; active && i < PIMG_NTR; ++i) {
+      semb_geom g;
+#if PRECOMP
+      g.dm = GEOM(i, 0);
+      g.dh = GEOM(i, 1);
+      g.dm2 = GEOM(i, 2);
+      g.dh2 = GEOM(i, 3);
+      g.dmdh = GEOM(i, 4);
+#else
+      g = semb_geometry(HDR(i, 0), HDR(i, 1), HDR(i, 2), m0, h0);
+#endif
+      const float q = semb_quadratic(A, B, C, D, t0, g);
+      SEMB_GMEM const float* tr = samples + (long)i * PIMG_NS;
+      for (int p = 0; p < PPI; ++p) {
+        const float x = semb_position(q, Ev[p], idt, g);
+        if (!semb_inside(x, PIMG_TAU, PIMG_NS)) continue;
+        const int it = (int)x;
+        const int base = it - PIMG_TAU;
+#if INTERP == 1
+        const float f = x - (float)it;
+#endif
+        for (int j = 0; j < PIMG_W; ++j) {
+          const int k = base + j;
+          const float d0 = SEMB_LOAD(tr + k), d1 = SEMB_LOAD(tr + k + 1);
+#if INTERP == 0
+          const float v = semb_interp_seed(d0, d1, x, j, PIMG_TAU, k);
+#else
+          const float v = semb_interp_simplified(d0, d1, f);
+#endif
+          SEMB_NUM(p, j) += v;
+#if WINDOW == 0
+          den[p * PIMG_W + j] += v * v;
+#else
+          den[p] += v * v;
+#endif
+          stk[p] += v;
+        }
+        mcount[p] += 1;
+      }
+    }
+
+    const long row = ((((long)ia * PIMG_NB + ib) * PIMG_NC + ic) * PIMG_ND + id) * PIMG_NE;
+    for (int p = 0; p < PPI; ++p) {
+      if (!active || ie0 + p >= PIMG_NE) break;
+      float sn = 0.0f, sd = 0.0f;
+      for (int j = 0; j < PIMG_W; ++j) {
+        sn += SEMB_NUM(p, j) * SEMB_NUM(p, j);
+#if WINDOW == 0
+        sd += den[p * PIMG_W + j];
+#endif
+      }
+#if WINDOW == 1
+      sd = den[p];
+#endif
+      const float sem = semb_finish(sn, sd, mcount[p], PIMG_NTR);
+      const float st = semb_stack(stk[p], mcount[p], PIMG_W, PIMG_NTR);
+      const long idx = row + ie0 + p;
+#if ARGMAX
+      if (sem > best_sem) { /* points of one item come in grid order: strictly better only */
+        best_sem = sem;
+        best_stk = st;
+        best_idx = (int)idx;
+      }
+#else
+      out[SEMB_HEADER_FLOATS + idx] = sem;
+      out[SEMB_HEADER_FLOATS + SEMB_NPOINTS + idx] = st;
+      if (idx == 0) {
+        ((SEMB_GMEM int*)out)[0] = SEMB_TAG_GRID;
+        ((SEMB_GMEM int*)out)[1] = -1;
+        out[2] = 0.0f;
+        out[3] = 0.0f;
+      }
+#endif
+    }
+  } /* the point (or, with SEED_MAP, each point of the item's loops) */
 
 #if ARGMAX
 /* Tree reduction of (rsem, ridx, rstk)[0..size) into element 0 by SEMB_BETTER; size a power of two,

@@ -743,6 +743,8 @@ Report make_report(const std::vector<ResultRow>& rows, const std::vector<Bandwid
   for (auto& [family, family_rows] : families) {
     if (!report.markdown.empty()) report.markdown += "\n";
     FamilyReport(family, std::move(family_rows), std::move(rankings[family]), bw, opt, report).write();
+    if (const std::string ladders = ladder_section(opt.ladders, family); !ladders.empty())
+      report.markdown += "\n" + ladders;
   }
   return report;
 }

@@ -16,6 +16,7 @@
 #include <map>
 #include <sstream>
 #include <thread>
+#include <tuple>
 
 #include "pimg/errors.hpp"
 
@@ -609,6 +610,38 @@ void Store::add_metrics(std::vector<ResultRow>& rows) const {
     m.bind(1, r.id);
     while (m.step()) r.result.metrics.push_back({m.text(0), m.text(1), static_cast<int>(m.i64(2)), m.real(3)});
   }
+}
+
+void Store::save_ladder_step(std::int64_t evaluation, const std::string& ladder, int seq, const std::string& step) {
+  with_retries(db_, path_, [&] {
+    Stmt s(db_, "INSERT INTO ladder_steps (evaluation_id, ladder, seq, step) VALUES (?,?,?,?)");
+    s.bind(1, evaluation).bind(2, ladder).bind(3, static_cast<std::int64_t>(seq)).bind(4, step);
+    s.step();
+  });
+}
+
+std::vector<LadderRow> Store::ladder_rows(const RowFilter& f) const {
+  std::map<std::int64_t, LadderRow> steps;  // by evaluation id
+  {
+    Stmt q(db_, "SELECT evaluation_id, ladder, seq, step FROM ladder_steps");
+    while (q.step()) steps[q.i64(0)] = {q.text(1), q.text(3), static_cast<int>(q.i64(2)), {}};
+  }
+  const std::string latest =
+      "(SELECT x.* FROM evaluations x JOIN ladder_steps l ON l.evaluation_id = x.id WHERE x.id = (SELECT MAX(x2.id) "
+      "FROM evaluations x2 JOIN ladder_steps l2 ON l2.evaluation_id = x2.id WHERE l2.ladder = l.ladder AND "
+      "l2.step = l.step AND x2.device_id = x.device_id AND x2.problem_id = x.problem_id))";
+  std::vector<LadderRow> out;
+  for (ResultRow& r : query_rows(f, false, latest)) {
+    auto it = steps.find(r.id);
+    if (it == steps.end()) continue;  // a step stored after the first query (another tuner on the file)
+    LadderRow l = it->second;
+    l.row = std::move(r);
+    out.push_back(std::move(l));
+  }
+  std::stable_sort(out.begin(), out.end(), [](const LadderRow& a, const LadderRow& b) {
+    return std::tie(a.ladder, a.seq) < std::tie(b.ladder, b.seq);
+  });
+  return out;
 }
 
 std::vector<RunRecord> Store::runs() const {

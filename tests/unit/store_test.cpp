@@ -66,7 +66,7 @@ TEST(Store, CreatesSchemaAtCurrentVersion) {
   TempDb db;
   Store s(db.path.string());
   EXPECT_EQ(s.schema_version(), Store::kSchemaVersion);
-  EXPECT_EQ(Store::kSchemaVersion, 7);
+  EXPECT_EQ(Store::kSchemaVersion, 8);
 }
 
 TEST(Store, RoundTripsEveryField) {

@@ -126,6 +126,7 @@ std::size_t write_report(Store& store, const std::string& family, const std::str
   std::vector<ResultRow> rows = store.ranking_rows(f, false, &older);
   fmt::print(stderr, "{}", cli::older_builds_note(older, all_builds));
   store.add_metrics(rows);
+  opt.ladders = store.ladder_rows(f);
   Report r = make_report(rows, store.all_bandwidths(), opt);
   fs::path dir = fs::path(out_path).parent_path();
   if (!dir.empty()) fs::create_directories(dir);

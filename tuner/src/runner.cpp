@@ -447,8 +447,11 @@ TuneSummary Tuner::run(Store& store, RunObserver& obs) {
   for (auto& t : m.tasks) {
     const SelectedDevice& sd = m.devices[t.device];
     if (open_index != t.device) {
-      if (session) confirm_device(m, open_index, *session, store, summary, obs);
-      if (session) cold_stage(m, open_index, store, summary, obs);
+      if (session) {
+        confirm_device(m, open_index, *session, store, summary, obs);
+        ladder_device(m, open_index, *session, store, summary, obs);
+        cold_stage(m, open_index, store, summary, obs);
+      }
       session.reset();  // one device open at a time
       session = open_session(m, sd);
       open_index = t.device;
@@ -463,8 +466,11 @@ TuneSummary Tuner::run(Store& store, RunObserver& obs) {
       if (m.opt.resume) store.release(rows.device, rows.problem, rows.variant, config);
     }
   }
-  if (session) confirm_device(m, open_index, *session, store, summary, obs);
-  if (session) cold_stage(m, open_index, store, summary, obs);
+  if (session) {
+    confirm_device(m, open_index, *session, store, summary, obs);
+    ladder_device(m, open_index, *session, store, summary, obs);
+    cold_stage(m, open_index, store, summary, obs);
+  }
   obs.on_finish();
   return summary;
 }

@@ -252,7 +252,8 @@ class Loader {
   }
 
   Space build(const YAML::Node& root) {
-    auto top = entries(root, "the space file", {"family", "problems", "backends", "variants", "strategy", "measure"});
+    auto top = entries(root, "the space file",
+                       {"family", "problems", "backends", "variants", "strategy", "measure", "ladder"});
     auto find = [&](const std::string& key) -> const Entry* {
       for (const auto& e : top)
         if (e.key == key) return &e;
@@ -278,7 +279,64 @@ class Loader {
     space.variants = variants(value(*find("variants"), "variants"), space.backends);
     space.strategy = strategy(find("strategy"), root);
     if (const Entry* m = find("measure")) space.measure = measure(value(*m, "measure"));
+    if (const Entry* l = find("ladder")) space.ladder = ladder(value(*l, "ladder"), space);
     return space;
+  }
+
+  // --- ladder --------------------------------------------------------------------------------
+
+  // {name: TEXT, steps: [{step: TEXT, variant: NAME, device: SELECTOR, params: {p: value, ...}}, ...]}:
+  // each step one configuration of a variant the space tunes, its parameters checked as in `variants`
+  // (one value each; the variant's constraints are not applied: a step may be one the search excludes).
+  Ladder ladder(const YAML::Node& n, const Space& space) const {
+    Ladder out;
+    std::optional<YAML::Node> steps;
+    for (const auto& e : entries(n, "ladder", {"name", "steps"})) {
+      if (e.key == "name") out.name = scalar(value(e, "ladder.name"), "ladder.name");
+      if (e.key == "steps") steps = value(e, "ladder.steps");
+    }
+    if (out.name.empty()) fail(n, "ladder.name is missing or empty");
+    if (!steps) fail(n, "ladder.steps is missing (a list of steps: step, variant, params)");
+    if (!steps->IsSequence() || steps->size() == 0)
+      fail(*steps, fmt::format("ladder.steps must be a non-empty list of steps, got {}", kind(*steps)));
+    for (auto it = steps->begin(); it != steps->end(); ++it) out.steps.push_back(ladder_step(*it, space, out));
+    return out;
+  }
+
+  LadderStep ladder_step(const YAML::Node& n, const Space& space, const Ladder& so_far) const {
+    LadderStep st;
+    st.pos = pos(n);
+    const std::string what = fmt::format("ladder.steps[{}]", so_far.steps.size());
+    std::optional<Entry> variant_entry, params;
+    for (const auto& e : entries(n, what, {"step", "variant", "device", "params"})) {
+      if (e.key == "step") st.name = scalar(value(e, what + ".step"), what + ".step");
+      if (e.key == "variant") variant_entry = e;
+      if (e.key == "device") st.device = scalar(value(e, what + ".device"), what + ".device");
+      if (e.key == "params") params = e;
+    }
+    if (st.name.empty()) fail(n, what + ".step (the step's name) is missing or empty");
+    for (const LadderStep& s : so_far.steps)
+      if (s.name == st.name) fail(n, fmt::format("{}: step {} is named twice", what, show(st.name)));
+    if (!variant_entry) fail(n, what + ".variant is missing");
+    st.variant = scalar(value(*variant_entry, what + ".variant"), what + ".variant");
+    if (std::none_of(space.variants.begin(), space.variants.end(),
+                     [&](const VariantSpace& v) { return v.variant == st.variant; }))
+      fail(variant_entry->value, fmt::format("{}: variant {} is not under variants (a ladder measures variants the "
+                                             "space tunes)", what, show(st.variant)));
+    YAML::Node values(YAML::NodeType::Null);
+    if (params && !params->value.IsNull()) {
+      for (const auto& p : entries(params->value, what + ".params"))
+        if (p.key == "constraints") fail(p.key_node, what + ".params: a step is one configuration; no constraints");
+      values = params->value;
+    }
+    const VariantSpace vs = variant({st.variant, variant_entry->value, values}, space.backends);
+    for (const ParamValues& p : vs.params) {
+      if (p.values.size() != 1)
+        fail_at(p.pos, fmt::format("{}.params.{}: a step is one configuration; give one value, got {}", what, p.name,
+                                   p.values.size()));
+      st.config.set(p.name, p.values.front());
+    }
+    return st;
   }
 
   // --- problems ------------------------------------------------------------------------------

@@ -102,6 +102,10 @@ void confirm_device(const Tuner::Impl& m, std::size_t device, DeviceSession& ses
 // "cold"; with resume, one whose cold row of the same identity is stored is not run again. Called after
 // confirm_device().
 void cold_stage(const Tuner::Impl& m, std::size_t device, Store& store, TuneSummary& summary, RunObserver& obs);
+// The space's ladder on one device (ladder_runner.cpp): its steps that run there, per problem, measured by
+// the confirmation stage's method and stored with stage "ladder" and their step (Store::save_ladder_step).
+void ladder_device(const Tuner::Impl& m, std::size_t device, DeviceSession& session, Store& store,
+                   TuneSummary& summary, RunObserver& obs);
 // The device opened for evaluations: in a supervised worker process, or in this one with
 // --no-isolation or the space's measure.isolation off.
 std::unique_ptr<DeviceSession> open_session(const Tuner::Impl& m, const SelectedDevice& sd);

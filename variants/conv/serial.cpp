@@ -8,6 +8,7 @@
 
 #include "conv_family.hpp"
 #include "register.hpp"
+#include "serial_rows.hpp"
 #include "variant_base.hpp"
 
 extern "C" {
@@ -61,8 +62,9 @@ __attribute__((target_clones("avx2", "default"))) void finish_row(const int* acc
   }
 }
 
-// buffers: in, out, weights; ints: width, height, channels, planar, border, k, divisor
-void conv_serial_rows(void* const* buffers, const std::int64_t* ints, const double*) {
+}  // namespace
+
+ConvSpec row_loop_spec(void* const* buffers, const std::int64_t* ints) {
   ConvSpec s;
   s.width = static_cast<int>(ints[0]);
   s.height = static_cast<int>(ints[1]);
@@ -76,9 +78,20 @@ void conv_serial_rows(void* const* buffers, const std::int64_t* ints, const doub
   const bool valid = s.border == PIMG_BORDER_VALID;
   s.out_width = valid ? s.width - s.k + 1 : s.width;
   s.out_height = valid ? s.height - s.k + 1 : s.height;
-  const auto* in = static_cast<const std::uint8_t*>(buffers[0]);
-  auto* out = static_cast<std::uint8_t*>(buffers[1]);
+  return s;
+}
 
+std::vector<KernelArg> row_loop_args(const ConvSpec& s) {
+  return {KernelArg::buf("in"),          KernelArg::buf("out"),         KernelArg::buf("weights"),
+          KernelArg::integer(s.width),   KernelArg::integer(s.height),  KernelArg::integer(s.channels),
+          KernelArg::integer(s.planar),  KernelArg::integer(s.border),  KernelArg::integer(s.k),
+          KernelArg::integer(s.divisor)};
+}
+
+long row_loop_rows(const ConvSpec& s) { return static_cast<long>(s.planar ? s.channels : 1) * s.out_height; }
+
+void row_loop(const ConvSpec& s, const std::uint8_t* in, std::uint8_t* out, long first, long last) {
+  const bool valid = s.border == PIMG_BORDER_VALID;
   const int r = s.k / 2;
   const int n = s.planar ? 1 : s.channels;  // channels within one plane
   const int planes = s.planar ? s.channels : 1;
@@ -100,6 +113,8 @@ void conv_serial_rows(void* const* buffers, const std::int64_t* ints, const doub
     const std::uint8_t* plane = in + p * in_row * s.height;
     std::uint8_t* oplane = out + p * out_row * s.out_height;
     for (int oy = 0; oy < s.out_height; ++oy) {
+      const long task = static_cast<long>(p) * s.out_height + oy;
+      if (task < first || task >= last) continue;
       if (oy < y0 || oy >= y1 || x1 <= x0) {
         for (int ox = 0; ox < s.out_width; ++ox) edge(p, ox, oy);
         continue;
@@ -112,6 +127,15 @@ void conv_serial_rows(void* const* buffers, const std::int64_t* ints, const doub
       for (int ox = x1; ox < s.out_width; ++ox) edge(p, ox, oy);
     }
   }
+}
+
+namespace {
+
+// buffers: in, out, weights; ints: width, height, channels, planar, border, k, divisor
+void conv_serial_rows(void* const* buffers, const std::int64_t* ints, const double*) {
+  const ConvSpec s = row_loop_spec(buffers, ints);
+  row_loop(s, static_cast<const std::uint8_t*>(buffers[0]), static_cast<std::uint8_t*>(buffers[1]), 0,
+           row_loop_rows(s));
 }
 
 class Serial final : public Variant {
@@ -131,10 +155,7 @@ class Serial final : public Variant {
     const ConvSpec s = spec_of(p);
     LaunchPlan plan;
     plan.entry = "conv_serial_rows";
-    plan.args = {KernelArg::buf("in"), KernelArg::buf("out"), KernelArg::buf("weights"),
-                 KernelArg::integer(s.width), KernelArg::integer(s.height), KernelArg::integer(s.channels),
-                 KernelArg::integer(s.planar), KernelArg::integer(s.border), KernelArg::integer(s.k),
-                 KernelArg::integer(s.divisor)};
+    plan.args = row_loop_args(s);
     return plan;
   }
 };

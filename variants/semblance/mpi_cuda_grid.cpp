@@ -31,7 +31,9 @@ class MpiCudaGrid final : public Variant {
          "(MPI_Gatherv); cyclic: A value a on rank a % ranks, gathered into place through a strided datatype; "
          "best: cyclic, each rank reduces to its best point on the GPU and only that reaches rank 0 (BEST output)"},
     };
-    for (ParamDecl& d : device_params(DeviceApi::cuda, true)) p.push_back(std::move(d));
+    // The MPI program builds its kernel from the knobs' defines alone: no `math` or `map` knob here.
+    for (ParamDecl& d : device_params(DeviceApi::cuda, true))
+      if (d.name != "math" && d.name != "map") p.push_back(std::move(d));
     return p;
   }
   LaunchPlan plan(const Problem& p, const Workload& w, const Config& c, const DeviceInfo& d) const override {

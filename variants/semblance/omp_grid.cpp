@@ -34,6 +34,9 @@ class OmpGrid final : public Variant {
         {"interp", true, {"seed", "simplified"}, std::string("seed"), "the seed's interpolation or its simplification"},
         {"window", true, {"arrays", "sum"}, std::string("arrays"),
          "arrays: num and den per window sample (the seed); sum: den folded into one sum"},
+        {"opt", true, {"O3", "O2", "O0"}, std::string("O3"),
+         "the compiler's optimisation level (seed 004 built its serial code at -O0, -O2 and -O3; threads=1 is "
+         "that serial search)"},
     };
   }
   LaunchPlan plan(const Problem& p, const Workload& w, const Config& c, const DeviceInfo&) const override {
@@ -64,6 +67,8 @@ class OmpGrid final : public Variant {
         {"INTERP", text_param(c, decls, "interp") == "simplified"},
         {"WINDOW", text_param(c, decls, "window") == "sum"}};
     for (const auto& [name, value] : knobs) plan.defines.emplace_back(name, std::to_string(value));
+    // After the backend's own -O3, so the last level given wins; O3 adds nothing (the plan stays as before).
+    if (const std::string opt = text_param(c, decls, "opt"); opt != "O3") plan.options.push_back("-" + opt);
     plan.dims = 1;
     plan.global = {static_cast<std::size_t>(s.points()), 1, 1};
     plan.args = {KernelArg::buf("samples"), KernelArg::buf("geom"), KernelArg::buf("hdr"), KernelArg::buf("axes"),

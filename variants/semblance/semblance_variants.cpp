@@ -81,6 +81,12 @@ std::vector<ParamDecl> device_params(DeviceApi api, bool argmax) {
        "private: num and den arrays per item; local: the seed's register-pressure rewrite, num in "
        "local/shared memory and den folded into one sum"},
   };
+  p.push_back({"map", true, {"grid", "seed"}, std::string("grid"),
+               "grid: the mappings of dims; seed: seed 004's own, x over A (dims 1), y over B (dims 2), z over C "
+               "(dims 3), the other dimensions looped inside each item"});
+  p.push_back({"math", true, {"default", "mad", "fast"}, std::string("default"),
+               "build options (seed 004 tried them): default; mad: -cl-mad-enable (CUDA --fmad=true); fast: "
+               "-cl-fast-relaxed-math (CUDA --use_fast_math)"});
   if (api == DeviceApi::cuda) {
     p.push_back(int_choice("ldg", 1, "1: samples through the read-only data cache (__ldg)", {0, 1}));
     p.push_back(int_range("launch_bounds", 0, "0: no __launch_bounds__; N: at least N resident blocks per multiprocessor", 0, 32));
@@ -102,6 +108,12 @@ DeviceKnobs read_device_knobs(const Config& c, const std::vector<ParamDecl>& dec
   k.interp = text_param(c, decls, "interp") == "simplified";
   k.geom_mem = text_param(c, decls, "geom_mem") == "constant";
   k.window = text_param(c, decls, "window") == "local";
+  if (std::any_of(decls.begin(), decls.end(), [](const ParamDecl& d) { return d.name == "map"; }))
+    k.seed_map = text_param(c, decls, "map") == "seed";
+  if (std::any_of(decls.begin(), decls.end(), [](const ParamDecl& d) { return d.name == "math"; })) {
+    const std::string math = text_param(c, decls, "math");
+    k.math = math == "fast" ? 2 : math == "mad" ? 1 : 0;
+  }
   if (api == DeviceApi::cuda) {
     k.ldg = int_param_in(c, decls, "ldg");
     k.launch_bounds = int_param_in(c, decls, "launch_bounds");
@@ -197,10 +209,15 @@ LaunchPlan device_plan(const SembSpec& s, const Workload& w, const DeviceKnobs& 
     }
   }
 
-  // Items: x over (D, E blocks) (dims 2, 3) or everything (dims 1).
+  // Items: x over (D, E blocks) (dims 2, 3) or everything (dims 1); with the seed's mappings x over A, y over
+  // B, z over C.
   const std::size_t neg = (static_cast<std::size_t>(s.n[4]) + k.ppi - 1) / k.ppi;
   std::array<std::size_t, 3> items{1, 1, 1};
-  if (k.dims == 1) {
+  if (k.seed_map) {
+    items = {static_cast<std::size_t>(s.n[0]), k.dims >= 2 ? static_cast<std::size_t>(s.n[1]) : 1,
+             k.dims >= 3 ? static_cast<std::size_t>(s.n[2]) : 1};
+    plan.defines.emplace_back("SEED_MAP", "1");
+  } else if (k.dims == 1) {
     items[0] = static_cast<std::size_t>(s.n[0]) * s.n[1] * s.n[2] * s.n[3] * neg;
   } else if (k.dims == 2) {
     items = {static_cast<std::size_t>(s.n[3]) * neg, static_cast<std::size_t>(s.n[0]) * s.n[1] * s.n[2], 1};
@@ -222,6 +239,8 @@ LaunchPlan device_plan(const SembSpec& s, const Workload& w, const DeviceKnobs& 
   }
   if (groups > 0x7fffffffu) throw PlanError(fmt::format("{} work-groups in all", groups));
   plan.args = {KernelArg::buf("samples"), KernelArg::buf("geom"), KernelArg::buf("hdr"), KernelArg::buf("axes")};
+  if (k.math == 1) plan.options.push_back(cuda ? "--fmad=true" : "-cl-mad-enable");
+  if (k.math == 2) plan.options.push_back(cuda ? "--use_fast_math" : "-cl-fast-relaxed-math");
   if (argmax) {
     for (const char* name : {"part_idx", "part_sem", "part_stk"}) {
       plan.args.push_back(KernelArg::buf(name));

@@ -37,6 +37,10 @@ struct DeviceKnobs {
   int ldg = 0;           // CUDA: samples through __ldg
   int launch_bounds = 0; // CUDA: minimum blocks per multiprocessor, 0 none
   int final_block = 256; // arg-max: the final reduction's work-group size
+  // Build options, not a define: 0 the compiler's defaults, 1 multiply-add contraction (OpenCL
+  // -cl-mad-enable, CUDA --fmad=true), 2 fast relaxed math (-cl-fast-relaxed-math, --use_fast_math).
+  int math = 0;
+  int seed_map = 0;  // 1: seed 004's mappings (a define only when set)
 };
 
 std::vector<ParamDecl> device_params(DeviceApi api, bool argmax);

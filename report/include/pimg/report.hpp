@@ -15,6 +15,7 @@ struct ReportOptions {
   std::string plot_prefix;   // file name prefix of the plots, e.g. "report" -> report-conv-sweep.svg
   std::vector<RunRecord> runs;  // the store's runs: the provenance of the rows (Store::runs())
   std::vector<ResultRow> cold;  // the whole-program runs (Store::stage_rows("cold")), with their metrics
+  std::vector<LadderRow> ladders;  // the store's ladder steps (Store::ladder_rows()): the Ladders section
 };
 
 struct Report {
@@ -27,6 +28,10 @@ struct Report {
 // (Store::add_metrics) and opt.cold add the sections on transfers, footprint, counters, energy and whole programs.
 Report make_report(const std::vector<ResultRow>& rows, const std::vector<BandwidthRow>& bandwidths,
                    const ReportOptions& opt);
+
+// The Ladders section (ladder.cpp) of one family's report ("" for every family): per ladder and problem,
+// each step's time, interval, speed-ups over the previous and the first step, and method; "" when none.
+std::string ladder_section(const std::vector<LadderRow>& rows, const std::string& family);
 
 // The report as one self-contained HTML page: the markdown's headings, paragraphs, lists and tables,
 // each plot's SVG inlined from `files`, a little CSS for a readable page.

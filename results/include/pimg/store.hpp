@@ -68,6 +68,14 @@ struct BandwidthRow {
   std::string method;       // how it was timed and which copy won
 };
 
+// One measured step of a ladder (schema 8): the step's evaluation (stage "ladder") with its ladder,
+// name and place (0-based) in the ladder.
+struct LadderRow {
+  std::string ladder, step;
+  int seq = 0;
+  ResultRow row;
+};
+
 struct RowFilter {
   std::optional<std::string> family;
   std::optional<std::string> backend;
@@ -80,7 +88,7 @@ struct RowFilter {
 
 class Store {
  public:
-  static constexpr int kSchemaVersion = 7;
+  static constexpr int kSchemaVersion = 8;
 
   // create: tuning (the file is created if missing); existing: must exist; read_only: for commands
   // that only read (best, report, export, strategies): opened read-only, no side files where no
@@ -144,6 +152,11 @@ class Store {
   // The latest row of each key and stage within one run (search and confirmation: no whole-program rows).
   std::vector<ResultRow> run_rows(std::int64_t run, const RowFilter& f = {}, bool samples = false) const;
   std::vector<RunRecord> runs() const;  // by id
+
+  // Ladders (schema 8): marks evaluation `evaluation` (saved with stage "ladder") as step `seq` of `ladder`;
+  // ladder_rows() gives the latest evaluation of each (ladder, step, device, problem), by ladder and step.
+  void save_ladder_step(std::int64_t evaluation, const std::string& ladder, int seq, const std::string& step);
+  std::vector<LadderRow> ladder_rows(const RowFilter& f = {}) const;
 
  private:
   void migrate();

@@ -119,6 +119,23 @@ struct MeasureSpec {
   }
 };
 
+// A ladder (docs/spaces.md "ladder"): the steps of an optimisation story, in order, each a named
+// configuration of one variant (every parameter set), on the selected devices of its backend that
+// `device` matches (empty: all of them). The tuner measures them by the confirmation stage's method and
+// stores them with stage "ladder"; the report prints each step's time and speed-ups.
+struct LadderStep {
+  std::string name;
+  std::string variant;
+  Config config;
+  std::string device;  // a device selector (pimg/device_selector.hpp); empty: every selected device
+  SourcePos pos;
+};
+
+struct Ladder {
+  std::string name;  // empty with no steps: the space has no ladder
+  std::vector<LadderStep> steps;
+};
+
 struct Space {
   std::string file;
   std::string family;
@@ -128,6 +145,7 @@ struct Space {
   std::vector<VariantSpace> variants;
   StrategySpec strategy;
   MeasureSpec measure;
+  Ladder ladder;
 };
 
 // Loads and validates a space file against the registry (families, variants, strategies).

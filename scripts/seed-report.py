@@ -1,0 +1,378 @@
+#!/usr/bin/env python3
+"""The seed report (issue 21): each seed's published numbers beside ours, and its claims judged.
+
+Reads the databases the seed spaces (spaces/seeds/*.yaml) were tuned into and writes one markdown page:
+per seed, the seed's own table beside the steps of its ladder as pimg-tune measured them (the latest
+'ladder' evaluation of each step, device and problem: median and 95% interval, the confirmation stage's
+method), then a table of the seed's claims, each confirmed, refuted, mixed (it holds on some problems and
+not on others) or not testable, with the measurements behind the verdict. Reads the stores only.
+
+A claim compares two ladder steps of one device and problem: 'faster' holds where the first step's 95%
+interval lies wholly below the second's, and is refuted where the intervals lie apart the other way or the
+medians are within 5%; 'same' holds where the medians are within 10%, and is refuted where the intervals
+lie apart. Anything else is inconclusive (the intervals overlap): on a noisy machine a claim can be left
+'not testable (intervals overlap)'. Over several problems: confirmed, refuted, or mixed.
+
+Usage: scripts/seed-report.py --out REPORT.md [--note TEXT] DB [DB ...]
+Exit code 0; 2 for bad input (a file that is not a pimg-tune database of schema 8 or later).
+"""
+import argparse
+import json
+import os
+import sqlite3
+import sys
+
+# The seeds: what each published (its numbers, in ms, keyed like our problems) and what it claimed.
+# A claim: (text, kind, step A, step B[, where]): kind 'faster' (A faster than B) or 'same', on every
+# problem and device, or where says: a list of problem keys, or {"only": keys, "device": a substring the
+# device must name, "not_device": one it must not}; or (text, None, why) for a claim no space can test yet.
+SEEDS = [
+    {
+        "seed": "000", "ladder": "seed000-sharpen", "title": "3x3 sharpening, OpenCL (000_ce86115d9a46b2d1.txt)",
+        "timing": "The seed timed its OpenCL program around set-up, compilation, transfers and the kernel (about "
+                  "250 ms at every width); its CPU column is a plain loop. Ours are kernel times; the seed's "
+                  "OpenCL columns are therefore not comparable in level, only its CPU column is.",
+        "key": "width",
+        "published": {
+            "CPU (seed)": {256: 2, 512: 11, 1024: 44, 2048: 177, 4096: 704},
+            "constant filter (seed, whole program)": {256: 249, 512: 254, 1024: 273, 2048: 326, 4096: 578},
+            "unrolled (seed, whole program)": {256: 260, 512: 248, 1024: 268, 2048: 321, 4096: 588},
+            "naive 1 px/item (seed, whole program)": {256: 252, 512: 253, 1024: 270, 2048: 341, 4096: 579},
+            "local memory (seed, whole program)": {256: 263, 512: 266, 1024: 271, 2048: 323, 4096: 572},
+        },
+        "claims": [
+            ("the filter in __constant memory is better than a private copy per work item", "faster",
+             "optimisation 1: constant filter", "item_size 8, private filter"),
+            ("unrolling the filter loop helps (GPUs dislike loops)", "faster",
+             "optimisation 2: filter loop unrolled", "optimisation 1: constant filter"),
+            ("a __local tile gains nothing over one pixel per item (its table: 572 vs 579 ms)", "same",
+             "optimisation 3b: __local tile", "optimisation 3a: one pixel per item (naive)"),
+            ("at 4096 OpenCL is faster than the CPU", "faster", "optimisation 3b: __local tile", "CPU (serial)", [4096]),
+            ("below 4096 the CPU is faster than OpenCL", "faster", "CPU (serial)", "optimisation 3b: __local tile",
+             [256, 512, 1024, 2048]),
+        ],
+    },
+    {
+        "seed": "000", "ladder": "seed000-histeq", "title": "histogram equalisation, OpenCL (000_ce86115d9a46b2d1.txt)",
+        "timing": "The seed's OpenCL column includes set-up and compilation (about 240 ms); ours are kernel times.",
+        "key": "width",
+        "published": {
+            "CPU (seed)": {512: 1, 1024: 7, 2048: 28, 4096: 110, 8192: 432},
+            "OpenCL (seed, whole program)": {512: 241, 1024: 248, 2048: 272, 4096: 298, 8192: 458},
+        },
+        "claims": [
+            ("OpenCL is slower than the CPU at every width up to 8192", "faster", "CPU (serial)",
+             "OpenCL local histograms, CDF on the host, per-pixel map"),
+        ],
+    },
+    {
+        "seed": "001", "ladder": "seed001", "title": "BGR to RGBA, CUDA (001_e13b6be4fe9b9b13.txt)",
+        "timing": "The seed timed whole programs with multitime (100 runs): 0.226 s (1-D, block 128), 0.23 s "
+                  "(2-D 16x16), 0.246 s (register temporary), 0.227 s (2 pixels, block 512), 0.232 s (shared "
+                  "memory, block 64), 0.053 s OpenMP. It does not give its image size. Ours are kernel times.",
+        "key": "width",
+        "published": {},
+        "claims": [
+            ("staging in shared memory changes little (0.006 s)", "same", "staged in local memory (64)",
+             "one loop: 1-D grid of 128"),
+            ("a register temporary per pixel does not help (0.246 vs 0.226 s)", "faster",
+             "one loop: 1-D grid of 128", "register temporary"),
+            ("OpenMP is faster than the GPU version", None,
+             "the seed compares whole programs (CUDA context and copies included) with an OpenMP loop; run the "
+             "-gpu twin for kernel times, and issue 18's whole-program observers for the seed's definition"),
+        ],
+    },
+    {
+        "seed": "002", "ladder": "seed002-hist", "title": "per-channel histograms, OpenCL (002_2a094b994155b176.txt)",
+        "timing": "The seed published figures, not numbers (kernel times from profiling events, 2 warm-ups then "
+                  "the mean of 5 runs); its images were planar, ours interleaved.",
+        "key": "width",
+        "published": {},
+        "claims": [
+            ("input partition is much faster than the basic kernel", "faster", "2.5 input partition (16 x 512)",
+             "2.3 basic (global atomics)"),
+            ("input partition is much faster than the packed kernel", "faster", "2.5 input partition (16 x 512)",
+             "2.4 packed 32-bit reads"),
+            ("input partition is much faster than output partition", "faster", "2.5 input partition (16 x 512)",
+             "2.6 output partition (512 per group)"),
+            ("output partition is slightly faster than the packed kernel", "faster",
+             "2.6 output partition (512 per group)", "2.4 packed 32-bit reads"),
+            ("packed 32-bit reads do not improve on the basic kernel", "same", "2.4 packed 32-bit reads",
+             "2.3 basic (global atomics)"),
+        ],
+    },
+    {
+        "seed": "003", "ladder": "seed003-conv", "title": "5x5 Gaussian, CUDA/OpenMP/pthreads/MPI (003_eaced8823c66ae02.txt)",
+        "timing": "The seed published no times.",
+        "key": "width",
+        "published": {},
+        "claims": [
+            ("the lookup table is significantly faster than multiplying (kernels)", "faster",
+             "kernel 3: unrolled lookup table", "kernel 2: unrolled, literal weights"),
+            ("the lookup table is significantly faster than multiplying (OpenMP)", "faster",
+             "OpenMP 2 threads, lookup table", "OpenMP 2 threads, unrolled literal weights"),
+            ("unrolling with literal weights beats the double loop", "faster", "kernel 2: unrolled, literal weights",
+             "kernel 1: double loop"),
+            ("a persistent thread pool saves the cost of creating threads in every run (not a seed claim: its "
+             "pthreads version creates them per run)", "faster", "pthreads: a persistent pool of 2",
+             "pthreads: 2 threads created per run"),
+            ("pinned host memory (cudaMallocHost) speeds up the copies", None,
+             "host-device copies: the -gpu twin (host_mem pinned against pageable)"),
+            ("a batch of 20 images in one launch", None, "batched launches are not built yet"),
+        ],
+    },
+    {
+        "seed": "003", "ladder": "seed003-maxpool", "title": "2x2 max pooling (003_eaced8823c66ae02.txt)",
+        "timing": "The seed published no times.",
+        "key": "width",
+        "published": {},
+        "claims": [
+            ("the tree reduction pays off more on larger windows", None, "pooling windows beyond 2x2 are not built yet"),
+            ("at 2x2 the tree form is at least as fast as the chain (OpenMP)", "same", "OpenMP tree", "OpenMP chain"),
+        ],
+    },
+    {
+        "seed": "004", "ladder": "seed004", "title": "semblance search, OpenMP/OpenCL (004_4191c15143a6d98f.txt)",
+        "timing": "The seed timed whole programs with perf stat (20 runs) on 20^5 grid points, an i5-4590 (4 "
+                  "cores) and an Intel HD 4600 GPU; ours time the search alone (the data read and the set-up are "
+                  "outside). The CPU space searches 8^5 points: compare steps' ratios with the seed's, not "
+                  "levels; the -gpu twin searches the seed's 20^5.",
+        "key": "params",
+        "published": {
+            "serial -O3 (seed)": {"param1": 7660, "param2": 31590, "param3": 31620},
+            "OpenMP, 4 cores (seed)": {"param1": 2910, "param2": 8430, "param3": 8440},
+            "OpenCL CPU 1-D (seed)": {"param1": 3350, "param2": 9078, "param3": 10500},
+            "3-D GPU (seed)": {"param1": 1020, "param2": 2820, "param3": 2750},
+            "inlined CPU (seed)": {"param1": 1480, "param2": 5430, "param3": 5480},
+            "inlined GPU (seed)": {"param1": 750, "param2": 1450, "param3": 1510},
+            "simplified CPU (seed)": {"param1": 1075, "param2": 3440, "param3": 3450},
+            "register rewrite GPU (seed)": {"param1": 380, "param2": 500, "param3": 490},
+        },
+        "claims": [
+            ("-O3 gives the best serial time (faster than -O0)", "faster", "serial -O3 (the seed's port on 1 thread)",
+             "serial -O0 (the seed's port on 1 thread)"),
+            ("-O3 gives the best serial time (faster than -O2)", "faster", "serial -O3 (the seed's port on 1 thread)",
+             "serial -O2 (the seed's port on 1 thread)"),
+            ("OpenMP over A speeds the serial search up (3.37x on 4 cores)", "faster",
+             "OpenMP schedule(dynamic) over A", "serial -O3 (the seed's port on 1 thread)"),
+            ("OpenCL on the CPU is a little slower than OpenMP", "faster", "OpenMP schedule(dynamic) over A",
+             "OpenCL CPU, 1-D over A (the seed's mapping)"),
+            ("three parallel loops (3-D) beat one (1-D) on the CPU", "faster",
+             "3-D NDRange over A, B, C (2,2,2) (the seed's mapping)", "OpenCL CPU, 1-D over A (the seed's mapping)"),
+            ("inlining the helpers speeds up the kernel (CPU 3.35 -> 1.48 s)", "faster", "inlined helpers",
+             "3-D NDRange over A, B, C (2,2,2) (the seed's mapping)"),
+            ("inlining the helpers speeds up the kernel (GPU 1.02 -> 0.75 s)", "faster", "inlined helpers",
+             "3-D NDRange over A, B, C on the GPU (4,4,4) (the seed's mapping)"),
+            ("the simplified interpolation speeds it up further (CPU 1.48 -> 1.075 s)", "faster",
+             "simplified interpolation, geometry from the host", "inlined helpers", {"not_device": "NVIDIA"}),
+            ("the simplified interpolation also speeds up the GPU (less than the CPU, it says)", "faster",
+             "simplified interpolation, geometry from the host", "inlined helpers", {"device": "NVIDIA"}),
+            ("__constant memory changes nothing on the CPU", "same", "__constant memory",
+             "simplified interpolation, geometry from the host", {"not_device": "NVIDIA"}),
+            ("__constant memory speeds up the GPU", "faster", "__constant memory",
+             "simplified interpolation, geometry from the host", {"device": "NVIDIA"}),
+            ("the register-pressure rewrite changes nothing on the CPU", "same",
+             "register-pressure rewrite (num in __local memory)", "__constant memory", {"not_device": "NVIDIA"}),
+            ("the register-pressure rewrite speeds up the GPU drastically", "faster",
+             "register-pressure rewrite (num in __local memory)", "__constant memory", {"device": "NVIDIA"}),
+            ("-cl-mad-enable changes nothing", "same", "inlined, -cl-mad-enable", "inlined helpers"),
+            ("-cl-fast-relaxed-math changes nothing", "same", "inlined, -cl-fast-relaxed-math", "inlined helpers"),
+        ],
+    },
+]
+
+STEP_QUERY = """
+SELECT l.ladder, l.seq, l.step, d.backend, d.name, p.family, p.width, p.height, p.canonical, e.status,
+       e.median_ms, e.ci_low_ms, e.ci_high_ms, e.method
+FROM ladder_steps l JOIN evaluations e ON e.id = l.evaluation_id
+JOIN devices d ON d.id = e.device_id JOIN problems p ON p.id = e.problem_id
+WHERE e.id = (SELECT MAX(e2.id) FROM evaluations e2 JOIN ladder_steps l2 ON l2.evaluation_id = e2.id
+              WHERE l2.ladder = l.ladder AND l2.step = l.step AND e2.device_id = e.device_id
+                AND e2.problem_id = e.problem_id)
+ORDER BY l.ladder, l.seq
+"""
+
+
+class Step:
+    def __init__(self, row):
+        (self.ladder, self.seq, self.step, backend, name, self.family, self.width, self.height, canonical,
+         self.status, self.median, self.low, self.high, self.method) = row
+        self.device = f"{backend}:{name}"
+        try:
+            attrs = json.loads(canonical)
+        except ValueError:
+            attrs = {}
+        self.attrs = attrs if isinstance(attrs, dict) else {}
+
+    def key(self, kind):
+        if kind == "params":
+            return str(self.attrs.get("params", self.attrs.get("attrs", {}).get("params", "?")))
+        return self.width
+
+    def ok(self):
+        return self.status == "ok" and self.median and self.median > 0
+
+
+def load_steps(paths):
+    steps = []
+    for path in paths:
+        if not os.path.isfile(path):
+            raise SystemExit(f"{path}: no such database")
+        try:
+            db = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
+            version = db.execute("PRAGMA user_version").fetchone()[0]
+            if version < 8:
+                raise SystemExit(f"{path}: schema {version}; ladders need schema 8 (run pimg-tune on it once)")
+            steps += [Step(r) for r in db.execute(STEP_QUERY)]
+            db.close()
+        except sqlite3.DatabaseError as e:
+            raise SystemExit(f"{path}: not a pimg-tune database ({e})")
+    return steps
+
+
+def fmt_ms(ms):
+    if ms >= 100:
+        return f"{ms:.0f}"
+    if ms >= 1:
+        return f"{ms:.2f}"
+    return f"{ms:.4g}"
+
+
+def judge(kind, a, b):
+    """One (device, problem): (verdict, what was measured)."""
+    if not a.ok() or not b.ok():
+        return "not testable", f"{a.step if not a.ok() else b.step}: {a.status if not a.ok() else b.status}"
+    ratio = b.median / a.median
+    text = f"{fmt_ms(a.median)} vs {fmt_ms(b.median)} ms ({ratio:.2f}x)"
+    apart = a.high < b.low or b.high < a.low
+    if kind == "faster":
+        if a.high < b.low:
+            return "confirmed", text
+        return ("refuted" if apart or abs(ratio - 1) <= 0.05 else "inconclusive"), text
+    if abs(ratio - 1) <= 0.10:
+        return "confirmed", text
+    return ("refuted" if apart else "inconclusive"), text
+
+
+def matches(step, where, key):
+    """Whether a claim's restriction keeps this step: problems ('only'), devices named ('device') or not."""
+    name = step.device.lower()
+    return ((where.get("only") is None or step.key(key) in where["only"])
+            and (where.get("device") is None or where["device"].lower() in name)
+            and (where.get("not_device") is None or where["not_device"].lower() not in name))
+
+
+def claim_rows(seed, steps):
+    rows = []
+    mine = [s for s in steps if s.ladder == seed["ladder"]]
+    for claim in seed["claims"]:
+        text, kind = claim[0], claim[1]
+        if kind is None:
+            rows.append((text, "not testable", claim[2]))
+            continue
+        where = claim[4] if len(claim) > 4 else {}
+        where = {"only": where} if isinstance(where, list) else where
+        mine_here = [s for s in mine if matches(s, where, seed["key"])]
+        by = {}
+        for s in mine_here:
+            by.setdefault((s.device, s.key(seed["key"])), {})[s.step] = s
+        verdicts, details = [], []
+        for (device, key), named in sorted(by.items(), key=lambda x: (x[0][0], isinstance(x[0][1], str), x[0][1])):
+            if claim[2] not in named or claim[3] not in named:
+                continue
+            verdict, what = judge(kind, named[claim[2]], named[claim[3]])
+            verdicts.append(verdict)
+            details.append(f"{device} {key}: {what} {verdict}")
+        if not verdicts:
+            # Steps on different devices (an OpenMP step against a PoCL one): compare per problem across devices.
+            for key in sorted({s.key(seed["key"]) for s in mine_here}, key=lambda k: (isinstance(k, str), k)):
+                a = [s for s in mine_here if s.step == claim[2] and s.key(seed["key"]) == key]
+                b = [s for s in mine_here if s.step == claim[3] and s.key(seed["key"]) == key]
+                if a and b:
+                    verdict, what = judge(kind, a[0], b[0])
+                    verdicts.append(verdict)
+                    details.append(f"{key} ({a[0].device} vs {b[0].device}): {what} {verdict}")
+        if not verdicts:
+            rows.append((text, "not testable", "the stores hold neither step on a common problem (run the space: "
+                                               "GPU steps need the -gpu twin)"))
+            continue
+        tested = [v for v in verdicts if v not in ("not testable", "inconclusive")]
+        if not tested:
+            overall = "not testable" if "inconclusive" not in verdicts else "not testable (intervals overlap)"
+        elif all(v == "confirmed" for v in tested):
+            overall = "confirmed"
+        elif all(v == "refuted" for v in tested):
+            overall = "refuted"
+        else:
+            overall = "mixed"
+        rows.append((text, overall, "; ".join(details)))
+    return rows
+
+
+def esc(text):
+    return str(text).replace("|", "\\|")
+
+
+def seed_section(seed, steps):
+    md = [f"## Seed {seed['seed']}: {seed['title']}", "", seed["timing"], ""]
+    mine = [s for s in steps if s.ladder == seed["ladder"]]
+    keys = sorted({s.key(seed["key"]) for s in mine} | {k for col in seed["published"].values() for k in col},
+                  key=lambda k: (isinstance(k, str), k))
+    columns = [(s.step, s.device) for s in sorted(mine, key=lambda s: (s.seq, s.device))]
+    columns = list(dict.fromkeys(columns))
+    if keys and (columns or seed["published"]):
+        head = [seed["key"]] + list(seed["published"]) + [f"{step} ({device}), ours" for step, device in columns]
+        md += ["| " + " | ".join(esc(h) for h in head) + " |", "|" + "---|" * len(head)]
+        for k in keys:
+            cells = [str(k)]
+            cells += [fmt_ms(col[k]) if k in col else "\u2013" for col in seed["published"].values()]
+            for step, device in columns:
+                hit = [s for s in mine if s.step == step and s.device == device and s.key(seed["key"]) == k]
+                if not hit:
+                    cells.append("\u2013")
+                elif hit[0].ok():
+                    cells.append(f"{fmt_ms(hit[0].median)} [{fmt_ms(hit[0].low)}, {fmt_ms(hit[0].high)}]")
+                else:
+                    cells.append(hit[0].status)
+            md.append("| " + " | ".join(esc(c) for c in cells) + " |")
+        methods = sorted({s.method for s in mine if s.method})
+        md += ["", "Times in ms; ours are medians [95% interval] of the ladder's interleaved rounds"
+               + (f" ({'; '.join(methods)})." if methods else "."), ""]
+    else:
+        md += ["No measurements of this seed's ladder in the stores given.", ""]
+    md += ["| claim | verdict | measurement |", "|---|---|---|"]
+    for text, verdict, what in claim_rows(seed, steps):
+        md.append(f"| {esc(text)} | **{verdict}** | {esc(what)} |")
+    return "\n".join(md) + "\n"
+
+
+def report(steps, sources, note=""):
+    md = ["# The seeds' experiments, re-run", "",
+          "Each seed's published numbers beside pimg-tune's measurements of its ladder (spaces/seeds/), and its "
+          "claims judged from them. Sources: " + ", ".join(f"`{os.path.basename(s)}`" for s in sources) + ".", ""]
+    if note:
+        md += [note, ""]
+    devices = sorted({s.device for s in steps})
+    md += ["Devices measured: " + (", ".join(f"`{d}`" for d in devices) if devices else "none") + ".", ""]
+    return "\n".join(md) + "\n" + "\n".join(seed_section(seed, steps) for seed in SEEDS)
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--out", required=True)
+    ap.add_argument("--note", default="", help="a paragraph after the title (how and where it was measured)")
+    ap.add_argument("db", nargs="+")
+    args = ap.parse_args()
+    try:
+        steps = load_steps(args.db)
+    except SystemExit as e:
+        print(e, file=sys.stderr)
+        return 2
+    text = report(steps, args.db, args.note)
+    with open(args.out, "w") as f:
+        f.write(text)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,45 @@
+// A space with a ladder end to end: pimg-tune runs the search, then measures each step in interleaved
+// rounds and stores it with stage 'ladder'; the report's Ladders section lists the steps in order with
+// their speed-ups; rankings (best) never see the step rows.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+
+#include "e2e/e2e_util.hpp"
+#include "pimg/store.hpp"
+
+namespace fs = std::filesystem;
+
+TEST(LadderEndToEnd, StepsAreMeasuredStoredAndReported) {
+  const fs::path dir = e2e::temp_dir("ladder");
+  setenv("PIMG_CACHE_DIR", (dir / "cache").c_str(), 0);
+  const std::string db = (dir / "l.db").string(), report = (dir / "r.md").string();
+  const e2e::Ran r = e2e::run("conv --quiet --space " + e2e::data("conv-ladder.yaml") + " --db " + db +
+                              " --report " + report);
+  ASSERT_EQ(r.code, 0) << r.out;
+  pimg::Store store(db, pimg::Store::Mode::read_only);
+  const auto steps = store.ladder_rows();
+  ASSERT_EQ(steps.size(), 3u) << r.out;
+  const char* names[] = {"serial", "one thread rolled", "two threads unrolled"};
+  for (int i = 0; i < 3; ++i) {
+    EXPECT_EQ(steps[i].seq, i);
+    EXPECT_EQ(steps[i].step, names[i]);
+    EXPECT_EQ(steps[i].row.result.status, pimg::Status::ok) << steps[i].row.result.log;
+    EXPECT_EQ(steps[i].row.result.stage, "ladder");
+    EXPECT_EQ(steps[i].row.result.kernel_ms.size(), 0u);  // ladder_rows() reads no samples
+    EXPECT_GT(steps[i].row.result.kernel.median, 0);
+  }
+  EXPECT_EQ(steps[1].row.config.integer("threads"), 1);
+  EXPECT_EQ(steps[2].row.config.integer("unroll"), 1);
+  // Each step was measured for the whole confirmation rounds (3), not the search's count.
+  EXPECT_EQ(e2e::query(db, "SELECT COUNT(*) FROM samples s JOIN ladder_steps l ON l.evaluation_id = "
+                           "s.evaluation_id WHERE l.seq = 1"),
+            std::vector<std::string>{"3"});
+  const std::string md = e2e::slurp(report);
+  const auto ladders = md.find("## Ladders");
+  ASSERT_NE(ladders, std::string::npos) << md;
+  EXPECT_LT(md.find("| serial |", ladders), md.find("| one thread rolled |", ladders));
+  EXPECT_LT(md.find("| one thread rolled |", ladders), md.find("| two threads unrolled |", ladders));
+  for (const auto& row : store.ranking_rows()) EXPECT_NE(row.result.stage, "ladder");
+  fs::remove_all(dir);
+}

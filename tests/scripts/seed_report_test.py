@@ -1,0 +1,132 @@
+#!/usr/bin/env python3
+"""scripts/seed-report.py against a store built from the real migrations: ladder steps of seed 002 and
+seed 003 on one device, the latest evaluation of each step read, claims judged (confirmed where the
+intervals are apart in the claimed direction, refuted otherwise, 'same' within overlapping intervals,
+mixed across problems, not testable without steps), bad input refused with exit code 2.
+
+Usage: seed_report_test.py SOURCE_DIR
+"""
+import glob
+import importlib.util
+import os
+import sqlite3
+import subprocess
+import sys
+import tempfile
+import unittest
+
+SOURCE = sys.argv.pop(1) if len(sys.argv) > 1 else os.path.join(os.path.dirname(__file__), "..", "..")
+SCRIPT = os.path.join(SOURCE, "scripts", "seed-report.py")
+spec = importlib.util.spec_from_file_location("seed_report", SCRIPT)
+seed_report = importlib.util.module_from_spec(spec)
+spec.loader.exec_module(seed_report)
+
+
+def read(path):
+    with open(path) as f:
+        return f.read()
+
+
+def make_store(path, steps):
+    """steps: (ladder, seq, step, width, status, median_ms) in insertion order."""
+    db = sqlite3.connect(path)
+    for m in sorted(glob.glob(os.path.join(SOURCE, "results", "migrations", "*.sql"))):
+        db.executescript(read(m))
+    db.execute("PRAGMA user_version = 8")
+    db.execute("INSERT INTO runs (id, host, started_at, git_commit, command_line, version) VALUES (1,'h','t','c','x','0')")
+    db.execute("INSERT INTO devices (id, backend, name, vendor, driver, platform, compute_units, global_mem_bytes, "
+               "local_mem_bytes, max_work_group_size) VALUES (1,'opencl','cpu-test','v','1','p',2,1,1,1)")
+    db.execute("INSERT INTO variants (id, family, name, backend, source_hash) VALUES (1,'hist','v','opencl','h')")
+    db.execute("INSERT INTO configs (id, hash, canonical) VALUES (1,'h','{}')")
+    problems = {}
+    for ladder, seq, step, width, status, median in steps:
+        if width not in problems:
+            problems[width] = len(problems) + 1
+            db.execute("INSERT INTO problems (id, family, canonical, width, height, channels, work, unit, min_bytes, "
+                       "min_ops) VALUES (?,?,?,?,?,3,1,'MPix/s',1,1)",
+                       (problems[width], "hist", '{"w":"%d"}' % width, width, width))
+        cur = db.execute("INSERT INTO evaluations (run_id, device_id, problem_id, variant_id, config_id, status, log, "
+                         "validation, compile_ms, compile_cached, h2d_ms, d2h_ms, min_ms, median_ms, mean_ms, "
+                         "stddev_ms, eval_ms, method, ci_low_ms, ci_high_ms, stage) VALUES "
+                         "(1,1,?,1,1,?,'','',0,0,0,0,?,?,?,0,0,'events',?,?,'ladder')",
+                         (problems[width], status, median, median, median, 0.95 * median, 1.05 * median))
+        db.execute("INSERT INTO ladder_steps (evaluation_id, ladder, seq, step) VALUES (?,?,?,?)",
+                   (cur.lastrowid, ladder, seq, step))
+    db.commit()
+    db.close()
+
+
+BASIC, PACKED = "2.3 basic (global atomics)", "2.4 packed 32-bit reads"
+INPUT, OUTPUT = "2.5 input partition (16 x 512)", "2.6 output partition (512 per group)"
+
+
+class SeedReport(unittest.TestCase):
+    def setUp(self):
+        self.dir = tempfile.TemporaryDirectory()
+        self.db = os.path.join(self.dir.name, "s.db")
+        make_store(self.db, [
+            ("seed002-hist", 0, BASIC, 640, "ok", 10.0),
+            ("seed002-hist", 1, PACKED, 640, "ok", 10.2),
+            ("seed002-hist", 2, INPUT, 640, "ok", 9.0),   # replaced below by a faster, later evaluation
+            ("seed002-hist", 2, INPUT, 640, "ok", 2.0),
+            ("seed002-hist", 3, OUTPUT, 640, "ok", 20.0),
+            ("seed002-hist", 0, BASIC, 1280, "ok", 40.0),
+            ("seed002-hist", 1, PACKED, 1280, "ok", 30.0),
+            ("seed002-hist", 2, INPUT, 1280, "ok", 8.0),
+            ("seed002-hist", 3, OUTPUT, 1280, "wrong_result", 0.0),
+            ("seed003-maxpool", 0, "OpenMP chain", 1024, "ok", 11.04),  # 10.4% apart, intervals overlapping
+            ("seed003-maxpool", 1, "OpenMP tree", 1024, "ok", 10.0),
+        ])
+
+    def tearDown(self):
+        self.dir.cleanup()
+
+    def claims(self):
+        steps = seed_report.load_steps([self.db])
+        seed = next(s for s in seed_report.SEEDS if s["ladder"] == "seed002-hist")
+        return {text: (verdict, what) for text, verdict, what in seed_report.claim_rows(seed, steps)}
+
+    def test_verdicts(self):
+        c = self.claims()
+        self.assertEqual(c["input partition is much faster than the basic kernel"][0], "confirmed")
+        self.assertIn("2.00 vs 10.00 ms (5.00x)", c["input partition is much faster than the basic kernel"][1])
+        # Output partition failed at 1280: only 640 is tested, where it is slower than packed.
+        verdict, what = c["output partition is slightly faster than the packed kernel"]
+        self.assertEqual(verdict, "refuted")
+        self.assertIn("640: 20.00 vs 10.20 ms (0.51x) refuted", what)
+        self.assertIn("wrong_result not testable", what)
+        # 'same': overlapping at 640, 30 vs 40 ms apart at 1280.
+        self.assertEqual(c["packed 32-bit reads do not improve on the basic kernel"][0], "mixed")
+
+    def test_overlapping_intervals_leave_a_claim_untested(self):
+        steps = seed_report.load_steps([self.db])
+        seed = next(s for s in seed_report.SEEDS if s["ladder"] == "seed003-maxpool")
+        rows = {text: verdict for text, verdict, _ in seed_report.claim_rows(seed, steps)}
+        self.assertEqual(rows["at 2x2 the tree form is at least as fast as the chain (OpenMP)"],
+                         "not testable (intervals overlap)")
+
+    def test_report_has_both_tables_and_untested_seeds(self):
+        out = os.path.join(self.dir.name, "r.md")
+        r = subprocess.run([sys.executable, SCRIPT, "--out", out, self.db], capture_output=True, text=True)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        md = read(out)
+        self.assertIn("## Seed 002: per-channel histograms", md)
+        self.assertIn("| 640 | 10.00 [9.50, 10.50] | 10.20 [9.69, 10.71] | 2.00 [1.90, 2.10] |", md)
+        self.assertIn("wrong_result", md)
+        self.assertIn("| OpenMP is faster than the GPU version | **not testable** |", md)
+        self.assertIn("| 4096 | 704 |", md)  # seed 000's published CPU column, with no rows of ours
+        self.assertIn("No measurements of this seed's ladder", md)
+
+    def test_bad_input_exits_2(self):
+        bogus = os.path.join(self.dir.name, "bogus.db")
+        with open(bogus, "w") as f:
+            f.write("not a database")
+        out = os.path.join(self.dir.name, "r.md")
+        for args in ([bogus], [os.path.join(self.dir.name, "missing.db")]):
+            r = subprocess.run([sys.executable, SCRIPT, "--out", out] + args, capture_output=True, text=True)
+            self.assertEqual(r.returncode, 2, r.stdout + r.stderr)
+            self.assertFalse(os.path.exists(out))
+
+
+if __name__ == "__main__":
+    unittest.main()
