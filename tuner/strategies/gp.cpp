@@ -5,6 +5,8 @@
 // steers away from regions that fail. Stored results of the same kernel on other devices and sizes
 // (prior()) give the process its mean: each point's prior is its mean centred log time over those
 // groups, and the first points asked are the best of them instead of random ones.
+// Cost per proposal: the kernel is a product of per-parameter factors looked up by index distance,
+// and the Cholesky factor of the training set is updated (rows removed and appended), not refactorised.
 #include <algorithm>
 #include <cmath>
 #include <map>
