@@ -181,11 +181,11 @@ TEST(Portfolio, WalksAsGpUntilItStallsThenHandsOver) {
   ASSERT_NE(gp, nullptr);
   ASSERT_NE(pf, nullptr);
   for (std::uint64_t seed : {1, 2}) {
-    const auto alone = walk(*make(*gp, s, {{"budget", "80"}}, seed), s, 1000);
+    const auto alone = walk(*make(*gp, s, {{"budget", "80"}, {"local", "0.1"}}, seed), s, 1000);
     // Never stalled long enough: every proposal is the model's, as gp alone would make them.
-    EXPECT_EQ(walk(*make(*pf, s, {{"budget", "80"}, {"stall", "100000"}}, seed), s, 1000), alone);
+    EXPECT_EQ(walk(*make(*pf, s, {{"budget", "80"}, {"stall", "100000"}, {"local", "0.1"}}, seed), s, 1000), alone);
     // Handing over after 3 proposals without a better point: the same start, then another walk.
-    const auto handed = walk(*make(*pf, s, {{"budget", "80"}, {"stall", "3"}}, seed), s, 1000);
+    const auto handed = walk(*make(*pf, s, {{"budget", "80"}, {"stall", "3"}, {"local", "0.1"}}, seed), s, 1000);
     ASSERT_EQ(handed.size(), alone.size());
     EXPECT_EQ(handed.front(), alone.front());
     EXPECT_NE(handed, alone);

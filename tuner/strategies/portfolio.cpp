@@ -75,7 +75,7 @@ StrategyInfo portfolio_strategy() {
           "one stalls; every member learns every outcome",
           with_budget_options({{T::Int, "stall", "24", "proposals without a better result before the next method takes over",
                                 1, 100000},
-                               {T::Real, "local", "0.1", "gp's chance of a random unvisited neighbour of the best", 0, 1}}),
+                               {T::Real, "local", "0", "gp's chance of a random unvisited neighbour of the best", 0, 1}}),
           [](const SearchSpace& space, const OptionValues& o, std::uint64_t seed) {
             return std::make_unique<Portfolio>(space, o, seed);
           }};
