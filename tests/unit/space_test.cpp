@@ -95,6 +95,7 @@ const Registry& registry() {
     r.add_strategy(local_strategy());
     r.add_strategy(forest_strategy());
     r.add_strategy(gp_strategy());
+    r.add_strategy(portfolio_strategy());
     return r;
   }();
   return reg;

@@ -9,7 +9,10 @@
 #include <set>
 #include <sstream>
 
+#include <fmt/format.h>
+
 #include "pimg/errors.hpp"
+#include "pimg/metatune.hpp"
 #include "pimg/registry.hpp"
 #include "pimg/replay.hpp"
 #include "pimg/search_strategy.hpp"
@@ -171,6 +174,76 @@ TEST(Strategies, SearchesBeatRandomOnASmoothLandscape) {
   EXPECT_DOUBLE_EQ(*by["random"].vs_random, 1.0);
 }
 
+TEST(Portfolio, WalksAsGpUntilItStallsThenHandsOver) {
+  const ReplaySpace& s = space512();
+  const StrategyInfo* gp = Registry::builtin().strategy("gp");
+  const StrategyInfo* pf = Registry::builtin().strategy("portfolio");
+  ASSERT_NE(gp, nullptr);
+  ASSERT_NE(pf, nullptr);
+  for (std::uint64_t seed : {1, 2}) {
+    const auto alone = walk(*make(*gp, s, {{"budget", "80"}, {"local", "0.1"}}, seed), s, 1000);
+    // Never stalled long enough: every proposal is the model's, as gp alone would make them.
+    EXPECT_EQ(walk(*make(*pf, s, {{"budget", "80"}, {"stall", "100000"}, {"local", "0.1"}}, seed), s, 1000), alone);
+    // Handing over after 3 proposals without a better point: the same start, then another walk.
+    const auto handed = walk(*make(*pf, s, {{"budget", "80"}, {"stall", "3"}, {"local", "0.1"}}, seed), s, 1000);
+    ASSERT_EQ(handed.size(), alone.size());
+    EXPECT_EQ(handed.front(), alone.front());
+    EXPECT_NE(handed, alone);
+  }
+}
+
+TEST(LocalSearch, AnyValueMovesChangeOneParameterAroundTheBestPoints) {
+  const ReplaySpace& s = space512();
+  const StrategyInfo* local = Registry::builtin().strategy("local");
+  const auto asked = walk(*make(*local, s, {{"budget", "60"}, {"any_value", "1"}, {"restart", "1"}}, 4), s, 1000);
+  ASSERT_EQ(asked.size(), 60u);
+  bool jumped = false;
+  for (std::size_t i = 1; i < asked.size(); ++i) {
+    // Every point after the first is one parameter away from a point asked before it (never random).
+    bool near = false;
+    for (std::size_t j = 0; j < i && !near; ++j) {
+      std::size_t diff = 0, step = 0;
+      for (std::size_t d = 0; d < s.space.dims(); ++d) {
+        const auto a = s.space.point(asked[i])[d], b = s.space.point(asked[j])[d];
+        if (a == b) continue;
+        ++diff;
+        step = a == SearchSpace::kAbsent || b == SearchSpace::kAbsent ? 0 : (a > b ? a - b : b - a);
+      }
+      near = diff == 1;
+      jumped = jumped || (near && step > 1);
+    }
+    EXPECT_TRUE(near) << "proposal " << i;
+  }
+  EXPECT_TRUE(jumped) << "no move changed a value by more than one step";
+}
+
+TEST(MetaTune, RanksEveryCombinationOfTheGrid) {
+  const StrategyInfo* g = Registry::builtin().strategy("genetic");
+  const OptionGrid grid = parse_option_grid({"popsize=2,12", "mutation=0.1,0.5"}, *g);
+  const auto ranked = meta_tune({space512()}, Registry::builtin(), "genetic", grid, 3);
+  ASSERT_EQ(ranked.size(), 4u);
+  std::set<std::map<std::string, std::string>> seen;
+  for (std::size_t i = 0; i < ranked.size(); ++i) {
+    seen.insert(ranked[i].options);
+    EXPECT_EQ(ranked[i].budget_means.size(), 4u);  // 25..200: the space holds fewer than 400 points
+    EXPECT_GT(ranked[i].score, 0.0);
+    EXPECT_LE(ranked[i].score, 1.0);
+    if (i) EXPECT_GE(ranked[i - 1].score, ranked[i].score);
+  }
+  EXPECT_EQ(seen.size(), 4u);
+  // The score is the replayed one: the same options replayed alone give the same mean at 25.
+  const auto again = compare_strategies({space512()}, Registry::builtin(), 3, {"genetic"}, {{"genetic", ranked[0].options}}, 400);
+  EXPECT_DOUBLE_EQ(again[0].scores.back().budgets.front().mean, ranked[0].budget_means.front());
+  const std::string text = meta_tune_table("genetic", ranked);
+  EXPECT_NE(text.find(fmt::format("{{name: genetic, options: {{mutation: {}, popsize: {}}}}}", ranked[0].options.at("mutation"),
+                                  ranked[0].options.at("popsize"))),
+            std::string::npos)
+      << text;
+  EXPECT_THROW(parse_option_grid({"popsize=2,1"}, *g), UsageError);  // out of bounds
+  EXPECT_THROW(parse_option_grid({"popsize"}, *g), UsageError);
+  EXPECT_THROW(parse_option_grid({"colour=red"}, *g), UsageError);
+}
+
 TEST(Strategies, OptionsAreCheckedAgainstTheirBounds) {
   const StrategyInfo* g = Registry::builtin().strategy("genetic");
   ASSERT_NE(g, nullptr);
@@ -266,6 +339,26 @@ TEST(StrategiesCommand, PrintsEveryStrategyAndWritesTheReport) {
   std::filesystem::remove_all(dir);
 }
 
+TEST(StrategiesCommand, MetaTunePrintsTheRankingAndTheBestEntry) {
+  synthetic::TempDb db("strategies-meta");
+  {
+    Store store(db.path.string());
+    synthetic::fill(store, synthetic::gpu("Test GPU 16GB", 16), 1.0, {256});
+  }
+  const auto out = std::filesystem::temp_directory_path() / ("pimg-meta-" + std::to_string(::getpid()) + ".txt");
+  const std::string cmd = std::string(PIMG_TUNE_EXE) + " strategies --db " + db.path.string() +
+                          " --family conv --seeds 2 --meta-tune local --grid any_value=0,1 --grid restart=0,1 > " +
+                          out.string();
+  ASSERT_EQ(std::system(cmd.c_str()), 0);
+  std::stringstream text;
+  text << std::ifstream(out).rdbuf();
+  std::filesystem::remove(out);
+  for (const char* combo : {"any_value=0, restart=0", "any_value=0, restart=1", "any_value=1, restart=0", "any_value=1, restart=1"})
+    EXPECT_NE(text.str().find(combo), std::string::npos) << combo << "\n" << text.str();
+  EXPECT_NE(text.str().find("best, as a space file's strategy: {name: local, options: {any_value: "), std::string::npos)
+      << text.str();
+}
+
 TEST(StrategiesCommand, BadInputExitsTwo) {
   synthetic::TempDb db("strategies-bad");
   auto rc = [](const std::string& args) {
@@ -280,6 +373,9 @@ TEST(StrategiesCommand, BadInputExitsTwo) {
   EXPECT_EQ(rc("strategies --db " + db.path.string() + " --family nope"), 2);
   EXPECT_EQ(rc("strategies --db " + db.path.string() + " --family conv --strategy tabu"), 2);
   EXPECT_EQ(rc("strategies --db " + db.path.string() + " --family conv --seeds 0"), 2);
+  EXPECT_EQ(rc("strategies --db " + db.path.string() + " --family conv --meta-tune genetic --grid popsize=1"), 2);
+  EXPECT_EQ(rc("strategies --db " + db.path.string() + " --family conv --meta-tune tabu"), 2);
+  EXPECT_EQ(rc("strategies --db " + db.path.string() + " --family conv --grid popsize=4"), 2);
   // A space file whose strategy option is out of range.
   const auto yaml = std::filesystem::temp_directory_path() / ("pimg-bad-option-" + std::to_string(::getpid()) + ".yaml");
   std::ofstream(yaml) << "family: conv\nproblems: [{sizes: [64]}]\nbackends: [host]\nvariants: {serial: }\n"

@@ -31,6 +31,7 @@
 #include "pimg/import.hpp"
 #include "pimg/isolation.hpp"
 #include "pimg/registry.hpp"
+#include "pimg/metatune.hpp"
 #include "pimg/replay.hpp"
 #include "pimg/report.hpp"
 #include "pimg/runner.hpp"
@@ -309,6 +310,11 @@ int main(int argc, char** argv) {
   std::vector<std::string> strategy_options;
   strategies->add_option("--option", strategy_options,
                          "a strategy option for the replay, STRATEGY.OPTION=VALUE (repeatable), e.g. gp.length=0.5");
+  std::string meta_strategy;
+  std::vector<std::string> meta_grid;
+  strategies->add_option("--meta-tune", meta_strategy,
+                         "meta-tune this strategy's options: replay every combination of --grid, print the best");
+  strategies->add_option("--grid", meta_grid, "values to try for --meta-tune, OPTION=V1,V2,... (repeatable)");
 
   std::string format = "json", export_out, metadata_out;
   CLI::App* exporter = app.add_subcommand("export", "export the best configurations (json, header) or all results (t4)");
@@ -550,6 +556,14 @@ int main(int argc, char** argv) {
       }
       if (spaces.empty() && (!device.empty() || !size.empty()))
         cli::select_rows(store, reg, filters, false, false, "strategies");  // throws: no rows match, with what exists
+      if (!meta_grid.empty() && meta_strategy.empty()) throw UsageError("--grid needs --meta-tune STRATEGY");
+      if (!meta_strategy.empty()) {
+        const StrategyInfo* info = reg.strategy(meta_strategy);
+        if (!info) throw UsageError(fmt::format("--meta-tune {}: unknown strategy", meta_strategy));
+        const OptionGrid grid = parse_option_grid(meta_grid, *info);
+        fmt::print("{}", meta_tune_table(meta_strategy, meta_tune(spaces, reg, meta_strategy, grid, seeds)));
+        return 0;
+      }
       auto result = compare_strategies(spaces, reg, seeds, strategy_names, parse_option_overrides(strategy_options, reg),
                                        max_evals);
       fmt::print("{}", strategies_table(result));

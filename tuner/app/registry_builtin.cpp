@@ -45,6 +45,7 @@ static void fill(Registry& r) {
   r.add_strategy(local_strategy());
   r.add_strategy(forest_strategy());
   r.add_strategy(gp_strategy());
+  r.add_strategy(portfolio_strategy());
 
   r.add_observer(nvml_observer());
   r.add_observer(cpu_load_observer());

@@ -96,6 +96,12 @@ std::optional<PointId> SearchStrategy::ask() {
 }
 
 void SearchStrategy::observe(PointId p, const Outcome& o) {
+  // A point told without being asked (a portfolio tells each member what another one asked) is
+  // visited too, so it is never proposed again.
+  if (p < visited_.size() && !visited_[p]) {
+    visited_[p] = 1;
+    ++visited_count_;
+  }
   const double cost = o.status == Status::ok ? o.median_ms : kFailed;
   if (cost < best_cost_) {
     best_cost_ = cost;
@@ -127,6 +133,21 @@ std::optional<PointId> SearchStrategy::random_unvisited_neighbour(PointId p) {
   std::erase_if(scratch_, [&](PointId q) { return visited(q); });
   if (scratch_.empty()) return std::nullopt;
   return scratch_[rng_.below(scratch_.size())];
+}
+
+void SearchStrategy::any_value_neighbours(PointId p, std::vector<PointId>& out) const {
+  const auto c = space_.point(p);
+  std::vector<std::uint32_t> line(c.begin(), c.end());
+  for (std::size_t d = 0; d < line.size(); ++d) {
+    if (c[d] == SearchSpace::kAbsent) continue;
+    const auto n = static_cast<std::uint32_t>(space_.params()[d].values.size());
+    for (std::uint32_t v = 0; v < n; ++v) {
+      if (v == c[d]) continue;
+      line[d] = v;
+      if (auto q = space_.find(line)) out.push_back(*q);
+    }
+    line[d] = c[d];
+  }
 }
 
 std::optional<PointId> SearchStrategy::repair(std::span<const std::uint32_t> coords) {

@@ -5,12 +5,15 @@
 // steers away from regions that fail. Stored results of the same kernel on other devices and sizes
 // (prior()) give the process its mean: each point's prior is its mean centred log time over those
 // groups, and the first points asked are the best of them instead of random ones.
+// Cost per proposal: the kernel is a product of per-parameter factors looked up by index distance,
+// and the Cholesky factor of the training set is updated (rows removed and appended), not refactorised.
 #include <algorithm>
 #include <cmath>
 #include <map>
 #include <numeric>
 #include <vector>
 
+#include "pimg/cholesky.hpp"
 #include "pimg/search_strategy.hpp"
 #include "pimg/strategies.hpp"
 
@@ -28,7 +31,8 @@ class GaussianProcess final : public SearchStrategy {
         explore_(std::stod(o.at("explore"))),
         local_(std::stod(o.at("local"))),
         children_(std::stoull(o.at("children"))),
-        evolve_(std::stod(o.at("evolve"))) {}
+        evolve_(std::stod(o.at("evolve"))),
+        any_value_(std::stoi(o.at("any_value")) == 1) {}
 
   void prior(const std::vector<PriorResult>& results) override {
     // Per group, log times centred on the group's mean (failures a step above its slowest), then
@@ -120,38 +124,68 @@ class GaussianProcess final : public SearchStrategy {
 
   double mean_of(PointId p) const { return has_prior_ ? slope_ * prior_[p] : 0; }
 
+  // exp(-|a-b|^2 / 2 length^2) over the scaled coordinates, as a product of per-parameter factors
+  // looked up by the index distance (the last entry: present in one point only), so no exp per pair.
   double kernel(std::span<const std::uint32_t> a, std::span<const std::uint32_t> b) const {
-    double d2 = 0;
+    double k = 1;
     for (std::size_t d = 0; d < a.size(); ++d) {
-      if (scale_[d] == 0) continue;
+      const auto& f = factor_[d];
+      if (f.empty()) continue;
       const bool aa = a[d] == SearchSpace::kAbsent, ba = b[d] == SearchSpace::kAbsent;
-      const double diff = aa || ba ? (aa == ba ? 0 : 1) : (static_cast<double>(a[d]) - static_cast<double>(b[d])) * scale_[d];
-      d2 += diff * diff;
+      if (aa || ba) {
+        if (aa != ba) k *= f.back();
+      } else {
+        k *= f[a[d] > b[d] ? a[d] - b[d] : b[d] - a[d]];
+      }
     }
-    return std::exp(-d2 / (2 * length_ * length_));
+    return k;
   }
 
   // The training set: the best half of `max_points` and the latest others, log times with failures
   // mapped a step above the slowest ok one, centred on their mean; the prior's slope fitted to them.
   bool fit() {
-    if (scale_.empty()) {
-      for (const auto& prm : space_.params())
-        scale_.push_back(prm.values.size() > 1 ? 1.0 / static_cast<double>(prm.values.size() - 1) : 0.0);
+    if (factor_.empty()) {
+      for (const auto& prm : space_.params()) {
+        const std::size_t n = prm.values.size();
+        auto& f = factor_.emplace_back();
+        if (n < 2) continue;  // one value: no distance
+        for (std::size_t i = 0; i <= n; ++i) {
+          const double diff = i < n ? static_cast<double>(i) / static_cast<double>(n - 1) : 1.0;
+          f.push_back(std::exp(-diff * diff / (2 * length_ * length_)));
+        }
+      }
     }
-    std::vector<std::size_t> idx(own_.size());
-    std::iota(idx.begin(), idx.end(), std::size_t{0});
-    if (idx.size() > max_points_) {
-      std::vector<std::size_t> by_cost = idx;
+    std::vector<char> take(own_.size(), 1);
+    if (own_.size() > max_points_) {
+      std::vector<std::size_t> by_cost(own_.size());
+      std::iota(by_cost.begin(), by_cost.end(), std::size_t{0});
       std::stable_sort(by_cost.begin(), by_cost.end(), [&](auto a, auto b) { return own_cost_[a] < own_cost_[b]; });
-      std::vector<char> take(idx.size(), 0);
+      std::fill(take.begin(), take.end(), 0);
       for (std::size_t i = 0; i < max_points_ / 2; ++i) take[by_cost[i]] = 1;
       std::size_t n = max_points_ / 2;
-      for (std::size_t i = idx.size(); i-- > 0 && n < max_points_;)
+      for (std::size_t i = own_.size(); i-- > 0 && n < max_points_;)
         if (!take[i]) take[i] = 1, ++n;
-      idx.clear();
-      for (std::size_t i = 0; i < take.size(); ++i)
-        if (take[i]) idx.push_back(i);
     }
+    // The factor of K + noise I follows the set: rows that left it are removed, new ones appended
+    // (O(m^2) each), so a step that swaps a point or two costs no refactorisation.
+    std::vector<char> present(own_.size(), 0);
+    for (std::size_t r = rows_.size(); r-- > 0;) {
+      if (take[rows_[r]]) {
+        present[rows_[r]] = 1;
+      } else {
+        chol_.remove(r);
+        rows_.erase(rows_.begin() + static_cast<std::ptrdiff_t>(r));
+      }
+    }
+    std::vector<double> column;
+    for (std::size_t i = 0; i < own_.size(); ++i) {
+      if (!take[i] || present[i]) continue;
+      column.clear();
+      for (std::size_t r : rows_) column.push_back(kernel(space_.point(own_[i]), space_.point(own_[r])));
+      chol_.append(column, 1 + kNugget);
+      rows_.push_back(i);
+    }
+    const std::vector<std::size_t>& idx = rows_;
     double worst = -1e300, best_ok = 1e300;
     for (std::size_t i : idx)
       if (std::isfinite(own_cost_[i])) {
@@ -189,33 +223,13 @@ class GaussianProcess final : public SearchStrategy {
     sigma2_ = 0;
     for (double v : y_) sigma2_ += v * v / n;
     sigma2_ = std::max(sigma2_, 1e-4);
-    // Cholesky factor of K + noise I (lower triangle, row-major).
-    const std::size_t m = pts_.size();
-    chol_.assign(m * m, 0);
-    for (std::size_t i = 0; i < m; ++i)
-      for (std::size_t j = 0; j <= i; ++j) {
-        double s = sigma2_ * kernel(space_.point(pts_[i]), space_.point(pts_[j])) + (i == j ? sigma2_ * kNugget : 0);
-        for (std::size_t k = 0; k < j; ++k) s -= chol_[i * m + k] * chol_[j * m + k];
-        chol_[i * m + j] = i == j ? std::sqrt(std::max(s, 1e-12)) : s / chol_[j * m + j];
-      }
+    // alpha = (sigma2 (K + noise I))^-1 y, the weights of the posterior mean.
     alpha_ = y_;
-    solve(alpha_);
-    for (std::size_t i = m; i-- > 0;) {  // back substitution with L^T
-      double s = alpha_[i];
-      for (std::size_t k = i + 1; k < m; ++k) s -= chol_[k * m + i] * alpha_[k];
-      alpha_[i] = s / chol_[i * m + i];
-    }
+    chol_.forward(alpha_);
+    chol_.backward(alpha_);
+    for (auto& v : alpha_) v /= sigma2_;
     best_y_ = best_ok - offset_;
     return true;
-  }
-
-  void solve(std::vector<double>& v) const {  // forward substitution with L
-    const std::size_t m = pts_.size();
-    for (std::size_t i = 0; i < m; ++i) {
-      double s = v[i];
-      for (std::size_t k = 0; k < i; ++k) s -= chol_[i * m + k] * v[k];
-      v[i] = s / chol_[i * m + i];
-    }
   }
 
   std::optional<PointId> best_candidate() {
@@ -235,7 +249,10 @@ class GaussianProcess final : public SearchStrategy {
                       [&](auto a, auto b) { return own_cost_[a] < own_cost_[b]; });
     for (std::size_t i = 0; i < top; ++i) {
       nb_.clear();
-      space_.neighbours(own_[order[i]], nb_);
+      if (any_value_)
+        any_value_neighbours(own_[order[i]], nb_);
+      else
+        space_.neighbours(own_[order[i]], nb_);
       for (PointId q : nb_)
         if (!visited(q)) cand_.push_back(q);
     }
@@ -274,10 +291,11 @@ class GaussianProcess final : public SearchStrategy {
     for (const Bound& b : bounds_) {
       if (b.ei <= best_ei) break;
       const auto pc = space_.point(cand_[b.index]);
-      for (std::size_t i = 0; i < m; ++i) kx[i] = sigma2_ * kernel(pc, space_.point(pts_[i]));
-      solve(kx);
-      double var = sigma2_;
+      for (std::size_t i = 0; i < m; ++i) kx[i] = kernel(pc, space_.point(pts_[i]));
+      chol_.forward(kx);
+      double var = 1;
       for (double v : kx) var -= v * v;
+      var *= sigma2_;
       const double ei = ei_of(b.mu, std::sqrt(std::max(var, 1e-12)));
       if (ei > best_ei) {
         best_ei = ei;
@@ -293,6 +311,7 @@ class GaussianProcess final : public SearchStrategy {
   double explore_, local_;
   std::size_t children_;
   double evolve_;
+  bool any_value_;
   std::vector<std::size_t> elite_;
   std::size_t elite_at_ = 0;
   bool has_prior_ = false;
@@ -301,10 +320,12 @@ class GaussianProcess final : public SearchStrategy {
   std::size_t next_prior_ = 0;
   std::vector<PointId> own_;
   std::vector<double> own_cost_;
-  std::vector<double> scale_;
+  std::vector<std::vector<double>> factor_;  // per parameter: the kernel's factor by index distance
   std::vector<PointId> pts_, cand_, nb_;
   std::vector<std::uint32_t> line_;
-  std::vector<double> y_, chol_, alpha_;
+  std::vector<std::size_t> rows_;  // the training set: indices into own_, in the factor's row order
+  Cholesky chol_;                   // of K + noise I over rows_ (the kernel without sigma2)
+  std::vector<double> y_, alpha_;
   std::vector<Bound> bounds_;
   double offset_ = 0, slope_ = 1, sigma2_ = 1, best_y_ = 0;
 };
@@ -323,7 +344,8 @@ StrategyInfo gp_strategy() {
                                {T::Real, "explore", "0", "log-time margin expected improvement is measured from", 0, 10},
                                {T::Real, "local", "0.1", "chance of a random unvisited neighbour of the best instead", 0, 1},
                                {T::Int, "children", "128", "crossover children of the best points among the candidates", 0, 100000},
-                               {T::Real, "evolve", "0", "chance of asking a crossover child of the best points directly", 0, 1}}),
+                               {T::Real, "evolve", "0", "chance of asking a crossover child of the best points directly", 0, 1},
+                               {T::Int, "any_value", "0", "candidates around the best: 1: one parameter changed to any value, 0: by one step", 0, 1}}),
           [](const SearchSpace& space, const OptionValues& o, std::uint64_t seed) {
             return std::make_unique<GaussianProcess>(space, o, seed);
           }};

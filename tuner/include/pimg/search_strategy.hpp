@@ -59,6 +59,8 @@ class SearchStrategy : public Strategy {
   const Budget& budget() const { return budget_; }
   std::optional<PointId> random_unvisited();
   std::optional<PointId> random_unvisited_neighbour(PointId p);
+  // Appends the valid points that differ from p in one parameter, by any value (not only one step).
+  void any_value_neighbours(PointId p, std::vector<PointId>& out) const;
   // The valid unvisited point nearest to coords (itself when valid and unvisited), searched among
   // points sharing one of its values; nullopt when none is found.
   std::optional<PointId> repair(std::span<const std::uint32_t> coords);

@@ -11,4 +11,5 @@ StrategyInfo diffevo_strategy();
 StrategyInfo local_strategy();
 StrategyInfo forest_strategy();
 StrategyInfo gp_strategy();
+StrategyInfo portfolio_strategy();
 }  // namespace pimg
