@@ -190,7 +190,8 @@ void read_pimg_fields(const Ctx& c, const JsonNode& p, const std::string& where,
     r.flags.push_back(flags.items[i].text);
   }
   const JsonNode& stage = c.need(p, "stage", T::string, where);
-  if (stage.text != "search" && stage.text != "confirm") c.fail(stage, where + ".stage", "must be search or confirm");
+  if (stage.text != "search" && stage.text != "confirm" && stage.text != "cold")
+    c.fail(stage, where + ".stage", "must be search, confirm or cold");
   r.stage = stage.text;
   const JsonNode& metrics = c.need(p, "metrics", T::array, where);
   for (std::size_t i = 0; i < metrics.items.size(); ++i) {

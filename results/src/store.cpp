@@ -589,11 +589,11 @@ std::vector<ResultRow> Store::run_rows(std::int64_t run, const RowFilter& f, boo
                                 run));
 }
 
-std::vector<ResultRow> Store::stage_rows(const std::string& stage, const RowFilter& f) const {
+std::vector<ResultRow> Store::stage_rows(const std::string& stage, const RowFilter& f, bool samples) const {
   std::string quoted;
   for (char c : stage) quoted += c == '\'' ? std::string("''") : std::string(1, c);
   std::vector<ResultRow> out = query_rows(
-      f, false,
+      f, samples,
       fmt::format("(SELECT * FROM evaluations x WHERE x.stage = '{0}' AND x.id = (SELECT MAX(x2.id) FROM evaluations "
                   "x2 WHERE x2.device_id = x.device_id AND x2.problem_id = x.problem_id AND x2.variant_id = "
                   "x.variant_id AND x2.config_id = x.config_id AND x2.stage = '{0}'))",

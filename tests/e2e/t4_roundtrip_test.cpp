@@ -76,7 +76,8 @@ TEST(T4RoundTrip, ExportImportExportIsLosslessAndValidatesAgainstBothSchemas) {
 
   const Json first = JsonParser(e2e::slurp(dir / "a.json")).document();
   const Json second = JsonParser(e2e::slurp(dir / "b.json")).document();
-  // The store has what the round trip must carry: both stages, failures, text and integer values.
+  // The store has what the round trip must carry: all three stages (the whole-program runs too), failures,
+  // text and integer values.
   std::set<std::string> stages, invalidity, variants, kinds;
   for (const Json& r : first["results"].items) {
     stages.insert(r["pimg"]["stage"].text);
@@ -84,7 +85,7 @@ TEST(T4RoundTrip, ExportImportExportIsLosslessAndValidatesAgainstBothSchemas) {
     variants.insert(r["configuration"]["variant"].text);
     for (const auto& f : r["configuration"].fields) kinds.insert(Json::type_name(f.second.type));
   }
-  EXPECT_EQ(stages, (std::set<std::string>{"search", "confirm"}));
+  EXPECT_EQ(stages, (std::set<std::string>{"search", "confirm", "cold"}));
   EXPECT_EQ(invalidity, (std::set<std::string>{"correct", "correctness"}));
   EXPECT_EQ(variants, (std::set<std::string>{"omp_rows", "selftest_wrong_result_omp", "serial"}));
   EXPECT_EQ(kinds.size(), 2u);  // numbers and strings

@@ -534,7 +534,13 @@ int main(int argc, char** argv) {
       if (!strategies_report_path.empty()) check_output_path("--report", strategies_report_path);
       Store store(db, Store::Mode::read_only);
       if (exporter->parsed()) {
-        const auto rows = cli::select_rows(store, reg, filters, true, format == "t4", "export", &older);
+        auto rows = cli::select_rows(store, reg, filters, true, format == "t4", "export", &older);
+        if (format == "t4") {  // all results: the whole-program (cold) runs too, so that an import loses nothing
+          RowFilter in_family;
+          in_family.family = family;
+          auto cold = cli::filter_rows(store.stage_rows("cold", in_family, true), reg, filters);
+          rows.insert(rows.end(), std::make_move_iterator(cold.begin()), std::make_move_iterator(cold.end()));
+        }
         fmt::print(stderr, "{}", cli::older_builds_note(older, all_builds));
         const std::string text = format == "t4"       ? export_t4(rows)
                                  : format == "header" ? export_header(rows)

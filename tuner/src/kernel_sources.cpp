@@ -68,14 +68,14 @@ const KernelSource* kernel_source(const std::string& path) {
   if (auto it = expanded.find(path); it != expanded.end()) return &it->second;
   if (!raw_sources().count(path)) return nullptr;
   std::set<std::string> seen;
-  KernelSource s{path, expand(path, seen), {}};
+  KernelSource s{path, expand(path, seen), {}, {}};
   s.hash = hash128(s.text);
   return &(expanded[path] = std::move(s));
 }
 
 const KernelSource* add_kernel_source(const std::string& path, std::string text) {
   std::lock_guard lock(sources_mu);
-  KernelSource s{path, std::move(text), {}};
+  KernelSource s{path, std::move(text), {}, {}};
   s.hash = hash128(s.text);
   auto [it, inserted] = expanded.try_emplace(path, s);
   if (!inserted && it->second.hash != s.hash)

@@ -134,7 +134,8 @@ class PthreadRows final : public Variant {
   std::string name() const override { return "pthread_rows"; }
   std::string family() const override { return "conv"; }
   std::string backend() const override { return "host"; }
-  std::string source() const override { return "builtin:conv_pthread_rows"; }
+  std::string source() const override { return ""; }
+  std::optional<NativeCall> native() const override { return NativeCall{"conv_pthread_rows", ""}; }
   std::string help() const override {
     return "POSIX threads over blocks of output rows, each the serial row loop (seed 003's pthreads version): "
            "threads created per run, or a persistent pool";

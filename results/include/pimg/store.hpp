@@ -146,7 +146,7 @@ class Store {
   // the count of rows of older builds left out, or marked when f.all_builds.
   std::vector<ResultRow> ranking_rows(const RowFilter& f = {}, bool samples = false, std::size_t* older = nullptr) const;
   // The latest row of each key of another stage ("cold": the whole-program runs), with its metrics.
-  std::vector<ResultRow> stage_rows(const std::string& stage, const RowFilter& f = {}) const;
+  std::vector<ResultRow> stage_rows(const std::string& stage, const RowFilter& f = {}, bool samples = false) const;
   // Fills each row's metrics (EvalResult::metrics) from the store, for rows read without samples.
   void add_metrics(std::vector<ResultRow>& rows) const;
   // The latest row of each key and stage within one run (search and confirmation: no whole-program rows).
