@@ -6,6 +6,9 @@
 
 #include <algorithm>
 #include <functional>
+#include <map>
+#include <string>
+#include <vector>
 #include <tuple>
 
 #include "cuda_backend.hpp"
@@ -160,6 +163,33 @@ TEST(CudaRun, CopyKernelCopiesEveryByte) {
   const auto call = measure_ceiling(backend(), *device(), (1u << 20) + 5, 3, TimingMethod{false, false});
   ASSERT_TRUE(call.has_value());
   EXPECT_EQ(call->method, "cuda-events call hot");
+}
+
+TEST(CudaRun, EveryCopyPlanCopiesEveryByte) {
+  REQUIRE_CUDA();
+  // measure_ceiling() skips a plan whose copy is wrong; here each plan of whole rows (the 2-D ones too)
+  // must copy every byte itself.
+  const std::size_t bytes = 1u << 20;
+  const auto copy = backend().copy_kernel(bytes);
+  ASSERT_TRUE(copy.has_value());
+  auto in = device()->alloc(bytes);
+  auto out = device()->alloc(bytes);
+  std::vector<std::uint8_t> pattern(bytes), check(bytes);
+  for (std::size_t i = 0; i < bytes; ++i) pattern[i] = static_cast<std::uint8_t>(i * 131 + 7);
+  device()->upload(*in, pattern);
+  std::map<std::string, DeviceBuffer*> buffers{{"in", in.get()}, {"out", out.get()}};
+  int rows_plans = 0;
+  for (const LaunchPlan& p : copy->more) {
+    const auto program = device()->compile(copy->source, p).program;
+    ASSERT_TRUE(program) << p.entry;
+    device()->fill(*out, 0);
+    ASSERT_TRUE(device()->launch(*program, p, buffers).ok) << p.entry;
+    device()->download(*out, check);
+    EXPECT_TRUE(check == pattern) << p.entry << " " << p.global[0] << "x" << p.global[1] << " / " << p.local[0] << "x"
+                                  << p.local[1];
+    rows_plans += p.entry.rfind("copy_rows", 0) == 0;
+  }
+  EXPECT_EQ(rows_plans, 36);
 }
 
 // The conv reference with the division's rounding as a parameter: NPP's output is compared with each

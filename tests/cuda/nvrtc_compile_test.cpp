@@ -160,6 +160,23 @@ TEST_F(NvrtcTest, CopyKernelCompiles) {
   const auto copy = backend->copy_kernel((64u << 20) + 5);
   ASSERT_TRUE(copy.has_value());
   expect_compiles(copy->source, copy->plan, "copy kernel");
+  // Whole rows (64 MiB): the 2-D plans join the 1-D ones, and every plan's entry is in the program.
+  const auto rows = backend->copy_kernel(64u << 20);
+  ASSERT_TRUE(rows.has_value());
+  const cuda::NvrtcResult r = cuda::nvrtc_compile(rows->source, cuda::nvrtc_options(rows->plan, 90));
+  ASSERT_TRUE(r.ok) << r.log;
+  const std::string cubin(r.cubin.begin(), r.cubin.end());
+  std::set<std::string> entries;
+  for (const LaunchPlan& p : rows->more) {
+    entries.insert(p.entry);
+    EXPECT_NE(cubin.find(p.entry), std::string::npos) << p.entry;
+    if (p.entry.rfind("copy_rows", 0) == 0) {
+      EXPECT_EQ(p.dims, 2);
+      EXPECT_LE(p.global[1] / p.local[1], 65535u) << p.entry;
+    }
+  }
+  EXPECT_TRUE(entries.count("copy_rows") && entries.count("copy_rows_rev"));
+  EXPECT_EQ(copy->more.size() + 36, rows->more.size());  // 3 row lengths x 2 entries x 6 blocks
 }
 
 // The kernel that holds a run's launches back (docs/measurement.md) compiles for sm_90.

@@ -188,7 +188,9 @@ std::optional<Ceiling> measure_ceiling(const Backend& backend, Device& device, s
         if (!device.launch(*program, p, buffers).ok) continue;
         device.download(*out, check);
         if (check != pattern) continue;
-        consider(ms, fmt::format("{} {}x{}", p.entry, p.global[0] / std::max<std::size_t>(p.local[0], 1), p.local[0]));
+        const auto blocks = [&](int d) { return p.global[d] / std::max<std::size_t>(p.local[d], 1); };
+        consider(ms, p.dims == 2 ? fmt::format("{} {}x{} blocks of {}x{}", p.entry, blocks(0), blocks(1), p.local[0], p.local[1])
+                                 : fmt::format("{} {}x{}", p.entry, blocks(0), p.local[0]));
       }
     }
     if (best && native_gbs && best->how != "native copy")

@@ -840,7 +840,8 @@ class CudaBackend final : public Backend {
     return out;
   }
 
-  // A grid-stride copy of 16-byte vectors plus the bytes % 16 tail, so every byte is copied.
+  // A grid-stride copy of 16-byte vectors plus the bytes % 16 tail, so every byte is copied, and further
+  // geometries of the same copy (kernels/copy/copy.cu); the ceiling is the fastest of them and the API's copy.
   std::optional<CopyKernel> copy_kernel(std::size_t bytes) const override {
     const KernelSource* source = kernel_source("copy/copy.cu");
     if (!source || bytes < 16 || bytes > static_cast<std::size_t>(std::numeric_limits<std::int32_t>::max()))
@@ -860,6 +861,25 @@ class CudaBackend final : public Backend {
         p.local = {b, 1, 1};
         p.global = {(vectors + b * items - 1) / (b * items) * b, 1, 1};
         k.more.push_back(p);
+      }
+    // Whole rows of 4, 8 or 16 KiB in a 2-D grid like the image kernels', forward and mirrored.
+    if (bytes % 16 == 0)
+      for (std::size_t row : {256u, 512u, 1024u}) {
+        if (vectors % row != 0) continue;
+        const std::size_t rows = vectors / row;
+        for (const char* entry : {"copy_rows", "copy_rows_rev"})
+          for (std::size_t bx : {64u, 128u, 256u})
+            for (std::size_t by : {1u, 2u}) {
+              if ((rows + by - 1) / by > 65535) continue;  // gridDim.y's limit
+              LaunchPlan p;
+              p.entry = entry;
+              p.dims = 2;
+              p.local = {bx, by, 1};
+              p.global = {(row + bx - 1) / bx * bx, (rows + by - 1) / by * by, 1};
+              p.args = {KernelArg::buf("in"), KernelArg::buf("out"), KernelArg::integer(static_cast<std::int64_t>(row)),
+                        KernelArg::integer(static_cast<std::int64_t>(rows))};
+              k.more.push_back(p);
+            }
       }
     return k;
   }
