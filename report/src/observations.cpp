@@ -338,7 +338,8 @@ class Sections {
         std::map<int, std::map<std::string, double>> launches;
         for (const Metric& m : r->result.metrics)
           if (m.name.rfind("ncu.", 0) == 0 && m.seq >= 0) launches[m.seq][m.name] = m.value;
-        for (const auto& [seq, v] : launches) {
+        for (const auto& [seq, values] : launches) {
+          const std::map<std::string, double>& v = values;  // clang 14 captures no structured binding
           auto get = [&](const char* n) -> std::optional<double> {
             auto it = v.find(n);
             return it == v.end() ? std::nullopt : std::optional<double>(it->second);

@@ -214,6 +214,15 @@ TEST(EnergyWindow, JoulesOverTheTimedRunsAndWraps) {
   wrapped.put(after, 262.144);
   ASSERT_NE(find(after, "energy.timed_j"), nullptr);
   EXPECT_NEAR(find(after, "energy.timed_j")->value, 22.144, 1e-9);
+  // A counter that never moved measured nothing: no 0 W row for the energy ranking to put first.
+  pimg::EnergyWindow still;
+  still.start(40.0);
+  still.sample(40.0);
+  std::vector<pimg::Metric> unresolved;
+  still.put(unresolved);
+  EXPECT_EQ(find(unresolved, "energy.avg_w"), nullptr);
+  EXPECT_EQ(find(unresolved, "energy.timed_j"), nullptr);
+  EXPECT_NE(find(unresolved, "energy.unresolved_s"), nullptr);
 }
 
 TEST(ColdRun, ReadsNsightComputeCsv) {

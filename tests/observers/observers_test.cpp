@@ -11,7 +11,9 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <memory>
 #include <thread>
+#include <vector>
 
 #include "e2e/e2e_util.hpp"
 #include "observers.hpp"
@@ -175,8 +177,14 @@ TEST(CpuLoadObserver, ABusyProcessBesideTheEvaluationIsLoad) {
   std::string why;
   auto o = make("cpu_load", host_device(), why);
   ASSERT_NE(o, nullptr) << why;
-  BusyProcess busy;
-  ASSERT_TRUE(busy.started());
+  // Load is more than a quarter of the CPUs busy with others' work: as many busy processes as that takes
+  // (one on 2 cores, five on the GPU machines' 16).
+  std::vector<std::unique_ptr<BusyProcess>> busy;
+  const unsigned cpus = std::max(1u, std::thread::hardware_concurrency());
+  for (unsigned i = 0; i < cpus / 4 + 1; ++i) {
+    busy.push_back(std::make_unique<BusyProcess>());
+    ASSERT_TRUE(busy.back()->started());
+  }
   const Observed r = observe(*o, 400ms, [](auto w) { std::this_thread::sleep_for(w); });
   EXPECT_TRUE(has_flag(r.flags, "loaded"));
   const pimg::Metric* share = find(r.metrics, "cpu.others_share");

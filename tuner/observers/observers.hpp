@@ -58,6 +58,12 @@ class EnergyWindow {
     if (j < 0 && wrap > 0) j += wrap;
     const double s = std::chrono::duration<double>(t1_ - t0_).count();
     if (j < 0 || s <= 0) return;
+    // A counter that did not move in the window (NVML's updates every few ms; seen on the H100 for windows
+    // of short kernels) measured nothing: no energy is stored, only the window it could not resolve.
+    if (j == 0) {
+      out.push_back({"energy.unresolved_s", "s", -1, s});
+      return;
+    }
     out.push_back({"energy.timed_j", "J", -1, j});
     out.push_back({"energy.timed_s", "s", -1, s});
     out.push_back({"energy.avg_w", "W", -1, j / s});

@@ -268,6 +268,12 @@ EvalResult run_cold(const std::string& exe, const ColdRequest& q) {
         const std::vector<Metric> counted = parse_ncu_csv(read_text(csv));
         r.metrics.insert(r.metrics.end(), counted.begin(), counted.end());
         r.metrics.push_back({"ncu.available", "bool", -1, counted.empty() ? 0.0 : 1.0});
+        if (counted.empty()) {  // say why (on the H100 machines: no permission for the counters)
+          std::string said = read_text(dir / "ncu-output.txt") + read_text(csv);
+          for (auto& c : said) c = c == '\n' ? ' ' : c;
+          r.log += (r.log.empty() ? "" : "; ") + std::string("Nsight Compute gave no counters: ") +
+                   (said.size() > 400 ? said.substr(0, 400) + "..." : said);
+        }
       }
     }
   } catch (const std::exception& e) {
