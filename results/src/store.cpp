@@ -561,23 +561,29 @@ std::vector<ResultRow> Store::confirm_rows(const RowFilter& f, bool samples) con
 std::vector<ResultRow> Store::ranking_rows(const RowFilter& f, bool samples, std::size_t* older) const {
   std::vector<ResultRow> all = query_rows(f, samples);
   for (auto& r : confirm_rows(f, samples)) all.push_back(std::move(r));
+  const std::size_t left = current_build(all, f.all_builds);
+  if (older) *older = left;
+  return all;
+}
+
+std::size_t Store::current_build(std::vector<ResultRow>& rows, bool all_builds) const {
   std::map<std::int64_t, std::string> build;  // run -> build id
   for (const RunRecord& run : runs()) build[run.id] = run.info.build_id;
   auto group = [](const ResultRow& r) { return r.problem.family + '\n' + r.device.backend + '\n' + r.device.name; };
   std::map<std::string, std::int64_t> latest;  // (family, device) -> its latest run
-  for (const ResultRow& r : all) {
+  for (const ResultRow& r : rows) {
     auto& run = latest[group(r)];
     run = std::max(run, r.run_id);
   }
   std::vector<ResultRow> out;
   std::size_t left = 0;
-  for (auto& r : all) {
+  for (auto& r : rows) {
     r.older_build = build[r.run_id] != build[latest[group(r)]];
     left += r.older_build;
-    if (f.all_builds || !r.older_build) out.push_back(std::move(r));
+    if (all_builds || !r.older_build) out.push_back(std::move(r));
   }
-  if (older) *older = left;
-  return out;
+  rows = std::move(out);
+  return left;
 }
 
 std::vector<ResultRow> Store::run_rows(std::int64_t run, const RowFilter& f, bool samples) const {
@@ -598,6 +604,7 @@ std::vector<ResultRow> Store::stage_rows(const std::string& stage, const RowFilt
                   "x2 WHERE x2.device_id = x.device_id AND x2.problem_id = x.problem_id AND x2.variant_id = "
                   "x.variant_id AND x2.config_id = x.config_id AND x2.stage = '{0}'))",
                   quoted));
+  current_build(out, f.all_builds);  // as rankings: the current build's rows unless f.all_builds (marked)
   add_metrics(out);
   return out;
 }

@@ -574,3 +574,31 @@ TEST(Store, RankingRowsKeepTheCurrentBuildAndMarkOlderOnes) {
   EXPECT_EQ(rows[0].run_id, again);
   EXPECT_EQ(older, 1u);
 }
+
+// Whole-program (cold) rows follow the same rule as rankings, so best --json, the report and the T4 export
+// never show an older build's cold runs beside the current build's winners unless asked to.
+TEST(Store, StageRowsKeepTheCurrentBuildLikeRankings) {
+  TempDb db;
+  Store s(db.path.string());
+  const std::int64_t dev = s.device_id(device());
+  const std::int64_t prob = s.problem_id({"conv", 8, 8, 1, {}}, {64, "MPix/s", {128, 1}});
+  const std::int64_t var = s.variant_id({"conv", "v", "opencl", "h1"});
+  Config c1, c2;
+  c1.set("x", std::int64_t{1});
+  c2.set("x", std::int64_t{2});
+  EvalResult cold = ok_result(1.0);
+  cold.stage = "cold";
+  const std::int64_t old_run = s.begin_run({"h", "t", "c", "cmd", "v", "build-a"});
+  s.save(old_run, dev, prob, var, c1, cold);
+  const std::int64_t new_run = s.begin_run({"h", "t", "c", "cmd", "v", "build-b"});
+  s.save(new_run, dev, prob, var, c2, cold);
+  auto rows = s.stage_rows("cold");
+  ASSERT_EQ(rows.size(), 1u);
+  EXPECT_EQ(rows[0].run_id, new_run);
+  RowFilter all;
+  all.all_builds = true;
+  rows = s.stage_rows("cold", all);
+  ASSERT_EQ(rows.size(), 2u);
+  for (const ResultRow& r : rows) EXPECT_EQ(r.older_build, r.run_id == old_run);
+  EXPECT_TRUE(s.ranking_rows().empty());  // cold rows never rank
+}

@@ -492,6 +492,7 @@ int main(int argc, char** argv) {
       }
       RowFilter in_family;
       in_family.family = family;
+      in_family.all_builds = all_builds;
       fmt::print("{}", json ? best_json(rows, store.all_bandwidths(), best_top, store.stage_rows("cold", in_family))
                             : best_table(rows, store.all_bandwidths(), best_top));
       return 0;
@@ -538,6 +539,7 @@ int main(int argc, char** argv) {
         if (format == "t4") {  // all results: the whole-program (cold) runs too, so that an import loses nothing
           RowFilter in_family;
           in_family.family = family;
+          in_family.all_builds = all_builds;
           auto cold = cli::filter_rows(store.stage_rows("cold", in_family, true), reg, filters);
           rows.insert(rows.end(), std::make_move_iterator(cold.begin()), std::make_move_iterator(cold.end()));
         }

@@ -146,6 +146,7 @@ class Store {
   // the count of rows of older builds left out, or marked when f.all_builds.
   std::vector<ResultRow> ranking_rows(const RowFilter& f = {}, bool samples = false, std::size_t* older = nullptr) const;
   // The latest row of each key of another stage ("cold": the whole-program runs), with its metrics.
+  // Like rankings, only the rows of the current build of each (family, device) unless f.all_builds.
   std::vector<ResultRow> stage_rows(const std::string& stage, const RowFilter& f = {}, bool samples = false) const;
   // Fills each row's metrics (EvalResult::metrics) from the store, for rows read without samples.
   void add_metrics(std::vector<ResultRow>& rows) const;
@@ -160,6 +161,9 @@ class Store {
 
  private:
   void migrate();
+  // Marks each row stored by an older build than its (family, device)'s latest run among `rows`
+  // (ResultRow::older_build) and drops those unless all_builds; returns how many were older.
+  std::size_t current_build(std::vector<ResultRow>& rows, bool all_builds) const;
   std::vector<ResultRow> query_rows(const RowFilter& f, bool samples, const std::string& source = "latest") const;
   std::vector<BandwidthRow> query_bandwidths(bool latest_only) const;
   sqlite3* db_ = nullptr;
