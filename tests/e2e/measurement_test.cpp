@@ -37,6 +37,17 @@ TEST(Measurement, RowsCarryMethodIntervalIdentityAndTheConfirmationStageRuns) {
   EXPECT_EQ(e2e::query(a, "SELECT min(n) >= 5 FROM (SELECT count(*) AS n FROM samples s JOIN evaluations e ON "
                           "e.id = s.evaluation_id WHERE e.stage = 'confirm' GROUP BY e.id)"),
             std::vector<std::string>{"1"});
+  // Each candidate was prepared twice (the default): both preparations' medians and their spread stored,
+  // and the row's samples are both preparations' runs, one of each per round.
+  EXPECT_EQ(e2e::query(a, "SELECT count(*) FROM metrics m JOIN evaluations e ON e.id = m.evaluation_id WHERE "
+                          "e.stage = 'confirm' AND e.status = 'ok' AND m.name = 'confirm.preparation_median_ms'"),
+            std::vector<std::string>{"8"});
+  EXPECT_EQ(e2e::query(a, "SELECT count(*) FROM metrics m JOIN evaluations e ON e.id = m.evaluation_id WHERE "
+                          "e.stage = 'confirm' AND m.name = 'confirm.preparation_spread' AND m.value >= 0"),
+            std::vector<std::string>{"4"});
+  EXPECT_EQ(e2e::query(a, "SELECT max(n % 2) FROM (SELECT count(*) AS n FROM samples s JOIN evaluations e ON "
+                          "e.id = s.evaluation_id WHERE e.stage = 'confirm' GROUP BY e.id)"),
+            std::vector<std::string>{"0"});
   // Ceilings of this run at the problem's working set, on the OpenMP device, with how they were measured.
   const auto ceilings = e2e::query(a, "SELECT run_id, bytes, method FROM bandwidth");
   ASSERT_FALSE(ceilings.empty());

@@ -262,8 +262,10 @@ EvalResult run_cold(const std::string& exe, const ColdRequest& q) {
         for (const auto& [name, ours] : kNcuMetrics) metrics += (metrics.empty() ? "" : ",") + std::string(name);
         fs::remove(answer);
         const fs::path csv = dir / "ncu.csv";
-        run_child({ncu, "--csv", "--log-file", csv.string(), "--metrics", metrics, "--target-processes", "all", exe,
-                   "cold"},
+        // --clock-control none: the GPU's clocks are left as they are (the machine's method; ncu would lock
+        // them to base otherwise, which the H100 machines refuse).
+        run_child({ncu, "--csv", "--clock-control", "none", "--log-file", csv.string(), "--metrics", metrics,
+                   "--target-processes", "all", exe, "cold"},
                   env, request(now_ns()), dir / "ncu-output.txt", q.timeout_s * 20);
         const std::vector<Metric> counted = parse_ncu_csv(read_text(csv));
         r.metrics.insert(r.metrics.end(), counted.begin(), counted.end());

@@ -408,29 +408,47 @@ std::optional<RunTimes> PreparedPlan::run(std::int64_t seq) {
   return std::nullopt;
 }
 
+namespace {
+// One candidate's timed samples of the confirmation stage, every preparation's runs together.
+struct RunSamples {
+  std::vector<double> kernel_ms, wall_ms, comm_ms;
+};
+}  // namespace
+
 std::vector<EvalResult> confirm_candidates(const Family& family, const Problem& problem, const Workload& workload,
                                            Device& device, const MeasureSpec& measure,
                                            const std::vector<ConfirmCandidate>& candidates, std::uint64_t seed) {
   const auto t0 = Clock::now();
+  const ConfirmSpec& spec = measure.confirm;
+  // Every candidate prepared `preps` times over, all alive at once (so each preparation has buffers of its
+  // own); plans[c * preps + k] is candidate c's k-th. A candidate whose preparation fails keeps that failure.
+  const std::size_t preps = static_cast<std::size_t>(std::max(1, spec.preparations));
   std::vector<std::unique_ptr<PreparedPlan>> plans;
   for (const ConfirmCandidate& c : candidates)
-    plans.push_back(std::make_unique<PreparedPlan>(family, problem, workload, *c.expected, device, measure, *c.variant,
-                                                   c.config));
+    for (std::size_t k = 0; k < preps; ++k)
+      plans.push_back(std::make_unique<PreparedPlan>(family, problem, workload, *c.expected, device, measure,
+                                                     *c.variant, c.config));
+  auto candidate_failed = [&](std::size_t c) {
+    for (std::size_t k = 0; k < preps; ++k)
+      if (plans[c * preps + k]->failed()) return true;
+    return false;
+  };
   device.set_run_timeout(measure.timeout_s);
   std::vector<std::int64_t> seq(plans.size(), 0);
   const int warmups = std::clamp(measure.warmups, 1, kMaxWarmups);
   for (std::size_t i = 0; i < plans.size(); ++i)
     for (int w = 0; w < warmups && !plans[i]->failed(); ++w) plans[i]->run(seq[i]++);
+  // Each candidate's samples, all preparations pooled, in the order they were taken.
+  std::vector<RunSamples> pooled(candidates.size());
   std::vector<std::size_t> order(plans.size());
   std::iota(order.begin(), order.end(), 0);
   std::mt19937_64 rng(seed);
-  const ConfirmSpec& spec = measure.confirm;
   for (int round = 0; round < std::max(spec.max_rounds, spec.rounds); ++round) {
     if (round >= spec.rounds) {
       bool settled = true;
-      for (const auto& p : plans) {
-        if (p->failed()) continue;
-        const auto& k = p->result().kernel_ms;
+      for (std::size_t c = 0; c < candidates.size(); ++c) {
+        if (candidate_failed(c)) continue;
+        const auto& k = pooled[c].kernel_ms;
         const auto [lo, hi] = median_interval(k);
         const double median = Stats::of(k).median;
         settled = settled && median > 0 && (hi - lo) <= 2.0 * measure.noise * median;
@@ -447,12 +465,40 @@ std::vector<EvalResult> confirm_candidates(const Family& family, const Problem& 
       r.kernel_ms.push_back(t->kernel_ms);
       r.wall_ms.push_back(t->wall_ms);
       r.comm_ms.push_back(t->comm_ms);
+      RunSamples& s = pooled[i / preps];
+      s.kernel_ms.push_back(t->kernel_ms);
+      s.wall_ms.push_back(t->wall_ms);
+      s.comm_ms.push_back(t->comm_ms);
     }
   }
   std::vector<EvalResult> out;
-  for (auto& p : plans) {
-    EvalResult r = p->result();
-    if (!p->failed()) r.status = r.kernel_ms.empty() ? Status::harness_error : Status::ok;
+  for (std::size_t c = 0; c < candidates.size(); ++c) {
+    // The first failed preparation's result, else the first's with every preparation's samples.
+    std::size_t from = c * preps;
+    for (std::size_t k = 0; k < preps; ++k)
+      if (plans[c * preps + k]->failed()) {
+        from = c * preps + k;
+        break;
+      }
+    EvalResult r = plans[from]->result();
+    if (!plans[from]->failed()) {
+      r.kernel_ms = pooled[c].kernel_ms;
+      r.wall_ms = pooled[c].wall_ms;
+      r.comm_ms = pooled[c].comm_ms;
+      r.status = r.kernel_ms.empty() ? Status::harness_error : Status::ok;
+      // Each preparation's own median, and how far apart they are (the largest over the smallest, minus 1).
+      double lo = 0, hi = 0;
+      for (std::size_t k = 0; k < preps; ++k) {
+        const auto& own = plans[c * preps + k]->result().kernel_ms;
+        if (own.empty()) continue;
+        const double median = Stats::of(own).median;
+        r.metrics.push_back({"confirm.preparation_median_ms", "ms", static_cast<int>(k), median});
+        lo = lo == 0 ? median : std::min(lo, median);
+        hi = std::max(hi, median);
+      }
+      r.metrics.push_back({"confirm.preparations", "count", -1, static_cast<double>(preps)});
+      if (lo > 0) r.metrics.push_back({"confirm.preparation_spread", "ratio", -1, hi / lo - 1});
+    }
     if (r.status == Status::harness_error && r.log.empty()) r.log = "no timed run executed";
     r.stage = "confirm";
     finish_stats(r);

@@ -85,7 +85,7 @@ Message encode_measure(const MeasureSpec& m) {
   return {std::to_string(m.warmups), std::to_string(m.repeats), num(m.timeout_s), std::to_string(m.max_repeats),
           num(m.noise), num(m.max_time_s), m.timing.cold ? "1" : "0", m.timing.hide_launch ? "1" : "0",
           std::to_string(m.confirm.top), std::to_string(m.confirm.rounds), std::to_string(m.confirm.max_rounds),
-          num(m.confirm.max_time_s)};
+          num(m.confirm.max_time_s), std::to_string(m.confirm.preparations)};
 }
 
 MeasureSpec decode_measure(const Message& m, std::size_t& i) {
@@ -102,6 +102,7 @@ MeasureSpec decode_measure(const Message& m, std::size_t& i) {
   s.confirm.rounds = static_cast<int>(to_long(m.at(i++)));
   s.confirm.max_rounds = static_cast<int>(to_long(m.at(i++)));
   s.confirm.max_time_s = to_double(m.at(i++));
+  s.confirm.preparations = static_cast<int>(to_long(m.at(i++)));
   return s;
 }
 

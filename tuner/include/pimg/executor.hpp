@@ -88,8 +88,9 @@ struct ConfirmCandidate {
   const std::vector<std::uint8_t>* expected = nullptr;
 };
 
-// The confirmation stage on one problem (docs/measurement.md): every candidate prepared at once, warmed
-// up, then measured in rounds, each round running every candidate once in an order shuffled from `seed`,
+// The confirmation stage on one problem (docs/measurement.md): every candidate prepared
+// measure.confirm.preparations times over, all at once, warmed up, then measured in rounds, each round
+// running every preparation once in an order shuffled from `seed` (a candidate's samples pool its preparations),
 // until each median's interval is within +-measure.noise (after measure.confirm.rounds rounds) or
 // measure.confirm.max_rounds rounds or max_time_s. One result per candidate, in the given order, stage
 // "confirm"; a candidate that fails keeps its failure and leaves the rounds.

@@ -74,6 +74,12 @@ struct ConfirmSpec {
   int rounds = 10;
   int max_rounds = 60;
   double max_time_s = 20;
+  // Each candidate is prepared this many times over (its own buffers, allocated while the others live, and
+  // its own program), and every round runs every preparation once: the samples of all preparations make
+  // the candidate's median and interval. An order that holds for one allocation only (on the 2-core CPU a
+  // PoCL configuration measured 0.86 ms in one process and 0.53 ms in the next, with tight intervals in
+  // each) then shows as a wide interval instead of a confident winner (docs/measurement.md).
+  int preparations = 2;
 };
 
 // The whole-program stage (docs/observers.md): after the search and confirmation on a device, the `top`
