@@ -340,3 +340,17 @@ TEST(Measurements, ColdTopMustBeACount) {
   EXPECT_FALSE(std::filesystem::exists(db));
   std::filesystem::remove_all(dir);
 }
+
+// The cold program reads its request from standard input, or from the file PIMG_COLD_REQUEST names (how it
+// is started under Nsight Compute); without a request it says so and exits 3.
+TEST(Measurements, ColdProgramReadsItsRequestFromStdinOrTheNamedFile) {
+  const auto dir = e2e::temp_dir("cold-request");
+  const e2e::Ran none = e2e::run("cold </dev/null");
+  EXPECT_EQ(none.code, 3) << none.out;
+  EXPECT_NE(none.out.find("no request (0 bytes read)"), std::string::npos) << none.out;
+  const std::string file = write_space(dir, "request", "not a request");
+  const e2e::Ran named = e2e::run("cold </dev/null", "PIMG_COLD_REQUEST=" + file);
+  EXPECT_EQ(named.code, 3) << named.out;
+  EXPECT_NE(named.out.find("no request (13 bytes read)"), std::string::npos) << named.out;
+  std::filesystem::remove_all(dir);
+}

@@ -14,6 +14,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <chrono>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
@@ -261,12 +262,18 @@ EvalResult run_cold(const std::string& exe, const ColdRequest& q) {
         std::string metrics;
         for (const auto& [name, ours] : kNcuMetrics) metrics += (metrics.empty() ? "" : ",") + std::string(name);
         fs::remove(answer);
-        const fs::path csv = dir / "ncu.csv";
+        const fs::path csv = dir / "ncu.csv", request_file = dir / "request";
+        {
+          std::ofstream out(request_file, std::ios::binary);
+          out << request(now_ns());
+        }
+        std::vector<std::string> ncu_env = env;
+        ncu_env.push_back("PIMG_COLD_REQUEST=" + request_file.string());
         // --clock-control none: the GPU's clocks are left as they are (the machine's method; ncu would lock
         // them to base otherwise, which the H100 machines refuse).
         run_child({ncu, "--csv", "--clock-control", "none", "--log-file", csv.string(), "--metrics", metrics,
                    "--target-processes", "all", exe, "cold"},
-                  env, request(now_ns()), dir / "ncu-output.txt", q.timeout_s * 20);
+                  ncu_env, "", dir / "ncu-output.txt", q.timeout_s * 20);
         const std::vector<Metric> counted = parse_ncu_csv(read_text(csv));
         r.metrics.insert(r.metrics.end(), counted.begin(), counted.end());
         r.metrics.push_back({"ncu.available", "bool", -1, counted.empty() ? 0.0 : 1.0});
@@ -291,20 +298,29 @@ EvalResult run_cold(const std::string& exe, const ColdRequest& q) {
 int cold_main(const Registry& reg) {
   const long long t_main = now_ns();
   if (::dup2(2, 1) < 0) return 3;  // whatever kernels print goes to the log, not to the answer
+  // The request: on standard input, or in the file PIMG_COLD_REQUEST names (under a profiler, which need
+  // not pass its own standard input on to the program it starts).
   std::string input;
-  char buf[65536];
-  for (ssize_t n; (n = ::read(0, buf, sizeof buf)) != 0;) {
-    if (n < 0 && errno == EINTR) continue;
-    if (n < 0) return 3;
-    input.append(buf, static_cast<std::size_t>(n));
+  if (const char* file = std::getenv("PIMG_COLD_REQUEST"); file && *file) {
+    input = read_text(file);
+  } else {
+    char buf[65536];
+    for (ssize_t n; (n = ::read(0, buf, sizeof buf)) != 0;) {
+      if (n < 0 && errno == EINTR) continue;
+      if (n < 0) return 3;
+      input.append(buf, static_cast<std::size_t>(n));
+    }
   }
   wire::Message m;
   try {
     m = wire::decode_whole(input);
   } catch (const std::exception&) {
+    m.clear();
+  }
+  if (m.size() < 9 || m[0] != "cold") {
+    std::fprintf(stderr, "pimg-tune cold: no request (%zu bytes read)\n", input.size());
     return 3;
   }
-  if (m.size() < 9 || m[0] != "cold") return 3;
   EvalResult r;
   std::map<std::string, double> parts;
   double footprint_run = -1, footprint_end = -1;
