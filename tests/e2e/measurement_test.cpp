@@ -45,6 +45,13 @@ TEST(Measurement, RowsCarryMethodIntervalIdentityAndTheConfirmationStageRuns) {
   EXPECT_EQ(e2e::query(a, "SELECT count(*) FROM metrics m JOIN evaluations e ON e.id = m.evaluation_id WHERE "
                           "e.stage = 'confirm' AND m.name = 'confirm.preparation_spread' AND m.value >= 0"),
             std::vector<std::string>{"4"});
+  // ... and the stage ran in two sessions (fresh worker processes), each candidate's sessions pooled.
+  EXPECT_EQ(e2e::query(a, "SELECT count(*) FROM metrics m JOIN evaluations e ON e.id = m.evaluation_id WHERE "
+                          "e.stage = 'confirm' AND m.name = 'confirm.session_median_ms'"),
+            std::vector<std::string>{"8"});
+  EXPECT_EQ(e2e::query(a, "SELECT count(*) FROM metrics m JOIN evaluations e ON e.id = m.evaluation_id WHERE "
+                          "e.stage = 'confirm' AND m.name = 'confirm.sessions' AND m.value = 2"),
+            std::vector<std::string>{"4"});
   EXPECT_EQ(e2e::query(a, "SELECT max(n % 2) FROM (SELECT count(*) AS n FROM samples s JOIN evaluations e ON "
                           "e.id = s.evaluation_id WHERE e.stage = 'confirm' GROUP BY e.id)"),
             std::vector<std::string>{"0"});

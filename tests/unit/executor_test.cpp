@@ -55,3 +55,38 @@ TEST(MedianInterval, CoversTheMedianAndNarrowsWithMoreRuns) {
 
 }  // namespace
 }  // namespace pimg
+
+// The confirmation stage's sessions pooled into one row: every session's samples, each session's median
+// and their spread; a failed session's row wins, so a failure is never hidden by another session's runs.
+TEST(PoolSessions, PoolsSamplesAndKeepsAFailure) {
+  pimg::EvalResult a, b;
+  a.kernel_ms = {1.0, 1.0, 1.0, 1.0};
+  b.kernel_ms = {2.0, 2.0, 2.0, 2.0};
+  a.wall_ms = b.wall_ms = {3.0, 3.0, 3.0, 3.0};
+  a.metrics.push_back({"confirm.preparations", "count", -1, 2});
+  const pimg::EvalResult pooled = pimg::pool_sessions({a, b});
+  EXPECT_EQ(pooled.status, pimg::Status::ok);
+  EXPECT_EQ(pooled.kernel_ms.size(), 8u);
+  EXPECT_EQ(pooled.wall_ms.size(), 8u);
+  EXPECT_DOUBLE_EQ(pooled.kernel.median, 1.5);
+  EXPECT_LE(pooled.ci_low_ms, 1.0);  // the interval spans both sessions' medians
+  EXPECT_GE(pooled.ci_high_ms, 2.0);
+  auto metric = [&](const std::string& name, int seq) {
+    for (const auto& m : pooled.metrics)
+      if (m.name == name && m.seq == seq) return m.value;
+    return -1.0;
+  };
+  EXPECT_DOUBLE_EQ(metric("confirm.session_median_ms", 0), 1.0);
+  EXPECT_DOUBLE_EQ(metric("confirm.session_median_ms", 1), 2.0);
+  EXPECT_DOUBLE_EQ(metric("confirm.session_spread", -1), 1.0);
+  EXPECT_DOUBLE_EQ(metric("confirm.sessions", -1), 2.0);
+  EXPECT_DOUBLE_EQ(metric("confirm.preparations", -1), 2.0);  // the first session's own metrics stay
+
+  pimg::EvalResult failed;
+  failed.status = pimg::Status::wrong_result;
+  failed.log = "pixel (3, 4)";
+  const pimg::EvalResult kept = pimg::pool_sessions({a, failed});
+  EXPECT_EQ(kept.status, pimg::Status::wrong_result);
+  EXPECT_EQ(kept.log, "pixel (3, 4)");
+  EXPECT_THROW(pimg::pool_sessions({}), std::invalid_argument);
+}

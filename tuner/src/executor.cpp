@@ -508,4 +508,31 @@ std::vector<EvalResult> confirm_candidates(const Family& family, const Problem& 
   return out;
 }
 
+EvalResult pool_sessions(const std::vector<EvalResult>& sessions) {
+  if (sessions.empty()) throw std::invalid_argument("pool_sessions: no session");
+  for (const EvalResult& r : sessions)
+    if (r.status != Status::ok) return r;
+  EvalResult out = sessions.front();
+  out.kernel_ms.clear();
+  out.wall_ms.clear();
+  out.comm_ms.clear();
+  out.eval_ms = 0;
+  double lo = 0, hi = 0;
+  for (std::size_t s = 0; s < sessions.size(); ++s) {
+    const EvalResult& r = sessions[s];
+    out.kernel_ms.insert(out.kernel_ms.end(), r.kernel_ms.begin(), r.kernel_ms.end());
+    out.wall_ms.insert(out.wall_ms.end(), r.wall_ms.begin(), r.wall_ms.end());
+    out.comm_ms.insert(out.comm_ms.end(), r.comm_ms.begin(), r.comm_ms.end());
+    out.eval_ms += r.eval_ms;
+    const double median = Stats::of(r.kernel_ms).median;
+    out.metrics.push_back({"confirm.session_median_ms", "ms", static_cast<int>(s), median});
+    lo = s == 0 ? median : std::min(lo, median);
+    hi = std::max(hi, median);
+  }
+  out.metrics.push_back({"confirm.sessions", "count", -1, static_cast<double>(sessions.size())});
+  if (lo > 0) out.metrics.push_back({"confirm.session_spread", "ratio", -1, hi / lo - 1});
+  finish_stats(out);
+  return out;
+}
+
 }  // namespace pimg

@@ -310,7 +310,7 @@ std::map<std::string, const Variant*> device_variants(const Tuner::Impl& m, std:
   return variants;
 }
 
-void confirm_device(const Tuner::Impl& m, std::size_t device, DeviceSession& session, Store& store,
+void confirm_device(const Tuner::Impl& m, std::size_t device, std::unique_ptr<DeviceSession>& session, Store& store,
                     TuneSummary& summary, RunObserver& obs) {
   const ConfirmSpec& spec = m.measure.confirm;
   if (spec.top <= 0) return;
@@ -319,6 +319,13 @@ void confirm_device(const Tuner::Impl& m, std::size_t device, DeviceSession& ses
   RowFilter f;
   f.family = m.family->name();
   const std::vector<ResultRow> rows = store.rows(f);
+  struct Confirming {
+    std::size_t problem;
+    std::vector<const ResultRow*> rows;  // the candidates' search rows, baselines last
+    ConfirmJob job;
+    std::vector<std::vector<EvalResult>> sessions;  // one result per candidate from each session that finished
+  };
+  std::vector<Confirming> jobs;
   for (std::size_t p = 0; p < m.space.problems.size(); ++p) {
     const Problem& problem = m.space.problems[p];
     const std::string canonical = problem.canonical();
@@ -345,25 +352,54 @@ void confirm_device(const Tuner::Impl& m, std::size_t device, DeviceSession& ses
       ++keep;
     tuned.resize(keep);
     for (const auto& [name, r] : baselines) tuned.push_back(r);
-    ConfirmJob job{problem, m.workloads[p], {}, fnv1a64(canonical + sd.info.id())};
+    Confirming c{p, tuned, ConfirmJob{problem, m.workloads[p], {}, fnv1a64(canonical + sd.info.id())}, {}};
     for (const ResultRow* r : tuned) {
       const Variant* v = variants.at(r->variant.name);
-      job.candidates.push_back({v, r->config, &m.expected.at({p, v->validation_rule()})});
+      c.job.candidates.push_back({v, r->config, &m.expected.at({p, v->validation_rule()})});
     }
-    obs.on_message(fmt::format("{} {}: confirming {} configurations of {} in interleaved rounds", sd.info.id(),
-                               sd.info.name, job.candidates.size(), problem.label()));
-    const std::vector<EvalResult> results = session.confirm(job);
-    if (results.size() != tuned.size()) {
+    jobs.push_back(std::move(c));
+  }
+  // Every session confirms every problem; a fresh session (worker process or device context) for each
+  // after the first, so the samples of one process are not all the stage knows.
+  const int sessions = std::max(1, spec.sessions);
+  for (int s = 0; s < sessions && !jobs.empty(); ++s) {
+    if (s > 0) {
+      session.reset();
+      session = open_session(m, sd);
+    }
+    for (Confirming& c : jobs) {
+      const Problem& problem = m.space.problems[c.problem];
+      obs.on_message(fmt::format("{} {}: confirming {} configurations of {} in interleaved rounds (session {} of {})",
+                                 sd.info.id(), sd.info.name, c.job.candidates.size(), problem.label(), s + 1,
+                                 sessions));
+      ConfirmJob job = c.job;
+      job.seed += static_cast<std::uint64_t>(s);
+      std::vector<EvalResult> results = session->confirm(job);
+      if (results.size() != c.rows.size()) {
+        obs.on_message(fmt::format("{}: session {} of the confirmation stage of {} did not finish; its measurements "
+                                   "are left out",
+                                   sd.info.id(), s + 1, problem.label()));
+        continue;
+      }
+      c.sessions.push_back(std::move(results));
+    }
+  }
+  const std::int64_t device_row = store.device_id(sd.info);
+  for (const Confirming& c : jobs) {
+    if (c.sessions.empty()) {
       obs.on_message(fmt::format("{}: the confirmation stage of {} did not finish; nothing stored for it",
-                                 sd.info.id(), problem.label()));
+                                 sd.info.id(), m.space.problems[c.problem].label()));
       continue;
     }
-    const std::int64_t device_row = store.device_id(sd.info);
+    const Problem& problem = m.space.problems[c.problem];
     const std::int64_t problem_row =
         store.problem_id(problem, {m.family->work(problem), m.family->unit(), m.family->traffic(problem)});
-    for (std::size_t i = 0; i < results.size(); ++i) {
-      const VariantKey& key = tuned[i]->variant;
-      store.save(summary.run_id, device_row, problem_row, store.variant_id(key), tuned[i]->config, results[i]);
+    for (std::size_t i = 0; i < c.rows.size(); ++i) {
+      std::vector<EvalResult> per_session;
+      for (const auto& results : c.sessions) per_session.push_back(results[i]);
+      const VariantKey& key = c.rows[i]->variant;
+      store.save(summary.run_id, device_row, problem_row, store.variant_id(key), c.rows[i]->config,
+                 pool_sessions(per_session));
     }
   }
 }
@@ -448,7 +484,7 @@ TuneSummary Tuner::run(Store& store, RunObserver& obs) {
     const SelectedDevice& sd = m.devices[t.device];
     if (open_index != t.device) {
       if (session) {
-        confirm_device(m, open_index, *session, store, summary, obs);
+        confirm_device(m, open_index, session, store, summary, obs);
         ladder_device(m, open_index, *session, store, summary, obs);
         cold_stage(m, open_index, store, summary, obs);
       }
@@ -467,7 +503,7 @@ TuneSummary Tuner::run(Store& store, RunObserver& obs) {
     }
   }
   if (session) {
-    confirm_device(m, open_index, *session, store, summary, obs);
+    confirm_device(m, open_index, session, store, summary, obs);
     ladder_device(m, open_index, *session, store, summary, obs);
     cold_stage(m, open_index, store, summary, obs);
   }

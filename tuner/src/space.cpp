@@ -729,7 +729,7 @@ class Loader {
 
   ConfirmSpec confirm(const YAML::Node& n) const {
     ConfirmSpec c;
-    for (const auto& e : entries(n, "measure.confirm", {"top", "within", "max", "rounds", "max_rounds", "max_time_s", "preparations"})) {
+    for (const auto& e : entries(n, "measure.confirm", {"top", "within", "max", "rounds", "max_rounds", "max_time_s", "preparations", "sessions"})) {
       const std::string what = "measure.confirm." + e.key;
       const YAML::Node& v = value(e, what);
       if (e.key == "top") c.top = static_cast<int>(integer(v, what, 0, 1000));
@@ -739,6 +739,7 @@ class Loader {
       if (e.key == "max_rounds") c.max_rounds = static_cast<int>(integer(v, what, 1, 100000));
       if (e.key == "max_time_s") c.max_time_s = real(v, what, 0, 86400);
       if (e.key == "preparations") c.preparations = static_cast<int>(integer(v, what, 1, 8));
+      if (e.key == "sessions") c.sessions = static_cast<int>(integer(v, what, 1, 8));
     }
     c.max_rounds = std::max(c.max_rounds, c.rounds);
     c.max = std::max(c.max, c.top);

@@ -94,8 +94,10 @@ bool same_device(const DeviceInfo& a, const DeviceInfo& b);
 std::map<std::string, const Variant*> device_variants(const Tuner::Impl& m, std::size_t device);
 
 // The confirmation stage for every problem on one device (docs/measurement.md): the top configurations
-// of the search and every baseline measured again in interleaved rounds, stored with stage "confirm".
-void confirm_device(const Tuner::Impl& m, std::size_t device, DeviceSession& session, Store& store,
+// of the search and every baseline measured again in interleaved rounds, in measure.confirm.sessions
+// sessions (`session` is replaced by a fresh one for each after the first and stays open), each candidate's
+// sessions pooled into one row with stage "confirm".
+void confirm_device(const Tuner::Impl& m, std::size_t device, std::unique_ptr<DeviceSession>& session, Store& store,
                     TuneSummary& summary, RunObserver& obs);
 // The whole-program stage on one device (pimg/cold_run.hpp): the top measure.cold.top configurations of each
 // problem (confirmation-stage ranking where there is one) run once each in a fresh process, stored with stage

@@ -98,6 +98,12 @@ std::vector<EvalResult> confirm_candidates(const Family& family, const Problem& 
                                            Device& device, const MeasureSpec& measure,
                                            const std::vector<ConfirmCandidate>& candidates, std::uint64_t seed);
 
+// One candidate's confirmation rows of several sessions (the same candidate, one row per session, in
+// session order) as one row: a failed session's row where one failed, else every session's samples pooled,
+// the first session's metrics, each session's median (`confirm.session_median_ms`, seq = session) and how
+// far apart they are (`confirm.session_spread`, largest over smallest minus one).
+EvalResult pool_sessions(const std::vector<EvalResult>& sessions);
+
 // The 95% confidence interval of the median of `samples` (distribution-free, from the order statistics
 // whose ranks a binomial(n, 1/2) bounds; the whole range below 6 samples).
 std::pair<double, double> median_interval(std::vector<double> samples);

@@ -80,6 +80,11 @@ struct ConfirmSpec {
   // PoCL configuration measured 0.86 ms in one process and 0.53 ms in the next, with tight intervals in
   // each) then shows as a wide interval instead of a confident winner (docs/measurement.md).
   int preparations = 2;
+  // The whole stage runs this many times on a device, each time in a fresh session (a new worker process
+  // when isolated, else a new device context), and a candidate's samples pool all of them: an order that
+  // holds in one process only (on the 2-core CPU an OpenMP pair 5% apart with disjoint intervals swapped in
+  // the next process) then shows as a wide interval. Samples of one session share its drift alike.
+  int sessions = 2;
 };
 
 // The whole-program stage (docs/observers.md): after the search and confirmation on a device, the `top`
