@@ -31,11 +31,10 @@ TEST(LadderEndToEnd, StepsAreMeasuredStoredAndReported) {
   }
   EXPECT_EQ(steps[1].row.config.integer("threads"), 1);
   EXPECT_EQ(steps[2].row.config.integer("unroll"), 1);
-  // Each step was measured for the whole confirmation rounds (3), each round running both of its
-  // preparations (confirm.preparations, default 2), not the search's count.
+  // Each step was measured for the whole confirmation rounds (3), not the search's count.
   EXPECT_EQ(e2e::query(db, "SELECT COUNT(*) FROM samples s JOIN ladder_steps l ON l.evaluation_id = "
                            "s.evaluation_id WHERE l.seq = 1"),
-            std::vector<std::string>{"6"});
+            std::vector<std::string>{"3"});
   const std::string md = e2e::slurp(report);
   const auto ladders = md.find("## Ladders");
   ASSERT_NE(ladders, std::string::npos) << md;

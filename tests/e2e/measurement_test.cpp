@@ -37,7 +37,7 @@ TEST(Measurement, RowsCarryMethodIntervalIdentityAndTheConfirmationStageRuns) {
   EXPECT_EQ(e2e::query(a, "SELECT min(n) >= 5 FROM (SELECT count(*) AS n FROM samples s JOIN evaluations e ON "
                           "e.id = s.evaluation_id WHERE e.stage = 'confirm' GROUP BY e.id)"),
             std::vector<std::string>{"1"});
-  // Each candidate was prepared twice (the default): both preparations' medians and their spread stored,
+  // Each candidate was prepared twice (the space asks for 2): both preparations' medians and their spread stored,
   // and the row's samples are both preparations' runs, one of each per round.
   EXPECT_EQ(e2e::query(a, "SELECT count(*) FROM metrics m JOIN evaluations e ON e.id = m.evaluation_id WHERE "
                           "e.stage = 'confirm' AND e.status = 'ok' AND m.name = 'confirm.preparation_median_ms'"),

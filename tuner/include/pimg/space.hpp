@@ -76,14 +76,14 @@ struct ConfirmSpec {
   double max_time_s = 20;
   // Each candidate is prepared this many times over (its own buffers, allocated while the others live, and
   // its own program), and every round runs every preparation once: the samples of all preparations make
-  // the candidate's median and interval. An order that holds for one allocation only (on the 2-core CPU a
-  // PoCL configuration measured 0.86 ms in one process and 0.53 ms in the next, with tight intervals in
-  // each) then shows as a wide interval instead of a confident winner (docs/measurement.md).
-  int preparations = 2;
+  // the candidate's median and interval, so an order that holds for one allocation only shows as a wide
+  // interval (docs/measurement.md). Every session (below) prepares anew, so one is the default.
+  int preparations = 1;
   // The whole stage runs this many times on a device, each time in a fresh session (a new worker process
   // when isolated, else a new device context), and a candidate's samples pool all of them: an order that
   // holds in one process only (on the 2-core CPU an OpenMP pair 5% apart with disjoint intervals swapped in
-  // the next process) then shows as a wide interval. Samples of one session share its drift alike.
+  // the next process; a PoCL configuration measured 0.86 ms in one process and 0.53 ms in the next, with
+  // tight intervals in each) then shows as a wide interval. Samples of one session share its drift alike.
   int sessions = 2;
 };
 
