@@ -297,3 +297,21 @@ TEST(GpuSpaces, TheBarSpacesHaveTheirStatedSizes) {
           << s.config(static_cast<pimg::PointId>(i)).brief();
   }
 }
+
+namespace pimg::cudatest {
+namespace {
+
+// The executor's check kernels (kernels/check/check.cu: validation on the device) build for sm_90.
+TEST_F(NvrtcTest, CheckKernelsCompileForSm90) {
+  const KernelSource* source = kernel_source("check/check.cu");
+  ASSERT_NE(source, nullptr);
+  for (const char* entry : {"pimg_check", "pimg_check_poison", "pimg_checksum"}) {
+    LaunchPlan plan;
+    plan.entry = entry;
+    plan.dims = 1;
+    expect_compiles(*source, plan, entry);
+  }
+}
+
+}  // namespace
+}  // namespace pimg::cudatest
