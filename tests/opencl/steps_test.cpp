@@ -118,7 +118,8 @@ TEST(Steps, CanaryCatchesAWritePastTheEndOfTheOutput) {
 // Validation on the device (docs/measurement.md): PoCL has the check kernels, so a correct output is never
 // downloaded, and a wrong one is found there, then downloaded for the host's message of its first pixel.
 TEST(DeviceCheck, ACorrectOutputIsValidatedOnTheDeviceWithoutADownload) {
-  const EvalResult r = run(Copy::kernel);
+  DeviceResidency resident(device(), DeviceResidency::Use::always);  // PoCL is the host's CPU: forced here
+  const EvalResult r = run(Copy::kernel, &resident);
   ASSERT_EQ(r.status, Status::ok) << r.log;
   EXPECT_EQ(metric(r, "time.runs"), 3);  // a warm-up and two timed runs, each validated
   EXPECT_EQ(metric(r, "time.downloads"), 0);
@@ -129,7 +130,8 @@ TEST(DeviceCheck, ACorrectOutputIsValidatedOnTheDeviceWithoutADownload) {
 
 TEST(DeviceCheck, AWrongPixelIsFoundOnTheDeviceAndDescribedFromTheDownload) {
   const StepsProblem sp;
-  const EvalResult r = run(Copy::wrong_pixel, nullptr, sp);
+  DeviceResidency resident(device(), DeviceResidency::Use::always);
+  const EvalResult r = run(Copy::wrong_pixel, &resident, sp);
   ASSERT_EQ(r.status, Status::wrong_result) << r.log;
   EXPECT_EQ(r.log.rfind("run 1:", 0), 0u) << r.log;
   const std::size_t middle = sp.w.output_bytes / 2;
@@ -148,7 +150,7 @@ TEST(DeviceCheck, AWrongPixelIsFoundOnTheDeviceAndDescribedFromTheDownload) {
 // wrote into is uploaded again for the next configuration (its checksum on the device changed).
 TEST(DeviceCheck, InputsStayOnTheDeviceAndAScribbledInputIsUploadedAgain) {
   const StepsProblem sp;
-  DeviceResidency resident(device());
+  DeviceResidency resident(device(), DeviceResidency::Use::always);
   const EvalResult first = run(Copy::kernel, &resident, sp);
   ASSERT_EQ(first.status, Status::ok) << first.log;
   EXPECT_EQ(metric(first, "transfer.h2d_shared"), 0);
@@ -164,6 +166,26 @@ TEST(DeviceCheck, InputsStayOnTheDeviceAndAScribbledInputIsUploadedAgain) {
   ASSERT_EQ(after.status, Status::ok) << after.log;
   EXPECT_GT(metric(after, "time.upload_ms"), 0) << "the scribbled input must be uploaded again";
   EXPECT_EQ(metric(after, "transfer.h2d_shared"), 1);  // the other inputs (weights, taps, lut) were not
+}
+
+// The three ways a run can be wrong, caught on the device exactly as on the host (same status and message).
+TEST(DeviceCheck, PastTheEndAndASkippedPoisonValuedPixelAreCaughtAsOnTheHost) {
+  for (Copy copy : {Copy::past_end, Copy::skip_a5, Copy::unwritten, Copy::wrong_pixel}) {
+    DeviceResidency resident(device(), DeviceResidency::Use::always);
+    const EvalResult on_device = run(copy, &resident);
+    const EvalResult on_host = run(copy);
+    ASSERT_EQ(on_host.status, Status::wrong_result) << on_host.log;
+    EXPECT_EQ(on_device.status, on_host.status) << on_device.log;
+    // The host's message, then what the device found where the output itself differed.
+    EXPECT_EQ(on_device.log.rfind(on_host.log, 0), 0u) << on_device.log << "\nvs\n" << on_host.log;
+    EXPECT_EQ(metric(on_host, "time.check_ms"), 0);
+    EXPECT_GT(metric(on_device, "time.check_ms"), 0);
+  }
+}
+
+TEST(DeviceCheck, AutomaticallyOffOnTheHostsCpu) {
+  DeviceResidency resident(device());
+  EXPECT_EQ(resident.active(), device().info().limits.at("device_type_cpu") == 0) << resident.no_checker_reason();
 }
 
 TEST(Steps, EveryRowSaysItsTimingMethodAndInterval) {

@@ -328,8 +328,11 @@ PreparedPlan::PreparedPlan(const Family& family, const Problem& problem, const W
           if (a.kind == ArgKind::Image2D) {
             dev = device.alloc_image(a.image_width, a.image_height);
             upload(*dev, host);
-          } else {
+          } else if (m.residency->active()) {
             dev = resident_input(host);
+          } else {
+            dev = device.alloc(host.bytes.size());
+            upload(*dev, host);
           }
           m.buffers[a.buffer] = dev.get();
           m.owned[a.buffer] = std::move(dev);
@@ -338,7 +341,13 @@ PreparedPlan::PreparedPlan(const Family& family, const Problem& problem, const W
       for (const auto& [symbol, name] : m.plan.symbols) {  // inputs only a device symbol reads
         if (m.owned.count(name)) continue;
         const HostBuffer& host = workload.input(name);
-        auto dev = resident_input(host);
+        std::shared_ptr<DeviceBuffer> dev;
+        if (m.residency->active()) {
+          dev = resident_input(host);
+        } else {
+          dev = device.alloc(host.bytes.size());
+          upload(*dev, host);
+        }
         m.buffers[name] = dev.get();
         m.owned[name] = std::move(dev);
       }
@@ -349,7 +358,9 @@ PreparedPlan::PreparedPlan(const Family& family, const Problem& problem, const W
       // The upload's bandwidth, measured kUploadRepeats times into the same buffers once per problem and
       // host-side settings (the plan's options: pinned or pageable host memory) and kept by the residency for
       // the plans that share them; the first pass is the upload into fresh buffers where this plan made one.
-      std::vector<Metric>& shared_upload = m.residency->transfer_metrics["upload " + transfer_key(problem, m.plan)];
+      std::vector<Metric> own_upload;  // a plan whose inputs do not stay on the device measures its own
+      std::vector<Metric>& shared_upload =
+          m.residency->active() ? m.residency->transfer_metrics["upload " + transfer_key(problem, m.plan)] : own_upload;
       if (shared_upload.empty() && !uploads.empty()) {
         std::vector<double> passes;
         if (!shared_inputs) passes.push_back(upload_ms);
@@ -494,6 +505,8 @@ std::optional<RunTimes> PreparedPlan::run(std::int64_t seq) {
           if (name != "out") others.emplace_back(m.buffers[name], bytes);
         c = m.residency->checker()->check(*m.buffers["out"], *m.reference, m.workload.output_bytes, kCanaryBytes,
                                           *m.device_compare, poison, others);
+        m.time.check_ms += ms_since(t_check);
+        m.time.record(result_.metrics);
         for (std::size_t k = 0; k < m.poisoned.size() && k < c.canaries.size(); ++k) {
           if (c.canaries[k].bad == 0) continue;
           const auto& [name, bytes] = m.poisoned[k];
@@ -509,7 +522,6 @@ std::optional<RunTimes> PreparedPlan::run(std::int64_t seq) {
         fail(Status::launch_error, fmt::format("validation on the device: {}", e.what()));
         return std::nullopt;
       }
-      m.time.check_ms += ms_since(t_check);
       if (c.mismatches == 0) {
         const std::string& rule = m.variant.validation_rule();
         const std::string detail = m.device_compare->detail ? m.device_compare->detail(c.worst) : *m.exact_detail;

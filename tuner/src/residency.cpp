@@ -134,7 +134,16 @@ std::uint32_t DeviceChecker::checksum(DeviceBuffer& buffer, std::size_t bytes) {
   return got[5];
 }
 
+DeviceResidency::DeviceResidency(Device& device, Use use) : device_(device) {
+  const DeviceInfo& info = device.info();
+  const auto cpu = info.limits.find("device_type_cpu");
+  const bool host_cpu = cpu != info.limits.end() && cpu->second > 0;
+  active_ = check_source(info.backend) != nullptr && (use == Use::always || !host_cpu);
+  if (!active_) why_ = host_cpu ? "the device is the host's CPU" : "the backend has no check kernels";
+}
+
 DeviceChecker* DeviceResidency::checker() {
+  if (!active_) return nullptr;
   if (!checker_tried_) {
     checker_tried_ = true;
     checker_ = DeviceChecker::make(device_, &why_);

@@ -71,7 +71,15 @@ class DeviceChecker {
 
 class DeviceResidency {
  public:
-  explicit DeviceResidency(Device& device) : device_(device) {}
+  // `automatic`: on devices other than the host's CPU (a CPU OpenCL device such as PoCL computes on the cores
+  // that would compare on the host, where checking costs more than downloading: measured in
+  // bench/results/2026-11-24-pocl-tuning-time/); `always`: wherever the backend has check kernels (tests).
+  enum class Use { automatic, always };
+  explicit DeviceResidency(Device& device, Use use = Use::automatic);
+
+  // Whether inputs stay on the device and runs are validated there; false: every plan uploads its own inputs
+  // and compares on the host, as on the CPU backends.
+  bool active() const { return active_; }
 
   // The device copy of input `host` of a problem (`key` names the problem and the buffer): uploaded the first
   // time, and again when the host buffer is another one or the device copy no longer holds its checksum (a
@@ -106,6 +114,7 @@ class DeviceResidency {
   std::map<std::string, std::optional<std::string>> details_;
   std::unique_ptr<DeviceChecker> checker_;
   bool checker_tried_ = false;
+  bool active_ = false;
   std::string why_;
 };
 
