@@ -292,8 +292,9 @@ std::unique_ptr<CompilePipeline> start_pipeline(const Tuner::Impl& m, const Task
   if (!ks) return nullptr;
   auto plans = plans_to_compile(t, m.space.problems[t.problem], m.workloads[t.problem], m.opt, device, store, rows);
   if (std::count_if(plans.begin(), plans.end(), [](const auto& p) { return p.has_value(); }) < 2) return nullptr;
+  // One core is left to the worker that measures meanwhile.
   auto pipe = std::make_unique<CompilePipeline>(*m.devices[t.device].backend, device, *ks, std::move(plans),
-                                                compile_threads());
+                                                std::max(1, compile_threads() - 1));
   obs.on_message(fmt::format("{} {}: compiling ahead of the measurements on {} threads", device.id(),
                              t.variant->name(), pipe->threads()));
   return pipe;

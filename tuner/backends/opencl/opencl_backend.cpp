@@ -615,9 +615,13 @@ class OpenClBackend final : public Backend {
                          int threads) const override {
     if (source.native) return 0;
     std::atomic<std::size_t> next{0}, compiled{0};
+    // A thread of the runner's pipeline compiles one plan per call: its context is kept for the thread's next
+    // calls (released when the pipeline's thread ends); a call with several plans opens one per thread.
+    const bool one = plans.size() == 1 && threads <= 1;
     auto work = [&] {
-      thread_local std::map<std::string, std::unique_ptr<Device>> contexts;  // per thread: device id -> context
-      std::unique_ptr<Device>& device = contexts[info.id() + "\n" + info.name];
+      thread_local std::map<std::string, std::unique_ptr<Device>> pipeline_contexts;
+      std::unique_ptr<Device> own;
+      std::unique_ptr<Device>& device = one ? pipeline_contexts[info.id() + "\n" + info.name] : own;
       try {
         if (!device) device = open(info);
       } catch (const std::exception&) {
