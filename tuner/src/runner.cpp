@@ -495,10 +495,10 @@ TuneSummary Tuner::run(Store& store, RunObserver& obs) {
       measure_ceilings(m, store, summary.run_id, store.device_id(sd.info), *session, sd.info, obs);
     }
     // A device that computes on the host's cores (OpenMP, a CPU OpenCL device) would measure the compilers
-    // beside its kernels: there everything is compiled ahead, on all cores, before the first measurement.
+    // beside its kernels: there each evaluation compiles its own, as before the pipeline.
     const bool on_cpu = sd.info.backend == "openmp" || sd.info.backend == "host" ||
                         (sd.info.limits.count("device_type_cpu") && sd.info.limits.at("device_type_cpu") > 0);
-    const TaskRows rows = begin_task(m, t, sd.info, store, obs, on_cpu);
+    const TaskRows rows = begin_task(m, t, sd.info, store, obs, false);
     const std::unique_ptr<CompilePipeline> pipeline = on_cpu ? nullptr : start_pipeline(m, t, sd.info, store, rows, obs);
     auto t_last = std::chrono::steady_clock::now();  // the end of the previous evaluation
     while (auto p = t.strategy->ask()) {
