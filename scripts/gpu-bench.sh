@@ -110,6 +110,8 @@ for space in "${spaces[@]}"; do
   log "tune $space: exit $? in $(( $(date +%s) - t1 )) s; $(tail -1 "$out/tune.txt")"
 done
 $exe report --db "$out/gpu.db" --out "$out/report/gpu.md" > /dev/null
+# Where each configuration's wall time went (docs/design.md, "Where the time goes"), per device and family.
+command -v python3 > /dev/null && python3 scripts/time-breakdown.py "$out/gpu.db" | tee -a "$out/summary.txt"
 for family in $(for s in "${spaces[@]}"; do family_of "$s"; done | sort -u); do
   $exe best "$family" --db "$out/gpu.db" --json > "$out/best-$family.json"
 done

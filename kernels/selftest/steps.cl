@@ -20,3 +20,17 @@ __kernel void copy_overrun(__global const uchar* src, __global uchar* dst, const
   if (i < (size_t)n) dst[i] = src[i];
   else if (i < (size_t)n + 16) dst[i] = 0x11;
 }
+
+// Copies n bytes with byte n / 2 one off: a wrong pixel in the middle of the output.
+__kernel void copy_wrong_pixel(__global const uchar* src, __global uchar* dst, const int n) {
+  const size_t i = get_global_id(0);
+  if (i < (size_t)n) dst[i] = i == (size_t)n / 2 ? (uchar)(src[i] + 1) : src[i];
+}
+
+// Copies n bytes and adds one to the first byte of `in`, the plan's input: a kernel that writes into what
+// it only should read (tests/opencl/device_check_test.cpp: the next configuration must not inherit it).
+__kernel void copy_scribble_input(__global const uchar* src, __global uchar* dst, const int n, __global uchar* in) {
+  const size_t i = get_global_id(0);
+  if (i < (size_t)n) dst[i] = src[i];
+  if (i == 0) in[0] = (uchar)(in[0] + 1);
+}

@@ -5,6 +5,8 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cmath>
+#include <cstring>
 #include <functional>
 #include <map>
 #include <string>
@@ -15,6 +17,7 @@
 #include "cuda_fixture.hpp"
 #include "pimg/evaluator.hpp"
 #include "pimg/executor.hpp"
+#include "pimg/residency.hpp"
 
 namespace pimg::cudatest {
 namespace {
@@ -90,6 +93,83 @@ INSTANTIATE_TEST_SUITE_P(Cuda, CudaMatrix,
                                             ::testing::Values(0, 1, 2), ::testing::Values(0, 1, 2),
                                             ::testing::Values(0, 1)),
                          matrix_name);
+
+// Validation on the device (kernels/check/check.cu, docs/measurement.md): the check kernels find what the
+// host comparison finds, and an evaluation with a residency downloads nothing and uploads its inputs once.
+TEST(CudaDeviceCheck, CheckKernelsFindWrongBytesFloatErrorsCanariesAndScribbles) {
+  REQUIRE_CUDA();
+  std::string why;
+  auto checker = DeviceChecker::make(*device(), &why);
+  ASSERT_TRUE(checker) << why;
+  Device& d = *device();
+  auto put = [&](const std::vector<std::uint8_t>& bytes, std::size_t extra, std::uint8_t poison) {
+    auto b = d.alloc(bytes.size() + extra);
+    d.fill(*b, poison);
+    d.upload(*b, bytes);
+    return b;
+  };
+  std::vector<std::uint8_t> ref(1000037);
+  for (std::size_t i = 0; i < ref.size(); ++i) ref[i] = static_cast<std::uint8_t>(i * 7 + 3);
+  std::vector<std::uint8_t> out = ref;
+  out[500001] ^= 1;
+  out[ref.size() - 1] ^= 2;
+  auto dref = put(ref, 0, 0x5A);
+  DeviceCheck c = checker->check(*put(out, kCanaryBytes, 0x5A), *dref, ref.size(), kCanaryBytes, DeviceCompare{}, 0x5A, {});
+  EXPECT_EQ(c.mismatches, 2u);
+  EXPECT_EQ(c.first, 500001u);
+  EXPECT_EQ(c.canaries.at(0).bad, 0u);
+  auto over = put(ref, kCanaryBytes, 0xA5);
+  std::vector<std::uint8_t> past(ref);
+  past.push_back(0x11);  // the first canary byte overwritten
+  d.upload(*over, past);
+  c = checker->check(*over, *dref, ref.size(), kCanaryBytes, DeviceCompare{}, 0xA5, {});
+  EXPECT_EQ(c.mismatches, 0u);
+  EXPECT_EQ(c.canaries.at(0).bad, 1u);
+  EXPECT_EQ(c.canaries.at(0).first, 0u);
+  // Float lanes, the T1 rule: relative 1e-5, NaN on one side, a lane never written (0xA5 bytes).
+  std::vector<float> fr{1.0f, 2.0f, 3.0f, 4.0f, 5.0f}, fo{1.0f + 5e-6f, 2.0f, 3.0f * (1 + 3e-5f), std::nanf(""), 5.0f};
+  std::uint32_t poison_bits = 0xA5A5A5A5u;
+  std::memcpy(&fo[4], &poison_bits, 4);
+  auto as_bytes = [](const std::vector<float>& v) {
+    std::vector<std::uint8_t> b(v.size() * 4);
+    std::memcpy(b.data(), v.data(), b.size());
+    return b;
+  };
+  DeviceCompare f32;
+  f32.kind = DeviceCompare::Kind::f32;
+  f32.tolerance = 1e-5;
+  c = checker->check(*put(as_bytes(fo), kCanaryBytes, 0xA5), *put(as_bytes(fr), 0, 0), 20, kCanaryBytes, f32, 0xA5, {});
+  EXPECT_EQ(c.mismatches, 3u);
+  EXPECT_EQ(c.first, 2u);
+  EXPECT_GT(c.worst, 4e-6);
+  const std::uint32_t sum = checker->checksum(*dref, ref.size());
+  std::vector<std::uint8_t> changed = ref;
+  changed[777777] ^= 0x80;
+  d.upload(*dref, changed);
+  EXPECT_NE(checker->checksum(*dref, ref.size()), sum);
+}
+
+TEST(CudaDeviceCheck, EvaluationsValidateOnTheDeviceAndShareTheirInputs) {
+  REQUIRE_CUDA();
+  const Problem p = make_problem(kShapes[1], "replicate", "gaussian5", 1031, 677);
+  const Family& family = conv_family();
+  const Workload w = family.make_workload(p);
+  const std::vector<std::uint8_t> expected = family.reference(p, w);
+  DeviceResidency resident(*device());
+  for (int k = 0; k < 2; ++k) {
+    EvalContext ctx{family, p, w, expected, *device(), MeasureSpec::fixed(1, 5, 10)};
+    ctx.resident = &resident;
+    const EvalResult r = evaluate(ctx, variant("cuda_direct"), Config{});
+    ASSERT_EQ(to_string(r.status), std::string("ok")) << r.log;
+    EXPECT_EQ(r.validation, "exact");
+    std::map<std::string, double> m;
+    for (const Metric& x : r.metrics)
+      if (x.seq == -1) m[x.name] = x.value;
+    EXPECT_EQ(m["time.runs"], 6);
+    EXPECT_EQ(m["time.downloads"], 0) << "a correct output is not downloaded";
+    EXPECT_EQ(m["transfer.h2d_shared"], k) << "the second configuration uses the inputs the first uploaded";
+  }
+}
 
 TEST(CudaRun, DefaultConfigurationsAreExactOnLargerOddImages) {
   REQUIRE_CUDA();

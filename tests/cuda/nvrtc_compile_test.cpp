@@ -192,7 +192,7 @@ TEST_F(NvrtcTest, SpinKernelCompiles) {
 // A new .cu file under kernels/ must be compiled above: every embedded CUDA source is named by a CUDA
 // variant or the copy kernel (headers, *.cuh, are compiled through the sources that include them).
 TEST(NvrtcCoverage, EveryCudaKernelSourceIsCompiledHere) {
-  std::set<std::string> covered = {"copy/copy.cu", "timing/spin.cu"};
+  std::set<std::string> covered = {"copy/copy.cu", "timing/spin.cu", "check/check.cu"};  // check: CheckKernelsCompileForSm90
   for (const char* name : {"cuda_direct", "cuda_tiled", "cuda_texture", "cuda_vec"}) covered.insert(variant(name).source());
   covered.insert(Registry::builtin().variant("semblance", "cuda_grid")->source());  // semblance_nvrtc_test.cpp
   covered.insert(Registry::builtin().variant("rotate", "cuda_direct")->source());   // rotate_nvrtc_test.cpp
@@ -297,3 +297,21 @@ TEST(GpuSpaces, TheBarSpacesHaveTheirStatedSizes) {
           << s.config(static_cast<pimg::PointId>(i)).brief();
   }
 }
+
+namespace pimg::cudatest {
+namespace {
+
+// The executor's check kernels (kernels/check/check.cu: validation on the device) build for sm_90.
+TEST_F(NvrtcTest, CheckKernelsCompileForSm90) {
+  const KernelSource* source = kernel_source("check/check.cu");
+  ASSERT_NE(source, nullptr);
+  for (const char* entry : {"pimg_check", "pimg_check_poison", "pimg_checksum"}) {
+    LaunchPlan plan;
+    plan.entry = entry;
+    plan.dims = 1;
+    expect_compiles(*source, plan, entry);
+  }
+}
+
+}  // namespace
+}  // namespace pimg::cudatest

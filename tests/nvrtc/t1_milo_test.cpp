@@ -11,6 +11,8 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <cmath>
+#include <cstring>
 #include <cstdlib>
 #include <filesystem>
 #include <mutex>
@@ -19,6 +21,7 @@
 
 #include "cuda/cuda_fixture.hpp"
 #include "nvrtc_compiler.hpp"
+#include "pimg/residency.hpp"
 #include "user/t1.hpp"
 
 namespace pimg::cudatest {
@@ -129,6 +132,42 @@ TEST(T1Nvrtc, EveryConvolutionMiloConfigurationCompilesForSm90) {
                            cuda::nvrtc_version(), cuda::nvrtc_library(), chosen.size(), configs.size(),
                            all ? "" : " (PIMG_T1_NVRTC_ALL=1 compiles all)", compiled.load(), refused.load(), seconds,
                            threads, seconds * threads / static_cast<double>(chosen.size()));
+}
+
+}  // namespace
+}  // namespace pimg::cudatest
+
+namespace pimg::cudatest {
+namespace {
+
+// Validation on the device keeps a T1 kernel's documented tolerance (docs/measurement.md): the float output
+// of convolution_milo is checked lane by lane with SideBySideRelativeComparison at 1e-5 (the rule the check
+// kernels apply, tests/opencl/device_check_test.cpp), and a passing run's message is the host compare()'s.
+TEST(T1DeviceCompare, FloatOutputsKeepTheirToleranceAndMessage) {
+  const std::string path = milo_path();
+  if (path.empty()) GTEST_SKIP() << "../shared/t1/convolution_milo.json is absent";
+  Registry reg;
+  const user::T1Spec& spec = user::register_t1(reg, path);
+  const Family& family = *reg.family(spec.name);
+  const Problem problem = user::t1_space(spec).problems.at(0);
+  const std::optional<DeviceCompare> how = device_compare(family, problem, "");
+  ASSERT_TRUE(how);
+  EXPECT_EQ(how->kind, DeviceCompare::Kind::f32);
+  EXPECT_TRUE(how->relative);
+  EXPECT_EQ(how->tolerance, 1e-5);
+  ASSERT_TRUE(how->detail);
+  const std::vector<float> expected{1.0f, 2.0f, -30.0f}, actual{1.0f + 2e-6f, 2.0f, -30.0f * (1 + 4e-6f)};
+  auto bytes = [](const std::vector<float>& v) {
+    std::vector<std::uint8_t> b(v.size() * 4);
+    std::memcpy(b.data(), v.data(), b.size());
+    return b;
+  };
+  const Validation host = family.compare(problem, bytes(expected), bytes(actual));
+  ASSERT_TRUE(host.ok) << host.detail;
+  double worst = 0;  // as the check kernel keeps it: the largest relative error, as a float
+  for (std::size_t i = 0; i < expected.size(); ++i)
+    worst = std::max(worst, std::fabs(double(actual[i]) - expected[i]) / std::max(1.0, std::fabs(double(expected[i]))));
+  EXPECT_EQ(how->detail(static_cast<float>(worst)), host.detail);
 }
 
 }  // namespace

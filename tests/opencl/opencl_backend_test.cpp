@@ -9,6 +9,7 @@
 #include <filesystem>
 
 #include "cl_fixture.hpp"
+#include "../tuner/src/compile_pipeline.hpp"
 #include "pimg/executor.hpp"
 
 namespace pimg::cltest {
@@ -95,6 +96,29 @@ TEST(OpenClBackend, SecondCompileIsServedFromMemoryThenDiskCache) {
   LaunchPlan other = plan;
   other.defines.emplace_back("PIMG_TEST_EXTRA", "1");
   EXPECT_FALSE(device().compile(src, other).cached);
+}
+
+// The runner's compile pipeline (docs/design.md): threads compile plans into the disk cache in order; once
+// wait(i) returns, a device that never compiled plan i loads it from there.
+TEST(OpenClBackend, TheCompilePipelineFillsTheDiskCacheAheadOfCompile) {
+  ScopedCacheDir cache;
+  const Problem p = conv_family().make_problem(37, 23, 1, {{"border", "zero"}, {"filter", "sharpen3"}});
+  const Workload w = conv_family().make_workload(p);
+  const Variant& v = *registry().variant("conv", "cl_direct");
+  const KernelSource& src = *kernel_source(v.source());
+  std::vector<std::optional<LaunchPlan>> plans;
+  for (int bx : {4, 8, 16}) plans.push_back(v.plan(p, w, config({{"block_x", bx}, {"block_y", 4}}), device().info()));
+  plans.insert(plans.begin() + 1, std::nullopt);  // a stored configuration: nothing to compile
+  CompilePipeline pipeline(backend(), device().info(), src, plans, 2);
+  for (std::size_t i = 0; i < plans.size(); ++i) EXPECT_GE(pipeline.wait(i), 0.0);
+  EXPECT_GT(pipeline.compiled(), 0u);
+  auto fresh = backend().open(device().info());
+  for (const auto& plan : plans) {
+    if (!plan) continue;
+    const CompileResult r = fresh->compile(src, *plan);
+    ASSERT_TRUE(r.program) << r.log;
+    EXPECT_TRUE(r.cached) << "compiled ahead into the disk cache";
+  }
 }
 
 TEST(OpenClBackend, FailedBuildsKeepTheLog) {

@@ -7,11 +7,14 @@
 
 #include "cl_fixture.hpp"
 #include "pimg/executor.hpp"
+#include "pimg/residency.hpp"
+
+#include <fmt/format.h>
 
 namespace pimg::cltest {
 namespace {
 
-enum class Copy { kernel, host, unwritten, skip_a5, past_end };
+enum class Copy { kernel, host, unwritten, skip_a5, past_end, wrong_pixel, scribble_input };
 
 // cl_direct's plan with its output redirected into scratch "tmp", followed by a copy step.
 class StepsVariant final : public Variant {
@@ -37,10 +40,15 @@ class StepsVariant final : public Variant {
       step.host_out = "out";
     } else {
       // past_end writes 16 bytes after the output's last one.
-      step.entry = copy_ == Copy::skip_a5 ? "copy_skip_a5" : copy_ == Copy::past_end ? "copy_overrun" : "copy_bytes";
+      step.entry = copy_ == Copy::skip_a5          ? "copy_skip_a5"
+                   : copy_ == Copy::past_end       ? "copy_overrun"
+                   : copy_ == Copy::wrong_pixel    ? "copy_wrong_pixel"
+                   : copy_ == Copy::scribble_input ? "copy_scribble_input"
+                                                   : "copy_bytes";
       step.global = {w.output_bytes + (copy_ == Copy::past_end ? 16 : 0), 1, 1};
       step.args = {KernelArg::buf(copy_ == Copy::unwritten ? "never_written" : "tmp"), KernelArg::buf("out"),
                    KernelArg::integer(static_cast<std::int64_t>(w.output_bytes))};
+      if (copy_ == Copy::scribble_input) step.args.push_back(KernelArg::buf("in"));
     }
     plan.steps.push_back(step);
     return plan;
@@ -51,13 +59,24 @@ class StepsVariant final : public Variant {
   Copy copy_;
 };
 
-EvalResult run(Copy copy) {
+struct StepsProblem {
   Problem p = conv_family().make_problem(97, 61, 1, {{"filter", "sharpen3"}, {"border", "zero"}});
-  const Workload w = conv_family().make_workload(p);
-  const std::vector<std::uint8_t> expected = conv_family().reference(p, w);
+  Workload w = conv_family().make_workload(p);
+  std::vector<std::uint8_t> expected = conv_family().reference(p, w);
+};
+
+EvalResult run(Copy copy, DeviceResidency* resident = nullptr, const StepsProblem& sp = StepsProblem{}) {
   MeasureSpec measure = MeasureSpec::fixed(1, 2, 10);
-  EvalContext ctx{conv_family(), p, w, expected, device(), measure};
+  EvalContext ctx{conv_family(), sp.p, sp.w, sp.expected, device(), measure};
+  ctx.resident = resident;
   return evaluate(ctx, StepsVariant(copy), config({{"block_x", 8}, {"block_y", 4}}));
+}
+
+double metric(const EvalResult& r, const std::string& name) {
+  for (const Metric& m : r.metrics)
+    if (m.name == name && m.seq == -1) return m.value;
+  ADD_FAILURE() << "no metric " << name;
+  return -1;
 }
 
 TEST(Steps, KernelStepsRunInOrderAndTheirTimesAdd) {
@@ -94,6 +113,79 @@ TEST(Steps, CanaryCatchesAWritePastTheEndOfTheOutput) {
   const EvalResult r = run(Copy::past_end);
   EXPECT_EQ(r.status, Status::wrong_result) << r.log;
   EXPECT_NE(r.log.find("a write past the end of 'out'"), std::string::npos) << r.log;
+}
+
+// Validation on the device (docs/measurement.md): PoCL has the check kernels, so a correct output is never
+// downloaded, and a wrong one is found there, then downloaded for the host's message of its first pixel.
+TEST(DeviceCheck, ACorrectOutputIsValidatedOnTheDeviceWithoutADownload) {
+  DeviceResidency resident(device(), DeviceResidency::Use::always);  // PoCL is the host's CPU: forced here
+  const EvalResult r = run(Copy::kernel, &resident);
+  ASSERT_EQ(r.status, Status::ok) << r.log;
+  EXPECT_EQ(metric(r, "time.runs"), 3);  // a warm-up and two timed runs, each validated
+  EXPECT_EQ(metric(r, "time.downloads"), 0);
+  EXPECT_GT(metric(r, "time.check_ms"), 0);
+  EXPECT_EQ(r.validation, "exact");
+  EXPECT_GT(metric(r, "transfer.d2h_gbs"), 0);  // the download's bandwidth, measured once per problem
+}
+
+TEST(DeviceCheck, AWrongPixelIsFoundOnTheDeviceAndDescribedFromTheDownload) {
+  const StepsProblem sp;
+  DeviceResidency resident(device(), DeviceResidency::Use::always);
+  const EvalResult r = run(Copy::wrong_pixel, &resident, sp);
+  ASSERT_EQ(r.status, Status::wrong_result) << r.log;
+  EXPECT_EQ(r.log.rfind("run 1:", 0), 0u) << r.log;
+  const std::size_t middle = sp.w.output_bytes / 2;
+  EXPECT_NE(r.log.find(fmt::format("(on the device: 1 bytes differ, the first at {})", middle)), std::string::npos)
+      << r.log;
+  // The host's own message of the first differing pixel, as without the device check.
+  std::vector<std::uint8_t> wrong = sp.expected;
+  wrong[middle] = static_cast<std::uint8_t>(wrong[middle] + 1);
+  const Validation host = conv_family().compare(sp.p, sp.expected, wrong);
+  ASSERT_FALSE(host.ok);
+  EXPECT_NE(r.log.find(host.detail), std::string::npos) << r.log << " vs " << host.detail;
+  EXPECT_EQ(metric(r, "time.downloads"), 1);
+}
+
+// Inputs and the reference stay on the device between configurations of one problem; an input a kernel
+// wrote into is uploaded again for the next configuration (its checksum on the device changed).
+TEST(DeviceCheck, InputsStayOnTheDeviceAndAScribbledInputIsUploadedAgain) {
+  const StepsProblem sp;
+  DeviceResidency resident(device(), DeviceResidency::Use::always);
+  const EvalResult first = run(Copy::kernel, &resident, sp);
+  ASSERT_EQ(first.status, Status::ok) << first.log;
+  EXPECT_EQ(metric(first, "transfer.h2d_shared"), 0);
+  const EvalResult second = run(Copy::kernel, &resident, sp);
+  ASSERT_EQ(second.status, Status::ok) << second.log;
+  EXPECT_EQ(metric(second, "transfer.h2d_shared"), 1);
+  EXPECT_EQ(metric(second, "time.upload_ms"), 0);
+  EXPECT_GT(metric(second, "transfer.h2d_gbs"), 0);  // the first upload's, kept by the residency
+  EXPECT_GT(second.h2d_ms, 0);
+  const EvalResult scribbler = run(Copy::scribble_input, &resident, sp);
+  EXPECT_EQ(metric(scribbler, "time.upload_ms"), 0);  // it got the clean input, and changed it in every run
+  const EvalResult after = run(Copy::kernel, &resident, sp);
+  ASSERT_EQ(after.status, Status::ok) << after.log;
+  EXPECT_GT(metric(after, "time.upload_ms"), 0) << "the scribbled input must be uploaded again";
+  EXPECT_EQ(metric(after, "transfer.h2d_shared"), 1);  // the other inputs (weights, taps, lut) were not
+}
+
+// The three ways a run can be wrong, caught on the device exactly as on the host (same status and message).
+TEST(DeviceCheck, PastTheEndAndASkippedPoisonValuedPixelAreCaughtAsOnTheHost) {
+  for (Copy copy : {Copy::past_end, Copy::skip_a5, Copy::unwritten, Copy::wrong_pixel}) {
+    DeviceResidency resident(device(), DeviceResidency::Use::always);
+    const EvalResult on_device = run(copy, &resident);
+    const EvalResult on_host = run(copy);
+    ASSERT_EQ(on_host.status, Status::wrong_result) << on_host.log;
+    EXPECT_EQ(on_device.status, on_host.status) << on_device.log;
+    // The host's message, then what the device found where the output itself differed.
+    EXPECT_EQ(on_device.log.rfind(on_host.log, 0), 0u) << on_device.log << "\nvs\n" << on_host.log;
+    EXPECT_EQ(metric(on_host, "time.check_ms"), 0);
+    EXPECT_GT(metric(on_device, "time.check_ms"), 0);
+  }
+}
+
+TEST(DeviceCheck, AutomaticallyOffOnTheHostsCpu) {
+  DeviceResidency resident(device());
+  EXPECT_EQ(resident.active(), device().info().limits.at("device_type_cpu") == 0) << resident.no_checker_reason();
 }
 
 TEST(Steps, EveryRowSaysItsTimingMethodAndInterval) {

@@ -46,7 +46,8 @@ LaunchPlan step_plan(const LaunchPlan& plan, const LaunchStep& step) {
 
 EvalResult evaluate(const EvalContext& ctx, const Variant& variant, const Config& config) {
   const auto t0 = Clock::now();
-  PreparedPlan prepared(ctx.family, ctx.problem, ctx.workload, ctx.expected, ctx.device, ctx.measure, variant, config);
+  PreparedPlan prepared(ctx.family, ctx.problem, ctx.workload, ctx.expected, ctx.device, ctx.measure, variant, config,
+                        ctx.resident);
   EvalResult& r = prepared.mutable_result();
   auto done = [&]() -> EvalResult {
     finish_stats(r);

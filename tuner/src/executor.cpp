@@ -78,6 +78,36 @@ struct Step {
   const LaunchStep* host = nullptr;   // host steps
 };
 
+// Transfers are measured once per problem and host-side settings of the plan (its options: pinned or pageable
+// host memory) where the data stay on the device.
+std::string transfer_key(const Problem& problem, const LaunchPlan& plan) {
+  std::string key = problem.canonical();
+  for (const std::string& o : plan.options) key += "\n" + o;
+  return key;
+}
+
+// Where a configuration's time goes in the executor (docs/design.md, "Where the time goes"), stored as the
+// `time.*` metrics of every evaluation: preparation (compile and uploads within it), and over all runs,
+// warm-ups included, the poisoning, the runs' timed regions, the validation on the device, the downloads
+// and the comparisons on the host.
+struct TimeBreakdown {
+  double prepare_ms = 0, compile_ms = 0, upload_ms = 0;
+  double poison_ms = 0, run_ms = 0, check_ms = 0, download_ms = 0, compare_ms = 0;
+  int runs = 0, downloads = 0;
+  void record(std::vector<Metric>& out) const {
+    set_metric(out, "time.prepare_ms", "ms", prepare_ms);
+    set_metric(out, "time.compile_ms", "ms", compile_ms);
+    set_metric(out, "time.upload_ms", "ms", upload_ms);
+    set_metric(out, "time.poison_ms", "ms", poison_ms);
+    set_metric(out, "time.runs_ms", "ms", run_ms);
+    set_metric(out, "time.check_ms", "ms", check_ms);
+    set_metric(out, "time.download_ms", "ms", download_ms);
+    set_metric(out, "time.host_compare_ms", "ms", compare_ms);
+    set_metric(out, "time.runs", "", runs);
+    set_metric(out, "time.downloads", "", downloads);
+  }
+};
+
 }  // namespace
 
 const std::string& build_id() {
@@ -160,15 +190,66 @@ struct PreparedPlan::Impl {
   std::vector<std::uint8_t> output, canary, host_in, host_out;
   std::function<void()> region_begin = {}, region_end = {};  // set_region_hooks
   std::vector<double> d2h_ms = {};                            // every run's download of the output
+  std::unique_ptr<DeviceResidency> own_residency = {};        // without a shared one: this plan's
+  DeviceResidency* residency = nullptr;
+  // Validation on the device (docs/measurement.md): the reference's device copy, how to compare, and what
+  // compare() says of a passing output; unset where outputs are compared on the host.
+  std::shared_ptr<DeviceBuffer> reference = {};
+  std::optional<DeviceCompare> device_compare = {};
+  std::optional<std::string> exact_detail = {};
+  TimeBreakdown time = {};
 };
+
+// Sets up validation on the device where the device has check kernels and the family a device form of its
+// comparison: the reference's device copy, and what compare() says of a passing output. Otherwise every run
+// is downloaded and compared on the host, as on CPU backends.
+void PreparedPlan::prepare_device_check() {
+  Impl& m = *impl_;
+  const std::string& rule = m.variant.validation_rule();
+  std::optional<DeviceCompare> how = device_compare(m.family, m.problem, rule);
+  const std::size_t lane = !how || how->kind == DeviceCompare::Kind::bytes ? 1
+                           : how->kind == DeviceCompare::Kind::f32         ? 4
+                                                                           : 8;
+  if (!how || m.expected.size() != m.workload.output_bytes || m.workload.output_bytes == 0 ||
+      m.workload.output_bytes / lane > DeviceChecker::kMaxElements || !m.residency->checker())
+    return;
+  const std::string key = m.problem.canonical() + "\n" + rule;
+  if (!how->detail) {
+    m.exact_detail = m.residency->exact_detail(key, [&] {
+      return rule.empty() ? m.family.compare(m.problem, m.expected, m.expected)
+                          : m.family.compare_rule(m.problem, m.workload, m.expected, m.expected, rule);
+    });
+    if (!m.exact_detail) return;
+  }
+  double uploaded_ms = 0;
+  m.reference = m.residency->reference(key, m.expected, uploaded_ms);
+  m.device_compare = std::move(how);
+  // The output's download bandwidth, measured once per problem and device now that runs download nothing.
+  std::vector<Metric>& shared = m.residency->transfer_metrics["download " + transfer_key(m.problem, m.plan)];
+  if (shared.empty()) {
+    const auto t = Clock::now();
+    m.device.download(*m.buffers["out"], m.output);
+    record_downloads(shared, m.output.size(), {ms_since(t)});
+  }
+  for (const Metric& x : shared) {
+    result_.metrics.push_back(x);
+    if (x.name == "transfer.d2h_ms") result_.d2h_ms = x.value;
+  }
+}
 
 PreparedPlan::PreparedPlan(const Family& family, const Problem& problem, const Workload& workload,
                            const std::vector<std::uint8_t>& expected, Device& device, const MeasureSpec& measure,
-                           const Variant& variant, const Config& config) {
+                           const Variant& variant, const Config& config, DeviceResidency* resident) {
+  const auto t_prepare = Clock::now();
   try {
     impl_ = std::make_unique<Impl>(Impl{family, problem, workload, expected, device, measure, variant, {}, {}, true,
-                                        {}, {}, {}, {}, {}, {}, {}, {}, {}, {}});
+                                        {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, nullptr, {}, {}, {}, {}});
     Impl& m = *impl_;
+    if (!resident) m.own_residency = std::make_unique<DeviceResidency>(device);
+    m.residency = resident ? resident : m.own_residency.get();
+    // The check kernels are built before the plan's own program: a backend may take host-side settings from
+    // the last compile (CUDA's pinned host memory).
+    m.residency->checker();
     try {
       m.plan = variant.plan(problem, workload, config, device.info());
     } catch (const PlanError& e) {
@@ -205,12 +286,23 @@ PreparedPlan::PreparedPlan(const Family& family, const Problem& problem, const W
       PlanMemory memory;
       double upload_ms = 0;
       std::vector<std::pair<DeviceBuffer*, const HostBuffer*>> uploads;
+      bool shared_inputs = false;  // some input came from the residency, uploaded by an earlier plan
       auto upload = [&](DeviceBuffer& dev, const HostBuffer& host) {
         const auto t = Clock::now();
         device.upload(dev, host.bytes);
         upload_ms += ms_since(t);
         uploads.emplace_back(&dev, &host);
         memory.input_bytes += dev.size();
+      };
+      // A plain buffer input: the residency's device copy (uploaded once per problem and device).
+      auto resident_input = [&](const HostBuffer& host) {
+        double ms = 0;
+        auto dev = m.residency->input(problem.canonical() + "\n" + host.name, host.bytes, ms);
+        upload_ms += ms;
+        uploads.emplace_back(dev.get(), &host);
+        if (ms == 0) shared_inputs = true;
+        memory.input_bytes += dev->size();
+        return dev;
       };
       m.owned["out"] = device.alloc(workload.output_bytes + kCanaryBytes);
       m.buffers["out"] = m.owned["out"].get();
@@ -232,9 +324,16 @@ PreparedPlan::PreparedPlan(const Family& family, const Problem& problem, const W
           if (a.kind != ArgKind::Buffer && a.kind != ArgKind::Image2D) continue;
           if (m.owned.count(a.buffer)) continue;
           const HostBuffer& host = workload.input(a.buffer);
-          auto dev = a.kind == ArgKind::Image2D ? device.alloc_image(a.image_width, a.image_height)
-                                                : device.alloc(host.bytes.size());
-          upload(*dev, host);
+          std::shared_ptr<DeviceBuffer> dev;
+          if (a.kind == ArgKind::Image2D) {
+            dev = device.alloc_image(a.image_width, a.image_height);
+            upload(*dev, host);
+          } else if (m.residency->active()) {
+            dev = resident_input(host);
+          } else {
+            dev = device.alloc(host.bytes.size());
+            upload(*dev, host);
+          }
           m.buffers[a.buffer] = dev.get();
           m.owned[a.buffer] = std::move(dev);
         }
@@ -242,22 +341,42 @@ PreparedPlan::PreparedPlan(const Family& family, const Problem& problem, const W
       for (const auto& [symbol, name] : m.plan.symbols) {  // inputs only a device symbol reads
         if (m.owned.count(name)) continue;
         const HostBuffer& host = workload.input(name);
-        auto dev = device.alloc(host.bytes.size());
-        upload(*dev, host);
+        std::shared_ptr<DeviceBuffer> dev;
+        if (m.residency->active()) {
+          dev = resident_input(host);
+        } else {
+          dev = device.alloc(host.bytes.size());
+          upload(*dev, host);
+        }
         m.buffers[name] = dev.get();
         m.owned[name] = std::move(dev);
       }
       result_.h2d_ms = ms_since(t_up);
       memory.output_bytes = workload.output_bytes + kCanaryBytes;
       memory.alloc_ms = ms_since(t_alloc) - upload_ms;
-      std::vector<double> passes{upload_ms};
-      for (int k = 1; k < kUploadRepeats && !uploads.empty(); ++k) {
-        const auto t = Clock::now();
-        for (const auto& [dev, host] : uploads) device.upload(*dev, host->bytes);
-        passes.push_back(ms_since(t));
+      m.time.upload_ms = upload_ms;
+      // The upload's bandwidth, measured kUploadRepeats times into the same buffers once per problem and
+      // host-side settings (the plan's options: pinned or pageable host memory) and kept by the residency for
+      // the plans that share them; the first pass is the upload into fresh buffers where this plan made one.
+      std::vector<Metric> own_upload;  // a plan whose inputs do not stay on the device measures its own
+      std::vector<Metric>& shared_upload =
+          m.residency->active() ? m.residency->transfer_metrics["upload " + transfer_key(problem, m.plan)] : own_upload;
+      if (shared_upload.empty() && !uploads.empty()) {
+        std::vector<double> passes;
+        if (!shared_inputs) passes.push_back(upload_ms);
+        while (passes.size() < static_cast<std::size_t>(kUploadRepeats)) {
+          const auto t = Clock::now();
+          for (const auto& [dev, host] : uploads) device.upload(*dev, host->bytes);
+          passes.push_back(ms_since(t));
+        }
+        record_uploads(shared_upload, memory.input_bytes, passes);
       }
+      for (const Metric& x : shared_upload) {
+        result_.metrics.push_back(x);
+        if (x.name == "transfer.h2d_first_ms" && shared_inputs) result_.h2d_ms = x.value;  // what a program's takes
+      }
+      set_metric(result_.metrics, "transfer.h2d_shared", "", shared_inputs ? 1 : 0);
       record_memory(result_.metrics, memory);
-      record_uploads(result_.metrics, memory.input_bytes, passes);
       for (const Step& step : m.steps)
         if (step.host && (!m.buffers.count(step.host->host_in) || !m.buffers.count(step.host->host_out)))
           throw std::runtime_error(fmt::format("host step reads '{}' and writes '{}': no such buffer",
@@ -267,6 +386,10 @@ PreparedPlan::PreparedPlan(const Family& family, const Problem& problem, const W
     }
     m.output.resize(workload.output_bytes + kCanaryBytes);
     m.canary.resize(kCanaryBytes);
+    prepare_device_check();
+    m.time.prepare_ms = ms_since(t_prepare);
+    m.time.compile_ms = result_.compile_ms;
+    m.time.record(result_.metrics);
   } catch (const std::exception& e) {
     fail(Status::harness_error, fmt::format("preparing the configuration: {}", e.what()));
   } catch (...) {
@@ -294,7 +417,9 @@ std::optional<RunTimes> PreparedPlan::run(std::int64_t seq) {
   const std::uint8_t poison = kPoisonValues[seq % 2];
   try {
     try {
+      const auto t_poison = Clock::now();
       for (const auto& [name, bytes] : m.poisoned) m.device.fill(*m.buffers[name], poison);
+      m.time.poison_ms += ms_since(t_poison);
       for (const Step& step : m.steps)
         if (!step.host) m.device.prepare_launch(*step.program, step.plan, m.buffers);
     } catch (const std::exception& e) {
@@ -363,12 +488,56 @@ std::optional<RunTimes> PreparedPlan::run(std::int64_t seq) {
       return std::nullopt;
     }
 
+    ++m.time.runs;
+    m.time.run_ms += t.wall_ms;
+    m.time.record(result_.metrics);
+
     // Validate every run: the output was poisoned, so a skipped or stale pixel shows; the canaries after
-    // the output and every scratch buffer must still hold the poison.
+    // the output and every scratch buffer must still hold the poison. On the device where it can (the
+    // output is then downloaded only when something differs), else on the host.
+    std::string on_device;
+    if (m.device_compare) {
+      const auto t_check = Clock::now();
+      DeviceCheck c;
+      try {
+        std::vector<std::pair<DeviceBuffer*, std::size_t>> others;
+        for (const auto& [name, bytes] : m.poisoned)
+          if (name != "out") others.emplace_back(m.buffers[name], bytes);
+        c = m.residency->checker()->check(*m.buffers["out"], *m.reference, m.workload.output_bytes, kCanaryBytes,
+                                          *m.device_compare, poison, others);
+        m.time.check_ms += ms_since(t_check);
+        m.time.record(result_.metrics);
+        for (std::size_t k = 0; k < m.poisoned.size() && k < c.canaries.size(); ++k) {
+          if (c.canaries[k].bad == 0) continue;
+          const auto& [name, bytes] = m.poisoned[k];
+          std::uint8_t value = 0;
+          m.device.download_range(*m.buffers[name], bytes + c.canaries[k].first, {&value, 1});
+          fail(Status::wrong_result,
+               fmt::format("run {}: a write past the end of '{}' ({} bytes): byte {} after it is {}, not the poison {}",
+                           seq + 1, name, bytes, c.canaries[k].first, static_cast<int>(value),
+                           static_cast<int>(poison)));
+          return std::nullopt;
+        }
+      } catch (const std::exception& e) {
+        fail(Status::launch_error, fmt::format("validation on the device: {}", e.what()));
+        return std::nullopt;
+      }
+      if (c.mismatches == 0) {
+        const std::string& rule = m.variant.validation_rule();
+        const std::string detail = m.device_compare->detail ? m.device_compare->detail(c.worst) : *m.exact_detail;
+        result_.validation = rule.empty() ? detail : detail + " (rule " + rule + ")";
+        m.time.record(result_.metrics);
+        return t;
+      }
+      on_device = fmt::format(" (on the device: {} {} differ, the first at {})", c.mismatches,
+                              m.device_compare->kind == DeviceCompare::Kind::bytes ? "bytes" : "elements", c.first);
+    }
     const auto t_down = Clock::now();
     try {
       m.device.download(*m.buffers["out"], m.output);
       m.d2h_ms.push_back(ms_since(t_down));
+      m.time.download_ms += m.d2h_ms.back();
+      ++m.time.downloads;
       record_downloads(result_.metrics, m.output.size(), m.d2h_ms);
       for (const auto& [name, bytes] : m.poisoned) {
         if (name == "out") {
@@ -392,10 +561,13 @@ std::optional<RunTimes> PreparedPlan::run(std::int64_t seq) {
     if (result_.d2h_ms == 0) result_.d2h_ms = ms_since(t_down);
     const std::string& rule = m.variant.validation_rule();
     const std::span<const std::uint8_t> out(m.output.data(), m.workload.output_bytes);
+    const auto t_compare = Clock::now();
     Validation v = rule.empty() ? m.family.compare(m.problem, m.expected, out)
                                 : m.family.compare_rule(m.problem, m.workload, m.expected, out, rule);
+    m.time.compare_ms += ms_since(t_compare);
+    m.time.record(result_.metrics);
     if (!v.ok) {
-      fail(Status::wrong_result, fmt::format("run {}: {}", seq + 1, v.detail));
+      fail(Status::wrong_result, fmt::format("run {}: {}{}", seq + 1, v.detail, on_device));
       return std::nullopt;
     }
     result_.validation = rule.empty() ? v.detail : v.detail + " (rule " + rule + ")";

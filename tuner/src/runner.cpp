@@ -19,6 +19,8 @@
 #include "pimg/store.hpp"
 #include "attribution.hpp"
 #include "pimg/device_selector.hpp"
+#include "compile_pipeline.hpp"
+#include "plan_metrics.hpp"
 #include "tuner_impl.hpp"
 #include "pimg/executor.hpp"
 
@@ -73,22 +75,33 @@ bool keeps(const TuneOptions& opt, const std::optional<ResultRow>& stored) {
   return stored && stored->result.status != Status::env_error && !opt.retry.count(stored->result.status);
 }
 
-void precompile(const Task& t, const Problem& problem, const Workload& workload, const TuneOptions& opt,
-                const Backend& backend, const DeviceInfo& device, const KernelSource& source, Store& store,
-                std::int64_t device_row, std::int64_t problem_row, std::int64_t variant_row, RunObserver& obs) {
-  const bool resume = opt.resume;
-  std::vector<LaunchPlan> plans;
+// The plan of every configuration of the task not stored yet, by PointId (nullopt for the others).
+std::vector<std::optional<LaunchPlan>> plans_to_compile(const Task& t, const Problem& problem, const Workload& workload,
+                                                        const TuneOptions& opt, const DeviceInfo& device, Store& store,
+                                                        const TaskRows& rows) {
+  std::vector<std::optional<LaunchPlan>> plans(t.space.size());
   for (std::size_t i = 0; i < t.space.size(); ++i) {
     const Config c = t.space.config(static_cast<PointId>(i));
-    if (resume && keeps(opt, store.find(device_row, problem_row, variant_row, c))) continue;
+    if (opt.resume && keeps(opt, store.find(rows.device, rows.problem, rows.variant, c))) continue;
     try {
-      plans.push_back(t.variant->plan(problem, workload, c, device));
+      plans[i] = t.variant->plan(problem, workload, c, device);
     } catch (const std::exception&) {  // stored by the evaluation that follows
     }
   }
+  return plans;
+}
+
+int compile_threads() { return static_cast<int>(std::max(1u, std::thread::hardware_concurrency())); }
+
+void precompile(const Task& t, const Problem& problem, const Workload& workload, const TuneOptions& opt,
+                const Backend& backend, const DeviceInfo& device, const KernelSource& source, Store& store,
+                std::int64_t device_row, std::int64_t problem_row, std::int64_t variant_row, RunObserver& obs) {
+  std::vector<LaunchPlan> plans;
+  for (auto& p : plans_to_compile(t, problem, workload, opt, device, store, {device_row, problem_row, variant_row}))
+    if (p) plans.push_back(std::move(*p));
   if (plans.size() < 2) return;
   const auto t0 = std::chrono::steady_clock::now();
-  const int threads = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  const int threads = compile_threads();
   const std::size_t compiled = backend.precompile(device, source, plans, threads);
   if (compiled > 0)
     obs.on_message(fmt::format("{} {}: {} programs compiled ahead on {} threads in {:.1f} s", device.id(),
@@ -264,7 +277,31 @@ Tuner::Tuner(const Registry& reg, const Space& space, const TuneOptions& opt, Ru
 
 Tuner::~Tuner() = default;
 
-TaskRows begin_task(Tuner::Impl& m, Task& t, const DeviceInfo& device, Store& store, RunObserver& obs) {
+// Whether the task's configurations are compiled ahead (backends with a precompile pass, strategies that
+// visit the whole space) and from which source; null: each evaluation compiles its own.
+const KernelSource* ahead_source(const Tuner::Impl& m, const Task& t) {
+  if (t.variant->native()) return nullptr;
+  const KernelSource* ks = kernel_source(t.variant->source());
+  const Backend& backend = *m.devices[t.device].backend;
+  return ks && backend.precompiles() && t.strategy->planned() >= t.space.size() ? ks : nullptr;
+}
+
+std::unique_ptr<CompilePipeline> start_pipeline(const Tuner::Impl& m, const Task& t, const DeviceInfo& device,
+                                                Store& store, const TaskRows& rows, RunObserver& obs) {
+  const KernelSource* ks = ahead_source(m, t);
+  if (!ks) return nullptr;
+  auto plans = plans_to_compile(t, m.space.problems[t.problem], m.workloads[t.problem], m.opt, device, store, rows);
+  if (std::count_if(plans.begin(), plans.end(), [](const auto& p) { return p.has_value(); }) < 2) return nullptr;
+  // One core is left to the worker that measures meanwhile.
+  auto pipe = std::make_unique<CompilePipeline>(*m.devices[t.device].backend, device, *ks, std::move(plans),
+                                                std::max(1, compile_threads() - 1));
+  obs.on_message(fmt::format("{} {}: compiling ahead of the measurements on {} threads", device.id(),
+                             t.variant->name(), pipe->threads()));
+  return pipe;
+}
+
+TaskRows begin_task(Tuner::Impl& m, Task& t, const DeviceInfo& device, Store& store, RunObserver& obs,
+                    bool compile_now) {
   const Problem& problem = m.space.problems[t.problem];
   const ProblemCost cost{m.family->work(problem), m.family->unit(), m.family->traffic(problem)};
   TaskRows rows;
@@ -276,7 +313,7 @@ TaskRows begin_task(Tuner::Impl& m, Task& t, const DeviceInfo& device, Store& st
   rows.variant = store.variant_id({m.family->name(), t.variant->name(), t.variant->backend(),
                                    variant_source_hash(*t.variant), t.variant->baseline()});
   const Backend& backend = *m.devices[t.device].backend;
-  if (ks && backend.precompiles() && t.strategy->planned() >= t.space.size())
+  if (compile_now && ks && ahead_source(m, t))
     precompile(t, problem, m.workloads[t.problem], m.opt, backend, device, *ks, store, rows.device,
                rows.problem, rows.variant, obs);
   t.strategy->prior(prior_results(store, device, problem, t.variant->name()));
@@ -493,13 +530,30 @@ TuneSummary Tuner::run(Store& store, RunObserver& obs) {
       open_index = t.device;
       measure_ceilings(m, store, summary.run_id, store.device_id(sd.info), *session, sd.info, obs);
     }
-    const TaskRows rows = begin_task(m, t, sd.info, store, obs);
+    // A device that computes on the host's cores (OpenMP, a CPU OpenCL device) would measure the compilers
+    // beside its kernels: there each evaluation compiles its own, as before the pipeline.
+    const bool on_cpu = sd.info.backend == "openmp" || sd.info.backend == "host" ||
+                        (sd.info.limits.count("device_type_cpu") && sd.info.limits.at("device_type_cpu") > 0);
+    const TaskRows rows = begin_task(m, t, sd.info, store, obs, false);
+    const std::unique_ptr<CompilePipeline> pipeline = on_cpu ? nullptr : start_pipeline(m, t, sd.info, store, rows, obs);
+    auto t_last = std::chrono::steady_clock::now();  // the end of the previous evaluation
     while (auto p = t.strategy->ask()) {
       if (m.opt.resume && tell_if_stored(m, t, *p, rows, store, obs, summary)) continue;
       const Config config = t.space.config(*p);
       if (m.opt.resume && !claim_unstored(m, t, *p, rows, store, obs, summary)) continue;
-      record(m, t, *p, config, evaluate_point(m, t, *session, config), rows, store, obs, summary);
+      // Where the configuration's wall time goes besides the executor's time.* metrics (docs/design.md): the
+      // wait for its compile ahead, the session's round trip, and the tuner's own work since the last one.
+      const double waited = pipeline ? pipeline->wait(*p) : 0;
+      const auto t_eval = std::chrono::steady_clock::now();
+      EvalResult r = evaluate_point(m, t, *session, config);
+      const auto t_done = std::chrono::steady_clock::now();
+      const auto ms = [](auto a, auto b) { return std::chrono::duration<double, std::milli>(b - a).count(); };
+      set_metric(r.metrics, "time.compile_wait_ms", "ms", waited);
+      set_metric(r.metrics, "time.session_ms", "ms", ms(t_eval, t_done));
+      set_metric(r.metrics, "time.tuner_ms", "ms", std::max(0.0, ms(t_last, t_eval) - waited));
+      record(m, t, *p, config, r, rows, store, obs, summary);
       if (m.opt.resume) store.release(rows.device, rows.problem, rows.variant, config);
+      t_last = std::chrono::steady_clock::now();
     }
   }
   if (session) {

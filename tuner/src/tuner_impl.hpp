@@ -64,7 +64,10 @@ bool keeps(const TuneOptions& opt, const std::optional<ResultRow>& stored);
 struct TaskRows {
   std::int64_t device = 0, problem = 0, variant = 0;
 };
-TaskRows begin_task(Tuner::Impl& m, Task& t, const DeviceInfo& device, Store& store, RunObserver& obs);
+// `compile_now`: compile every configuration ahead before returning (the distributed runner); the
+// sequential runner passes false and compiles them in a pipeline beside its measurements instead.
+TaskRows begin_task(Tuner::Impl& m, Task& t, const DeviceInfo& device, Store& store, RunObserver& obs,
+                    bool compile_now = true);
 
 // Resume: when configuration p of task t is stored, its outcome is told to the strategy and reported as
 // skipped (true); false when it is not stored.

@@ -22,6 +22,7 @@
 #include <cstring>
 #include <fstream>
 #include <map>
+#include <optional>
 #include <stdexcept>
 #include <thread>
 
@@ -113,9 +114,10 @@ class InProcess final : public DeviceSession {
   InProcess(const Family& family, const Backend& backend, const DeviceInfo& info, const MeasureSpec& measure,
             std::vector<std::unique_ptr<Observer>> observers)
       : family_(family), backend_(backend), device_(backend.open(info)), measure_(measure),
-        observers_(std::move(observers)) {}
+        observers_(std::move(observers)), resident_(std::make_unique<DeviceResidency>(*device_)) {}
   EvalResult evaluate(const EvalJob& job) override {
     EvalContext ctx{family_, job.problem, job.workload, job.expected, *device_, measure_};
+    ctx.resident = resident_.get();
     for (const auto& o : observers_) ctx.observers.push_back(o.get());
     return pimg::evaluate(ctx, job.variant, job.config);
   }
@@ -132,6 +134,7 @@ class InProcess final : public DeviceSession {
   std::unique_ptr<Device> device_;
   MeasureSpec measure_;
   std::vector<std::unique_ptr<Observer>> observers_;
+  std::unique_ptr<DeviceResidency> resident_;  // declared after device_: released before it
 };
 
 // --- the supervisor -----------------------------------------------------------------------------
@@ -176,11 +179,18 @@ class Worker final : public DeviceSession {
     const auto t0 = Clock::now();
     if (pid_ < 0) start();
     tail_.clear();
-    Message req = {"eval"};
-    for (auto& f : encode_measure(measure_)) req.push_back(std::move(f));
-    req.push_back(job.variant.name());
-    req.push_back(job.config.canonical());
-    for (auto& f : encode_problem(job.problem)) req.push_back(std::move(f));
+    // Only what changed: the measurement settings and the problem are sent when they differ from the last
+    // evaluation's on this worker ("same" otherwise); the variant and configuration always.
+    Message context = encode_measure(measure_);
+    for (auto& f : encode_problem(job.problem)) context.push_back(std::move(f));
+    Message req = {"eval", job.variant.name(), job.config.canonical()};
+    if (context == sent_context_) {
+      req.push_back("same");
+    } else {
+      req.push_back("new");
+      req.insert(req.end(), context.begin(), context.end());
+      sent_context_ = std::move(context);
+    }
     const double run_limit_s = measure_.timeout_s * 1.1 + 0.5;  // fill + download + validation too
     int run = -1;
     Reply reply = send_and_wait(req, kWorkerSetupTimeoutS);
@@ -194,8 +204,10 @@ class Worker final : public DeviceSession {
       if (reply.kind == Reply::message && reply.msg[0] == "result") {
         return decode_result(reply.msg);
       }
-      if (reply.kind == Reply::message && reply.msg[0] == "error")  // what evaluate() would have thrown here
+      if (reply.kind == Reply::message && reply.msg[0] == "error") {  // what evaluate() would have thrown here
+        sent_context_.clear();
         throw std::runtime_error(fmt::format("worker for {}: {}", info_.id(), reply.msg.size() > 1 ? reply.msg[1] : ""));
+      }
       const std::string phase =
           run < 0 ? "before the first run (reference, compile, upload)"
                   : fmt::format("in run {} of {}", run + 1, measure_.warmups + measure_.repeats);
@@ -284,6 +296,7 @@ class Worker final : public DeviceSession {
   }
 
   void start_once() {
+    sent_context_.clear();  // a fresh worker holds no measurement context
     int in[2], out[2], err[2];
     if (::pipe2(in, O_CLOEXEC) != 0 || ::pipe2(out, O_CLOEXEC) != 0 || ::pipe2(err, O_CLOEXEC) != 0)
       throw std::runtime_error(fmt::format("cannot create pipes for a worker: {}", std::strerror(errno)));
@@ -453,6 +466,7 @@ class Worker final : public DeviceSession {
   MeasureSpec measure_;
   pid_t pid_ = -1;
   int last_status_ = 0;  // wait status of the last worker reaped
+  Message sent_context_;  // the measurement and problem the running worker holds (empty: none yet)
   int to_ = -1, from_ = -1, err_ = -1;
   Decoder decoder_;
   std::string tail_;
@@ -511,7 +525,9 @@ class Server {
         for (const auto& d : backend_->devices())
           if (d.index == index) {
             limit_memory(d.backend);
+            resident_.reset();
             device_ = backend_->open(d);
+            resident_ = std::make_unique<DeviceResidency>(*device_);
             observers_ = reg_.make_observers(d);
             send({"ready", d.name});
             return true;
@@ -544,14 +560,20 @@ class Server {
         return true;
       }
       if (what == "eval") {
-        std::size_t i = 1;
-        const MeasureSpec measure = decode_measure(m, i);
-        const Variant* variant = reg_.variant(family_->name(), m.at(i));
-        if (!variant) throw std::runtime_error("unknown variant " + m.at(i));
-        const Config config = Config::parse_canonical(m.at(i + 1));
-        i += 2;
-        const Problem problem = decode_problem(m, i);
+        const Variant* variant = reg_.variant(family_->name(), m.at(1));
+        if (!variant) throw std::runtime_error("unknown variant " + m.at(1));
+        const Config config = Config::parse_canonical(m.at(2));
+        if (m.at(3) == "new") {  // the measurement and problem, sent when they changed
+          std::size_t i = 4;
+          context_measure_ = decode_measure(m, i);
+          context_problem_ = decode_problem(m, i);
+        } else if (!context_problem_) {
+          throw std::runtime_error("an evaluation without a measurement context");
+        }
+        const MeasureSpec& measure = context_measure_;
+        const Problem& problem = *context_problem_;
         EvalContext ctx{*family_, problem, workload(problem), expected(problem, *variant), *device_, measure};
+        ctx.resident = resident_.get();
         ctx.on_run = [this](int run) { send({"run", std::to_string(run)}); };
         for (const auto& o : observers_) ctx.observers.push_back(o.get());
         send(encode_result(pimg::evaluate(ctx, *variant, config)));
@@ -584,7 +606,10 @@ class Server {
   const Family* family_ = nullptr;
   const Backend* backend_ = nullptr;
   std::unique_ptr<Device> device_;
+  std::unique_ptr<DeviceResidency> resident_;  // after device_: released before it
   std::vector<std::unique_ptr<Observer>> observers_;
+  MeasureSpec context_measure_;              // the last "eval" context sent
+  std::optional<Problem> context_problem_;
   std::map<std::string, Workload> workloads_;
   std::map<std::string, std::vector<std::uint8_t>> expected_;
 };

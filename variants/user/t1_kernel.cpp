@@ -12,6 +12,7 @@
 #include <iterator>
 
 #include "pimg/cache.hpp"
+#include "pimg/device_compare.hpp"
 #include "pimg/errors.hpp"
 #include "pimg/family.hpp"
 #include "pimg/variant.hpp"
@@ -127,7 +128,7 @@ std::vector<std::uint8_t> fill(const T1Fill& f, const T1Type& t, std::uint64_t c
 
 std::string buffer_name(const T1Argument& a) { return "arg:" + a.name; }
 
-class T1Family final : public Family {
+class T1Family final : public Family, public DeviceComparable {
  public:
   explicit T1Family(std::shared_ptr<const T1Spec> s) : s_(std::move(s)) {}
   std::string name() const override { return s_->name; }
@@ -199,6 +200,23 @@ class T1Family final : public Family {
       return {false, fmt::format("the absolute differences sum to {:.3g} > {:.3g} against {}", sum, tol, against)};
     return {true, fmt::format("{} within {:.3g} of {} (worst {:.2g})", method, tol, against,
                               method == "AbsoluteDifference" ? sum : worst)};
+  }
+  // On the device: exact for integers; float and double lanes by the same rule and tolerance as compare()
+  // (half lanes and the summed AbsoluteDifference are compared on the host).
+  std::optional<DeviceCompare> device_compare(const Problem&, const std::string&) const override {
+    const T1Type& t = output().type;
+    if (t.kind != 'f') return DeviceCompare{};
+    const std::string method = s_->refs.empty() ? "SideBySideRelativeComparison" : s_->refs[0].method;
+    if (t.lane_bytes == 2 || method == "AbsoluteDifference") return std::nullopt;
+    DeviceCompare d;
+    d.kind = t.lane_bytes == 4 ? DeviceCompare::Kind::f32 : DeviceCompare::Kind::f64;
+    d.relative = method != "SideBySideComparison";
+    d.tolerance = !s_->refs.empty() && s_->refs[0].threshold ? *s_->refs[0].threshold : default_tolerance(t);
+    const std::string against = s_->refs.empty() ? "the default configuration's output" : "the reference argument";
+    d.detail = [method, tol = d.tolerance, against](double worst) {
+      return fmt::format("{} within {:.3g} of {} (worst {:.2g})", method, tol, against, worst);
+    };
+    return d;
   }
   Traffic traffic(const Problem&) const override {
     Traffic t;

@@ -7,7 +7,11 @@
 #include <CL/cl.h>
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <atomic>
 #include <chrono>
+#include <map>
+#include <thread>
 #include <cstdint>
 #include <limits>
 #include <stdexcept>
@@ -601,6 +605,38 @@ class OpenClBackend final : public Backend {
       throw std::runtime_error(
           fmt::format("OpenCL device {} is now '{}', not '{}'", info.index, current.name, info.name));
     return std::make_unique<ClDevice>(std::move(current), ref);
+  }
+
+  // The OpenCL compiler into the disk cache of program binaries compile() reads (the same key), without the
+  // device that measures: each thread opens its own context on the device once and builds there, one plan
+  // after another (the runner's compile pipeline, docs/design.md).
+  bool precompiles() const override { return true; }
+  std::size_t precompile(const DeviceInfo& info, const KernelSource& source, const std::vector<LaunchPlan>& plans,
+                         int threads) const override {
+    if (source.native) return 0;
+    std::atomic<std::size_t> next{0}, compiled{0};
+    // A thread of the runner's pipeline compiles one plan per call: its context is kept for the thread's next
+    // calls (released when the pipeline's thread ends); a call with several plans opens one per thread.
+    const bool one = plans.size() == 1 && threads <= 1;
+    auto work = [&] {
+      thread_local std::map<std::string, std::unique_ptr<Device>> pipeline_contexts;
+      std::unique_ptr<Device> own;
+      std::unique_ptr<Device>& device = one ? pipeline_contexts[info.id() + "\n" + info.name] : own;
+      try {
+        if (!device) device = open(info);
+      } catch (const std::exception&) {
+        return;  // compile() reports what is wrong with the device
+      }
+      for (std::size_t i = next++; i < plans.size(); i = next++) {
+        const CompileResult r = device->compile(source, plans[i]);
+        if (r.program && !r.cached) ++compiled;
+      }
+    };
+    std::vector<std::thread> pool;
+    for (int t = 1; t < std::min<int>(std::max(threads, 1), static_cast<int>(plans.size())); ++t) pool.emplace_back(work);
+    work();
+    for (auto& t : pool) t.join();
+    return compiled;
   }
 
   // One 16-byte vector per work item; a trailing bytes % 16 remainder is not copied.

@@ -13,7 +13,11 @@
 
 #include <cctype>
 #include <cerrno>
+#include <algorithm>
+#include <atomic>
 #include <chrono>
+#include <map>
+#include <thread>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
@@ -354,6 +358,28 @@ class OmpDevice final : public HostClockDevice {
 class OpenmpBackend final : public Backend {
  public:
   std::string name() const override { return "openmp"; }
+  // The host compiler into the disk cache compile() reads (the same key), one plan after another on each of
+  // `threads` threads, without opening a device (the runner's compile pipeline, docs/design.md).
+  bool precompiles() const override { return true; }
+  std::size_t precompile(const DeviceInfo&, const KernelSource& source, const std::vector<LaunchPlan>& plans,
+                         int threads) const override {
+    if (source.native || !tc_->status().available) return 0;
+    std::atomic<std::size_t> next{0}, compiled{0};
+    auto work = [&] {
+      for (std::size_t i = next++; i < plans.size(); i = next++) {
+        try {
+          const CompileResult r = tc_->compile(source, plans[i]);
+          if (r.program && !r.cached) ++compiled;
+        } catch (const std::exception&) {  // compile() reports it with its log
+        }
+      }
+    };
+    std::vector<std::thread> pool;
+    for (int t = 1; t < std::min<int>(std::max(threads, 1), static_cast<int>(plans.size())); ++t) pool.emplace_back(work);
+    work();
+    for (auto& t : pool) t.join();
+    return compiled;
+  }
   BackendStatus status() const override { return tc_->status(); }
   std::vector<DeviceInfo> devices() const override {
     if (!tc_->status().available) return {};

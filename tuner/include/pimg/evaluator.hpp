@@ -9,6 +9,7 @@
 #include "pimg/backend.hpp"
 #include "pimg/family.hpp"
 #include "pimg/observer.hpp"
+#include "pimg/residency.hpp"
 #include "pimg/result.hpp"
 #include "pimg/space.hpp"
 #include "pimg/variant.hpp"
@@ -28,6 +29,9 @@ struct EvalContext {
   // Observers of this evaluation (not owned): called around it and around each timed run; what they
   // return lands in EvalResult::metrics and ::flags.
   std::vector<Observer*> observers = {};
+  // The device copies of the problem's inputs and reference kept between configurations (not owned; null:
+  // this evaluation uploads its own).
+  DeviceResidency* resident = nullptr;
 };
 
 // The plan of one kernel step of `plan` (LaunchStep without `host`): the plan's compile-time settings

@@ -14,6 +14,7 @@
 #include "pimg/backend.hpp"
 #include "pimg/config.hpp"
 #include "pimg/family.hpp"
+#include "pimg/residency.hpp"
 #include "pimg/result.hpp"
 #include "pimg/space.hpp"
 #include "pimg/variant.hpp"
@@ -49,10 +50,13 @@ std::string plan_identity(const LaunchPlan& plan, const std::string& source_hash
 class PreparedPlan {
  public:
   // Plans, compiles and allocates; never throws for a configuration's fault: failure() then holds the
-  // result to store (launch_error, compile_error, harness_error, ...).
+  // result to store (launch_error, compile_error, harness_error, ...). With `resident`, the problem's inputs
+  // and reference come from the device copies it keeps (uploaded once per problem and device; it must
+  // outlive the plan); without, the plan uploads its own. Either way, where the device has check kernels,
+  // every run is validated there (docs/measurement.md).
   PreparedPlan(const Family& family, const Problem& problem, const Workload& workload,
                const std::vector<std::uint8_t>& expected, Device& device, const MeasureSpec& measure,
-               const Variant& variant, const Config& config);
+               const Variant& variant, const Config& config, DeviceResidency* resident = nullptr);
   ~PreparedPlan();
   PreparedPlan(const PreparedPlan&) = delete;
   PreparedPlan& operator=(const PreparedPlan&) = delete;
@@ -76,6 +80,7 @@ class PreparedPlan {
  private:
   struct Impl;
   void fail(Status s, std::string log);
+  void prepare_device_check();
   std::unique_ptr<Impl> impl_;
   EvalResult result_;
   bool failed_ = false;

@@ -1,0 +1,49 @@
+// Compilation ahead of measurement (docs/design.md, "Compiling ahead: a pipeline"): a pool of threads
+// compiles the plans of one task's configurations, in the order the strategy will ask for them, into the
+// backend's disk cache (Backend::precompile, one plan per call) while the device measures the configurations
+// already compiled; the runner waits for a configuration's compile just before evaluating it, and the
+// evaluation loads it from the cache. Strategy, backend and runner stay apart: the pipeline knows only
+// plans, and the runner only when a point is ready.
+#pragma once
+#include <atomic>
+#include <condition_variable>
+#include <cstddef>
+#include <mutex>
+#include <optional>
+#include <thread>
+#include <vector>
+
+#include "pimg/backend.hpp"
+
+namespace pimg {
+
+class CompilePipeline {
+ public:
+  // Starts `threads` threads over `plans` (index = the strategy's PointId; nullopt: nothing to compile, such
+  // as a stored configuration or one that cannot be planned), each taking the next plan in index order.
+  CompilePipeline(const Backend& backend, DeviceInfo device, KernelSource source,
+                  std::vector<std::optional<LaunchPlan>> plans, int threads);
+  ~CompilePipeline();  // stops taking plans, waits for the compiles in flight
+  CompilePipeline(const CompilePipeline&) = delete;
+  CompilePipeline& operator=(const CompilePipeline&) = delete;
+
+  // Blocks until plan `index` is compiled (or has nothing to compile); returns the milliseconds waited.
+  double wait(std::size_t index);
+  std::size_t compiled() const { return compiled_.load(); }  // programs the pool compiled (not cached before)
+  int threads() const { return static_cast<int>(pool_.size()); }
+
+ private:
+  void work();
+  const Backend& backend_;
+  const DeviceInfo device_;
+  const KernelSource source_;
+  const std::vector<std::optional<LaunchPlan>> plans_;
+  std::vector<char> done_;
+  std::atomic<std::size_t> next_{0}, compiled_{0};
+  std::atomic<bool> stop_{false};
+  std::mutex mu_;
+  std::condition_variable cv_;
+  std::vector<std::thread> pool_;
+};
+
+}  // namespace pimg
