@@ -91,15 +91,14 @@ extern "C" __global__ void __launch_bounds__(BLOCK) hist_shared(const unsigned c
 #endif
   }
 #if ONEPASS
-  __shared__ bool last;
   __threadfence(); /* this thread's adds are seen before the block's ticket */
-  __syncthreads();
+  __syncthreads(); /* and every thread is done with sub[]: sub[0] carries whether this block is the last */
   if (threadIdx.x == 0) {
     const unsigned base = *(volatile unsigned*)(acc + NBINS + 1);
-    last = atomicAdd(&acc[NBINS], 1u) - base == gridDim.x - 1u;
+    sub[0] = atomicAdd(&acc[NBINS], 1u) - base == gridDim.x - 1u;
   }
   __syncthreads();
-  if (!last) return;
+  if (!sub[0]) return;
   __threadfence(); /* every other block's adds are seen from here */
   const unsigned base = *(volatile unsigned*)(acc + NBINS + 1);
   for (int b = threadIdx.x; b < NBINS; b += BLOCK) bins[b] = atomicExch(&acc[b], base) - base;

@@ -144,7 +144,7 @@ TEST(CudaRun, VecKernelIsExactOnEveryLayoutBorderAndAlignment) {
           const int vec = index % 2 ? 16 : 4;
           expect_exact(p, "cuda_vec", config({{"block_x", 32}, {"block_y", 2}, {"vec", vec}, {"rows", 4}, {"shfl", 1}}));
           if (std::string(filter) == "sharpen3")  // the K x K taps on biased 16-bit lanes
-            expect_exact(p, "cuda_vec", config({{"block_x", 32}, {"block_y", 2}, {"vec", 4 << (index % 3)},
+            expect_exact(p, "cuda_vec", config({{"block_x", 32}, {"block_y", 2}, {"vec", 4 << static_cast<int>(index % 3)},
                                                 {"rows", 3 + static_cast<int>(index % 2) * 5}, {"simd", 1},
                                                 {"shfl", static_cast<int>(index % 2)}}));
           if (std::string(filter) == "gaussian5") {

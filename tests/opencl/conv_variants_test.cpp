@@ -168,8 +168,8 @@ TEST_P(VecMatrix, VecKernelIsExactOnEveryLayoutBorderAndAlignment) {
       std::vector<Config> run;
       for (std::size_t i = 0; i < 3; ++i) run.push_back(configs[(index + i) % configs.size()]);
       if (std::string(filter) == "sharpen3")  // the K x K taps on biased 16-bit lanes, every vec width
-        run.push_back(config({{"block_x", 16}, {"block_y", 2}, {"vec", 4 << (index % 3)}, {"rows", 3 + 5 * (index % 2)},
-                              {"simd", 1}}));
+        run.push_back(config({{"block_x", 16}, {"block_y", 2}, {"vec", 4 << static_cast<int>(index % 3)},
+                              {"rows", 3 + 5 * static_cast<int>(index % 2)}, {"simd", 1}}));
       if (std::string(filter) == "gaussian5") {
         const int vec = index % 2 ? 16 : 4;
         run.push_back(config({{"block_x", 64}, {"block_y", 1}, {"vec", 8}, {"rows", 8}, {"separable", 1}}));
@@ -223,8 +223,8 @@ TEST(ConvVariants, SimdVecKernelIsExactWithADivisorAndOddSizes) {
       problems.push_back(make(shape, border, "sharpen3", 17, 3));
       for (const Problem& p : problems)
         for (int vec : {4, 8, 16}) {
-          const Config c = config({{"block_x", 16}, {"block_y", 2}, {"vec", vec}, {"rows", 1 + 4 * (index++ % 3)},
-                                   {"simd", 1}});
+          const Config c = config({{"block_x", 16}, {"block_y", 2}, {"vec", vec},
+                                   {"rows", 1 + 4 * static_cast<int>(index++ % 3)}, {"simd", 1}});
           SCOPED_TRACE("cl_vec " + c.brief() + " on " + p.label());
           const EvalResult r = evaluate_on(device(), p, "cl_vec", c);
           EXPECT_EQ(to_string(r.status), std::string("ok")) << r.log;
