@@ -17,7 +17,12 @@
    b and b + 2 in one word (conv_packed.h), half the multiply-adds and none of the per-byte unpacking,
    rounding and saturation of the int path; the same integer sums, so the same bytes. OpenCL C has no
    overloading, so the conversions between a vector and its 32-bit words are per-VEC macros.
-   Defines: VEC (4, 8, 16), ROWS, SEPARABLE, PACKED, SHFL, BLOCK_X, BLOCK_Y, (CUDA) LAUNCH_BOUNDS, and the
+   SIMD 1 (not with SEPARABLE, only where the family set PIMG_SIMD: small signed integer weights, divisor
+   2^PIMG_SIMD_SHIFT): the K x K taps on the same two 16-bit lanes per word, each lane biased so signed sums
+   stay in range, finished by a lane shift and a saturation from sign bits (conv_packed.h): one multiply-add
+   (an add or a subtract for weights of +-1) per tap for two output bytes, 4 bytes stored from 2 sum words
+   with byte permutes; the same integer sums, so the same bytes.
+   Defines: VEC (4, 8, 16), ROWS, SEPARABLE, PACKED, SIMD, SHFL, BLOCK_X, BLOCK_Y, (CUDA) LAUNCH_BOUNDS, and the
    problem's PIMG_*; the wrapper defines CONV_VEC_ENTRY, the kernel's name. */
 #include "conv/conv_portable.h"
 #include "conv/conv_packed.h"
@@ -69,6 +74,17 @@ typedef uint4 vec_t;
 #define NV (VHI - VLO + 1)                   /* vectors loaded per input row */
 #define SKIP (OFF - VLO * VEC)               /* the segment's first byte within the loaded vectors */
 
+/* One tap of the K x K sums into accumulator word b (in rows_fast,
+   over its even[] and odd[] words or px[] bytes): SIMD, the weight times the lanes of input bytes
+   pair_byte(b) + kx BPP and 2 further (mod 2^32, exact once the lanes end in range); else one byte. */
+#if SIMD
+#define VEC_ACC_WORDS (VEC / 2)
+#define VEC_TAP(weight, b, kx) ((uint)(weight)*pimg_pair(even, odd, SKIP + pimg_pair_byte(b) + (kx)*BPP))
+#else
+#define VEC_ACC_WORDS VEC
+#define VEC_TAP(weight, b, kx) ((weight)*px[(b) + (kx)*BPP])
+#endif
+
 /* Fast path: bytes [b0, b0 + VEC) of output rows oy0 .. oy0 + ROWS - 1 of one plane; the caller checked that
    every loaded vector lies inside its input row, that rows and pointers are VEC-aligned and that the output
    vector lies inside its row. Rows outside the image follow the border rule (zero / clamp); with the valid
@@ -84,7 +100,7 @@ CONV_FN void rows_fast(PIX_GLOBAL const uchar* PIX_RESTRICT in_plane, PIX_GLOBAL
 #if SHFL
   const int lane = PIX_LID(0) & 31;
 #endif
-#if PACKED
+#if PACKED || SIMD
   uint acc[PIMG_K][VEC / 2]; /* output bytes (pair_byte(p), pair_byte(p) + 2) in lanes of word p */
 #else
   int acc[PIMG_K][VEC];
@@ -92,8 +108,13 @@ CONV_FN void rows_fast(PIX_GLOBAL const uchar* PIX_RESTRICT in_plane, PIX_GLOBAL
 #pragma unroll
   for (int i = 0; i < ROWS + PIMG_K - 1; ++i) {
     if (i < ROWS) {
+#if SIMD
+#pragma unroll
+      for (int b = 0; b < VEC / 2; ++b) acc[i % PIMG_K][b] = PIMG_SIMD_BIAS;
+#else
 #pragma unroll
       for (int b = 0; b < (PACKED ? VEC / 2 : VEC); ++b) acc[i % PIMG_K][b] = 0;
+#endif
     }
     int y = oy0 + (CENTRE - PIMG_R) + i;
     uint w[NV * WV];
@@ -132,13 +153,15 @@ CONV_FN void rows_fast(PIX_GLOBAL const uchar* PIX_RESTRICT in_plane, PIX_GLOBAL
 #pragma unroll
       for (int q = 0; q < NV * WV; ++q) w[q] = 0u;
     }
-#if PACKED
+#if PACKED || SIMD
     uint even[NV * WV], odd[NV * WV]; /* bytes 0, 2 and bytes 1, 3 of each word, as 16-bit lanes */
 #pragma unroll
     for (int q = 0; q < NV * WV; ++q) {
-      even[q] = w[q] & 0x00ff00ffu;
-      odd[q] = (w[q] >> 8) & 0x00ff00ffu;
+      even[q] = pimg_even(w[q]);
+      odd[q] = pimg_odd(w[q]);
     }
+#endif
+#if PACKED
     uint h[VEC / 2]; /* this row filtered along x, two output bytes per word */
 #pragma unroll
     for (int p = 0; p < VEC / 2; ++p) {
@@ -154,7 +177,7 @@ CONV_FN void rows_fast(PIX_GLOBAL const uchar* PIX_RESTRICT in_plane, PIX_GLOBAL
 #pragma unroll
       for (int p = 0; p < VEC / 2; ++p) acc[j % PIMG_K][p] += (uint)colw[ky] * h[p];
     }
-#else
+#elif !SIMD
     int px[SEG];
 #pragma unroll
     for (int n = 0; n < SEG; ++n) px[n] = (int)((w[(SKIP + n) >> 2] >> (((SKIP + n) & 3) * 8)) & 0xffu);
@@ -183,7 +206,7 @@ CONV_FN void rows_fast(PIX_GLOBAL const uchar* PIX_RESTRICT in_plane, PIX_GLOBAL
 #pragma unroll
       for (int kx = 0; kx < PIMG_K; ++kx) {
 #pragma unroll
-        for (int b = 0; b < VEC; ++b) acc[j % PIMG_K][b] += weight[ky * PIMG_K + kx] * px[b + kx * BPP];
+        for (int b = 0; b < VEC_ACC_WORDS; ++b) acc[j % PIMG_K][b] += VEC_TAP(weight[ky * PIMG_K + kx], b, kx);
       }
     }
 #endif
@@ -192,7 +215,9 @@ CONV_FN void rows_fast(PIX_GLOBAL const uchar* PIX_RESTRICT in_plane, PIX_GLOBAL
       uint o[WV];
 #pragma unroll
       for (int q = 0; q < WV; ++q) {
-#if PACKED
+#if SIMD
+        o[q] = pimg_simd_word(acc[done % PIMG_K][2 * q], acc[done % PIMG_K][2 * q + 1]);
+#elif PACKED
         o[q] = pimg_packed_word(acc[done % PIMG_K][2 * q], acc[done % PIMG_K][2 * q + 1]);
 #else
         uint word = 0u;

@@ -6,11 +6,27 @@
  * INTERLEAVED 0 lays each copy's bins out contiguously (copy r of slot s at r * NBINS + s): a warp's
  * atomics hit bank s % 32 and serialise on bank conflicts. INTERLEAVED 1 interleaves the copies (copy
  * r of slot s at s * COPIES + r) and thread t counts into copy t % COPIES: with COPIES = 32 every lane
- * of a warp has its own bank, so only same-word collisions between warps remain. */
+ * of a warp has its own bank, so only same-word collisions between warps remain.
+ * ONEPASS 0: the bins are zeroed by a clear kernel launched first and the blocks add into them. ONEPASS 1:
+ * one launch, no clear: the blocks add into NBINS accumulator words of a scratch buffer acc[] instead,
+ * whose NBINS + 2 words all hold one value V at launch (any uniform fill: the tuner's poison, or a memset
+ * once); word NBINS is a ticket counter, word NBINS + 1 keeps V. After its adds each block takes a ticket
+ * (atomicAdd minus V; the threadfence pattern of the CUDA samples); the block that draws the last one writes
+ * every bin as its accumulator minus V and puts V back into the accumulators and the counter (atomicExch),
+ * so the scratch is uniform again for the next launch. */
 #include "hist/hist_cuda_common.cuh"
 
+#ifndef ONEPASS
+#define ONEPASS 0
+#endif
+
 extern "C" __global__ void __launch_bounds__(BLOCK) hist_shared(const unsigned char* __restrict__ in, unsigned* bins,
-                                                                 int samples) {
+                                                                 int samples
+#if ONEPASS
+                                                                 ,
+                                                                 unsigned* acc
+#endif
+) {
   __shared__ unsigned sub[COPIES * NBINS];
   for (int i = threadIdx.x; i < COPIES * NBINS; i += BLOCK) sub[i] = 0u;
   __syncthreads();
@@ -68,6 +84,24 @@ extern "C" __global__ void __launch_bounds__(BLOCK) hist_shared(const unsigned c
 #pragma unroll
     for (int r = 0; r < COPIES; ++r) total += sub[r * NBINS + b];
 #endif
+#if ONEPASS
+    if (total) atomicAdd(&acc[b], total);
+#else
     if (total) atomicAdd(&bins[b], total);
+#endif
   }
+#if ONEPASS
+  __threadfence(); /* this thread's adds are seen before the block's ticket */
+  __syncthreads(); /* and every thread is done with sub[]: sub[0] carries whether this block is the last */
+  if (threadIdx.x == 0) {
+    const unsigned base = *(volatile unsigned*)(acc + NBINS + 1);
+    sub[0] = atomicAdd(&acc[NBINS], 1u) - base == gridDim.x - 1u;
+  }
+  __syncthreads();
+  if (!sub[0]) return;
+  __threadfence(); /* every other block's adds are seen from here */
+  const unsigned base = *(volatile unsigned*)(acc + NBINS + 1);
+  for (int b = threadIdx.x; b < NBINS; b += BLOCK) bins[b] = atomicExch(&acc[b], base) - base;
+  if (threadIdx.x == 0) atomicExch(&acc[NBINS], base);
+#endif
 }

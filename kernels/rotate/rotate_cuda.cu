@@ -6,7 +6,11 @@
    TEXTURE=1 (cuda_texture) reads the source from a texture object over a CUDA array of 1-byte texels (2-D
    block-linear layout, so a rotated walk stays in few cache lines): interleaved pixels are w*channels
    texels wide, planes are stacked vertically; fetched at integer texel centres with point sampling, so
-   the bytes are the rule's exactly. */
+   the bytes are the rule's exactly.
+   GATHER=1 (nearest, 3 interleaved channels, global memory): each source pixel's 3 bytes come from the two
+   aligned 32-bit words that hold them (two loads and one funnel shift instead of three byte loads); a pixel
+   whose second word would pass the buffer's last whole word, or an input pointer not 4-byte aligned, is read
+   byte by byte. */
 #if LDG
 #define PIMG_ROT_LOAD(p) __ldg(p)
 #endif
@@ -82,6 +86,26 @@ static __device__ __forceinline__ void store_run(uchar* __restrict__ out, int of
   for (int i = 0; i < count; ++i) out[off + i] = bytes[i];
 }
 
+#if GATHER
+#if TEXTURE || PIMG_PLANAR || PIMG_CHANNELS != 3 || PIMG_INTERP != PIMG_ROT_NEAREST
+#error "GATHER reads whole 3-byte interleaved pixels for nearest from global memory"
+#endif
+/* The 3 bytes of the nearest source pixel of (px, py) in the low 24 bits (channel c in bits 8c), or the fill. */
+static __device__ __forceinline__ unsigned gather_pixel(const uchar* __restrict__ in, int px, int py, int width,
+                                                        int height) {
+  const int n = pimg_rot_nearest_pixel(px, py, width, height);
+  if (n < 0) return (unsigned)PIMG_FILL * 0x010101u;
+  const int off = 3 * n, q = off >> 2;
+  const int words = (3 * width * height) >> 2; /* whole 32-bit words inside the buffer */
+  if (q + 1 < words && ((unsigned long long)in & 3u) == 0) {
+    const unsigned* w = reinterpret_cast<const unsigned*>(in);
+    return __funnelshift_r(__ldg(w + q), __ldg(w + q + 1), 8 * (off & 3));
+  }
+  return (unsigned)PIMG_ROT_LOAD(in + off) | ((unsigned)PIMG_ROT_LOAD(in + off + 1) << 8) |
+         ((unsigned)PIMG_ROT_LOAD(in + off + 2) << 16);
+}
+#endif
+
 extern "C" __global__ void __launch_bounds__(BLOCK_X * BLOCK_Y)
     rotate_cuda(IN_PARAM, uchar* __restrict__ out, int width, int height) {
 #if SPREAD
@@ -110,10 +134,17 @@ extern "C" __global__ void __launch_bounds__(BLOCK_X * BLOCK_Y)
         px = pimg_rot_px(x, y, width, height, PIMG_COS, PIMG_SIN);
         py = pimg_rot_py(x, y, width, height, PIMG_COS, PIMG_SIN);
 #endif
+#if GATHER
+        const unsigned pixel = gather_pixel(in, px, py, width, height);
+#endif
 #pragma unroll
         for (int c = 0; c < PIMG_CHANNELS; ++c) {
+#if GATHER
+          const uchar v = (uchar)(pixel >> (8 * c));
+#else
           const uchar v =
               (uchar)SAMPLE(in, px, py, c, width, height, PIMG_CHANNELS, PIMG_PLANAR, PIMG_INTERP, PIMG_FILL);
+#endif
 #if SPREAD
           out[pimg_rot_index(x, y, c, width, height, PIMG_CHANNELS, PIMG_PLANAR)] = v;
 #elif PIMG_PLANAR

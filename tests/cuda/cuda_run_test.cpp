@@ -223,6 +223,10 @@ TEST(CudaRun, VecKernelIsExactOnEveryLayoutBorderAndAlignment) {
           // separable passes of gaussian5 with and without them.
           const int vec = index % 2 ? 16 : 4;
           expect_exact(p, "cuda_vec", config({{"block_x", 32}, {"block_y", 2}, {"vec", vec}, {"rows", 4}, {"shfl", 1}}));
+          if (std::string(filter) == "sharpen3")  // the K x K taps on biased 16-bit lanes
+            expect_exact(p, "cuda_vec", config({{"block_x", 32}, {"block_y", 2}, {"vec", 4 << static_cast<int>(index % 3)},
+                                                {"rows", 3 + static_cast<int>(index % 2) * 5}, {"simd", 1},
+                                                {"shfl", static_cast<int>(index % 2)}}));
           if (std::string(filter) == "gaussian5") {
             expect_exact(p, "cuda_vec", config({{"block_x", 64}, {"block_y", 1}, {"vec", 8}, {"rows", 8}, {"separable", 1}}));
             expect_exact(p, "cuda_vec",
@@ -230,6 +234,32 @@ TEST(CudaRun, VecKernelIsExactOnEveryLayoutBorderAndAlignment) {
           }
           ++index;
         }
+}
+
+// simd=1 (sharpen3's taps on biased 16-bit lanes, saturated by PRMT sign selectors) at odd sizes, where rows
+// are not vector-aligned (1000x7: 1000 bytes a row, a multiple of 8 but not of 16; 17x3: every thread on the
+// checked path), on the 8192x8192 problem it is tuned at (every thread but the edge ones on the fast path),
+// and on a custom filter with a divisor of 4 (the lane shift) and 3 channels.
+TEST(CudaRun, SimdVecKernelIsExactAtOddSizesAndAt8192) {
+  REQUIRE_CUDA();
+  const std::pair<int, int> sizes[] = {{1000, 7}, {17, 3}, {1024, 33}, {8192, 8192}};
+  for (const auto& [width, height] : sizes)
+    for (const char* border : kBorders) {
+      if (width == 8192 && std::string(border) != "zero") continue;
+      const Problem p = make_problem(kShapes[0], border, "sharpen3", width, height);
+      for (int vec : {4, 8, 16})
+        expect_exact(p, "cuda_vec", config({{"block_x", 64}, {"block_y", 2}, {"vec", vec}, {"rows", 8}, {"simd", 1}}));
+      expect_exact(p, "cuda_vec",
+                   config({{"block_x", 32}, {"block_y", 4}, {"vec", 16}, {"rows", 16}, {"simd", 1}, {"shfl", 1}}));
+    }
+  for (const Shape& shape : kShapes) {
+    const Problem p = conv_family().make_problem(
+        1000, 7, shape.channels,
+        {{"layout", shape.layout}, {"border", "replicate"}, {"filter", "custom"}, {"weights", "-1,2,-1;2,9,2;-1,2,-1"},
+         {"divisor", "4"}});
+    for (int vec : {4, 16})
+      expect_exact(p, "cuda_vec", config({{"block_x", 32}, {"block_y", 2}, {"vec", vec}, {"rows", 5}, {"simd", 1}}));
+  }
 }
 
 TEST(CudaRun, CopyKernelCopiesEveryByte) {

@@ -6,6 +6,7 @@
 #include "cuda_fixture.hpp"
 #include "nvrtc_compiler.hpp"
 #include "pimg/registry.hpp"
+#include "pix_eval.hpp"
 
 namespace pimg::cudatest {
 namespace {
@@ -51,6 +52,9 @@ TEST(HistNvrtc, EveryKernelCompilesForSm90) {
        config({{"block", i(256)}, {"copies", i(32)}, {"vec", i(16)}, {"items", i(2)}, {"layout", "interleaved"}})},
       {"cuda_shared",
        config({{"block", i(512)}, {"copies", i(16)}, {"vec", i(4)}, {"items", i(1)}, {"layout", "interleaved"}})},
+      {"cuda_shared", config({{"block", i(1024)}, {"copies", i(16)}, {"vec", i(16)}, {"items", i(2)},
+                              {"layout", "interleaved"}, {"onepass", i(1)}})},
+      {"cuda_shared", config({{"block", i(256)}, {"copies", i(8)}, {"vec", i(4)}, {"items", i(1)}, {"onepass", i(1)}})},
       {"cuda_outpart", config({{"block", i(1024)}, {"bpg", i(32)}})},
       {"cuda_outpart", config({{"block", i(256)}, {"bpg", i(256)}})},
   };
@@ -71,6 +75,83 @@ TEST(HistNvrtc, InterleavedCopiesBeyondSharedMemoryAreRefused) {
   const Workload w = builtin().family("hist")->make_workload(p);
   const Config c = config({{"block", i(1024)}, {"copies", i(32)}, {"layout", "interleaved"}});
   EXPECT_THROW(v->plan(p, w, c, h100_like()), PlanError);
+}
+
+// onepass=1 is one launch with a scratch of the bins' accumulators, a ticket counter and the base value.
+TEST(HistNvrtc, OnePassPlansOneLaunchWithItsScratch) {
+  const Problem p = builtin().family("hist")->make_problem(67, 31, 3, {});
+  const Variant* v = builtin().variant("hist", "cuda_shared");
+  ASSERT_NE(v, nullptr);
+  const Workload w = builtin().family("hist")->make_workload(p);
+  const LaunchPlan one = v->plan(p, w, config({{"onepass", i(1)}}), h100_like());
+  EXPECT_EQ(one.entry, "hist_shared");
+  EXPECT_TRUE(one.steps.empty());
+  ASSERT_EQ(one.scratch.size(), 1u);
+  EXPECT_EQ(one.scratch[0].bytes, 3u * 256 * 4 + 8);
+  ASSERT_EQ(one.args.size(), 4u);
+  const LaunchPlan two = v->plan(p, w, config({{"onepass", i(0)}}), h100_like());
+  EXPECT_EQ(two.entry, "hist_clear");
+  EXPECT_EQ(two.steps.size(), 1u);
+  EXPECT_THROW(v->plan(p, w, config({{"onepass", i(2)}}), h100_like()), PlanError);
+}
+
+// The first CUDA device, opened once; null without one.
+Device* gpu() {
+  static const std::unique_ptr<Device> dev = []() -> std::unique_ptr<Device> {
+    const Backend* b = builtin().backend("cuda");
+    if (!b || !b->status().available || b->devices().empty()) return nullptr;
+    return b->open(b->devices().front());
+  }();
+  return dev.get();
+}
+
+// On the GPU: onepass=1 exact through the evaluator (scratch and bins poisoned before each of two runs) at odd
+// sizes, 1 and 3 channels, uniform and peaked input, one block and many, and at 8192x8192; then launched
+// three times in a row on a scratch filled once with zeros, exact every time (the last block puts the
+// scratch back to one value).
+TEST(HistOnGpu, OnePassIsExactAndLeavesItsScratchUniform) {
+  if (!gpu()) GTEST_SKIP() << "no CUDA device";
+  const Family& family = *builtin().family("hist");
+  const std::vector<Config> configs = {
+      config({{"block", i(1024)}, {"copies", i(32)}, {"vec", i(16)}, {"items", i(2)}, {"layout", "interleaved"},
+              {"onepass", i(1)}}),
+      config({{"block", i(256)}, {"copies", i(8)}, {"vec", i(4)}, {"items", i(1)}, {"onepass", i(1)}}),
+      config({{"block", i(512)}, {"copies", i(16)}, {"vec", i(16)}, {"items", i(4)}, {"groups", i(1)},
+              {"onepass", i(1)}}),
+  };
+  const std::pair<int, int> sizes[] = {{1000, 7}, {17, 3}, {8192, 8192}};
+  for (const auto& [width, height] : sizes)
+    for (int channels : {1, 3})
+      for (const char* dist : {"uniform", "peaked"}) {
+        const Problem p = family.make_problem(width, height, channels, {{"dist", dist}});
+        for (const Config& c : configs) {
+          if (channels == 3 && c.integer("copies") == 32) continue;  // 96 KiB of shared memory
+          const EvalResult r = pixtest::evaluate_variant(*gpu(), p, "cuda_shared", c);
+          EXPECT_EQ(to_string(r.status), std::string("ok")) << c.brief() << " on " << p.label() << "\n" << r.log;
+          EXPECT_EQ(r.validation.rfind("exact", 0), 0u) << c.brief() << " on " << p.label() << ": " << r.validation;
+        }
+      }
+
+  const Problem p = family.make_problem(1000, 7, 1, {});
+  const Workload w = family.make_workload(p);
+  const std::vector<std::uint8_t> expected = family.reference(p, w, "");
+  const Variant* v = builtin().variant("hist", "cuda_shared");
+  const LaunchPlan plan = v->plan(p, w, configs[1], gpu()->info());
+  const auto program = gpu()->compile(*kernel_source(v->source()), plan).program;
+  ASSERT_TRUE(program);
+  auto in = gpu()->alloc(w.input("in").bytes.size());
+  auto out = gpu()->alloc(w.output_bytes);
+  auto acc = gpu()->alloc(plan.scratch.at(0).bytes);
+  gpu()->upload(*in, w.input("in").bytes);
+  gpu()->fill(*acc, 0);
+  const std::map<std::string, DeviceBuffer*> buffers{{"in", in.get()}, {"out", out.get()}, {"acc", acc.get()}};
+  for (int run = 0; run < 3; ++run) {
+    gpu()->fill(*out, 0xA5);
+    ASSERT_TRUE(gpu()->launch(*program, plan, buffers).ok) << "run " << run;
+    std::vector<std::uint8_t> bins(w.output_bytes);
+    gpu()->download(*out, bins);
+    EXPECT_TRUE(bins == expected) << "run " << run;
+  }
 }
 
 TEST(HisteqNvrtc, EveryPipelineCompilesForSm90) {

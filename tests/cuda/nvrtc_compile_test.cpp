@@ -3,6 +3,7 @@
 // and compiled with the options the backend would use. No driver is needed.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <filesystem>
 
 #include <set>
@@ -97,6 +98,12 @@ TEST_P(NvrtcVec, EveryVecAndRowsCompilesForSm90) {
   std::vector<Config> configs = vec_configs();
   configs.push_back(config({{"block_x", 32}, {"block_y", 4}, {"vec", 16}, {"rows", 8}, {"shfl", 1}}));
   configs.push_back(config({{"block_x", 64}, {"block_y", 2}, {"vec", 4}, {"rows", 4}, {"shfl", 1}}));
+  if (std::string(filter) == "sharpen3") {
+    // the K x K taps on biased 16-bit lanes: every vec, with shuffles once
+    for (int vec : {4, 8, 16})
+      configs.push_back(config({{"block_x", 64}, {"block_y", 2}, {"vec", vec}, {"rows", 8}, {"simd", 1},
+                                {"shfl", vec == 8 ? 1 : 0}}));
+  }
   if (std::string(filter) == "gaussian5") {
     configs.push_back(config({{"block_x", 32}, {"block_y", 4}, {"vec", 8}, {"rows", 8}, {"separable", 1}}));
     configs.push_back(config({{"block_x", 64}, {"block_y", 1}, {"vec", 16}, {"rows", 4}, {"separable", 1}, {"shfl", 1}}));
@@ -153,6 +160,14 @@ TEST(CudaPlans, VecGeometryAndBadValues) {
   EXPECT_NO_THROW(variant("cuda_vec").plan(p, w, config({{"separable", 1}, {"shfl", 1}}), sm90_device()));
   EXPECT_NO_THROW(variant("cuda_vec").plan(p, w, config({{"separable", 1}, {"packed", 1}}), sm90_device()));
   EXPECT_THROW(variant("cuda_vec").plan(p, w, config({{"packed", 1}}), sm90_device()), PlanError);
+  // simd: sharpen3's taps fit biased 16-bit lanes, gaussian5's (sum 256 x 255) do not; never with separable
+  const Workload ws = conv_family().make_workload(sharpen);
+  const LaunchPlan simd = variant("cuda_vec").plan(sharpen, ws, config({{"simd", 1}}), sm90_device());
+  EXPECT_NE(std::find(simd.defines.begin(), simd.defines.end(), std::make_pair(std::string("SIMD"), std::string("1"))),
+            simd.defines.end());
+  EXPECT_THROW(variant("cuda_vec").plan(p, w, config({{"simd", 1}}), sm90_device()), PlanError);
+  EXPECT_THROW(variant("cuda_vec").plan(p, w, config({{"separable", 1}, {"simd", 1}}), sm90_device()), PlanError);
+  EXPECT_THROW(variant("cuda_vec").plan(sharpen, ws, config({{"simd", 2}}), sm90_device()), PlanError);
 }
 
 TEST_F(NvrtcTest, CopyKernelCompiles) {

@@ -1,5 +1,5 @@
 // CI without a GPU: kernels/rotate/rotate_cuda.cu compiles through NVRTC for sm_90 over a sample in which every
-// knob value of cuda_direct and cuda_texture appears (blocks, items, spread, ldg, incr, pack), for every shape and both
+// knob value of cuda_direct and cuda_texture appears (blocks, items, spread, ldg, incr, pack, gather), for every shape and both
 // interpolations, planned by the variant itself for an H100-like device; plus its plan checks and the GPU
 // space file.
 #include <gtest/gtest.h>
@@ -52,6 +52,50 @@ TEST(RotateNvrtc, EveryConfigurationCompilesForSm90) {
         }
       }
   }
+}
+
+// gather=1 (whole 3-byte pixels from two aligned words): nearest on 3 interleaved channels only.
+std::vector<Config> gather_configs() {
+  return {config({{"block_x", 64}, {"block_y", 4}, {"items_x", 4}, {"items_y", 4}, {"pack", 1}, {"gather", 1}}),
+          config({{"block_x", 128}, {"block_y", 2}, {"items_x", 16}, {"items_y", 1}, {"pack", 1}, {"gather", 1}}),
+          config({{"block_x", 32}, {"block_y", 8}, {"items_x", 2}, {"items_y", 2}, {"spread", 1}, {"pack", 0},
+                  {"incr", 0}, {"gather", 1}})};
+}
+
+TEST(RotateNvrtc, GatherCompilesForSm90AndIsRefusedElsewhere) {
+  ASSERT_TRUE(cuda::nvrtc_status().empty()) << cuda::nvrtc_status();
+  const Variant& v = *Registry::builtin().variant("rotate", "cuda_direct");
+  const KernelSource* source = kernel_source(v.source());
+  ASSERT_NE(source, nullptr);
+  const Problem p = make_problem(kShapes[1], "nearest", "30", 1000, 7);
+  const Workload w = family().make_workload(p);
+  for (const Config& c : gather_configs()) {
+    const cuda::NvrtcResult r = cuda::nvrtc_compile(*source, cuda::nvrtc_options(v.plan(p, w, c, h100()), 90));
+    EXPECT_TRUE(r.ok) << c.brief() << "\n" << r.log;
+  }
+  for (const auto& [shape, interp] : {std::pair{0, "nearest"}, std::pair{2, "nearest"}, std::pair{1, "bilinear"}}) {
+    const Problem q = make_problem(kShapes[shape], interp, "30", 64, 16);
+    EXPECT_THROW(v.plan(q, family().make_workload(q), gather_configs()[0], h100()), PlanError) << q.label();
+  }
+}
+
+// On the GPU: gather=1 exact at odd sizes (the last pixels of the buffer take the byte path), every angle of
+// the matrix, and at 8192x8192 where it is tuned.
+TEST(RotateOnGpu, GatherIsExactAtOddSizesAndAt8192) {
+  const Backend* b = Registry::builtin().backend("cuda");
+  if (!b || !b->status().available || b->devices().empty()) GTEST_SKIP() << "no CUDA device";
+  static const std::unique_ptr<Device> dev = b->open(b->devices().front());
+  const std::pair<int, int> sizes[] = {{1000, 7}, {17, 3}, {37, 23}, {8192, 8192}};
+  for (const auto& [width, height] : sizes)
+    for (const char* angle : kAngles) {
+      if (width == 8192 && std::string(angle) != "30") continue;
+      const Problem p = make_problem(kShapes[1], "nearest", angle, width, height);
+      for (const Config& c : gather_configs()) {
+        const EvalResult r = evaluate_on(*dev, p, "cuda_direct", c);
+        EXPECT_EQ(to_string(r.status), std::string("ok")) << c.brief() << " on " << p.label() << "\n" << r.log;
+        EXPECT_EQ(r.validation.substr(0, 5), "exact") << c.brief() << " on " << p.label() << ": " << r.validation;
+      }
+    }
 }
 
 TEST(RotateNvrtc, TexturePlanTakesTheInputAsAnImage) {

@@ -167,6 +167,9 @@ TEST_P(VecMatrix, VecKernelIsExactOnEveryLayoutBorderAndAlignment) {
       const Problem p = make(kShapes[shape], border, filter, width, height);
       std::vector<Config> run;
       for (std::size_t i = 0; i < 3; ++i) run.push_back(configs[(index + i) % configs.size()]);
+      if (std::string(filter) == "sharpen3")  // the K x K taps on biased 16-bit lanes, every vec width
+        run.push_back(config({{"block_x", 16}, {"block_y", 2}, {"vec", 4 << static_cast<int>(index % 3)},
+                              {"rows", 3 + 5 * static_cast<int>(index % 2)}, {"simd", 1}}));
       if (std::string(filter) == "gaussian5") {
         const int vec = index % 2 ? 16 : 4;
         run.push_back(config({{"block_x", 64}, {"block_y", 1}, {"vec", 8}, {"rows", 8}, {"separable", 1}}));
@@ -201,7 +204,33 @@ TEST(ConvVariants, VecRegisteredWithItsParameters) {
   EXPECT_NE(kernel_source(v->source()), nullptr) << v->source();
   std::vector<std::string> names;
   for (const auto& d : v->parameters()) names.push_back(d.name);
-  EXPECT_EQ(names, (std::vector<std::string>{"block_x", "block_y", "vec", "rows", "separable", "packed"}));
+  EXPECT_EQ(names, (std::vector<std::string>{"block_x", "block_y", "vec", "rows", "separable", "packed", "simd"}));
+}
+
+// simd=1 with a divisor of 4 (each lane shifted, masked and rebiased before the saturation) and with divisor 1
+// on sharpen3 at sizes whose rows are not multiples of the vector (1000 bytes: of 8, not of 16; 17x3: all
+// checked), every layout: byte for byte the reference.
+TEST(ConvVariants, SimdVecKernelIsExactWithADivisorAndOddSizes) {
+  std::size_t index = 0;
+  for (const Shape& shape : kShapes)
+    for (const char* border : kBorders) {
+      std::vector<Problem> problems;
+      problems.push_back(conv_family().make_problem(
+          1000, 7, shape.channels,
+          {{"layout", shape.layout}, {"border", border}, {"filter", "custom"}, {"weights", "-1,2,-1;2,9,2;-1,2,-1"},
+           {"divisor", "4"}}));
+      problems.push_back(make(shape, border, "sharpen3", 1000, 7));
+      problems.push_back(make(shape, border, "sharpen3", 17, 3));
+      for (const Problem& p : problems)
+        for (int vec : {4, 8, 16}) {
+          const Config c = config({{"block_x", 16}, {"block_y", 2}, {"vec", vec},
+                                   {"rows", 1 + 4 * static_cast<int>(index++ % 3)}, {"simd", 1}});
+          SCOPED_TRACE("cl_vec " + c.brief() + " on " + p.label());
+          const EvalResult r = evaluate_on(device(), p, "cl_vec", c);
+          EXPECT_EQ(to_string(r.status), std::string("ok")) << r.log;
+          EXPECT_EQ(r.validation, "exact");
+        }
+    }
 }
 
 TEST(ConvVariants, VecPlanRejectsBadKnobsAndSetsItsGeometry) {
@@ -225,6 +254,9 @@ TEST(ConvVariants, VecPlanRejectsBadKnobsAndSetsItsGeometry) {
   EXPECT_NO_THROW(vec.plan(gauss, wg, config({{"separable", 1}, {"packed", 1}}), d));
   EXPECT_THROW(vec.plan(gauss, wg, config({{"packed", 1}}), d), PlanError);  // packed needs separable
   EXPECT_THROW(vec.plan(gauss, wg, config({{"separable", 1}, {"packed", 2}}), d), PlanError);
+  EXPECT_NO_THROW(vec.plan(sharpen, ws, config({{"simd", 1}}), d));
+  EXPECT_THROW(vec.plan(gauss, wg, config({{"simd", 1}}), d), PlanError);  // 255 x 256 does not fit a lane
+  EXPECT_THROW(vec.plan(gauss, wg, config({{"separable", 1}, {"simd", 1}}), d), PlanError);
 
   // 37x23, 3 channels interleaved: 111 row bytes = 14 vectors of 8, rounded up to 16; 23 rows = 6 groups of
   // 4, rounded up to 8.

@@ -38,7 +38,8 @@ class ClVec final : public Variant {
     const auto vec = int_value(c, decls, "vec"), rows = int_value(c, decls, "rows");
     const int separable = static_cast<int>(int_value(c, decls, "separable"));
     const int packed = static_cast<int>(int_value(c, decls, "packed"));
-    check_passes(w, separable, packed);
+    const int simd = static_cast<int>(int_value(c, decls, "simd"));
+    check_passes(w, separable, packed, simd);
 
     LaunchPlan plan;
     plan.entry = "conv_vec";
@@ -49,6 +50,7 @@ class ClVec final : public Variant {
     add_define(plan, "ROWS", std::to_string(rows));
     add_define(plan, "SEPARABLE", std::to_string(separable));
     add_define(plan, "PACKED", std::to_string(packed));
+    add_define(plan, "SIMD", std::to_string(simd));
 
     // x: vec-byte vectors of an output row; y: groups of `rows` rows of every plane.
     const auto bx = static_cast<std::size_t>(k.block_x), by = static_cast<std::size_t>(k.block_y);

@@ -270,6 +270,17 @@ int packed_shift(const SeparableWeights& sep, int divisor) {
   return s;
 }
 
+// Every lane's biased sum 2^15 + divisor/2 + sum then lies in [256, 2^16) (conv_packed.h).
+int simd_shift(const std::vector<int>& weights, int divisor) {
+  long pos = 0, neg = 0;
+  for (int v : weights) (v > 0 ? pos : neg) += std::abs(static_cast<long>(v));
+  int s = 0;
+  while (s <= 8 && (1 << s) != divisor) ++s;
+  if (s > 8) return -1;
+  if (neg * 255 > 0x8000 - 256 || pos * 255 + divisor / 2 > 0x7fff) return -1;
+  return s;
+}
+
 Workload ConvFamily::make_workload(const Problem& p) const {
   const ConvSpec s = spec_of(p);
   Workload w;
@@ -308,6 +319,9 @@ Workload ConvFamily::make_workload(const Problem& p) const {
   const int shift = packed_shift(sep, s.divisor);
   w.defines["PIMG_PACKED"] = shift >= 0 ? "1" : "0";
   if (shift >= 0) w.defines["PIMG_PACK_SHIFT"] = std::to_string(shift);
+  const int simd = simd_shift(s.weights, s.divisor);
+  w.defines["PIMG_SIMD"] = simd >= 0 ? "1" : "0";
+  if (simd >= 0) w.defines["PIMG_SIMD_SHIFT"] = std::to_string(simd);
   return w;
 }
 

@@ -49,6 +49,11 @@ SeparableWeights separable_weights(const std::vector<int>& weights, int k);
 // shift of the whole word), and no quotient over 255 (no saturation needed). Returns s, or -1.
 int packed_shift(const SeparableWeights& sep, int divisor);
 
+// Whether the KxK taps can run on two biased 16-bit lanes per 32-bit word (the `simd` kernels,
+// kernels/conv/conv_packed.h): the divisor 2^s with s <= 8, 255 x the sum of the negative weights' magnitudes
+// at most 2^15 - 256, 255 x the sum of the positive weights plus divisor / 2 at most 2^15 - 1. Returns s, or -1.
+int simd_shift(const std::vector<int>& weights, int divisor);
+
 // The one OpenCV call whose 8-bit arithmetic reproduces the conv rule exactly on this problem (rule "opencv":
 // the family's own reference; the comparison names the call): cv::filter2D straight to CV_8U for divisor-1
 // filters (float sums of integer taps, exact below 2^24, rounded; up to 11x11, past which OpenCV switches to a

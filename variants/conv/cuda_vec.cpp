@@ -49,7 +49,8 @@ class CudaVec final : public Variant {
     const int separable = static_cast<int>(int_value(c, decls, "separable"));
     const int shfl = static_cast<int>(int_value(c, decls, "shfl"));
     const int packed = static_cast<int>(int_value(c, decls, "packed"));
-    check_passes(w, separable, packed);
+    const int simd = static_cast<int>(int_value(c, decls, "simd"));
+    check_passes(w, separable, packed, simd);
     if (shfl && k.block_x % 32 != 0)
       throw PlanError(fmt::format("shfl=1 needs block_x to be a multiple of 32 (whole warps), not {}", k.block_x));
 
@@ -60,6 +61,7 @@ class CudaVec final : public Variant {
     add_define(plan, "ROWS", std::to_string(rows));
     add_define(plan, "SEPARABLE", std::to_string(separable));
     add_define(plan, "PACKED", std::to_string(packed));
+    add_define(plan, "SIMD", std::to_string(simd));
     add_define(plan, "SHFL", std::to_string(shfl));
 
     const auto bx = static_cast<std::size_t>(k.block_x), by = static_cast<std::size_t>(k.block_y);

@@ -30,6 +30,10 @@ inline std::vector<ParamDecl> vec_body_params(const std::string& item) {
           int_choice("packed", 0,
                      "1 (with separable=1): two 16-bit lanes per 32-bit word in both passes (where the filter's "
                      "sums fit 16 bits)",
+                     {0, 1}),
+          int_choice("simd", 0,
+                     "1 (with separable=0): the KxK taps on two biased 16-bit lanes per 32-bit word, saturated from "
+                     "sign bits (small signed weights, divisor a power of two up to 256)",
                      {0, 1})};
 }
 
@@ -48,9 +52,10 @@ void read_shared_knobs(Knobs& k, const Config& c, const std::vector<ParamDecl>& 
   k.arith = text_value(c, decls, "arith") == "lut" ? 1 : 0;
 }
 
-// The separable=1 and packed=1 knobs of cuda_vec and cl_vec against what the family found for the
-// filter (PIMG_SEPARABLE, PIMG_PACKED: conv_family.cpp): PlanError where the filter does not allow them.
-inline void check_passes(const Workload& w, int separable, int packed) {
+// The separable=1, packed=1 and simd=1 knobs of cuda_vec and cl_vec against what the family found for the
+// filter (PIMG_SEPARABLE, PIMG_PACKED, PIMG_SIMD: conv_family.cpp): PlanError where the filter does not allow
+// them.
+inline void check_passes(const Workload& w, int separable, int packed, int simd) {
   auto allows = [&](const char* define) {
     const auto it = w.defines.find(define);
     return it != w.defines.end() && it->second == "1";
@@ -61,6 +66,10 @@ inline void check_passes(const Workload& w, int separable, int packed) {
   if (packed && !allows("PIMG_PACKED"))
     throw PlanError("packed=1 but the filter's factors are negative, their sums pass 16 bits, or the divisor "
                     "is not a power of two up to 256");
+  if (simd && separable) throw PlanError("simd=1 takes the KxK taps: it needs separable=0");
+  if (simd && !allows("PIMG_SIMD"))
+    throw PlanError("simd=1 but the filter's weights are too large for biased 16-bit lanes (255 x the positive or "
+                    "the negative weights' sum near 2^15) or the divisor is not a power of two up to 256");
 }
 
 }  // namespace pimg::conv

@@ -2,7 +2,8 @@
 // stride over the input with 4- or 16-byte loads, ITEMS loads in flight per thread, COPIES shared
 // sub-histograms per block (one per warp when COPIES = BLOCK / 32, or with `layout: interleaved` one per
 // lane residue t % COPIES, laid out word by word), merged with global atomics; a clear kernel zeroes the
-// bins first.
+// bins first, or with `onepass` 1 one launch adds into scratch accumulators and its last block writes the
+// bins.
 #include "gpu_common.hpp"
 
 namespace pimg::hist {
@@ -24,7 +25,11 @@ class CudaShared final : public Variant {
             int_range("copies", 8, "shared sub-histograms per block; blocked layout: BLOCK/COPIES consecutive threads share one", 1, 32),
             int_choice("vec", 16, "bytes per load: 4 (32-bit) or 16 (128-bit)", {4, 16}),
             int_range("items", 2, "loads issued per thread before counting them", 1, 16),
-            layout_param()};
+            layout_param(),
+            int_choice("onepass", 0,
+                       "1: one launch, no clear kernel: the blocks add into scratch accumulators and the last block "
+                       "(a ticket counter) writes every bin and restores the scratch",
+                       {0, 1})};
   }
   LaunchPlan plan(const Problem& p, const Workload& w, const Config& c, const DeviceInfo& d) const override {
     const auto decls = parameters();
@@ -32,6 +37,7 @@ class CudaShared final : public Variant {
     const int copies = int_in(c, decls, "copies");
     const int vec = int_in(c, decls, "vec");
     const int items = int_in(c, decls, "items");
+    const int onepass = int_in(c, decls, "onepass");
     if (copies > block) throw PlanError("copies cannot exceed block");
     check_group(d, static_cast<std::size_t>(block), static_cast<std::size_t>(copies) * 1024 * p.channels);
     GpuKernel k{"hist_shared",
@@ -39,12 +45,18 @@ class CudaShared final : public Variant {
                  {"COPIES", std::to_string(copies)},
                  {"VEC", std::to_string(vec)},
                  {"ITEMS", std::to_string(items)},
-                 {"INTERLEAVED", interleaved_of(c, decls)}},
+                 {"INTERLEAVED", interleaved_of(c, decls)},
+                 {"ONEPASS", std::to_string(onepass)}},
                 1};
     k.global = {groups_of(c, decls, d, 4) * block, 1, 1};
     k.local = {static_cast<std::size_t>(block), 1, 1};
     k.count = static_cast<std::int64_t>(spec_of(p).samples());
-    return gpu_hist_plan(w, k, true, "hist_clear");
+    if (!onepass) return gpu_hist_plan(w, k, true, "hist_clear");
+    // acc: the bins' accumulators, the ticket counter and the launch's base value, one 32-bit word each
+    LaunchPlan plan = gpu_hist_plan(w, k, false, "");
+    plan.scratch.push_back({"acc", w.output_bytes + 2 * sizeof(std::uint32_t)});
+    plan.args.push_back(KernelArg::buf("acc"));
+    return plan;
   }
 };
 

@@ -35,6 +35,11 @@ std::vector<ParamDecl> cuda_params(bool with_ldg) {
   out.push_back(int_choice("incr", 1, "1: step the source point by the rule's integer increments; 0: the formula per pixel", {0, 1}));
   out.push_back(int_choice("pack", 1,
                           "spread 0: 1 stores a thread's bytes of a row as 16/8/4-byte words where aligned; 0: bytes", {0, 1}));
+  if (with_ldg)
+    out.push_back(int_choice("gather", 0,
+                             "1 (nearest, 3 interleaved channels): each source pixel from its two aligned 32-bit words "
+                             "(two loads, one funnel shift) instead of three byte loads",
+                             {0, 1}));
   return out;
 }
 
@@ -44,6 +49,9 @@ LaunchPlan cuda_plan(const Problem& p, const Workload& w, const Config& c, const
   const std::vector<ParamDecl> decls = cuda_params(!texture);
   const int ldg = texture ? 0 : knob(c, decls, "ldg"), incr = knob(c, decls, "incr"), pack = knob(c, decls, "pack");
   if (pack && k.spread) throw PlanError("pack=1 needs spread=0 (a thread's pixels must be neighbours)");
+  const int gather = texture ? 0 : knob(c, decls, "gather");
+  if (gather && (s.interp != 0 || s.channels != 3 || s.planar))  // 0: PIMG_ROT_NEAREST
+    throw PlanError("gather=1 reads whole pixels: it needs interp nearest and 3 interleaved channels");
   LaunchPlan plan;
   plan.entry = "rotate_cuda";
   add_grid_defines(plan, w, k);
@@ -51,6 +59,7 @@ LaunchPlan cuda_plan(const Problem& p, const Workload& w, const Config& c, const
   plan.defines.emplace_back("INCR", std::to_string(incr));
   plan.defines.emplace_back("PACK", std::to_string(pack));
   plan.defines.emplace_back("TEXTURE", texture ? "1" : "0");
+  plan.defines.emplace_back("GATHER", std::to_string(gather));
   set_grid(plan, s, k);
   const double blocks_y = static_cast<double>(plan.global[1] / plan.local[1]);
   if (blocks_y > limit(d, "max_grid_size_1", 65535))
