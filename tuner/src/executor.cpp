@@ -160,6 +160,7 @@ struct PreparedPlan::Impl {
   std::vector<std::uint8_t> output, canary, host_in, host_out;
   std::function<void()> region_begin = {}, region_end = {};  // set_region_hooks
   std::vector<double> d2h_ms = {};                            // every run's download of the output
+  bool downloaded = false;                                    // output holds a run's output
 };
 
 PreparedPlan::PreparedPlan(const Family& family, const Problem& problem, const Workload& workload,
@@ -167,7 +168,7 @@ PreparedPlan::PreparedPlan(const Family& family, const Problem& problem, const W
                            const Variant& variant, const Config& config) {
   try {
     impl_ = std::make_unique<Impl>(Impl{family, problem, workload, expected, device, measure, variant, {}, {}, true,
-                                        {}, {}, {}, {}, {}, {}, {}, {}, {}, {}});
+                                        {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, false});
     Impl& m = *impl_;
     try {
       m.plan = variant.plan(problem, workload, config, device.info());
@@ -368,6 +369,7 @@ std::optional<RunTimes> PreparedPlan::run(std::int64_t seq) {
     const auto t_down = Clock::now();
     try {
       m.device.download(*m.buffers["out"], m.output);
+      m.downloaded = true;
       m.d2h_ms.push_back(ms_since(t_down));
       record_downloads(result_.metrics, m.output.size(), m.d2h_ms);
       for (const auto& [name, bytes] : m.poisoned) {
@@ -406,6 +408,11 @@ std::optional<RunTimes> PreparedPlan::run(std::int64_t seq) {
     fail(Status::harness_error, fmt::format("run {}: an unknown exception", seq + 1));
   }
   return std::nullopt;
+}
+
+std::span<const std::uint8_t> PreparedPlan::output() const {
+  if (!impl_ || !impl_->downloaded) return {};
+  return {impl_->output.data(), std::min(impl_->output.size(), impl_->workload.output_bytes)};
 }
 
 std::vector<EvalResult> confirm_candidates(const Family& family, const Problem& problem, const Workload& workload,
