@@ -3,6 +3,7 @@
 // the tuner's picture stage wrote beside the report, from its manifest's entries alone.
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <map>
 
 #include "pimg/report.hpp"
@@ -24,7 +25,13 @@ std::string pictures_section(const std::vector<PictureEntry>& entries, const std
                    "difference from the reference (agreeing pixels in dim grey, differing ones in red). Each "
                    "output comes from one more run of its configuration in a fresh process. Thumbnails link to the "
                    "full PNG.\n\n";
-  for (const auto& [problem, list] : by_problem) {
+  // The input first, then the outputs: best, wrong, difference (each in the manifest's order).
+  auto rank = [](const std::string& kind) {
+    return kind == "input" ? 0 : kind == "best" ? 1 : kind == "wrong" ? 2 : 3;
+  };
+  for (auto& [problem, list] : by_problem) {
+    std::stable_sort(list.begin(), list.end(),
+                     [&](const PictureEntry* a, const PictureEntry* b) { return rank(a->kind) < rank(b->kind); });
     md += fmt::format("### Pictures: {}\n\n", md_escape(problem));
     // Written by hand: a table's cells are escaped, and the picture cell is a link around an image.
     md += "| picture | what | device | variant | configuration | note |\n| --- | --- | --- | --- | --- | --- |\n";

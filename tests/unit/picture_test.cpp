@@ -75,20 +75,21 @@ TEST(Picture, PngReadsBackByteForByte) {
 
 TEST(Picture, ManifestRoundTripAndReportSection) {
   const std::vector<pimg::PictureEntry> entries{
-      {"conv", "", "conv 8x8 c1", "input", "", "", "conv/a-input.png", "conv/a-input-thumb.png", ""},
       {"conv", "openmp:0", "conv 8x8 c1", "difference", "selftest", "x=1\ttab", "conv/d.png", "conv/d-thumb.png",
        "3 of 64 pixels differ (red)"},
+      {"conv", "", "conv 8x8 c1", "input", "", "", "conv/a-input.png", "conv/a-input-thumb.png", ""},
       {"flip", "host:0", "flip 4x4 c1", "best", "serial", "", "flip/b.png", "flip/b-thumb.png", "exact"}};
   const auto back = pimg::parse_pictures_manifest(pimg::pictures_manifest(entries));
   ASSERT_EQ(back.size(), 3u);
-  EXPECT_EQ(back[1].config, "x=1 tab");  // tabs cannot break a line's fields
-  EXPECT_EQ(back[1].note, entries[1].note);
+  EXPECT_EQ(back[0].config, "x=1 tab");  // tabs cannot break a line's fields
+  EXPECT_EQ(back[0].note, entries[0].note);
   EXPECT_EQ(back[2].file, "flip/b.png");
 
   const std::string md = pimg::pictures_section(back, "conv", "pictures/");
   EXPECT_NE(md.find("## Output pictures"), std::string::npos);
   EXPECT_NE(md.find("[![difference](pictures/conv/d-thumb.png)](pictures/conv/d.png)"), std::string::npos) << md;
   EXPECT_EQ(md.find("flip/b.png"), std::string::npos);  // another family's
+  EXPECT_LT(md.find("a-input-thumb.png"), md.find("d-thumb.png"));  // the input before the outputs
   EXPECT_EQ(pimg::pictures_section(back, "rotate", "pictures/"), "");
   pimg::Report r;
   r.markdown = "# t\n\n" + md;
