@@ -25,20 +25,20 @@ void hist_local(__global const uchar* in, __global uint* bins, int samples) {
 #endif
   const int stride = get_global_size(0);
 #if VEC == 1
-  for (int i = get_global_id(0); i < samples; i += stride) atomic_inc(&mine[(((i % PIMG_CHANNELS) << 8) + in[i]) * step]);
+  for (int i = get_global_id(0); i < samples; i += stride) atomic_inc(&mine[((PIMG_HIST_CHANNEL(i) << 8) + in[i]) * step]);
 #else
   const int nvec = samples / VEC;
 #if VEC == 4
   __global const uint* v = (__global const uint*)in;
-  for (int i = get_global_id(0); i < nvec; i += stride) pimg_count_word_local(mine, step, v[i], (i * 4) % PIMG_CHANNELS);
+  for (int i = get_global_id(0); i < nvec; i += stride) pimg_count_word_local(mine, step, v[i], PIMG_HIST_CHANNEL(i * 4), i * 4);
 #elif VEC == 16
   __global const uint4* v = (__global const uint4*)in;
-  for (int i = get_global_id(0); i < nvec; i += stride) pimg_count_vec4_local(mine, step, v[i], (i * 16) % PIMG_CHANNELS);
+  for (int i = get_global_id(0); i < nvec; i += stride) pimg_count_vec4_local(mine, step, v[i], PIMG_HIST_CHANNEL(i * 16), i * 16);
 #else
 #error "VEC must be 1, 4 or 16"
 #endif
   for (int i = nvec * VEC + get_global_id(0); i < samples; i += stride)
-    atomic_inc(&mine[(((i % PIMG_CHANNELS) << 8) + in[i]) * step]);
+    atomic_inc(&mine[((PIMG_HIST_CHANNEL(i) << 8) + in[i]) * step]);
 #endif
   barrier(CLK_LOCAL_MEM_FENCE);
 

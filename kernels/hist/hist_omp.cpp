@@ -1,6 +1,7 @@
 // The hist family on the CPU, compiled by the OpenMP backend once per configuration: per-thread
 // private histograms (COPIES sub-histograms each, so consecutive samples do not wait on one another's
-// increments) over tasks of kTask bytes, merged into the output by MERGE. PIMG_CHANNELS and the knobs
+// increments) over tasks of kTask bytes (within one plane where the image is planar: PIMG_PLANAR,
+// PIMG_PLANE), merged into the output by MERGE. PIMG_CHANNELS and the knobs
 // THREADS, SCHED, CHUNK, MERGE, COPIES and WIDE arrive as -D defines.
 #include <cstdint>
 #include <cstring>
@@ -8,6 +9,8 @@
 #include "hist/hist_rule.h"
 
 #include "hist/omp_knobs.h"
+
+#include "hist/count_bytes.h"
 
 #if !defined(PIMG_CHANNELS) || !defined(MERGE) || !defined(COPIES) || !defined(WIDE)
 #error "hist_omp.cpp needs PIMG_CHANNELS, MERGE, COPIES and WIDE defined"
@@ -53,20 +56,38 @@ inline void count(const std::uint8_t* p, std::int64_t len, Hist& h) {
     for (int c = 0; c < kC; ++c) ++h[0][c * PIMG_HIST_BINS + q[k * kC + c]];
 }
 
+#if defined(PIMG_PLANAR) && PIMG_PLANAR
+// Planar (PIMG_PLANE samples per channel): `len` samples of one plane into the bins from `base` on.
+inline void count_plane(const std::uint8_t* p, std::int64_t len, Hist& h, int base) {
+  pimg_count_bytes(p, len, &h[0][base], kBins);
+}
+
+constexpr std::int64_t kPlaneTasks = (PIMG_PLANE + kTask - 1) / kTask;  // tasks per plane
+
+// Task t: a kTask-sample piece of plane t / kPlaneTasks.
+inline void count_task(const std::uint8_t* in, std::int64_t, std::int64_t t, Hist& h) {
+  const std::int64_t c = t / kPlaneTasks, begin = (t % kPlaneTasks) * kTask;
+  const std::int64_t len = PIMG_PLANE - begin < kTask ? PIMG_PLANE - begin : kTask;
+  count_plane(in + c * PIMG_PLANE + begin, len, h, static_cast<int>(c) * PIMG_HIST_BINS);
+}
+constexpr std::int64_t tasks_of(std::int64_t) { return kPlaneTasks * kC; }
+#else
 inline void count_task(const std::uint8_t* in, std::int64_t n, std::int64_t t, Hist& h) {
   const std::int64_t begin = t * kTask;
   const std::int64_t len = n - begin < kTask ? n - begin : kTask;
   count(in + begin, len, h);
 }
+constexpr std::int64_t tasks_of(std::int64_t n) { return (n + kTask - 1) / kTask; }
+#endif
 
 }  // namespace
 
-// buffers: in (interleaved samples), out (kBins uint32); ints: samples.
+// buffers: in (interleaved or planar samples), out (kBins uint32); ints: samples.
 extern "C" void hist_omp(void* const* buffers, const std::int64_t* ints, const double*) {
   const auto* in = static_cast<const std::uint8_t*>(buffers[0]);
   auto* out = static_cast<std::uint32_t*>(buffers[1]);
   const std::int64_t n = ints[0];
-  const std::int64_t tasks = (n + kTask - 1) / kTask;
+  const std::int64_t tasks = tasks_of(n);
   for (int b = 0; b < kBins; ++b) out[b] = 0;
 #if MERGE == 2
   std::uint32_t* acc = out;

@@ -10,10 +10,11 @@ inline void pimg_count_owned(__local uint* own, int slot, int first) {
   if (k >= 0 && k < BPG) atomic_inc(&own[k]);
 }
 
-inline int pimg_owned_word(__local uint* own, uint word, int c, int first) {
+/* Samples i.. i + 3 in `word`, the first of channel c; returns the channel of sample i + 4. */
+inline int pimg_owned_word(__local uint* own, uint word, int c, int i, int first) {
   for (int j = 0; j < 4; ++j) {
     pimg_count_owned(own, (c << 8) + ((word >> (8 * j)) & 0xffu), first);
-    c = PIMG_CHANNELS == 1 ? 0 : (c + 1 == PIMG_CHANNELS ? 0 : c + 1);
+    c = PIMG_HIST_NEXT(c, i + j);
   }
   return c;
 }
@@ -28,17 +29,17 @@ void hist_outpart(__global const uchar* in, __global uint* bins, int samples) {
 #if VEC == 4
   const int nvec = samples / 4;
   __global const uint* v = (__global const uint*)in;
-  for (int i = lid; i < nvec; i += BLOCK) pimg_owned_word(own, v[i], (i * 4) % PIMG_CHANNELS, first);
+  for (int i = lid; i < nvec; i += BLOCK) pimg_owned_word(own, v[i], PIMG_HIST_CHANNEL(i * 4), i * 4, first);
 #elif VEC == 16
   const int nvec = samples / 16;
   __global const uint4* v = (__global const uint4*)in;
   for (int i = lid; i < nvec; i += BLOCK) {
     const uint4 q = v[i];
-    int c = (i * 16) % PIMG_CHANNELS;
-    c = pimg_owned_word(own, q.x, c, first);
-    c = pimg_owned_word(own, q.y, c, first);
-    c = pimg_owned_word(own, q.z, c, first);
-    pimg_owned_word(own, q.w, c, first);
+    int c = PIMG_HIST_CHANNEL(i * 16);
+    c = pimg_owned_word(own, q.x, c, i * 16, first);
+    c = pimg_owned_word(own, q.y, c, i * 16 + 4, first);
+    c = pimg_owned_word(own, q.z, c, i * 16 + 8, first);
+    pimg_owned_word(own, q.w, c, i * 16 + 12, first);
   }
 #elif VEC == 1
   const int nvec = 0;
@@ -46,7 +47,7 @@ void hist_outpart(__global const uchar* in, __global uint* bins, int samples) {
 #error "VEC must be 1, 4 or 16"
 #endif
   for (int i = nvec * VEC + lid; i < samples; i += BLOCK)
-    pimg_count_owned(own, ((i % PIMG_CHANNELS) << 8) + in[i], first);
+    pimg_count_owned(own, (PIMG_HIST_CHANNEL(i) << 8) + in[i], first);
   barrier(CLK_LOCAL_MEM_FENCE);
   for (int i = lid; i < BPG; i += BLOCK) bins[first + i] = own[i];
 }

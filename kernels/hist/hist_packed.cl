@@ -9,7 +9,7 @@ __kernel void hist_packed(__global const uchar* in, __global uint* bins, int sam
   const int stride = get_global_size(0);
   int w = get_global_id(0);
   for (int k = 0; k < ITEMS; ++k, w += stride)
-    if (w < nwords) pimg_count_word_global(bins, words[w], (w * 4) % PIMG_CHANNELS);
+    if (w < nwords) pimg_count_word_global(bins, words[w], PIMG_HIST_CHANNEL(w * 4), w * 4);
   const int tail = (nwords << 2) + get_global_id(0);
-  if (tail < samples) atomic_inc(&bins[((tail % PIMG_CHANNELS) << 8) + in[tail]]);
+  if (tail < samples) atomic_inc(&bins[(PIMG_HIST_CHANNEL(tail) << 8) + in[tail]]);
 }

@@ -11,6 +11,8 @@
 
 #include "hist/omp_knobs.h"
 
+#include "hist/count_bytes.h"
+
 #if !defined(COPIES) || !defined(WIDE) || !defined(MAP)
 #error "histeq_omp.cpp needs COPIES, WIDE and MAP defined"
 #endif
@@ -32,22 +34,8 @@ namespace {
 
 constexpr std::int64_t kTask = 1 << 16;  // bytes per scheduled task (a multiple of 64)
 
-// Counts bytes [0, len) of p into h, byte k into sub-histogram k % COPIES.
-inline void count(const std::uint8_t* p, std::int64_t len, std::uint32_t* h) {
-  std::int64_t j = 0;
-#if WIDE
-  for (; j + 8 <= len; j += 8) {
-    std::uint64_t w;
-    std::memcpy(&w, p + j, sizeof w);
-#pragma GCC unroll 8
-    for (int b = 0; b < 8; ++b) ++h[(b % COPIES) * 256 + static_cast<int>((w >> (8 * b)) & 0xff)];
-  }
-#endif
-  for (; j + COPIES <= len; j += COPIES)
-#pragma GCC unroll 4
-    for (int r = 0; r < COPIES; ++r) ++h[r * 256 + p[j + r]];
-  for (; j < len; ++j) ++h[p[j]];
-}
+// Counts bytes [0, len) of p into h, byte k into sub-histogram k % COPIES (256 bins each).
+inline void count(const std::uint8_t* p, std::int64_t len, std::uint32_t* h) { pimg_count_bytes(p, len, h, 256); }
 
 // Maps bytes [0, len) of p through lut into q.
 inline void map(const std::uint8_t* p, std::int64_t len, const std::uint8_t* lut, std::uint8_t* q) {

@@ -1,4 +1,5 @@
-/* 2x2 max pooling, stride 2, on OpenCL and CUDA (one text, see common/pix_portable.h). An image is
+/* Max pooling, stride = window (2x2; 3x3 and 4x4 in maxpool_direct and maxpool_tree), on OpenCL and CUDA
+   (one text, see common/pix_portable.h). An image is
    PLANES planes of height rows of width pixels of SAMPLES samples (planar: C planes of 1 sample;
    interleaved: 1 plane of C samples); output pixel (x, y) of each channel is the largest of input
    pixels (2x, 2y), (2x+1, 2y), (2x, 2y+1), (2x+1, 2y+1); an odd last column or row is not read.
@@ -24,6 +25,12 @@
 #error "maxpool kernels need PIMG_CHANNELS, PIMG_PLANAR, PIXELS and GROUPS"
 #endif
 
+/* The window side (stride = window): 2 unless the problem says 3 or 4. maxpool_direct and maxpool_tree pool
+   any of them; the other entries 2x2 only (their plans refuse larger windows). */
+#ifndef PIMG_WINDOW
+#define PIMG_WINDOW 2
+#endif
+
 #define PLANES (PIMG_PLANAR ? PIMG_CHANNELS : 1)
 #define SAMPLES (PIMG_PLANAR ? 1 : PIMG_CHANNELS)
 
@@ -38,6 +45,34 @@ PIX_FN void pool_pixel(PIX_GLOBAL const uchar* PIX_RESTRICT in0, PIX_GLOBAL cons
   }
 }
 
+#if PIMG_WINDOW != 2
+/* Output pixel x from the PIMG_WINDOW input rows from `top` on, `row` bytes apart. */
+PIX_FN void pool_window(PIX_GLOBAL const uchar* PIX_RESTRICT top, uint row, PIX_GLOBAL uchar* PIX_RESTRICT o, int x) {
+#pragma unroll
+  for (int c = 0; c < SAMPLES; ++c) {
+    uint m = 0;
+#pragma unroll
+    for (int dy = 0; dy < PIMG_WINDOW; ++dy)
+#pragma unroll
+      for (int dx = 0; dx < PIMG_WINDOW; ++dx) m = PIX_MAXU(m, (uint)top[dy * row + (PIMG_WINDOW * x + dx) * SAMPLES + c]);
+    o[x * SAMPLES + c] = (uchar)m;
+  }
+}
+
+PIX_KERNEL void maxpool_direct(PIX_GLOBAL const uchar* PIX_RESTRICT in, PIX_GLOBAL uchar* PIX_RESTRICT out, int width,
+                               int height, int out_width, int out_height) {
+  const int x0 = PIX_GID_X * PIXELS, r = PIX_GID_Y;
+  if (x0 < out_width && r < PLANES * out_height) {
+    const int p = r / out_height, oy = r % out_height;
+    const uint row = (uint)width * SAMPLES;
+    PIX_GLOBAL const uchar* top = in + ((uint)p * height + PIMG_WINDOW * oy) * row;
+    PIX_GLOBAL uchar* o = out + (uint)r * (uint)out_width * SAMPLES;
+#pragma unroll
+    for (int i = 0; i < PIXELS; ++i)
+      if (x0 + i < out_width) pool_window(top, row, o, x0 + i);
+  }
+}
+#else
 PIX_KERNEL void maxpool_direct(PIX_GLOBAL const uchar* PIX_RESTRICT in, PIX_GLOBAL uchar* PIX_RESTRICT out, int width,
                                int height, int out_width, int out_height) {
   const int x0 = PIX_GID_X * PIXELS, r = PIX_GID_Y;
@@ -51,6 +86,7 @@ PIX_KERNEL void maxpool_direct(PIX_GLOBAL const uchar* PIX_RESTRICT in, PIX_GLOB
       if (x0 + i < out_width) pool_pixel(in0, in1, o, x0 + i);
   }
 }
+#endif
 
 #define VW (8 * SAMPLES) /* input words per row of a group: 32 pixels of SAMPLES bytes */
 
@@ -171,6 +207,52 @@ PIX_KERNEL void maxpool_rgb(PIX_GLOBAL const uchar* PIX_RESTRICT in, PIX_GLOBAL 
 }
 #endif
 
+#if PIMG_WINDOW != 2
+/* Windows of 3 and 4: the same staging, then levels of pairs: along x, column lx % W == j (j a multiple of 2s)
+   takes the maximum of itself and column j + s while j + s < W (s = 1, 2), a barrier after each level; then
+   the same along y; the window's first thread writes. Every thread reaches every barrier. */
+PIX_KERNEL void maxpool_tree(PIX_GLOBAL const uchar* PIX_RESTRICT in, PIX_GLOBAL uchar* PIX_RESTRICT out, int width,
+                             int height, int out_width, int out_height) {
+  PIX_LOCAL uchar tile[BLOCK_Y][BLOCK_X * SAMPLES];
+  const int lx = PIX_LID(0), ly = PIX_LID(1);
+  const int gx = PIX_GID_X, gy = PIX_GID_Y; /* input column; row over every plane's W*out_height rows */
+  const int p = gy / (PIMG_WINDOW * out_height), iy = gy % (PIMG_WINDOW * out_height);
+  const int inside = gx < PIMG_WINDOW * out_width && p < PLANES;
+  const int jx = lx % PIMG_WINDOW, jy = ly % PIMG_WINDOW;
+  if (inside) {
+#pragma unroll
+    for (int c = 0; c < SAMPLES; ++c)
+      tile[ly][lx * SAMPLES + c] = in[(((uint)p * height + iy) * (uint)width + gx) * SAMPLES + c];
+  }
+  PIX_BARRIER();
+#pragma unroll
+  for (int s = 1; s < PIMG_WINDOW; s *= 2) {
+    if (inside && jx % (2 * s) == 0 && jx + s < PIMG_WINDOW) {
+#pragma unroll
+      for (int c = 0; c < SAMPLES; ++c)
+        tile[ly][lx * SAMPLES + c] =
+            (uchar)PIX_MAXU((uint)tile[ly][lx * SAMPLES + c], (uint)tile[ly][(lx + s) * SAMPLES + c]);
+    }
+    PIX_BARRIER();
+  }
+#pragma unroll
+  for (int s = 1; s < PIMG_WINDOW; s *= 2) {
+    if (inside && jx == 0 && jy % (2 * s) == 0 && jy + s < PIMG_WINDOW) {
+#pragma unroll
+      for (int c = 0; c < SAMPLES; ++c)
+        tile[ly][lx * SAMPLES + c] =
+            (uchar)PIX_MAXU((uint)tile[ly][lx * SAMPLES + c], (uint)tile[ly + s][lx * SAMPLES + c]);
+    }
+    PIX_BARRIER();
+  }
+  if (inside && jx == 0 && jy == 0) {
+#pragma unroll
+    for (int c = 0; c < SAMPLES; ++c)
+      out[(((uint)p * out_height + iy / PIMG_WINDOW) * (uint)out_width + gx / PIMG_WINDOW) * SAMPLES + c] =
+          tile[ly][lx * SAMPLES + c];
+  }
+}
+#else
 PIX_KERNEL void maxpool_tree(PIX_GLOBAL const uchar* PIX_RESTRICT in, PIX_GLOBAL uchar* PIX_RESTRICT out, int width,
                              int height, int out_width, int out_height) {
   PIX_LOCAL uchar tile[BLOCK_Y][BLOCK_X * SAMPLES];
@@ -197,3 +279,4 @@ PIX_KERNEL void maxpool_tree(PIX_GLOBAL const uchar* PIX_RESTRICT in, PIX_GLOBAL
           (uchar)PIX_MAXU((uint)tile[ly][lx * SAMPLES + c], (uint)tile[ly + 1][lx * SAMPLES + c]);
   }
 }
+#endif

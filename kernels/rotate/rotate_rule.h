@@ -62,6 +62,19 @@ PIMG_ROT_FN int pimg_rot_nearest_pixel(int px, int py, int w, int h) {
   return (qy >> PIMG_ROT_FRAC) * w + (qx >> PIMG_ROT_FRAC);
 }
 
+/* Scatter (seed 002's kernel, rule "scatter"; nearest only): source pixel (x, y) goes to the destination point
+   of the inverse rotation, d = c + R(-a) (s - c), in units of 2^-17 pixel
+       DX = CS u + SN v + (w-1) 2^16,   DY = -SN u + CS v + (h-1) 2^16   (u = 2x - (w-1), v = 2y - (h-1)),
+   rounded like the gather's nearest (ties right / down; pimg_rot_nearest_pixel). Output pixels no source
+   reaches (holes) take the fill value; where several sources land on one output pixel, the last source in
+   raster order (the largest y w + x) wins, as a serial loop writing in raster order leaves it. Parallel
+   kernels keep, per output pixel, the largest source number + 1 reaching it (an atomic maximum; 0: a hole)
+   and copy that source's bytes in a second pass. */
+PIMG_ROT_FN int pimg_rot_scatter_target(int x, int y, int w, int h, int cs, int sn) {
+  const int u = 2 * x - (w - 1), v = 2 * y - (h - 1);
+  return pimg_rot_nearest_pixel(cs * u + sn * v + (w - 1) * 65536, -sn * u + cs * v + (h - 1) * 65536, w, h);
+}
+
 /* Bilinear: (s + 1) rounded half up to 1/256 pixel, or -1 when s < -1 (every tap outside). */
 PIMG_ROT_FN int pimg_rot_q8(int p) {
   const int t = p + (1 << PIMG_ROT_FRAC) + (1 << (PIMG_ROT_FRAC - 9));

@@ -23,7 +23,7 @@ constexpr const char* kStyle =
     "h3{font-size:1.25em}table{border-collapse:collapse;display:block;overflow:auto;max-width:100%;margin:0 0 16px;"
     "font-size:14px}th,td{border:1px solid #d1d9e0;padding:4px 8px}th{font-weight:600;background:#f6f8fa}"
     "tr:nth-child(2n) td{background:#f6f8fa}td.r,th.r{text-align:right}"
-    "figure{margin:0 0 16px}figure svg{max-width:100%;height:auto}a{color:#0969da;text-decoration:none}";
+    "figure{margin:0 0 16px}figure svg{max-width:100%;height:auto}img.thumb{max-width:192px;image-rendering:pixelated}a{color:#0969da;text-decoration:none}";
 
 // Records on <body> where the summary's table and its first row end, in CSS pixels from the top, so a check with a
 // headless browser (scripts/report-screenshots.sh, tests/e2e/report_screen_test.cpp) can tell
@@ -46,6 +46,19 @@ std::string inline_html(std::string_view s) {
       out += html_escape(s.substr(i + 1, 1));
       i += 2;
       continue;
+    }
+    if (s.substr(i, 3) == "[![") {  // a thumbnail linked to its picture: [![alt](thumb)](file)
+      const auto alt_end = s.find("](", i + 3);
+      const auto thumb_end = alt_end == std::string_view::npos ? alt_end : s.find(")](", alt_end);
+      const auto end = thumb_end == std::string_view::npos ? thumb_end : s.find(')', thumb_end + 3);
+      if (end != std::string_view::npos) {
+        out += fmt::format("<a href=\"{}\"><img class=\"thumb\" src=\"{}\" alt=\"{}\"></a>",
+                           html_escape(s.substr(thumb_end + 3, end - thumb_end - 3)),
+                           html_escape(s.substr(alt_end + 2, thumb_end - alt_end - 2)),
+                           html_escape(s.substr(i + 3, alt_end - i - 3)));
+        i = end + 1;
+        continue;
+      }
     }
     if (s[i] == '[') {
       const auto close = s.find("](", i);

@@ -745,6 +745,8 @@ Report make_report(const std::vector<ResultRow>& rows, const std::vector<Bandwid
     FamilyReport(family, std::move(family_rows), std::move(rankings[family]), bw, opt, report).write();
     if (const std::string ladders = ladder_section(opt.ladders, family); !ladders.empty())
       report.markdown += "\n" + ladders;
+    if (const std::string pictures = pictures_section(opt.pictures, family, opt.pictures_prefix); !pictures.empty())
+      report.markdown += "\n" + pictures;
   }
   return report;
 }

@@ -95,6 +95,16 @@ TEST_F(PixNvrtc, FlipAndMaxpoolKernelsCompile) {
   }
 }
 
+// Windows of 3 and 4 (seed 003: the tree pays off on larger windows): the direct kernel and the tree.
+TEST_F(PixNvrtc, MaxpoolLargerWindowsCompile) {
+  for (const auto& [window, k] : {std::pair{"3", 3}, std::pair{"4", 4}})
+    for (const auto& [channels, layout] : {std::pair{1, "interleaved"}, std::pair{3, "planar"}}) {
+      const Problem m = problem("maxpool", 4096, 2304, channels, {{"layout", layout}, {"window", window}});
+      expect_compiles(m, "cuda_direct", {config({{"block_x", 64}, {"block_y", 4}, {"pixels", 2}})});
+      expect_compiles(m, "cuda_tree", {config({{"block_x", 8 * k}, {"block_y", 2 * k}})});
+    }
+}
+
 // The NPP baselines through the library-call table, exact against the reference (GPU only).
 TEST(PixNppOnGpu, SwapChannelsAndMirrorExact) {
   if (!gpu()) GTEST_SKIP() << "no CUDA device";

@@ -98,6 +98,30 @@ TEST(RotateOnGpu, GatherIsExactAtOddSizesAndAt8192) {
     }
 }
 
+// Seed 002's scatter: its three kernels compile for sm_90 on every shape; where a CUDA device is present they
+// run there and must equal the rule "scatter" exactly.
+TEST(RotateNvrtc, ScatterCompilesAndRunsExact) {
+  ASSERT_TRUE(cuda::nvrtc_status().empty()) << cuda::nvrtc_status();
+  const Variant& v = *Registry::builtin().variant("rotate", "cuda_scatter");
+  const KernelSource* source = kernel_source(v.source());
+  ASSERT_NE(source, nullptr);
+  const Backend* cuda = Registry::builtin().backend("cuda");
+  std::unique_ptr<Device> gpu;
+  if (cuda && cuda->status().available && !cuda->devices().empty()) gpu = cuda->open(cuda->devices().front());
+  for (const Shape& shape : kShapes)
+    for (const Config& c : {config({{"block_x", 32}, {"block_y", 8}, {"items_x", 1}}),
+                            config({{"block_x", 128}, {"block_y", 2}, {"items_x", 4}})}) {
+      const Problem p = make_problem(shape, "nearest", "57.29578", 640, 640);
+      const cuda::NvrtcResult r =
+          cuda::nvrtc_compile(*source, cuda::nvrtc_options(v.plan(p, family().make_workload(p), c, h100()), 90));
+      EXPECT_TRUE(r.ok) << c.brief() << " on " << p.label() << "\n" << r.log;
+      if (!gpu) continue;
+      const EvalResult e = evaluate_on(*gpu, p, "cuda_scatter", c);
+      EXPECT_EQ(to_string(e.status), std::string("ok")) << p.label() << " " << c.brief() << ": " << e.log;
+      EXPECT_EQ(e.validation, "exact (rule scatter)");
+    }
+}
+
 TEST(RotateNvrtc, TexturePlanTakesTheInputAsAnImage) {
   const Variant& v = *Registry::builtin().variant("rotate", "cuda_texture");
   const Problem planar = make_problem(kShapes[2], "bilinear", "30", 100, 30);

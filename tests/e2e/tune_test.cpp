@@ -103,9 +103,15 @@ TEST_F(TuneEndToEnd, BestAndReport) {
     }
   EXPECT_GE(svgs, 3);
   EXPECT_NE(text.find("compile_error"), std::string::npos) << "failure summary missing";
+  // The tune's picture stage wrote pictures/ beside its report; with the same pictures beside it, the report
+  // command writes the same text.
+  ASSERT_TRUE(fs::exists(md.parent_path() / "pictures" / "pictures.tsv"));
+  fs::create_directories(dir_ / "r2");
+  fs::copy(md.parent_path() / "pictures", dir_ / "r2" / "pictures", fs::copy_options::recursive);
   Ran report = run("report --db " + db() + " --out " + (dir_ / "r2" / "conv.md").string());
   EXPECT_EQ(report.code, 0) << report.out;
-  EXPECT_EQ(slurp(dir_ / "r2" / "conv.md"), text) << "the report is a pure function of the store";
+  EXPECT_EQ(slurp(dir_ / "r2" / "conv.md"), text)
+      << "the report is a pure function of the store (and of the pictures beside it)";
 }
 
 TEST_F(TuneEndToEnd, BadInputExitsTwoAndLeavesTheDatabaseAlone) {

@@ -73,6 +73,20 @@ TEST(HistOpenCl, EveryVariantMatchesTheReference) {
     }
 }
 
+// Planar 3-channel histograms (seed 002): every OpenCL variant, planes whose ends fall inside a 4- or 16-byte
+// load (37 x 23 = 851 samples a plane).
+TEST(HistOpenCl, PlanarHistogramsMatchTheReference) {
+  const Problem p = registry().family("hist")->make_problem(37, 23, 3, {{"dist", "peaked"}, {"layout", "planar"}});
+  for (const auto& [name, c] : hist_configs()) {
+    SCOPED_TRACE(std::string(name) + " " + c.brief() + " on " + p.label());
+    const double need = c.has("copies") ? 256.0 * 4 * p.channels * static_cast<double>(c.integer("copies")) : 0;
+    const double have = static_cast<double>(device().info().local_mem_bytes);
+    const EvalResult r = eval("hist", variant("hist", name), p, c);
+    EXPECT_EQ(r.status, std::string(name) == "cl_local" && have > 0 && need > have ? Status::launch_error : Status::ok)
+        << r.log;
+  }
+}
+
 TEST(HistOpenCl, DefaultsRun) {
   const Problem p = registry().family("hist")->make_problem(200, 100, 3, {});
   for (const char* name : {"cl_global", "cl_packed", "cl_local", "cl_outpart"}) {

@@ -102,6 +102,26 @@ std::string layout_name(const ::testing::TestParamInfo<ShapeSize>& info) {
 INSTANTIATE_TEST_SUITE_P(OpenCl, PixLayouts, ::testing::Combine(::testing::Values(0, 1, 2), ::testing::Values(0, 1, 2)),
                          layout_name);
 
+// Windows of 3 and 4: the direct kernel and seed 003's tree (blocks multiples of the window); the 2x2-only
+// kernels refuse them in their plans.
+TEST(PixOpenCl, MaxpoolLargerWindowsExact) {
+  for (const auto& [window, k] : {std::pair{"3", 3}, std::pair{"4", 4}})
+    for (const auto& [channels, layout] : {std::pair{1, "interleaved"}, std::pair{3, "interleaved"}, std::pair{3, "planar"}}) {
+      // 37x23: partial groups, columns and rows after the last window.
+      const Problem p = problem("maxpool", 37, 23, channels, {{"layout", layout}, {"window", window}});
+      expect_exact(p, "cl_direct",
+                   {config({{"block_x", 16}, {"block_y", 4}, {"pixels", 1}}),
+                    config({{"block_x", 8}, {"block_y", 8}, {"pixels", 3}})});
+      expect_exact(p, "cl_tree", {config({{"block_x", 4 * k}, {"block_y", k}}), config({{"block_x", 8 * k}, {"block_y", 2 * k}})});
+    }
+  const Problem p = problem("maxpool", 64, 16, 3, {{"layout", "interleaved"}, {"window", "3"}});
+  const Workload w = registry().family("maxpool")->make_workload(p);
+  const DeviceInfo d = cltest::device().info();
+  EXPECT_THROW(registry().variant("maxpool", "cl_tree")->plan(p, w, config({{"block_x", 16}, {"block_y", 6}}), d), PlanError);
+  EXPECT_THROW(registry().variant("maxpool", "cl_vec16")->plan(p, w, Config{}, d), PlanError);
+  EXPECT_THROW(registry().variant("maxpool", "cl_rgb")->plan(p, w, Config{}, d), PlanError);
+}
+
 TEST(PixOpenCl, PlansRejectWhatCannotRun) {
   const DeviceInfo d = cltest::device().info();
   const Problem bgr = problem("bgr2rgba", 37, 23, 3);

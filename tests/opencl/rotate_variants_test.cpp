@@ -30,6 +30,19 @@ TEST(RotateOpenCL, LargerImageAcrossManyGroups) {
   EXPECT_EQ(to_string(r.status), std::string("ok")) << r.log;
 }
 
+// Seed 002's scatter: three launches (clear, atomic-max mark, copy) exact against the rule "scatter".
+TEST(RotateOpenCL, ClScatterExactAgainstItsRule) {
+  for (const Shape& shape : kShapes)
+    for (const char* angle : {"30", "123.25"})  // holes and collisions both
+      for (const Config& c : {config({{"block_x", 16}, {"block_y", 4}, {"items_x", 1}}),
+                              config({{"block_x", 8}, {"block_y", 8}, {"items_x", 3}})}) {
+        const Problem p = make_problem(shape, "nearest", angle);
+        const EvalResult r = evaluate_on(cltest::device(), p, "cl_scatter", c);
+        EXPECT_EQ(to_string(r.status), std::string("ok")) << p.label() << " " << c.brief() << ": " << r.log;
+        EXPECT_EQ(r.validation, "exact (rule scatter)");
+      }
+}
+
 TEST(RotateOpenCL, OversizedGroupIsALaunchError) {
   const Problem p = make_problem(kShapes[0], "nearest", "30");
   const EvalResult r = evaluate_on(cltest::device(), p, "cl_direct", grid(1024, 1024, 1, 1, 0));

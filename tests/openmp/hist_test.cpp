@@ -76,6 +76,24 @@ TEST(HistOpenmp, PrivateHistogramsMatchTheReference) {
         }
 }
 
+// Planar 3-channel histograms (seed 002): planes that end inside a task, a 64-bit word and a copy's turn.
+TEST(HistOpenmp, PlanarHistogramsMatchTheReference) {
+  const Family& f = *registry().family("hist");
+  for (auto [w, h] : {std::pair{37, 23}, std::pair{333, 517}}) {
+    const Problem p = f.make_problem(w, h, 3, {{"dist", "peaked"}, {"layout", "planar"}});
+    for (const char* merge : {"atomic", "reduction"})
+      for (std::int64_t copies : {1, 4})
+        for (std::int64_t wide : {0, 1}) {
+          const Config c = cfg({{"merge", std::string(merge)}, {"copies", copies}, {"wide", wide}, {"threads", std::int64_t{2}}});
+          const EvalResult r = run("hist", "openmp", "omp_private", p, c);
+          EXPECT_EQ(r.status, Status::ok) << p.label() << " " << c.brief() << ": " << r.log;
+        }
+    EXPECT_EQ(run("hist", "host", "serial", p, Config{}).status, Status::ok);
+    if (registry().variant("hist", "opencv_calchist"))
+      EXPECT_EQ(run("hist", "host", "opencv_calchist", p, Config{}).status, Status::ok) << p.label();
+  }
+}
+
 TEST(HistOpenmp, BadKnobsAreLaunchErrors) {
   const Problem p = registry().family("hist")->make_problem(16, 16, 1, {});
   EXPECT_EQ(run("hist", "openmp", "omp_private", p, cfg({{"copies", std::int64_t{3}}})).status, Status::launch_error);

@@ -122,6 +122,17 @@ TEST(PixOpenmp, MaxpoolVariantsAndBaselinesExact) {
     }
 }
 
+// Windows of 3 and 4 (stride = window): both forms, rows and tiles, and the serial baseline.
+TEST(PixOpenmp, MaxpoolLargerWindowsExact) {
+  for (const char* window : {"3", "4"})
+    for (const Shape& s : kShapes) {  // 37x23: columns and rows after the last window
+      const Problem p = problem("maxpool", 37, 23, s.channels, {{"layout", s.layout}, {"window", window}});
+      for (const char* v : {"omp_rows", "omp_tiles"})
+        expect_exact(p, v, {config({{"form", "chain"}, {"threads", 2}}), config({{"form", "tree"}, {"threads", 2}})});
+      expect_exact(p, "serial", {Config{}});
+    }
+}
+
 TEST(PixOpenmp, OpencvCvtColorRefusesOtherAlpha) {
   const Variant* v = registry().variant("bgr2rgba", "opencv_cvtcolor");
   if (!v) GTEST_SKIP() << "built without OpenCV";

@@ -65,6 +65,22 @@ TEST(RotateOpenMP, BadKnobsAreLaunchErrors) {
   EXPECT_EQ(to_string(evaluate_on(omp(), p, "omp_rows", config({{"simd", 3}})).status), std::string("launch_error"));
 }
 
+// Seed 002's scatter: exact against the rule "scatter" on every shape and angle (nearest; bilinear is refused).
+TEST(RotateOpenMP, ScatterExactAgainstItsRule) {
+  for (const Shape& shape : kShapes)
+    for (const char* angle : {"-17.5", "90"}) {  // holes and collisions; a permutation
+      const Problem p = make_problem(shape, "nearest", angle);
+      for (const Config& c : {config({{"threads", 2}, {"schedule", std::string("static")}, {"chunk", 1}}),
+                              config({{"threads", 0}, {"schedule", std::string("dynamic")}, {"chunk", 3}})}) {
+        const EvalResult r = evaluate_on(omp(), p, "omp_scatter", c);
+        EXPECT_EQ(to_string(r.status), std::string("ok")) << p.label() << " " << c.brief() << ": " << r.log;
+        EXPECT_EQ(r.validation, "exact (rule scatter)");
+      }
+    }
+  const Problem bilinear = make_problem(kShapes[0], "bilinear", "30");
+  EXPECT_EQ(to_string(evaluate_on(omp(), bilinear, "omp_scatter", Config{}).status), std::string("launch_error"));
+}
+
 TEST(RotateHost, SerialIsTheReference) { expect_exact_everywhere(host(), "serial", {Config{}}); }
 
 // OpenCV rounds on its own fixed-point grid: its rows match the "opencv" rule byte for byte. Bilinear weights

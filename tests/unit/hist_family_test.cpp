@@ -22,7 +22,7 @@ std::vector<std::uint32_t> bins_of(const std::vector<std::uint8_t>& bytes) {
 TEST(HistReference, CountsOneChannelByHand) {
   const std::uint8_t in[] = {0, 255, 7, 7, 7, 0, 128};
   std::vector<std::uint32_t> out(256, 99);
-  hist::reference(in, sizeof in, 1, out.data());
+  hist::reference(in, sizeof in, 1, false, out.data());
   EXPECT_EQ(out[0], 2u);
   EXPECT_EQ(out[7], 3u);
   EXPECT_EQ(out[128], 1u);
@@ -34,13 +34,55 @@ TEST(HistReference, ThreeInterleavedChannelsHaveOneHistogramEach) {
   // Pixels (B, G, R): (1, 2, 3), (1, 5, 3), (9, 2, 3).
   const std::uint8_t in[] = {1, 2, 3, 1, 5, 3, 9, 2, 3};
   std::vector<std::uint32_t> out(768, 99);
-  hist::reference(in, sizeof in, 3, out.data());
+  hist::reference(in, sizeof in, 3, false, out.data());
   EXPECT_EQ(out[1], 2u);
   EXPECT_EQ(out[9], 1u);
   EXPECT_EQ(out[256 + 2], 2u);
   EXPECT_EQ(out[256 + 5], 1u);
   EXPECT_EQ(out[512 + 3], 3u);
   EXPECT_EQ(std::accumulate(out.begin(), out.end(), 0u), 9u);
+}
+
+TEST(HistReference, ThreePlanarChannelsCountPlaneByPlane) {
+  // The same bytes as planes (seed 002's CImg layout): {1, 2, 3}, {1, 5, 3}, {9, 2, 3}.
+  const std::uint8_t in[] = {1, 2, 3, 1, 5, 3, 9, 2, 3};
+  std::vector<std::uint32_t> out(768, 99);
+  hist::reference(in, sizeof in, 3, true, out.data());
+  EXPECT_EQ(out[1], 1u);
+  EXPECT_EQ(out[2], 1u);
+  EXPECT_EQ(out[3], 1u);
+  EXPECT_EQ(out[256 + 1], 1u);
+  EXPECT_EQ(out[256 + 5], 1u);
+  EXPECT_EQ(out[256 + 3], 1u);
+  EXPECT_EQ(out[512 + 9], 1u);
+  EXPECT_EQ(out[512 + 2], 1u);
+  EXPECT_EQ(out[512 + 3], 1u);
+  EXPECT_EQ(std::accumulate(out.begin(), out.end(), 0u), 9u);
+}
+
+TEST(HistFamily, PlanarLayoutIsAnAttributeKeptOnlyWhenPlanar) {
+  const Family& f = *Registry::builtin().family("hist");
+  // Interleaved problems keep the identity they had before the attribute existed.
+  EXPECT_EQ(f.make_problem(8, 8, 3, {}).canonical(), f.make_problem(8, 8, 3, {{"layout", "interleaved"}}).canonical());
+  EXPECT_EQ(f.make_problem(8, 8, 1, {{"layout", "planar"}}).attrs.count("layout"), 0u);  // one channel: the same
+  const Problem p = f.make_problem(5, 3, 3, {{"layout", "planar"}});
+  EXPECT_EQ(p.attr("layout"), "planar");
+  const Workload w = f.make_workload(p);
+  EXPECT_EQ(w.defines.at("PIMG_PLANAR"), "1");
+  EXPECT_EQ(w.defines.at("PIMG_PLANE"), "15");
+  // The same random bytes as the interleaved problem, counted plane by plane.
+  const Problem q = f.make_problem(5, 3, 3, {});
+  const auto& bytes = w.input("in").bytes;
+  EXPECT_EQ(bytes, f.make_workload(q).input("in").bytes);
+  std::vector<std::uint32_t> want(768, 0);
+  for (std::size_t i = 0; i < bytes.size(); ++i) ++want[(i / 15) * 256 + bytes[i]];
+  EXPECT_EQ(bins_of(f.reference(p, w)), want);
+  try {
+    f.make_problem(5, 3, 3, {{"layout", "rows"}});
+    ADD_FAILURE() << "layout rows accepted";
+  } catch (const AttrError& e) {
+    EXPECT_EQ(e.key(), "layout");
+  }
 }
 
 TEST(HistFamily, WorkloadReferenceAndCompare) {

@@ -91,7 +91,7 @@ TEST(SeedSpaces, EveryFileLoadsWithItsLadder) {
     for (const BackendSelection& b : s.backends) EXPECT_NE(b.backend, "cuda") << "a CPU seed space names CUDA";
   }
   fs::current_path(before);
-  EXPECT_GE(cpu, data ? 9 : 8);
+  EXPECT_GE(cpu, data ? 10 : 9);
 }
 
 struct TempDb {

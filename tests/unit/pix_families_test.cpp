@@ -94,6 +94,36 @@ TEST(PixFamilies, MaxpoolReferenceTakesEachWindowsMaximumAndDropsTheOddEdge) {
   EXPECT_EQ(kPool.work(p), 2);
 }
 
+TEST(PixFamilies, MaxpoolWindowsOfThreeAndFourByHand) {
+  // 7x4, one channel, window 3: output 2x1 (column 6 and row 3 are not read).
+  Problem p = kPool.make_problem(7, 4, 1, {{"window", "3"}});
+  EXPECT_EQ(p.attr("window"), "3");
+  Workload w = kPool.make_workload(p);
+  EXPECT_EQ(w.defines.at("PIMG_WINDOW"), "3");
+  EXPECT_EQ(w.output_bytes, 2u);
+  w.inputs[0].bytes = {1, 2, 3, 4, 5, 6, 99,   //
+                       7, 8, 40, 9, 9, 9, 99,  //
+                       0, 0, 0, 0, 0, 41, 99,  //
+                       99, 99, 99, 99, 99, 99, 99};
+  EXPECT_EQ(kPool.reference(p, w), (std::vector<std::uint8_t>{40, 41}));
+  EXPECT_EQ(kPool.traffic(p).bytes, 10.0 * 2);
+  EXPECT_EQ(kPool.traffic(p).ops, 8.0 * 2);
+  // Window 4 on 3 planar channels of 4x4: one output pixel per plane.
+  p = kPool.make_problem(4, 4, 3, {{"window", "4"}, {"layout", "planar"}});
+  w = kPool.make_workload(p);
+  std::vector<std::uint8_t> in(48, 0);
+  in[15] = 7;       // plane 0, last pixel
+  in[16 + 5] = 8;   // plane 1
+  in[32 + 10] = 9;  // plane 2
+  w.inputs[0].bytes = in;
+  EXPECT_EQ(kPool.reference(p, w), (std::vector<std::uint8_t>{7, 8, 9}));
+  // 2x2 problems keep their identity (no window attribute, no PIMG_WINDOW define).
+  EXPECT_EQ(kPool.make_problem(8, 8, 1, {{"window", "2"}}).canonical(), kPool.make_problem(8, 8, 1, {}).canonical());
+  EXPECT_EQ(kPool.make_workload(kPool.make_problem(8, 8, 1, {})).defines.count("PIMG_WINDOW"), 0u);
+  EXPECT_EQ(attr_error_key(kPool, 8, 8, 1, {{"window", "5"}}), "window");
+  EXPECT_EQ(attr_error_key(kPool, 3, 8, 1, {{"window", "4"}}), "sizes");  // smaller than one window
+}
+
 TEST(PixFamilies, CompareLocatesTheFirstMismatch) {
   const Problem p = kPool.make_problem(8, 4, 3, {{"layout", "planar"}});  // output 4x2, planes of 8 bytes
   std::vector<std::uint8_t> expected(24, 1), actual(24, 1);

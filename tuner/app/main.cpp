@@ -17,6 +17,7 @@
 #include <ctime>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <set>
 #include <thread>
 
@@ -103,7 +104,9 @@ void check_output_path(const std::string& flag, const std::string& path) {
   }
 }
 
-// Writes the report and its plots beside it; returns the plot count.
+// The pictures of `tune --report DIR/X.md` go to DIR/pictures (pimg/picture.hpp).
+constexpr const char* kPicturesDir = "pictures";
+
 void write_file(const fs::path& p, const std::string& text) {
   std::ofstream o(p);
   o << text;
@@ -128,8 +131,13 @@ std::size_t write_report(Store& store, const std::string& family, const std::str
   fmt::print(stderr, "{}", cli::older_builds_note(older, all_builds));
   store.add_metrics(rows);
   opt.ladders = store.ladder_rows(f);
-  Report r = make_report(rows, store.all_bandwidths(), opt);
   fs::path dir = fs::path(out_path).parent_path();
+  // The pictures a tuning run wrote beside the report (its picture stage), when there are any.
+  if (std::ifstream manifest(dir / kPicturesDir / "pictures.tsv"); manifest) {
+    opt.pictures = parse_pictures_manifest(std::string(std::istreambuf_iterator<char>(manifest), {}));
+    opt.pictures_prefix = std::string(kPicturesDir) + "/";
+  }
+  Report r = make_report(rows, store.all_bandwidths(), opt);
   if (!dir.empty()) fs::create_directories(dir);
   write_file(out_path, r.markdown);
   for (const auto& [name, text] : r.files) write_file(dir / name, text);
@@ -254,7 +262,9 @@ int main(int argc, char** argv) {
                     "...; env_error is always retried)");
     cmd->add_flag("--no-isolation", tune_args.no_isolation,
                   "evaluate in this process instead of a supervised worker (a hung or crashing kernel stops the run)");
-    cmd->add_option("--report", tune_args.report, "also write the markdown report (plots beside it)");
+    cmd->add_option("--report", tune_args.report,
+                    "also write the markdown report (plots beside it; the input, best and failed outputs as PNG "
+                    "pictures in pictures/ beside it)");
     cmd->add_option("--top", tune_args.top, "rows per group in the ranked table")->capture_default_str();
     cmd->add_flag("--quiet", tune_args.quiet, "no progress output");
     cmd->add_flag("--share-devices", tune_args.share_devices,
@@ -425,7 +435,10 @@ int main(int argc, char** argv) {
                                        "launch_error, wrong_result, harness_error, env_error)", st));
         }
       }
-      if (!tune_args.report.empty()) check_output_path("--report", tune_args.report);
+      if (!tune_args.report.empty()) {
+        check_output_path("--report", tune_args.report);
+        opt.pictures_dir = (fs::path(tune_args.report).parent_path() / kPicturesDir).string();
+      }
       opt.isolation = !tune_args.no_isolation;
       opt.command_line = join_args(argc, argv);
       // Under mpirun with several ranks the run is spread over them (docs/mpi.md, part 2): every rank

@@ -233,7 +233,7 @@ EvalResult run_cold(const std::string& exe, const ColdRequest& q) {
   auto request = [&](long long t0_ns) {
     wire::Message m = {"cold",          answer.string(),           std::to_string(t0_ns),  q.family.name(),
                        q.backend.name(), std::to_string(q.device.index), q.variant.name(), q.config.canonical(),
-                       wire::num(q.timeout_s)};
+                       wire::num(q.timeout_s), q.output_path};
     for (auto& f : wire::encode_problem(q.problem)) m.push_back(std::move(f));
     return wire::encode(m);
   };
@@ -255,7 +255,8 @@ EvalResult run_cold(const std::string& exe, const ColdRequest& q) {
     // The same program once more under Nsight Compute, for its counters only (the profiler replays kernels).
     const char* want = std::getenv("PIMG_NCU");
     const std::string ncu = on_path("ncu");
-    if (r.status == Status::ok && q.device.backend == "cuda" && want && std::string(want) == "1") {
+    if (r.status == Status::ok && q.output_path.empty() && q.device.backend == "cuda" && want &&
+        std::string(want) == "1") {
       if (ncu.empty()) {
         r.metrics.push_back({"ncu.available", "bool", -1, 0});
       } else {
@@ -317,7 +318,7 @@ int cold_main(const Registry& reg) {
   } catch (const std::exception&) {
     m.clear();
   }
-  if (m.size() < 9 || m[0] != "cold") {
+  if (m.size() < 10 || m[0] != "cold") {
     std::fprintf(stderr, "pimg-tune cold: no request (%zu bytes read)\n", input.size());
     return 3;
   }
@@ -333,7 +334,8 @@ int cold_main(const Registry& reg) {
     const int index = static_cast<int>(wire::to_long(m[5]));
     const Config config = Config::parse_canonical(m[7]);
     const double timeout_s = wire::to_double(m[8]);
-    std::size_t i = 9;
+    const std::string output_path = m[9];
+    std::size_t i = 10;
     const Problem problem = wire::decode_problem(m, i);
 
     auto t = Clock::now();
@@ -354,6 +356,11 @@ int cold_main(const Registry& reg) {
     if (!plan->failed()) times = plan->run(0);
     footprint_run = ps_size_bytes();
     r = plan->result();
+    if (!output_path.empty() && !plan->output().empty()) {
+      std::ofstream o(output_path, std::ios::binary);
+      o.write(reinterpret_cast<const char*>(plan->output().data()), static_cast<std::streamsize>(plan->output().size()));
+      if (!o) throw std::runtime_error(output_path + ": cannot write the output");
+    }
     parts["build"] = r.compile_ms;
     parts["alloc"] = metric(r, "memory.alloc_ms");
     parts["upload"] = metric(r, "transfer.h2d_first_ms");
@@ -397,6 +404,25 @@ int cold_main(const Registry& reg) {
   return out.good() ? 0 : 3;
 }
 
+std::vector<const ResultRow*> top_rows(const std::vector<ResultRow>& rows, const DeviceInfo& device,
+                                       const Problem& problem, const std::map<std::string, const Variant*>& variants,
+                                       int top) {
+  // The confirmation stage's ranking where it ran, else the search's.
+  std::vector<const ResultRow*> ok;
+  bool confirmed = false;
+  for (const ResultRow& r : rows)
+    if (r.result.status == Status::ok && same_device(r.device, device) && r.problem == problem &&
+        variants.count(r.variant.name)) {
+      ok.push_back(&r);
+      confirmed = confirmed || r.result.stage == "confirm";
+    }
+  std::erase_if(ok, [&](const ResultRow* r) { return confirmed != (r->result.stage == "confirm"); });
+  std::sort(ok.begin(), ok.end(),
+            [](const ResultRow* a, const ResultRow* b) { return a->result.kernel.median < b->result.kernel.median; });
+  ok.resize(std::min<std::size_t>(ok.size(), static_cast<std::size_t>(std::max(top, 0))));
+  return ok;
+}
+
 void cold_stage(const Tuner::Impl& m, std::size_t device, Store& store, TuneSummary& summary, RunObserver& obs) {
   const int top = m.measure.cold.top;
   if (top <= 0) return;
@@ -409,19 +435,7 @@ void cold_stage(const Tuner::Impl& m, std::size_t device, Store& store, TuneSumm
   auto on_device = [&](const DeviceInfo& d) { return same_device(d, sd.info); };
   for (std::size_t p = 0; p < m.space.problems.size(); ++p) {
     const Problem& problem = m.space.problems[p];
-    // The confirmation stage's ranking where it ran, else the search's.
-    std::vector<const ResultRow*> ok;
-    bool confirmed = false;
-    for (const ResultRow& r : rows)
-      if (r.result.status == Status::ok && on_device(r.device) && r.problem == problem &&
-          variants.count(r.variant.name)) {
-        ok.push_back(&r);
-        confirmed = confirmed || r.result.stage == "confirm";
-      }
-    std::erase_if(ok, [&](const ResultRow* r) { return confirmed != (r->result.stage == "confirm"); });
-    std::sort(ok.begin(), ok.end(),
-              [](const ResultRow* a, const ResultRow* b) { return a->result.kernel.median < b->result.kernel.median; });
-    ok.resize(std::min<std::size_t>(ok.size(), static_cast<std::size_t>(top)));
+    const std::vector<const ResultRow*> ok = top_rows(rows, sd.info, problem, variants, top);
     const std::int64_t device_row = store.device_id(sd.info);
     const std::int64_t problem_row =
         store.problem_id(problem, {m.family->work(problem), m.family->unit(), m.family->traffic(problem)});

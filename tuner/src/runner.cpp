@@ -524,6 +524,7 @@ TuneSummary Tuner::run(Store& store, RunObserver& obs) {
         confirm_device(m, open_index, session, store, summary, obs);
         ladder_device(m, open_index, *session, store, summary, obs);
         cold_stage(m, open_index, store, summary, obs);
+        picture_stage(m, open_index, store, obs);
       }
       session.reset();  // one device open at a time
       session = open_session(m, sd);
@@ -560,6 +561,7 @@ TuneSummary Tuner::run(Store& store, RunObserver& obs) {
     confirm_device(m, open_index, session, store, summary, obs);
     ladder_device(m, open_index, *session, store, summary, obs);
     cold_stage(m, open_index, store, summary, obs);
+    picture_stage(m, open_index, store, obs);
   }
   obs.on_finish();
   return summary;

@@ -107,6 +107,18 @@ void confirm_device(const Tuner::Impl& m, std::size_t device, std::unique_ptr<De
 // "cold"; with resume, one whose cold row of the same identity is stored is not run again. Called after
 // confirm_device().
 void cold_stage(const Tuner::Impl& m, std::size_t device, Store& store, TuneSummary& summary, RunObserver& obs);
+// The `top` ok rows of `problem` on `device` among `rows` whose variant is in `variants`, fastest first: the
+// confirmation stage's where it ran, else the search's.
+std::vector<const ResultRow*> top_rows(const std::vector<ResultRow>& rows, const DeviceInfo& device,
+                                       const Problem& problem, const std::map<std::string, const Variant*>& variants,
+                                       int top);
+// The picture stage on one device (picture_stage.cpp, with TuneOptions::pictures_dir set and a family whose
+// output is a picture): per problem, the input, the best configuration's output and, for up to
+// kWrongPictures configurations stored as wrong_result, their output and its difference from the reference,
+// as PNG files with thumbnails, listed in the directory's pictures.tsv. Each output comes from a cold run
+// of its configuration (a fresh process), so a failing kernel cannot harm the tuner. Called after cold_stage().
+inline constexpr int kWrongPictures = 2;
+void picture_stage(const Tuner::Impl& m, std::size_t device, Store& store, RunObserver& obs);
 // The space's ladder on one device (ladder_runner.cpp): its steps that run there, per problem, measured by
 // the confirmation stage's method and stored with stage "ladder" and their step (Store::save_ladder_step).
 void ladder_device(const Tuner::Impl& m, std::size_t device, DeviceSession& session, Store& store,

@@ -35,6 +35,10 @@ Problem Bgr2RgbaFamily::make_problem(int width, int height, int channels,
   return Problem{"bgr2rgba", width, height, 3, std::move(attrs)};
 }
 
+std::optional<PictureShapes> Bgr2RgbaFamily::pictures(const Problem& p) const {
+  return PictureShapes{{p.width, p.height, 3, false, true}, {p.width, p.height, 4, false, false}};
+}
+
 Workload Bgr2RgbaFamily::make_workload(const Problem& p) const {
   Workload w;
   // An image file is decoded as R G B; stored as B G R, the seeds' (and OpenCV's) order.

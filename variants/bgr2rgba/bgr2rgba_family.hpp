@@ -23,6 +23,7 @@ class Bgr2RgbaFamily final : public Family {
                      std::span<const std::uint8_t> actual) const override;
   Traffic traffic(const Problem& p) const override;
   double work(const Problem& p) const override;
+  std::optional<PictureShapes> pictures(const Problem& p) const override;
 };
 
 }  // namespace pimg::bgr2rgba

@@ -79,10 +79,18 @@ Problem LayoutFamily::make_problem(int width, int height, int channels, std::map
   complete_input_attrs(attributes(), attrs, width, height);
   complete_layout(attrs, channels);
   check_size(width, height, channels);
-  if (width < min_size_ || height < min_size_)
-    throw AttrError("sizes", fmt::format("{} needs an image of at least {}x{}, got {}x{}", name_, min_size_, min_size_,
-                                         width, height));
-  return Problem{name_, width, height, channels, std::move(attrs)};
+  Problem p{name_, width, height, channels, std::move(attrs)};
+  const int least = std::max(min_size_, shrink(p));
+  if (width < least || height < least)
+    throw AttrError("sizes", fmt::format("{} needs an image of at least {}x{}, got {}x{}", name_, least, least, width,
+                                         height));
+  return p;
+}
+
+std::optional<PictureShapes> LayoutFamily::pictures(const Problem& p) const {
+  const bool planar = p.attr("layout") == "planar";
+  return PictureShapes{{p.width, p.height, p.channels, planar, false},
+                       {out_width(p), out_height(p), p.channels, planar, false}};
 }
 
 Workload LayoutFamily::make_workload(const Problem& p) const {

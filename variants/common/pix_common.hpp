@@ -53,16 +53,22 @@ class LayoutFamily : public Family {
   Validation compare(const Problem& p, std::span<const std::uint8_t> expected,
                      std::span<const std::uint8_t> actual) const override;
   double work(const Problem& p) const override;  // output pixels
+  std::optional<PictureShapes> pictures(const Problem& p) const override;
 
  protected:
-  int out_width(const Problem& p) const { return p.width / shrink_; }
-  int out_height(const Problem& p) const { return p.height / shrink_; }
+  // Output = input / shrink(p) (rounded down); the family's constant unless a subclass reads the problem.
+  virtual int shrink(const Problem& p) const {
+    (void)p;
+    return shrink_;
+  }
+  int out_width(const Problem& p) const { return p.width / shrink(p); }
+  int out_height(const Problem& p) const { return p.height / shrink(p); }
 
  private:
   std::string name_;
   LayoutReference ref_;
   int shrink_;    // output = input / shrink (rounded down)
-  int min_size_;  // smallest width and height
+  int min_size_;  // smallest width and height (at least shrink(p) too)
 };
 
 // Refuses sizes that are not positive or whose `bytes_per_pixel` image exceeds 2^31 - 1 bytes.

@@ -281,6 +281,12 @@ int simd_shift(const std::vector<int>& weights, int divisor) {
   return s;
 }
 
+std::optional<PictureShapes> ConvFamily::pictures(const Problem& p) const {
+  const ConvSpec s = spec_of(p);
+  return PictureShapes{{s.width, s.height, s.channels, s.planar, false},
+                       {s.out_width, s.out_height, s.channels, s.planar, false}};
+}
+
 Workload ConvFamily::make_workload(const Problem& p) const {
   const ConvSpec s = spec_of(p);
   Workload w;

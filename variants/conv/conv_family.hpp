@@ -80,6 +80,7 @@ class ConvFamily final : public Family {
                           std::span<const std::uint8_t> actual, const std::string& rule) const override;
   Traffic traffic(const Problem& p) const override;
   double work(const Problem& p) const override;
+  std::optional<PictureShapes> pictures(const Problem& p) const override;
 };
 
 }  // namespace pimg::conv

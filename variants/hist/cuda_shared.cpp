@@ -32,6 +32,7 @@ class CudaShared final : public Variant {
                        {0, 1})};
   }
   LaunchPlan plan(const Problem& p, const Workload& w, const Config& c, const DeviceInfo& d) const override {
+    interleaved_only(p, name());
     const auto decls = parameters();
     const int block = int_in(c, decls, "block");
     const int copies = int_in(c, decls, "copies");

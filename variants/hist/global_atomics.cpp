@@ -14,6 +14,7 @@ class GlobalAtomics final : public GpuVariant {
             int_range("items", 1, "pixels per work item, strided by the range width", 1, 1024)};
   }
   LaunchPlan plan(const Problem& p, const Workload& w, const Config& c, const DeviceInfo& d) const override {
+    if (cuda()) interleaved_only(p, name());
     const auto decls = parameters();
     const std::size_t block = static_cast<std::size_t>(int_in(c, decls, "block"));
     const int items = int_in(c, decls, "items");

@@ -38,6 +38,11 @@ std::size_t groups_of(const Config& c, const std::vector<ParamDecl>& decls, cons
   return static_cast<std::size_t>(std::max(1, d.compute_units) * per_unit);
 }
 
+void interleaved_only(const Problem& p, const std::string& variant) {
+  if (spec_of(p).planar) throw PlanError(variant + " counts interleaved channels only; planar histograms are built for the "
+                                         "OpenMP, OpenCL and host variants");
+}
+
 ParamDecl layout_param() {
   return text_choice("layout", {"blocked", "interleaved"}, "blocked",
                     "sub-histogram layout: blocked (copy after copy) or interleaved (copy r of bin b at b * copies + r, "

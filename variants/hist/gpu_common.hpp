@@ -31,6 +31,10 @@ class GpuVariant : public Variant {
   Desc d_;
 };
 
+// PlanError for a planar problem: the CUDA kernels (hist_cuda_*.cu) and libraries count interleaved
+// channels only, so a planar problem is skipped on them (docs/families.md, hist).
+void interleaved_only(const Problem& p, const std::string& variant);
+
 // One GPU hist kernel launch as a variant describes it.
 struct GpuKernel {
   std::string entry;

@@ -67,25 +67,47 @@ std::vector<std::uint8_t> input_pixels(const Problem& p) {
   if (img.width != p.width || img.height != p.height)
     throw UsageError(fmt::format("{}: image is {}x{}, the problem says {}x{}", p.attr("input"), img.width, img.height,
                                  p.width, p.height));
-  return std::move(img.pixels);
+  if (!spec_of(p).planar) return std::move(img.pixels);
+  std::vector<std::uint8_t> planes(img.pixels.size());
+  const std::size_t pixels = n / static_cast<std::size_t>(p.channels);
+  for (std::size_t i = 0; i < pixels; ++i)
+    for (std::size_t c = 0; c < static_cast<std::size_t>(p.channels); ++c)
+      planes[c * pixels + i] = img.pixels[i * static_cast<std::size_t>(p.channels) + c];
+  return planes;
 }
 
-HistSpec spec_of(const Problem& p) { return {p.width, p.height, p.channels}; }
+HistSpec spec_of(const Problem& p) {
+  const auto layout = p.attrs.find("layout");
+  return {p.width, p.height, p.channels, layout != p.attrs.end() && layout->second == "planar"};
+}
 
-void reference(const std::uint8_t* in, std::size_t samples, int channels, std::uint32_t* out) {
+void reference(const std::uint8_t* in, std::size_t samples, int channels, bool planar, std::uint32_t* out) {
   std::memset(out, 0, sizeof(std::uint32_t) * PIMG_HIST_BINS * static_cast<std::size_t>(channels));
-  if (channels == 1) {
-    for (std::size_t i = 0; i < samples; ++i) ++out[in[i]];
+  if (channels == 1 || planar) {
+    const std::size_t plane = samples / static_cast<std::size_t>(channels);
+    for (std::size_t i = 0; i < samples; ++i) ++out[(i / plane) * PIMG_HIST_BINS + in[i]];
     return;
   }
   for (std::size_t i = 0; i + channels <= samples; i += channels)
     for (int c = 0; c < channels; ++c) ++out[PIMG_HIST_SLOT(static_cast<std::size_t>(c), in[i + c], channels)];
 }
 
-std::vector<AttrSpec> HistFamily::attributes() const { return input_attributes(); }
+std::vector<AttrSpec> HistFamily::attributes() const {
+  std::vector<AttrSpec> out = input_attributes();
+  out.push_back({"layout", {"interleaved", "planar"}, "interleaved",
+                 "3 channels interleaved (B G R B G R ...) or planar (seed 002: a plane per channel)"});
+  return out;
+}
 
 Problem HistFamily::make_problem(int width, int height, int channels, std::map<std::string, std::string> attrs) const {
   if (channels != 1 && channels != 3) throw AttrError("channels", fmt::format("must be 1 or 3, got {}", channels));
+  // layout is kept in the problem only when planar (a 3-channel one): interleaved problems keep the identity
+  // they had before planar histograms existed, and with one channel the layouts coincide.
+  if (auto l = attrs.find("layout"); l != attrs.end()) {
+    if (l->second != "interleaved" && l->second != "planar")
+      throw AttrError("layout", fmt::format("'{}' is not interleaved or planar", l->second));
+    if (l->second == "interleaved" || channels == 1) attrs.erase(l);
+  }
   complete_input_attrs(attrs, width, height, channels);
   return Problem{"hist", width, height, channels, std::move(attrs)};
 }
@@ -98,6 +120,11 @@ Workload HistFamily::make_workload(const Problem& p) const {
   w.scalars = {{"width", s.width}, {"height", s.height}, {"channels", s.channels},
                {"samples", static_cast<std::int64_t>(s.samples())}};
   w.defines = {{"PIMG_CHANNELS", std::to_string(s.channels)}};
+  if (s.planar) {
+    w.defines["PIMG_PLANAR"] = "1";
+    w.defines["PIMG_PLANE"] = std::to_string(static_cast<std::int64_t>(s.width) * s.height);
+  }
+  w.scalars["planar"] = s.planar ? 1 : 0;
   return w;
 }
 
@@ -105,7 +132,7 @@ std::vector<std::uint8_t> HistFamily::reference(const Problem& p, const Workload
   PIMG_CHECK(rule.empty(), "hist has no validation rule '" + rule + "'");
   const HistSpec s = spec_of(p);
   std::vector<std::uint32_t> bins(s.bins());
-  hist::reference(w.input("in").bytes.data(), s.samples(), s.channels, bins.data());
+  hist::reference(w.input("in").bytes.data(), s.samples(), s.channels, s.planar, bins.data());
   std::vector<std::uint8_t> out(bins.size() * sizeof(std::uint32_t));
   std::memcpy(out.data(), bins.data(), out.size());
   return out;

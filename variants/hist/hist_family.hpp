@@ -1,5 +1,5 @@
-// The hist family: 256-bin histograms of 8-bit images, 1 channel or 3 interleaved channels (one
-// histogram per channel), output as uint32 counts channel after channel (kernels/hist/hist_rule.h).
+// The hist family: 256-bin histograms of 8-bit images, 1 channel or 3 channels interleaved or planar
+// (one histogram per channel), output as uint32 counts channel after channel (kernels/hist/hist_rule.h).
 #pragma once
 #include <cstdint>
 #include <vector>
@@ -10,19 +10,22 @@ namespace pimg::hist {
 
 struct HistSpec {
   int width = 0, height = 0, channels = 1;
+  bool planar = false;  // channel after channel (attribute layout: planar), else interleaved
   std::size_t samples() const { return static_cast<std::size_t>(width) * height * channels; }
   std::size_t bins() const { return 256u * static_cast<std::size_t>(channels); }
 };
 
 HistSpec spec_of(const Problem& p);
 
-// The serial CPU reference: out[c * 256 + v] counts the samples of channel c equal to v.
-void reference(const std::uint8_t* in, std::size_t samples, int channels, std::uint32_t* out);
+// The serial CPU reference: out[c * 256 + v] counts the samples of channel c equal to v; the channels
+// interleaved, or planes of samples / channels each when `planar`.
+void reference(const std::uint8_t* in, std::size_t samples, int channels, bool planar, std::uint32_t* out);
 
 // Seeded pixels for the random inputs of hist and histeq: `uniform` over 0..255, or `peaked` (the sum
 // of four uniform draws in 0..63, a bell around 126 that makes atomics collide). Never all zeros.
 std::vector<std::uint8_t> random_pixels(std::size_t n, std::uint32_t seed, const std::string& dist);
-// The interleaved samples of the problem's input: random_pixels, or the image file it names.
+// The samples of the problem's input: random_pixels, or the image file it names (planar when the problem's
+// layout is planar).
 std::vector<std::uint8_t> input_pixels(const Problem& p);
 // The attributes hist and histeq share: input, seed, dist.
 std::vector<AttrSpec> input_attributes();

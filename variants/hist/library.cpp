@@ -22,6 +22,7 @@ class LibraryVariant final : public Variant {
   bool baseline() const override { return true; }
   // args: in, out, width, height, channels
   LaunchPlan plan(const Problem& p, const Workload& w, const Config&, const DeviceInfo&) const override {
+    interleaved_only(p, name_);
     LaunchPlan plan;
     plan.entry = call_;
     for (const auto& [k, v] : w.defines) plan.defines.emplace_back(k, v);

@@ -17,6 +17,7 @@ class Outpart final : public GpuVariant {
     return out;
   }
   LaunchPlan plan(const Problem& p, const Workload& w, const Config& c, const DeviceInfo& d) const override {
+    if (cuda()) interleaved_only(p, name());
     const auto decls = parameters();
     const int block = int_in(c, decls, "block");
     const int bpg = int_in(c, decls, "bpg");

@@ -13,6 +13,7 @@ class Packed final : public GpuVariant {
     return {int_range("block", 256, "work-group (block) size", 1, 1024), int_range("items", 1, "32-bit words per work item", 1, 1024)};
   }
   LaunchPlan plan(const Problem& p, const Workload& w, const Config& c, const DeviceInfo& d) const override {
+    if (cuda()) interleaved_only(p, name());
     const auto decls = parameters();
     const std::size_t block = static_cast<std::size_t>(int_in(c, decls, "block"));
     const int items = int_in(c, decls, "items");

@@ -4,10 +4,10 @@
 namespace pimg::hist {
 namespace {
 
-// buffers: in, out; ints: samples, channels.
+// buffers: in, out; ints: samples, channels, planar.
 void hist_serial(void* const* buffers, const std::int64_t* ints, const double*) {
   reference(static_cast<const std::uint8_t*>(buffers[0]), static_cast<std::size_t>(ints[0]), static_cast<int>(ints[1]),
-            static_cast<std::uint32_t*>(buffers[1]));
+            ints[2] != 0, static_cast<std::uint32_t*>(buffers[1]));
 }
 
 class Serial final : public Variant {
@@ -25,7 +25,8 @@ class Serial final : public Variant {
     LaunchPlan plan;
     plan.entry = "hist_serial";
     plan.args = {KernelArg::buf("in"), KernelArg::buf("out"),
-                 KernelArg::integer(static_cast<std::int64_t>(s.samples())), KernelArg::integer(s.channels)};
+                 KernelArg::integer(static_cast<std::int64_t>(s.samples())), KernelArg::integer(s.channels),
+                 KernelArg::integer(s.planar ? 1 : 0)};
     return plan;
   }
 };

@@ -43,6 +43,10 @@ Problem HisteqFamily::make_problem(int width, int height, int channels, std::map
   return Problem{"histeq", width, height, 1, std::move(attrs)};
 }
 
+std::optional<PictureShapes> HisteqFamily::pictures(const Problem& p) const {
+  return PictureShapes{{p.width, p.height, 1, false, false}, {p.width, p.height, 1, false, false}};
+}
+
 Workload HisteqFamily::make_workload(const Problem& p) const {
   Workload w;
   w.inputs.push_back({"in", hist::input_pixels(p)});

@@ -25,6 +25,7 @@ class HisteqFamily final : public Family {
                      std::span<const std::uint8_t> actual) const override;
   Traffic traffic(const Problem& p) const override;
   double work(const Problem& p) const override;
+  std::optional<PictureShapes> pictures(const Problem& p) const override;
 };
 
 }  // namespace pimg::histeq

@@ -1,5 +1,5 @@
 // cl_direct / cuda_direct: a 2-D grid over output pixels and every plane's output rows, PIXELS output
-// pixels per thread, each the maximum of its 2x2 window read byte by byte (kernel maxpool_direct).
+// pixels per thread, each the maximum of its window (2x2, 3x3, 4x4) read byte by byte (kernel maxpool_direct).
 #include "variants.hpp"
 
 namespace pimg::maxpool {
@@ -13,9 +13,10 @@ void register_direct(Registry& reg) {
          "one thread per PIXELS output pixels, byte loads (the naive kernel)", params,
          [params](const Problem& p, const Workload& w, const Config& c, const DeviceInfo& d) {
            const int pixels = pix::int_knob(c, params, "pixels");
+           const int k = window_of(p);
            LaunchPlan plan = pix::gpu_plan("maxpool_direct", w, c, params, d,
-                                           pix::ceil_div(static_cast<std::size_t>(p.width / 2), pixels),
-                                           static_cast<std::size_t>(pix::planes_of(p)) * (p.height / 2));
+                                           pix::ceil_div(static_cast<std::size_t>(p.width / k), pixels),
+                                           static_cast<std::size_t>(pix::planes_of(p)) * (p.height / k));
            finish_plan(plan, p, pixels, 1);
            return plan;
          }}));

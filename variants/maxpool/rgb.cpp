@@ -16,8 +16,10 @@ void register_rgb(Registry& reg) {
     reg.add_variant(pix::make_variant(
         {pix::gpu_name(backend, "rgb"), "maxpool", backend, gpu_source(backend),
          "3-channel interleaved: coalesced 16-byte loads staged in local memory, byte-permute repacking", params,
-         [params](const Problem& p, const Workload& w, const Config& c, const DeviceInfo& d) {
+         [params, name = pix::gpu_name(backend, "rgb")](const Problem& p, const Workload& w, const Config& c,
+                                                         const DeviceInfo& d) {
            if (pix::samples_of(p) != 3) throw PlanError("cl_rgb / cuda_rgb pool 3-channel interleaved images only");
+           two_by_two_only(p, name);
            const int units = pix::int_knob(c, params, "units");
            const int bx = pix::int_knob(c, params, "block_x"), by = pix::int_knob(c, params, "block_y");
            if (bx * units % 2) throw PlanError(fmt::format("block_x * units must be even, got {}x{}", bx, units));

@@ -1,6 +1,7 @@
 // cl_tree / cuda_tree: seed 003's tree formulation: one thread per input pixel of a BLOCK_X x BLOCK_Y
 // tile staged in local (shared) memory; the maxima of horizontal pairs (t1, t2), a barrier, then of the
-// vertical pair (kernel maxpool_tree). Both block sides must be even.
+// vertical pair (kernel maxpool_tree); windows of 3 and 4 reduce in levels of pairs along x then y. Both
+// block sides must be multiples of the window.
 #include <fmt/format.h>
 
 #include "variants.hpp"
@@ -15,9 +16,12 @@ void register_tree(Registry& reg) {
          "seed 003's tree reduction in local memory: horizontal pairs, barrier, vertical pair", params,
          [params](const Problem& p, const Workload& w, const Config& c, const DeviceInfo& d) {
            const int bx = pix::int_knob(c, params, "block_x"), by = pix::int_knob(c, params, "block_y");
-           if (bx % 2 || by % 2) throw PlanError(fmt::format("the tree needs an even block, got {}x{}", bx, by));
-           LaunchPlan plan = pix::gpu_plan("maxpool_tree", w, c, params, d, static_cast<std::size_t>(p.width / 2) * 2,
-                                           static_cast<std::size_t>(pix::planes_of(p)) * (p.height / 2) * 2);
+           const int k = window_of(p);
+           if (bx % k || by % k)
+             throw PlanError(fmt::format("the tree needs a block whose sides are multiples of the window {}, got {}x{}",
+                                         k, bx, by));
+           LaunchPlan plan = pix::gpu_plan("maxpool_tree", w, c, params, d, static_cast<std::size_t>(p.width / k) * k,
+                                           static_cast<std::size_t>(pix::planes_of(p)) * (p.height / k) * k);
            finish_plan(plan, p, 1, 1);
            return plan;
          }}));

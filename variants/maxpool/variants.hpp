@@ -1,6 +1,7 @@
 // The maxpool variants' registration functions (one file each) and what their plans share.
 #pragma once
 #include "common/pix_common.hpp"
+#include "maxpool_family.hpp"
 #include "pimg/registry.hpp"
 
 namespace pimg::maxpool {
@@ -11,6 +12,8 @@ inline std::string gpu_source(const std::string& backend) {
 
 // in, out, width, height, out_width, out_height as the arguments; PIXELS and GROUPS as defines.
 void finish_plan(LaunchPlan& plan, const Problem& p, int pixels, int groups);
+// PlanError for a window other than 2x2: `variant` pools 2x2 windows only.
+void two_by_two_only(const Problem& p, const std::string& variant);
 
 void register_direct(Registry& reg);
 void register_vec16(Registry& reg);

@@ -12,7 +12,9 @@ void register_vec16(Registry& reg) {
     reg.add_variant(pix::make_variant(
         {pix::gpu_name(backend, "vec16"), "maxpool", backend, gpu_source(backend),
          "16-byte vector loads and stores, packed byte-wise maxima, GROUPS x 16 output pixels per thread", params,
-         [params](const Problem& p, const Workload& w, const Config& c, const DeviceInfo& d) {
+         [params, name = pix::gpu_name(backend, "vec16")](const Problem& p, const Workload& w, const Config& c,
+                                                           const DeviceInfo& d) {
+           two_by_two_only(p, name);
            const int groups = pix::int_knob(c, params, "groups");
            const std::size_t g = pix::ceil_div(static_cast<std::size_t>(p.width / 2), 16);
            LaunchPlan plan = pix::gpu_plan("maxpool_vec16", w, c, params, d, pix::ceil_div(g, groups),

@@ -16,6 +16,9 @@ void register_rotate(Registry& reg) {
   reg.add_variant(make_cuda_direct());
   reg.add_variant(make_cuda_texture());
   reg.add_variant(make_npp_rotate());
+  reg.add_variant(make_cl_scatter());
+  reg.add_variant(make_cuda_scatter());
+  reg.add_variant(make_omp_scatter());
 }
 
 }  // namespace pimg::rotate

@@ -68,5 +68,8 @@ std::unique_ptr<Variant> make_omp_tiles();
 std::unique_ptr<Variant> make_cuda_direct();
 std::unique_ptr<Variant> make_cuda_texture();
 std::unique_ptr<Variant> make_npp_rotate();
+std::unique_ptr<Variant> make_cl_scatter();
+std::unique_ptr<Variant> make_cuda_scatter();
+std::unique_ptr<Variant> make_omp_scatter();
 
 }  // namespace pimg::rotate

@@ -115,6 +115,18 @@ void reference(const RotateSpec& s, const std::uint8_t* in, std::uint8_t* out) {
     }
 }
 
+void reference_scatter(const RotateSpec& s, const std::uint8_t* in, std::uint8_t* out) {
+  std::fill(out, out + static_cast<std::size_t>(s.width) * s.height * s.channels, static_cast<std::uint8_t>(s.fill));
+  for (int y = 0; y < s.height; ++y)
+    for (int x = 0; x < s.width; ++x) {
+      const int d = pimg_rot_scatter_target(x, y, s.width, s.height, s.cs, s.sn);
+      if (d < 0) continue;
+      for (int c = 0; c < s.channels; ++c)
+        out[pimg_rot_index(d % s.width, d / s.width, c, s.width, s.height, s.channels, s.planar)] =
+            in[pimg_rot_index(x, y, c, s.width, s.height, s.channels, s.planar)];
+    }
+}
+
 std::array<double, 6> opencv_matrix(const RotateSpec& s) {
   const double c = s.cs / 65536.0, sn = s.sn / 65536.0;
   const double cx = (s.width - 1) / 2.0, cy = (s.height - 1) / 2.0;
@@ -295,6 +307,12 @@ void reference_npp(const RotateSpec& s, const std::uint8_t* in, std::uint8_t* ou
       }
 }
 
+std::optional<PictureShapes> RotateFamily::pictures(const Problem& p) const {
+  const RotateSpec s = spec_of(p);
+  const PictureShape shape{s.width, s.height, s.channels, s.planar, false};
+  return PictureShapes{shape, shape};
+}
+
 Workload RotateFamily::make_workload(const Problem& p) const {
   const RotateSpec s = spec_of(p);
   std::vector<std::uint8_t> pixels = pix::image_input(p, s.channels, s.planar);  // seeded random or the image file
@@ -309,13 +327,16 @@ Workload RotateFamily::make_workload(const Problem& p) const {
 }
 
 std::vector<std::uint8_t> RotateFamily::reference(const Problem& p, const Workload& w, const std::string& rule) const {
-  PIMG_CHECK(rule.empty() || rule == "opencv" || rule == "npp", "rotate has no validation rule '" + rule + "'");
+  PIMG_CHECK(rule.empty() || rule == "opencv" || rule == "npp" || rule == "scatter",
+             "rotate has no validation rule '" + rule + "'");
   const RotateSpec s = spec_of(p);
   std::vector<std::uint8_t> out(w.output_bytes);
   if (rule == "opencv")
     reference_opencv(s, w.input("in").bytes.data(), out.data());
   else if (rule == "npp")
     reference_npp(s, w.input("in").bytes.data(), out.data());
+  else if (rule == "scatter")
+    reference_scatter(s, w.input("in").bytes.data(), out.data());
   else
     rotate::reference(s, w.input("in").bytes.data(), out.data());
   return out;

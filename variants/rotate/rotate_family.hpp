@@ -34,6 +34,9 @@ std::array<double, 6> opencv_matrix(const RotateSpec& s);
 // Rule "opencv": OpenCV 4.x's own fixed-point warpAffine (INTER_NEAREST: coordinates rounded to 1/1024 and
 // then to the nearest pixel; INTER_LINEAR: to 1/32 pixel with 15-bit weights), border constant = the fill.
 void reference_opencv(const RotateSpec& s, const std::uint8_t* in, std::uint8_t* out);
+// The rule "scatter" (rotate_rule.h, pimg_rot_scatter_target; nearest only): every source pixel in raster order
+// written to its destination, holes the fill value, the last source winning a collision.
+void reference_scatter(const RotateSpec& s, const std::uint8_t* in, std::uint8_t* out);
 
 // NPP's nppiRotate rotates about the origin and then shifts: it reads, for output pixel (x, y), the source point
 // R(a) ((x, y) + d - shift) - d, R(a) = [[cos, -sin], [sin, cos]] (counterclockwise as displayed for a positive
@@ -102,6 +105,7 @@ class RotateFamily final : public Family {
                           std::span<const std::uint8_t> actual, const std::string& rule) const override;
   Traffic traffic(const Problem& p) const override;
   double work(const Problem& p) const override;
+  std::optional<PictureShapes> pictures(const Problem& p) const override;
 };
 
 }  // namespace pimg::rotate

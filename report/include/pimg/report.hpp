@@ -4,6 +4,7 @@
 #include <string>
 #include <vector>
 
+#include "pimg/picture.hpp"
 #include "pimg/replay.hpp"
 #include "pimg/store.hpp"
 
@@ -16,6 +17,10 @@ struct ReportOptions {
   std::vector<RunRecord> runs;  // the store's runs: the provenance of the rows (Store::runs())
   std::vector<ResultRow> cold;  // the whole-program runs (Store::stage_rows("cold")), with their metrics
   std::vector<LadderRow> ladders;  // the store's ladder steps (Store::ladder_rows()): the Ladders section
+  // The pictures beside the report (the manifest the tuner's picture stage wrote, pimg/picture.hpp), their
+  // paths relative to the report's directory after `pictures_prefix` ("pictures/"): the Output pictures section.
+  std::vector<PictureEntry> pictures;
+  std::string pictures_prefix;
 };
 
 struct Report {
@@ -32,6 +37,11 @@ Report make_report(const std::vector<ResultRow>& rows, const std::vector<Bandwid
 // The Ladders section (ladder.cpp) of one family's report ("" for every family): per ladder and problem,
 // each step's time, interval, speed-ups over the previous and the first step, and method; "" when none.
 std::string ladder_section(const std::vector<LadderRow>& rows, const std::string& family);
+
+// The Output pictures section (pictures.cpp) of one family's report ("" for every family): per problem a
+// table of thumbnails (`prefix` + thumb) linked to the full pictures; "" when there are none.
+std::string pictures_section(const std::vector<PictureEntry>& entries, const std::string& family,
+                             const std::string& prefix);
 
 // The report as one self-contained HTML page: the markdown's headings, paragraphs, lists and tables,
 // each plot's SVG inlined from `files`, a little CSS for a readable page.

@@ -24,6 +24,9 @@ struct ColdRequest {
   const Variant& variant;
   const Config& config;
   double timeout_s = 60;  // the whole child process
+  // Non-empty: the child also writes the output its run downloaded (validated or not) to this file, and no
+  // Nsight Compute run follows (the picture stage, pimg/picture.hpp).
+  std::string output_path = {};
 };
 
 // The parts of a cold run, in the order a program meets them; metric "cold.<part>_ms" each, and

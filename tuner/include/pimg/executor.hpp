@@ -8,6 +8,7 @@
 #include <functional>
 #include <memory>
 #include <optional>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -69,6 +70,11 @@ class PreparedPlan {
   // One run (`seq` counts every run of this plan, warm-ups included; the poison alternates on it):
   // nullopt when it failed, with result() saying why.
   std::optional<RunTimes> run(std::int64_t seq);
+
+  // The output of the latest run that got as far as downloading it (validated or not: a wrong_result run's
+  // output too); a run validated on the device is downloaded on this first call; empty before any run.
+  // For pictures (pimg/picture.hpp).
+  std::span<const std::uint8_t> output() const;
 
   // Timed runs that were validated (kernel, wall and communication times), taken by run() callers.
   EvalResult& mutable_result() { return result_; }

@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <map>
 #include <memory>
+#include <optional>
 #include <span>
 #include <string>
 #include <vector>
@@ -38,6 +39,17 @@ struct Traffic {
 struct Validation {
   bool ok = false;
   std::string detail;  // "exact" or where and by how much the first mismatch differs
+};
+
+// How a family's input ("in" buffer) or output bytes are seen as a picture (docs/families.md, "Output
+// pictures"): width x height pixels of `channels` bytes, interleaved or planar; `bgr`: 3 channels stored
+// B, G, R (shown as R, G, B).
+struct PictureShape {
+  int width = 0, height = 0, channels = 0;
+  bool planar = false, bgr = false;
+};
+struct PictureShapes {
+  PictureShape input, output;
 };
 
 // One accepted problem attribute: its name, allowed values (empty: free-form) and default.
@@ -80,6 +92,11 @@ class Family {
   // identity, so a change to either makes earlier rows of the family older. Bump it with such a change.
   virtual std::string reference_version(const std::string& /*rule*/) const { return "1"; }
   virtual Traffic traffic(const Problem& p) const = 0;
+  // The input and output as pictures; nullopt for a family whose output is not an image (hist, semblance).
+  virtual std::optional<PictureShapes> pictures(const Problem& p) const {
+    (void)p;
+    return std::nullopt;
+  }
   // Work items in the user's unit (pixels of output for MPix/s).
   virtual double work(const Problem& p) const = 0;
 };

@@ -48,6 +48,9 @@ struct TuneOptions {
   bool isolation = true;
   std::string worker_exe = "/proc/self/exe";
   std::string command_line;
+  // Non-empty: the picture stage writes the input, the best output and failed outputs with their differences
+  // as PNG files here, listed in pictures.tsv (pimg/picture.hpp); the CLI's --report puts them beside it.
+  std::string pictures_dir;
 };
 
 // A device chosen for tuning, with the reason when a selected backend has none.
