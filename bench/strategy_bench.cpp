@@ -3,6 +3,8 @@
 // per second on one core for each strategy (target at least 100,000/s for the replay loop itself).
 #include <benchmark/benchmark.h>
 
+#include <map>
+
 #include <cmath>
 #include <iterator>
 
@@ -87,7 +89,7 @@ BENCHMARK_CAPTURE(BM_Replay, forest, std::string("forest"))->Unit(benchmark::kMi
 // The strategy's own time per proposal on a space of 10^5 points of six parameters (20 x 10 x 10 x
 // 5 x 5 x 2; one in 16 fails): `observed` outcomes are told first (not timed), then the next 20
 // proposals (ask and tell) are timed. Counter s_per_proposal (CPU time); the bar is under 1 ms.
-void BM_ProposalTime(benchmark::State& state, const std::string& name) {
+void BM_ProposalTime(benchmark::State& state, const std::string& name, std::map<std::string, std::string> options = {}) {
   static const ReplaySpace s = [] {
     const std::uint32_t n[] = {20, 10, 10, 5, 5, 2};
     std::vector<SpaceParam> params;
@@ -116,7 +118,8 @@ void BM_ProposalTime(benchmark::State& state, const std::string& name) {
   const auto observed = static_cast<std::size_t>(state.range(0));
   constexpr std::size_t kTimed = 20;
   const StrategyInfo* info = Registry::builtin().strategy(name);
-  const OptionValues opts = resolve_options(*info, {{"budget", std::to_string(observed + kTimed)}});
+  options["budget"] = std::to_string(observed + kTimed);
+  const OptionValues opts = resolve_options(*info, options);
   std::size_t proposals = 0;
   std::uint64_t seed = 1;
   auto step = [&](Strategy& st) {
@@ -138,6 +141,8 @@ void BM_ProposalTime(benchmark::State& state, const std::string& name) {
       benchmark::Counter(static_cast<double>(proposals), benchmark::Counter::kIsRate | benchmark::Counter::kInvert);
 }
 BENCHMARK_CAPTURE(BM_ProposalTime, gp, std::string("gp"))->Arg(50)->Arg(200)->Arg(400)->Unit(benchmark::kMillisecond)->Iterations(3);
+// gp as the portfolio runs it (its `candidates`): the cost of the portfolio's model proposals alone.
+BENCHMARK_CAPTURE(BM_ProposalTime, gp_in_portfolio, std::string("gp"), std::map<std::string, std::string>{{"candidates", "256"}, {"local", "0"}})->Arg(50)->Arg(200)->Arg(400)->Unit(benchmark::kMillisecond)->Iterations(3);
 BENCHMARK_CAPTURE(BM_ProposalTime, portfolio, std::string("portfolio"))->Arg(50)->Arg(200)->Arg(400)->Unit(benchmark::kMillisecond)->Iterations(3);
 BENCHMARK_CAPTURE(BM_ProposalTime, forest, std::string("forest"))->Arg(50)->Arg(200)->Arg(400)->Unit(benchmark::kMillisecond)->Iterations(3);
 

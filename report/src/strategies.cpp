@@ -62,8 +62,9 @@ Table fraction_table(const ReplayComparison& c) {
 }
 
 std::string heading(const ReplayComparison& c) {
-  return fmt::format("{}: {} configurations ({} ok), optimum {:.4g} ms, {} seeds", c.label, c.points, c.ok_points,
-                     c.optimum_ms, c.seeds);
+  return fmt::format("{}: {} configurations ({} ok), optimum {:.4g} ms, {} seeds{}", c.label, c.points, c.ok_points,
+                     c.optimum_ms, c.seeds,
+                     c.first_seed == 1 ? std::string() : fmt::format(" ({}..{})", c.first_seed, c.first_seed + c.seeds - 1));
 }
 
 }  // namespace

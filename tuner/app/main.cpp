@@ -312,6 +312,11 @@ int main(int argc, char** argv) {
   strategies->add_option("--device", device, device_help);
   strategies->add_option("--size", size, "image size WxH");
   strategies->add_option("--seeds", seeds, "seeds per strategy")->capture_default_str()->check(CLI::Range(1, 100000));
+  std::size_t first_seed = 1;
+  strategies->add_option("--first-seed", first_seed,
+                         "seeds are first-seed .. first-seed+seeds-1 (check options chosen on other seeds)")
+      ->capture_default_str()
+      ->check(CLI::Range(std::size_t{1}, std::size_t{1} << 40));
   strategies->add_option("--strategy", strategy_names, "only these strategies (repeatable; default all)");
   strategies->add_option("--report", strategies_report_path, "also write a markdown section with convergence plots");
   std::size_t max_evals = 0;
@@ -582,11 +587,11 @@ int main(int argc, char** argv) {
         const StrategyInfo* info = reg.strategy(meta_strategy);
         if (!info) throw UsageError(fmt::format("--meta-tune {}: unknown strategy", meta_strategy));
         const OptionGrid grid = parse_option_grid(meta_grid, *info);
-        fmt::print("{}", meta_tune_table(meta_strategy, meta_tune(spaces, reg, meta_strategy, grid, seeds)));
+        fmt::print("{}", meta_tune_table(meta_strategy, meta_tune(spaces, reg, meta_strategy, grid, seeds, first_seed)));
         return 0;
       }
       auto result = compare_strategies(spaces, reg, seeds, strategy_names, parse_option_overrides(strategy_options, reg),
-                                       max_evals);
+                                       max_evals, first_seed);
       fmt::print("{}", strategies_table(result));
       if (!strategies_report_path.empty()) {
         Report r = strategies_report(result, fs::path(strategies_report_path).stem().string());

@@ -38,7 +38,8 @@ OptionGrid parse_option_grid(const std::vector<std::string>& items, const Strate
 }
 
 std::vector<MetaTuneEntry> meta_tune(const std::vector<ReplaySpace>& spaces, const Registry& reg,
-                                     const std::string& strategy, const OptionGrid& grid, std::size_t seeds) {
+                                     const std::string& strategy, const OptionGrid& grid, std::size_t seeds,
+                                     std::size_t first_seed) {
   if (!reg.strategy(strategy)) throw UsageError(fmt::format("--meta-tune {}: unknown strategy", strategy));
   if (spaces.empty()) throw UsageError("--meta-tune: no stored space to replay");
   // The combinations in odometer order over the grid's options (last option fastest).
@@ -60,7 +61,7 @@ std::vector<MetaTuneEntry> meta_tune(const std::vector<ReplaySpace>& spaces, con
     e.options = c;
     std::vector<double> sum(std::size(kReplayBudgets), 0);
     std::vector<std::size_t> count(sum.size(), 0);
-    for (const auto& cmp : compare_strategies(spaces, reg, seeds, {strategy}, {{strategy, c}}, cap))
+    for (const auto& cmp : compare_strategies(spaces, reg, seeds, {strategy}, {{strategy, c}}, cap, first_seed))
       for (const auto& sc : cmp.scores) {
         if (sc.strategy != strategy) continue;  // the random baseline every comparison replays
         for (const auto& b : sc.budgets)

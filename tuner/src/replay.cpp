@@ -205,7 +205,8 @@ StrategyOptionOverrides parse_option_overrides(const std::vector<std::string>& i
 
 std::vector<ReplayComparison> compare_strategies(const std::vector<ReplaySpace>& spaces, const Registry& reg,
                                                  std::size_t seeds, const std::vector<std::string>& names,
-                                                 const StrategyOptionOverrides& overrides, std::size_t max_evals) {
+                                                 const StrategyOptionOverrides& overrides, std::size_t max_evals,
+                                                 std::size_t first_seed) {
   std::vector<const StrategyInfo*> infos;
   if (names.empty()) {
     infos = reg.strategies();
@@ -232,6 +233,7 @@ std::vector<ReplayComparison> compare_strategies(const std::vector<ReplaySpace>&
     cmp.ok_points = ok.size();
     cmp.optimum_ms = s.optimum_ms;
     cmp.seeds = seeds;
+    cmp.first_seed = first_seed;
     const double opt = s.optimum_ms, within5 = opt * 1.05, within1 = opt * 1.01, start = space_mean(s);
     std::vector<std::pair<std::string, std::size_t>> budgets;
     for (std::size_t b : kReplayBudgets)
@@ -253,7 +255,7 @@ std::vector<ReplayComparison> compare_strategies(const std::vector<ReplaySpace>&
       if (declared("plateau")) given["plateau"] = "0";
       const OptionValues opts = resolve_options(info, given);
       std::vector<ReplayRun> runs;
-      for (std::size_t seed = 1; seed <= seeds; ++seed) {
+      for (std::size_t seed = first_seed; seed < first_seed + seeds; ++seed) {
         auto strategy = info.make(s.space, opts, seed);
         strategy->prior(s.priors);
         const std::size_t cap = max_evals ? std::min(max_evals, s.space.size()) : s.space.size();

@@ -92,6 +92,7 @@ std::optional<PointId> SearchStrategy::ask() {
   visited_[*p] = 1;
   ++visited_count_;
   ++asked_;
+  last_asked_ = p;
   return p;
 }
 
@@ -102,6 +103,8 @@ void SearchStrategy::observe(PointId p, const Outcome& o) {
     visited_[p] = 1;
     ++visited_count_;
   }
+  own_outcome_ = last_asked_ == p;
+  if (own_outcome_) last_asked_.reset();
   const double cost = o.status == Status::ok ? o.median_ms : kFailed;
   if (cost < best_cost_) {
     best_cost_ = cost;

@@ -1,8 +1,14 @@
-// Greedy local search with restarts: from a random point, try its unvisited neighbours in random
-// order and move to the first better one; at a local optimum, restart at a random point, or (with
-// `restart` 1) at the best evaluated point not yet searched around. Neighbours differ in one
-// parameter by one step, or (with `any_value` 1) by any value of that parameter.
+// Greedy local search with restarts: from a random point, try its unvisited neighbours and move to
+// the first better one; at a local optimum, restart at a random point, or (with chance `restart`;
+// always with 1) at the best evaluated point not yet searched around. Neighbours differ in one
+// parameter by one step, or (with `any_value` 1) by any value of that parameter. They are tried in
+// random order, or (with chance `order` each time) the most promising one is asked: the one whose
+// changed value has the best time seen with that value anywhere (a value never seen first, one seen
+// only failing last), so what every evaluation taught about each parameter value steers the walk.
+// With `follow` 0 it moves only to better points it asked itself (in a portfolio, the points other
+// members asked still count for restarts and for the order).
 #include <algorithm>
+#include <cmath>
 #include <string>
 #include <vector>
 
@@ -16,24 +22,42 @@ class LocalSearch final : public SearchStrategy {
  public:
   LocalSearch(const SearchSpace& s, const OptionValues& o, std::uint64_t seed)
       : SearchStrategy(s, o, seed), any_value_(std::stoi(o.at("any_value")) == 1),
-        restart_best_(std::stoi(o.at("restart")) == 1) {}
+        restart_best_(std::stod(o.at("restart"))), follow_(std::stoi(o.at("follow")) == 1),
+        order_(std::stod(o.at("order"))) {
+    for (const auto& prm : s.params()) best_with_.emplace_back(prm.values.size(), kUnseen);
+  }
 
  private:
   std::optional<PointId> propose() override {
     for (;;) {
+      if (order_ > 0 && current_) std::erase_if(untried_, [&](PointId q) { return visited(q); });
+      if (order_ > 0 && current_ && !untried_.empty() && rng_.chance(order_)) return most_promising();
       while (current_ && !untried_.empty()) {
         const PointId p = untried_.back();
         untried_.pop_back();
         if (!visited(p)) return p;
       }
-      if (current_ && restart_best_) centres_.push_back(*current_);  // searched around to the end
+      if (current_ && restart_best_ > 0) centres_.push_back(*current_);  // searched around to the end
       current_.reset();  // a local optimum (or a start)
-      if (!restart_best_ || !restart_at_best()) return std::nullopt;  // restart where the base samples
+      // Restart at the best point not yet searched around (with chance `restart`), else at a random one.
+      if (restart_best_ <= 0 || (restart_best_ < 1 && !rng_.chance(restart_best_)) || !restart_at_best())
+        return std::nullopt;  // where the base samples: a random unvisited point
     }
   }
 
   void learn(PointId p, double cost) override {
-    if (restart_best_) seen_.push_back({cost, p});
+    if (restart_best_ > 0) seen_.push_back({cost, p});
+    if (order_ > 0) {
+      // Per parameter value: the best log time seen with it; failing only: kFailedOnly.
+      const auto c = space_.point(p);
+      const double v = std::isfinite(cost) ? std::log(cost) : kFailedOnly;
+      for (std::size_t d = 0; d < c.size(); ++d)
+        if (c[d] != SearchSpace::kAbsent) {
+          double& b = best_with_[d][c[d]];
+          if (b == kUnseen || v < b) b = v;
+        }
+    }
+    if (!follow_ && !own_outcome()) return;  // another member's point: a restart may still pick it
     if (current_ && cost >= current_cost_) return;
     move_to(p, cost);
   }
@@ -47,6 +71,24 @@ class LocalSearch final : public SearchStrategy {
     else
       space_.neighbours(p, untried_);
     for (std::size_t i = untried_.size(); i > 1; --i) std::swap(untried_[i - 1], untried_[rng_.below(i)]);
+  }
+
+  // Removes and returns the untried neighbour whose changed value has the best time seen with it
+  // (ties: the shuffled order).
+  PointId most_promising() {
+    const auto c = space_.point(*current_);
+    std::size_t pick = 0;
+    double pick_score = 0;
+    for (std::size_t i = 0; i < untried_.size(); ++i) {
+      const auto q = space_.point(untried_[i]);
+      double score = kUnseen;
+      for (std::size_t d = 0; d < c.size(); ++d)
+        if (q[d] != c[d]) score = q[d] == SearchSpace::kAbsent ? kUnseen : best_with_[d][q[d]];
+      if (i == 0 || score < pick_score) pick = i, pick_score = score;
+    }
+    const PointId p = untried_[pick];
+    untried_.erase(untried_.begin() + static_cast<std::ptrdiff_t>(pick));
+    return p;
   }
 
   // The best ok point evaluated so far not yet searched around to the end (nor restarted at)
@@ -64,7 +106,12 @@ class LocalSearch final : public SearchStrategy {
     return false;
   }
 
-  bool any_value_, restart_best_;
+  static constexpr double kUnseen = -1e300, kFailedOnly = 1e300;
+  bool any_value_;
+  double restart_best_;  // chance that a restart is at the best point not yet searched around
+  bool follow_;
+  double order_;  // chance of asking the most promising neighbour instead of the next one in random order
+  std::vector<std::vector<double>> best_with_;  // [parameter][value]: best log time seen with it
   std::optional<PointId> current_;
   double current_cost_ = kFailed;
   std::vector<PointId> untried_, centres_;  // centres_: searched around, or restarted at
@@ -79,7 +126,9 @@ StrategyInfo local_strategy() {
           "greedy local search (first improvement over neighbours) with restarts at a random point or at the best "
           "point not yet searched around",
           with_budget_options({{T::Int, "any_value", "0", "1: a neighbour may take any value of one parameter, 0: the next one", 0, 1},
-                               {T::Int, "restart", "0", "at a local optimum restart at 0: a random point, 1: the best point not yet searched around", 0, 1}}),
+                               {T::Real, "restart", "0", "chance that a restart (at a local optimum) is at the best point not yet searched around, not at a random one", 0, 1},
+                               {T::Int, "follow", "1", "1: move to any better point told (a portfolio's other members'), 0: only to its own", 0, 1},
+                               {T::Real, "order", "0", "chance of asking the neighbour whose changed value has the best time seen, not a random one", 0, 1}}),
           [](const SearchSpace& space, const OptionValues& o, std::uint64_t seed) {
             return std::make_unique<LocalSearch>(space, o, seed);
           }};

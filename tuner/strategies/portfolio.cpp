@@ -1,10 +1,13 @@
 // A portfolio that hands over when its active method stalls: the Gaussian-process model proposes
 // first; after `stall` proposals in a row without a better result, local search takes over (one
-// parameter changed to any value, first improvement, restarting around the best points in turn),
-// and after as many again without a better result the model comes back, and so on. Every member
-// is told every outcome, so each starts from all that was learnt, and none proposes a point
-// another one already asked.
-#include <array>
+// parameter changed to any value, first improvement) until it has gone `local_stall` proposals
+// without a better result, then the model again, and so on. Every member is told every outcome, so
+// none proposes a point another one already asked and the model learns from the walk.
+// The local search (defaults chosen by replay, docs/strategies.md): it walks on its own points
+// (`follow` 0) rather than jumping to every better point the model finds, restarts at the best
+// point not yet searched around once its neighbourhood is exhausted (`restart` 1), and asks first
+// the neighbour whose changed value has the best time seen with that value anywhere (`order` 1),
+// so what every evaluation taught about each parameter value steers the walk.
 #include <cmath>
 #include <map>
 #include <memory>
@@ -20,15 +23,16 @@ namespace {
 class Portfolio final : public SearchStrategy {
  public:
   Portfolio(const SearchSpace& s, const OptionValues& o, std::uint64_t seed)
-      : SearchStrategy(s, o, seed), stall_(std::stoull(o.at("stall"))) {
-    // Members search the whole space with their own defaults; the portfolio's budget is the run's.
-    // The model gets the portfolio's seed (so a portfolio that never hands over walks as gp does),
-    // the others seeds derived from it.
+      : SearchStrategy(s, o, seed), patience_{std::stoull(o.at("stall")), std::stoull(o.at("local_stall"))} {
+    // Members search the whole space; the portfolio's budget is the run's. The model gets the
+    // portfolio's seed (so a portfolio that never hands over walks as gp does), the other a seed
+    // derived from it.
     const std::string all = std::to_string(s.size());
-    const std::array<std::pair<StrategyInfo (*)(), std::map<std::string, std::string>>, 2> members{{
-        {gp_strategy, {{"budget", all}, {"local", o.at("local")}}},
-        {local_strategy, {{"budget", all}, {"any_value", "1"}, {"restart", "1"}}},
-    }};
+    const std::pair<StrategyInfo (*)(), std::map<std::string, std::string>> members[] = {
+        {gp_strategy, {{"budget", all}, {"local", o.at("local")}, {"candidates", o.at("candidates")}}},
+        {local_strategy,
+         {{"budget", all}, {"any_value", "1"}, {"restart", o.at("restart")}, {"order", o.at("order")}, {"follow", o.at("follow")}}},
+    };
     std::uint64_t k = 0;
     for (const auto& [info_of, given] : members) {
       const StrategyInfo info = info_of();
@@ -42,7 +46,7 @@ class Portfolio final : public SearchStrategy {
 
  private:
   std::optional<PointId> propose() override {
-    if (since_better_ >= stall_) {
+    if (since_better_ >= patience_[active_]) {
       active_ = (active_ + 1) % members_.size();
       since_better_ = 0;
     }
@@ -60,7 +64,7 @@ class Portfolio final : public SearchStrategy {
     for (auto& m : members_) m->observe(p, o);
   }
 
-  std::size_t stall_;
+  std::size_t patience_[2];  // per member: proposals without a better result before handing over
   std::vector<std::unique_ptr<Strategy>> members_;
   std::size_t active_ = 0, since_better_ = 0;
   double best_seen_ = kFailed;
@@ -71,11 +75,16 @@ class Portfolio final : public SearchStrategy {
 StrategyInfo portfolio_strategy() {
   using T = OptionDecl::Type;
   return {"portfolio",
-          "gp and local search around the best points (one parameter to any value), handing over in turn when "
+          "gp and local search (one parameter to any value, most promising value first), handing over in turn when "
           "one stalls; every member learns every outcome",
-          with_budget_options({{T::Int, "stall", "24", "proposals without a better result before the next method takes over",
-                                1, 100000},
-                               {T::Real, "local", "0", "gp's chance of a random unvisited neighbour of the best", 0, 1}}),
+          with_budget_options(
+              {{T::Int, "stall", "24", "gp's proposals without a better result before local search takes over", 1, 100000},
+               {T::Int, "local_stall", "12", "local search's proposals without a better result before gp takes over", 1, 100000},
+               {T::Int, "candidates", "256", "gp's random candidates scored per proposal", 1, 1000000},
+               {T::Real, "local", "0", "gp's chance of a random unvisited neighbour of the best", 0, 1},
+               {T::Real, "order", "1", "local search's chance of asking the neighbour whose changed value has the best time seen", 0, 1},
+               {T::Int, "follow", "0", "local search moves to 1: any better point told, 0: only better points it asked itself", 0, 1},
+               {T::Real, "restart", "1", "local search's chance of restarting at the best point not yet searched around, else at a random one", 0, 1}}),
           [](const SearchSpace& space, const OptionValues& o, std::uint64_t seed) {
             return std::make_unique<Portfolio>(space, o, seed);
           }};

@@ -26,8 +26,10 @@ struct MetaTuneEntry {
 
 // Every combination of `grid` (the defaults where the grid is empty), best score first (ties keep
 // the grid's order). Runs end at the largest budget; budgets beyond a space's size are left out.
+// Seeds first_seed..first_seed+seeds-1.
 std::vector<MetaTuneEntry> meta_tune(const std::vector<ReplaySpace>& spaces, const Registry& reg,
-                                     const std::string& strategy, const OptionGrid& grid, std::size_t seeds);
+                                     const std::string& strategy, const OptionGrid& grid, std::size_t seeds,
+                                     std::size_t first_seed = 1);
 
 // The ranking as text, and the best combination as the strategy entry of a space file.
 std::string meta_tune_table(const std::string& strategy, const std::vector<MetaTuneEntry>& entries);

@@ -78,7 +78,7 @@ struct ReplayComparison {
   std::string label;
   std::size_t points = 0, ok_points = 0;
   double optimum_ms = 0;
-  std::size_t seeds = 0;
+  std::size_t seeds = 0, first_seed = 1;  // seeds first_seed..first_seed+seeds-1
   double time_budget_ms = 0;        // the time budget of the time-based score (see compare_strategies)
   std::vector<double> time_points;  // where the time curves are sampled, ms (up to the time budget)
   std::vector<StrategyScore> scores;
@@ -90,7 +90,8 @@ using StrategyOptionOverrides = std::map<std::string, std::map<std::string, std:
 // UsageError naming the item.
 StrategyOptionOverrides parse_option_overrides(const std::vector<std::string>& items, const Registry& reg);
 
-// Every named strategy (all registered ones when empty) over seeds 1..seeds on each space, with its
+// Every named strategy (all registered ones when empty) over seeds first_seed..first_seed+seeds-1
+// (so options chosen on some seeds can be checked on others) on each space, with its
 // default options (or `overrides`) except an evaluation budget of the whole space, no wall-time
 // limit and no plateau stop. A run goes on at least to the largest reported budget and to the time
 // budget, then stops once within 1% of the optimum; its curves hold its last best afterwards.
@@ -100,6 +101,6 @@ StrategyOptionOverrides parse_option_overrides(const std::vector<std::string>& i
 std::vector<ReplayComparison> compare_strategies(const std::vector<ReplaySpace>& spaces, const Registry& reg,
                                                  std::size_t seeds, const std::vector<std::string>& names = {},
                                                  const StrategyOptionOverrides& overrides = {},
-                                                 std::size_t max_evals = 0);
+                                                 std::size_t max_evals = 0, std::size_t first_seed = 1);
 
 }  // namespace pimg

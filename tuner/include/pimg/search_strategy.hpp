@@ -55,6 +55,9 @@ class SearchStrategy : public Strategy {
   virtual void learn(PointId p, double cost) = 0;
 
   bool visited(PointId p) const { return visited_[p] != 0; }
+  // Whether the outcome being learnt is of the point this strategy itself asked last (not one told
+  // by a portfolio that another member asked).
+  bool own_outcome() const { return own_outcome_; }
   std::size_t evaluations() const { return asked_; }
   const Budget& budget() const { return budget_; }
   std::optional<PointId> random_unvisited();
@@ -73,6 +76,8 @@ class SearchStrategy : public Strategy {
   Budget budget_;
   std::vector<std::uint8_t> visited_;
   std::size_t asked_ = 0, visited_count_ = 0, since_better_ = 0;
+  std::optional<PointId> last_asked_;
+  bool own_outcome_ = false;
   std::vector<PointId> order_;  // a random permutation drawn step by step (Fisher-Yates), built on first use
   std::size_t drawn_ = 0;
   std::optional<std::chrono::steady_clock::time_point> started_;
