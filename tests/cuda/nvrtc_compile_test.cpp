@@ -211,6 +211,7 @@ TEST(NvrtcCoverage, EveryCudaKernelSourceIsCompiledHere) {
   for (const char* name : {"cuda_direct", "cuda_tiled", "cuda_texture", "cuda_vec"}) covered.insert(variant(name).source());
   covered.insert(Registry::builtin().variant("semblance", "cuda_grid")->source());  // semblance_nvrtc_test.cpp
   covered.insert(Registry::builtin().variant("rotate", "cuda_direct")->source());   // rotate_nvrtc_test.cpp
+  covered.insert(Registry::builtin().variant("rotate", "cuda_scatter")->source());  // RotateNvrtc.ScatterCompilesAndRunsExact
   // pix_nvrtc_test.cpp and hist_nvrtc_test.cpp compile every CUDA variant of their families.
   for (const char* family : {"bgr2rgba", "flip", "maxpool", "hist", "histeq"})
     for (const Variant* v : Registry::builtin().variants(family))
