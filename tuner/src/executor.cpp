@@ -582,12 +582,6 @@ std::optional<RunTimes> PreparedPlan::run(std::int64_t seq) {
   return std::nullopt;
 }
 
-namespace {
-// One candidate's timed samples of the confirmation stage, every preparation's runs together.
-struct RunSamples {
-  std::vector<double> kernel_ms, wall_ms, comm_ms;
-};
-}  // namespace
 
 std::span<const std::uint8_t> PreparedPlan::output() const {
   if (!impl_) return {};
@@ -628,8 +622,6 @@ std::vector<EvalResult> confirm_candidates(const Family& family, const Problem& 
   const int warmups = std::clamp(measure.warmups, 1, kMaxWarmups);
   for (std::size_t i = 0; i < plans.size(); ++i)
     for (int w = 0; w < warmups && !plans[i]->failed(); ++w) plans[i]->run(seq[i]++);
-  // Each candidate's samples, all preparations pooled, in the order they were taken.
-  std::vector<RunSamples> pooled(candidates.size());
   std::vector<std::size_t> order(plans.size());
   std::iota(order.begin(), order.end(), 0);
   std::mt19937_64 rng(seed);
@@ -638,7 +630,11 @@ std::vector<EvalResult> confirm_candidates(const Family& family, const Problem& 
       bool settled = true;
       for (std::size_t c = 0; c < candidates.size(); ++c) {
         if (candidate_failed(c)) continue;
-        const auto& k = pooled[c].kernel_ms;
+        std::vector<double> k;  // every preparation's samples
+        for (std::size_t j = 0; j < preps; ++j) {
+          const auto& own = plans[c * preps + j]->result().kernel_ms;
+          k.insert(k.end(), own.begin(), own.end());
+        }
         const auto [lo, hi] = median_interval(k);
         const double median = Stats::of(k).median;
         settled = settled && median > 0 && (hi - lo) <= 2.0 * measure.noise * median;
@@ -655,40 +651,19 @@ std::vector<EvalResult> confirm_candidates(const Family& family, const Problem& 
       r.kernel_ms.push_back(t->kernel_ms);
       r.wall_ms.push_back(t->wall_ms);
       r.comm_ms.push_back(t->comm_ms);
-      RunSamples& s = pooled[i / preps];
-      s.kernel_ms.push_back(t->kernel_ms);
-      s.wall_ms.push_back(t->wall_ms);
-      s.comm_ms.push_back(t->comm_ms);
     }
   }
   std::vector<EvalResult> out;
   for (std::size_t c = 0; c < candidates.size(); ++c) {
-    // The first failed preparation's result, else the first's with every preparation's samples.
-    std::size_t from = c * preps;
-    for (std::size_t k = 0; k < preps; ++k)
-      if (plans[c * preps + k]->failed()) {
-        from = c * preps + k;
-        break;
-      }
-    EvalResult r = plans[from]->result();
-    if (!plans[from]->failed()) {
-      r.kernel_ms = pooled[c].kernel_ms;
-      r.wall_ms = pooled[c].wall_ms;
-      r.comm_ms = pooled[c].comm_ms;
-      r.status = r.kernel_ms.empty() ? Status::harness_error : Status::ok;
-      // Each preparation's own median, and how far apart they are (the largest over the smallest, minus 1).
-      double lo = 0, hi = 0;
-      for (std::size_t k = 0; k < preps; ++k) {
-        const auto& own = plans[c * preps + k]->result().kernel_ms;
-        if (own.empty()) continue;
-        const double median = Stats::of(own).median;
-        r.metrics.push_back({"confirm.preparation_median_ms", "ms", static_cast<int>(k), median});
-        lo = lo == 0 ? median : std::min(lo, median);
-        hi = std::max(hi, median);
-      }
-      r.metrics.push_back({"confirm.preparations", "count", -1, static_cast<double>(preps)});
-      if (lo > 0) r.metrics.push_back({"confirm.preparation_spread", "ratio", -1, hi / lo - 1});
+    // A failed preparation's result, else every preparation's samples pooled (pool_parts).
+    std::vector<EvalResult> parts;
+    for (std::size_t k = 0; k < preps; ++k) {
+      EvalResult part = plans[c * preps + k]->result();
+      if (!plans[c * preps + k]->failed())
+        part.status = part.kernel_ms.empty() ? Status::harness_error : Status::ok;
+      parts.push_back(std::move(part));
     }
+    EvalResult r = pool_parts(parts, "preparation");
     if (r.status == Status::harness_error && r.log.empty()) r.log = "no timed run executed";
     r.stage = "confirm";
     finish_stats(r);
@@ -698,31 +673,33 @@ std::vector<EvalResult> confirm_candidates(const Family& family, const Problem& 
   return out;
 }
 
-EvalResult pool_sessions(const std::vector<EvalResult>& sessions) {
-  if (sessions.empty()) throw std::invalid_argument("pool_sessions: no session");
-  for (const EvalResult& r : sessions)
+EvalResult pool_parts(const std::vector<EvalResult>& parts, const std::string& part) {
+  if (parts.empty()) throw std::invalid_argument("pool_parts: no " + part);
+  for (const EvalResult& r : parts)
     if (r.status != Status::ok) return r;
-  EvalResult out = sessions.front();
+  EvalResult out = parts.front();
   out.kernel_ms.clear();
   out.wall_ms.clear();
   out.comm_ms.clear();
   out.eval_ms = 0;
   double lo = 0, hi = 0;
-  for (std::size_t s = 0; s < sessions.size(); ++s) {
-    const EvalResult& r = sessions[s];
+  for (std::size_t k = 0; k < parts.size(); ++k) {
+    const EvalResult& r = parts[k];
     out.kernel_ms.insert(out.kernel_ms.end(), r.kernel_ms.begin(), r.kernel_ms.end());
     out.wall_ms.insert(out.wall_ms.end(), r.wall_ms.begin(), r.wall_ms.end());
     out.comm_ms.insert(out.comm_ms.end(), r.comm_ms.begin(), r.comm_ms.end());
     out.eval_ms += r.eval_ms;
     const double median = Stats::of(r.kernel_ms).median;
-    out.metrics.push_back({"confirm.session_median_ms", "ms", static_cast<int>(s), median});
-    lo = s == 0 ? median : std::min(lo, median);
+    out.metrics.push_back({"confirm." + part + "_median_ms", "ms", static_cast<int>(k), median});
+    lo = k == 0 ? median : std::min(lo, median);
     hi = std::max(hi, median);
   }
-  out.metrics.push_back({"confirm.sessions", "count", -1, static_cast<double>(sessions.size())});
-  if (lo > 0) out.metrics.push_back({"confirm.session_spread", "ratio", -1, hi / lo - 1});
+  out.metrics.push_back({"confirm." + part + "s", "count", -1, static_cast<double>(parts.size())});
+  if (lo > 0) out.metrics.push_back({"confirm." + part + "_spread", "ratio", -1, hi / lo - 1});
   finish_stats(out);
   return out;
 }
+
+EvalResult pool_sessions(const std::vector<EvalResult>& sessions) { return pool_parts(sessions, "session"); }
 
 }  // namespace pimg

@@ -114,6 +114,9 @@ std::vector<EvalResult> confirm_candidates(const Family& family, const Problem& 
 // the first session's metrics, each session's median (`confirm.session_median_ms`, seq = session) and how
 // far apart they are (`confirm.session_spread`, largest over smallest minus one).
 EvalResult pool_sessions(const std::vector<EvalResult>& sessions);
+// The same for any part of a candidate's measurement (`part`: "session", "preparation"): metrics
+// confirm.<part>_median_ms, confirm.<part>s, confirm.<part>_spread.
+EvalResult pool_parts(const std::vector<EvalResult>& parts, const std::string& part);
 
 // The 95% confidence interval of the median of `samples` (distribution-free, from the order statistics
 // whose ranks a binomial(n, 1/2) bounds; the whole range below 6 samples).
