@@ -236,9 +236,11 @@ TEST(ColdRun, ReadsNsightComputeCsv) {
       "profiler metrics\",\"gpu__time_duration.sum\",\"nsecond\",\"12,345\"\n"
       "\"0\",\"123\",\"pimg-tune\",\"h\",\"conv\",\"1\",\"7\",\"(32, 4, 1)\",\"(64, 256, 1)\",\"0\",\"9.0\",\"Command line "
       "profiler metrics\",\"launch__registers_per_thread\",\"register/thread\",\"32\"\n"
-      "\"1\",\"123\",\"pimg-tune\",\"h\",\"hist\",\"1\",\"7\",\"(256, 1, 1)\",\"(528, 1, 1)\",\"0\",\"9.0\",\"Command line "
+      "\"1\",\"123\",\"pimg-tune\",\"h\",\"pimg_check\",\"1\",\"7\",\"(256, 1, 1)\",\"(9, 1, 1)\",\"0\",\"9.0\",\"Command "
+      "line profiler metrics\",\"launch__registers_per_thread\",\"register/thread\",\"30\"\n"
+      "\"2\",\"123\",\"pimg-tune\",\"h\",\"hist\",\"1\",\"7\",\"(256, 1, 1)\",\"(528, 1, 1)\",\"0\",\"9.0\",\"Command line "
       "profiler metrics\",\"sm__warps_active.avg.pct_of_peak_sustained_active\",\"%\",\"n/a\"\n"
-      "\"1\",\"123\",\"pimg-tune\",\"h\",\"hist\",\"1\",\"7\",\"(256, 1, 1)\",\"(528, 1, 1)\",\"0\",\"9.0\",\"Command line "
+      "\"2\",\"123\",\"pimg-tune\",\"h\",\"hist\",\"1\",\"7\",\"(256, 1, 1)\",\"(528, 1, 1)\",\"0\",\"9.0\",\"Command line "
       "profiler metrics\",\"sm__inst_issued.avg.pct_of_peak_sustained_active\",\"%\",\"40.5\"\n";
   const std::vector<pimg::Metric> m = pimg::parse_ncu_csv(csv);
   ASSERT_EQ(m.size(), 4u);

@@ -100,6 +100,7 @@ NvrtcResult nvrtc_compile(const KernelSource& source, const std::vector<std::str
   r.log = program_log(*api, prog.get());
   if (res != kNvrtcSuccess) {
     r.log += (r.log.empty() ? "" : "\n") + nvrtc_error(*api, "nvrtcCompileProgram", res);
+    r.rejected = res == kNvrtcErrorCompilation;
     return r;
   }
   std::size_t size = 0;

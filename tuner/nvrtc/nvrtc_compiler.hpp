@@ -18,6 +18,9 @@ struct NvrtcResult {
   bool ok = false;
   std::string log;                   // NVRTC's program log, or why NVRTC could not run
   std::vector<unsigned char> cubin;  // the device code when ok
+  // NVRTC_ERROR_COMPILATION: these source and options do not compile (a property of them, which a cache may
+  // keep), not NVRTC failing to run (out of memory, no library), which another try may not repeat.
+  bool rejected = false;
 };
 
 // Empty when NVRTC loads, else the reason (libraries tried and dlerror's text).

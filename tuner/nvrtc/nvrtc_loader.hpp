@@ -11,6 +11,7 @@ namespace pimg::cuda {
 // nvrtcResult: 0 is NVRTC_SUCCESS; other values are named by nvrtcGetErrorString.
 using NvrtcStatus = int;
 inline constexpr NvrtcStatus kNvrtcSuccess = 0;
+inline constexpr NvrtcStatus kNvrtcErrorCompilation = 6;  // NVRTC_ERROR_COMPILATION
 // nvrtcProgram: an opaque handle.
 using NvrtcProgram = struct NvrtcProgramTag*;
 

@@ -181,8 +181,9 @@ std::vector<std::string> csv_fields(const std::string& line) {
 
 }  // namespace
 
-// The ncu.* metrics of ncu's CSV (one row per kernel launch and metric): seq numbers the launches in the
-// order ncu lists them (its "ID" column).
+// The ncu.* metrics of ncu's CSV (one row per kernel launch and metric): seq numbers the configuration's own
+// launches in the order ncu lists them (its "ID" column); the harness's kernels (pimg_check*, pimg_spin) are
+// left out.
 std::vector<Metric> parse_ncu_csv(const std::string& text) {
   std::vector<Metric> out;
   std::istringstream in(text);
@@ -201,6 +202,10 @@ std::vector<Metric> parse_ncu_csv(const std::string& text) {
       const auto i = static_cast<std::size_t>(it - header.begin());
       return it == header.end() || i >= f.size() ? "" : f[i];
     };
+    // The harness's own kernels in the program (validation on the device, the launch-hiding spin) are not
+    // the configuration's: only its kernels' launches are kept and numbered.
+    const std::string kernel = col("Kernel Name");
+    if (kernel.rfind("pimg_check", 0) == 0 || kernel.rfind("pimg_spin", 0) == 0) continue;
     const std::string metric_name = col("Metric Name");
     for (const auto& [ncu_name, ours] : kNcuMetrics) {
       if (metric_name != ncu_name) continue;
@@ -272,8 +277,12 @@ EvalResult run_cold(const std::string& exe, const ColdRequest& q) {
         ncu_env.push_back("PIMG_COLD_REQUEST=" + request_file.string());
         // --clock-control none: the GPU's clocks are left as they are (the machine's method; ncu would lock
         // them to base otherwise, which the H100 machines refuse).
+        // The program by its real path: "/proc/self/exe" (the runner's default) would name ncu itself there,
+        // and ncu would profile no kernel at all (what every earlier H100 run saw).
+        std::error_code ec;
+        const fs::path real = fs::canonical(exe, ec);
         run_child({ncu, "--csv", "--clock-control", "none", "--log-file", csv.string(), "--metrics", metrics,
-                   "--target-processes", "all", exe, "cold"},
+                   "--target-processes", "all", ec ? exe : real.string(), "cold"},
                   ncu_env, "", dir / "ncu-output.txt", q.timeout_s * 20);
         const std::vector<Metric> counted = parse_ncu_csv(read_text(csv));
         r.metrics.insert(r.metrics.end(), counted.begin(), counted.end());

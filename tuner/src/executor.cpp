@@ -2,9 +2,7 @@
 // uploads) and runs (alternating poison, timed region, validation of output and canaries).
 #include "pimg/executor.hpp"
 
-#include <elf.h>
 #include <fmt/format.h>
-#include <link.h>
 
 #include <algorithm>
 #include <chrono>
@@ -26,29 +24,6 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 double ms_since(Clock::time_point t0) { return std::chrono::duration<double, std::milli>(Clock::now() - t0).count(); }
-
-// The GNU build-id note of the main executable, as hex; empty when it has none.
-int note_cb(dl_phdr_info* info, std::size_t, void* data) {
-  auto* out = static_cast<std::string*>(data);
-  if (info->dlpi_name && info->dlpi_name[0] != '\0') return 0;  // the main program comes first, unnamed
-  for (int i = 0; i < info->dlpi_phnum; ++i) {
-    const auto& ph = info->dlpi_phdr[i];
-    if (ph.p_type != PT_NOTE) continue;
-    const char* p = reinterpret_cast<const char*>(info->dlpi_addr + ph.p_vaddr);
-    const char* end = p + ph.p_memsz;
-    while (p + sizeof(ElfW(Nhdr)) <= end) {
-      const auto* n = reinterpret_cast<const ElfW(Nhdr)*>(p);
-      const char* name = p + sizeof(ElfW(Nhdr));
-      const char* desc = name + ((n->n_namesz + 3) & ~3u);
-      if (n->n_type == NT_GNU_BUILD_ID && n->n_namesz == 4 && std::string_view(name, 3) == "GNU") {
-        for (unsigned k = 0; k < n->n_descsz; ++k) *out += fmt::format("{:02x}", static_cast<unsigned char>(desc[k]));
-        return 1;
-      }
-      p = desc + ((n->n_descsz + 3) & ~3u);
-    }
-  }
-  return 1;
-}
 
 const KernelSource& source_for(const Variant& v, KernelSource& builtin) {
   if (const auto call = v.native()) {
@@ -110,15 +85,10 @@ struct TimeBreakdown {
 
 }  // namespace
 
+const char* host_code_hash();  // generated at build time (cmake/host_code_hash.cmake)
+
 const std::string& build_id() {
-  static const std::string id = [] {
-    std::string out;
-    dl_iterate_phdr(note_cb, &out);
-    if (!out.empty()) return out;
-    std::ifstream exe("/proc/self/exe", std::ios::binary);
-    std::string bytes((std::istreambuf_iterator<char>(exe)), std::istreambuf_iterator<char>());
-    return hash128(bytes);
-  }();
+  static const std::string id = host_code_hash();
   return id;
 }
 
@@ -228,9 +198,9 @@ void PreparedPlan::prepare_device_check() {
   // The output's download bandwidth, measured once per problem and device now that runs download nothing.
   std::vector<Metric>& shared = m.residency->transfer_metrics["download " + transfer_key(m.problem, m.plan)];
   if (shared.empty()) {
-    const auto t = Clock::now();
-    m.device.download(*m.buffers["out"], m.output);
-    record_downloads(shared, m.output.size(), {ms_since(t)});
+    std::vector<std::uint8_t> host(m.workload.output_bytes + kCanaryBytes);
+    const double ms = timed_download(m.device, *m.buffers["out"], host);
+    record_downloads(shared, host.size(), {ms});
   }
   for (const Metric& x : shared) {
     result_.metrics.push_back(x);
@@ -289,9 +259,7 @@ PreparedPlan::PreparedPlan(const Family& family, const Problem& problem, const W
       std::vector<std::pair<DeviceBuffer*, const HostBuffer*>> uploads;
       bool shared_inputs = false;  // some input came from the residency, uploaded by an earlier plan
       auto upload = [&](DeviceBuffer& dev, const HostBuffer& host) {
-        const auto t = Clock::now();
-        device.upload(dev, host.bytes);
-        upload_ms += ms_since(t);
+        upload_ms += timed_upload(device, dev, host.bytes);
         uploads.emplace_back(&dev, &host);
         memory.input_bytes += dev.size();
       };
@@ -366,9 +334,9 @@ PreparedPlan::PreparedPlan(const Family& family, const Problem& problem, const W
         std::vector<double> passes;
         if (!shared_inputs) passes.push_back(upload_ms);
         while (passes.size() < static_cast<std::size_t>(kUploadRepeats)) {
-          const auto t = Clock::now();
-          for (const auto& [dev, host] : uploads) device.upload(*dev, host->bytes);
-          passes.push_back(ms_since(t));
+          double ms = 0;
+          for (const auto& [dev, host] : uploads) ms += timed_upload(device, *dev, host->bytes);
+          passes.push_back(ms);
         }
         record_uploads(shared_upload, memory.input_bytes, passes);
       }
@@ -385,7 +353,8 @@ PreparedPlan::PreparedPlan(const Family& family, const Problem& problem, const W
     } catch (const std::exception& e) {
       { fail(Status::launch_error, fmt::format("buffer setup: {}", e.what())); return; }
     }
-    m.output.resize(workload.output_bytes + kCanaryBytes);
+    // The host copy of the output (m.output) is made when a run is first downloaded: with validation on the
+    // device none is, and a large output's zero-filled host pages would cost more than its runs.
     m.canary.resize(kCanaryBytes);
     prepare_device_check();
     m.time.prepare_ms = ms_since(t_prepare);
@@ -533,11 +502,10 @@ std::optional<RunTimes> PreparedPlan::run(std::int64_t seq) {
       on_device = fmt::format(" (on the device: {} {} differ, the first at {})", c.mismatches,
                               m.device_compare->kind == DeviceCompare::Kind::bytes ? "bytes" : "elements", c.first);
     }
-    const auto t_down = Clock::now();
     try {
-      m.device.download(*m.buffers["out"], m.output);
+      m.output.resize(m.workload.output_bytes + kCanaryBytes);
+      m.d2h_ms.push_back(timed_download(m.device, *m.buffers["out"], m.output));
       m.downloaded = true;
-      m.d2h_ms.push_back(ms_since(t_down));
       m.time.download_ms += m.d2h_ms.back();
       ++m.time.downloads;
       record_downloads(result_.metrics, m.output.size(), m.d2h_ms);
@@ -560,7 +528,7 @@ std::optional<RunTimes> PreparedPlan::run(std::int64_t seq) {
       fail(Status::launch_error, fmt::format("download: {}", e.what()));
       return std::nullopt;
     }
-    if (result_.d2h_ms == 0) result_.d2h_ms = ms_since(t_down);
+    if (result_.d2h_ms == 0) result_.d2h_ms = m.d2h_ms.front();
     const std::string& rule = m.variant.validation_rule();
     const std::span<const std::uint8_t> out(m.output.data(), m.workload.output_bytes);
     const auto t_compare = Clock::now();
@@ -586,9 +554,9 @@ std::optional<RunTimes> PreparedPlan::run(std::int64_t seq) {
 std::span<const std::uint8_t> PreparedPlan::output() const {
   if (!impl_) return {};
   // A run validated on the device left its output there: fetch it now (outside every timed region).
-  if (!impl_->downloaded && !failed_ && impl_->time.runs > 0 && impl_->buffers.count("out") &&
-      !impl_->output.empty()) {
+  if (!impl_->downloaded && !failed_ && impl_->time.runs > 0 && impl_->buffers.count("out")) {
     try {
+      impl_->output.resize(impl_->workload.output_bytes + kCanaryBytes);
       impl_->device.download(*impl_->buffers.at("out"), impl_->output);
       impl_->downloaded = true;
     } catch (const std::exception&) {

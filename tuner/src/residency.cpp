@@ -159,10 +159,8 @@ std::shared_ptr<DeviceBuffer> DeviceResidency::get(const std::string& key, const
   if (fresh && verify && checker()) fresh = checker()->checksum(*e.buffer, e.bytes) == e.sum;
   if (fresh) return e.buffer;
   e = Entry{};  // release the old copy first: two of a large input may not fit
-  const auto t = std::chrono::steady_clock::now();
   auto buffer = device_.alloc(std::max<std::size_t>(host.size(), 1));
-  device_.upload(*buffer, host);
-  uploaded_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t).count();
+  uploaded_ms = timed_upload(device_, *buffer, host);
   e = {host.data(), host.size(), buffer, verify && checker() ? checker()->checksum(*buffer, host.size()) : 0};
   return buffer;
 }

@@ -205,6 +205,13 @@ std::string cubin_key(const DeviceInfo& info, const KernelSource& source, const 
                  info.driver + "\n" + cuda::nvrtc_version());
 }
 
+// Beside a key's cubin in the disk cache: NVRTC's log where it refused to compile those source and options
+// (NVRTC_ERROR_COMPILATION only), so that compile() reports the pipeline's refusal without compiling again.
+constexpr const char* kRejected = ".rejected";
+void remember_rejected(const std::string& key, const cuda::NvrtcResult& built) {
+  if (built.rejected) cache_write("cuda", key + kRejected, {built.log.begin(), built.log.end()});
+}
+
 // A module compiled by NVRTC and the one function a plan launches.
 class CuProgram final : public Program {
  public:
@@ -360,6 +367,9 @@ class CudaDevice final : public Device {
       std::memcpy(stage, src.data(), src.size());
       host = stage;
     }
+    // The transfer's own time (last_transfer_ms): from here, without the copy into the staging buffer, which
+    // a program that keeps its data in page-locked memory does not make.
+    const auto t0 = std::chrono::steady_clock::now();
     if (b.is_image()) {
       CUDA_MEMCPY2D copy{};
       copy.srcMemoryType = CU_MEMORYTYPE_HOST;
@@ -375,6 +385,7 @@ class CudaDevice final : public Device {
     }
     // From pageable memory the copy may return before the last DMA lands; upload times mean "on the device".
     check(api().cuCtxSynchronize(), "cuCtxSynchronize");
+    last_transfer_ms_ = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
   }
 
   void download(const DeviceBuffer& src, std::span<std::uint8_t> dst) override {
@@ -386,6 +397,7 @@ class CudaDevice final : public Device {
     if (dst.empty()) return;
     ctx_->make_current();
     std::uint8_t* host = pinned_ ? staging_.get(dst.size()) : dst.data();
+    const auto t0 = std::chrono::steady_clock::now();  // the transfer alone, as in upload()
     if (b.is_image()) {
       CUDA_MEMCPY2D copy{};
       copy.srcMemoryType = CU_MEMORYTYPE_ARRAY;
@@ -399,8 +411,10 @@ class CudaDevice final : public Device {
     } else {
       check(api().cuMemcpyDtoH(host, b.ptr, dst.size()), "cuMemcpyDtoH");
     }
+    last_transfer_ms_ = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
     if (pinned_) std::memcpy(dst.data(), host, dst.size());
   }
+  double last_transfer_ms() const override { return last_transfer_ms_; }
 
   void fill(DeviceBuffer& dst, std::uint8_t value) override {
     auto& b = static_cast<CuBuffer&>(dst);
@@ -580,11 +594,18 @@ class CudaDevice final : public Device {
       std::string ignored;
       program = load(*cubin, plan.entry, source.path, ignored);
       r.cached = program != nullptr;
+    } else if (auto rejected = cache_read("cuda", key + kRejected)) {  // NVRTC's log of a compile it refused
+      r.log.assign(rejected->begin(), rejected->end());
+      r.cached = true;
+      return;
     }
     if (!program) {
       cuda::NvrtcResult built = cuda::nvrtc_compile(source, options);
       r.log = built.log;
-      if (!built.ok) return;
+      if (!built.ok) {
+        remember_rejected(key, built);
+        return;
+      }
       cache_write("cuda", key, built.cubin);
       program = load(built.cubin, plan.entry, source.path, r.log);
       if (!program) return;
@@ -761,6 +782,7 @@ class CudaDevice final : public Device {
   std::set<const Program*> syncing_;  // programs seen waiting for the device inside their call
   cuda::NppStreamContext npp_ctx_{};
   PinnedStaging staging_;
+  double last_transfer_ms_ = -1;             // of the last upload or download
   bool pinned_ = false;                      // transfers through staging_, as the last compiled plan asked
   std::map<std::string, Built> programs_;    // memory cache: compile key + entry -> program
 };
@@ -815,13 +837,17 @@ class CudaBackend final : public Backend {
     for (const LaunchPlan& plan : plans) {
       std::vector<std::string> options = cuda::nvrtc_options(plan, compute_capability(info));
       std::string key = cubin_key(info, source, options);
-      if (seen.insert(key).second && !cache_exists("cuda", key)) todo.emplace_back(std::move(key), std::move(options));
+      if (seen.insert(key).second && !cache_exists("cuda", key) && !cache_exists("cuda", key + kRejected))
+        todo.emplace_back(std::move(key), std::move(options));
     }
     std::atomic<std::size_t> next{0}, compiled{0};
     auto work = [&] {
       for (std::size_t i = next++; i < todo.size(); i = next++) {
         cuda::NvrtcResult built = cuda::nvrtc_compile(source, todo[i].second);
-        if (!built.ok) continue;  // compile() compiles it again and stores the log with the result
+        if (!built.ok) {  // compile() reports it with the log kept here, or compiles it again
+          remember_rejected(todo[i].first, built);
+          continue;
+        }
         cache_write("cuda", todo[i].first, built.cubin);
         ++compiled;
       }

@@ -3,6 +3,7 @@
 // vendor header; each backend is its own CMake target registered in tuner/app/registry_builtin.cpp.
 #pragma once
 #include <array>
+#include <chrono>
 #include <cstdint>
 #include <functional>
 #include <map>
@@ -221,12 +222,31 @@ class Device {
     std::copy(all.begin() + static_cast<std::ptrdiff_t>(offset),
               all.begin() + static_cast<std::ptrdiff_t>(offset + dst.size()), dst.begin());
   }
+  // The milliseconds the last upload() or download() spent moving its bytes, where the backend times that
+  // apart from host copies the call also made (CUDA's pinned staging buffer: the copy into it is not the
+  // transfer); negative where the call's own wall time is the transfer. timed_upload/timed_download read it.
+  virtual double last_transfer_ms() const { return -1; }
   // The API's own device-to-device copy of src into dst (the same size), enqueued like a launch (inside a
   // timed region when one is open); its time as a LaunchResult. ok = false where the backend has none.
   virtual LaunchResult copy_buffer(DeviceBuffer& /*dst*/, const DeviceBuffer& /*src*/) {
     return {false, "no native copy", 0, 0};
   }
 };
+
+// One upload or download and its time in ms: the backend's own transfer time where it has one
+// (Device::last_transfer_ms), else the call's wall time.
+inline double timed_upload(Device& device, DeviceBuffer& dst, std::span<const std::uint8_t> src) {
+  const auto t0 = std::chrono::steady_clock::now();
+  device.upload(dst, src);
+  const double own = device.last_transfer_ms();
+  return own >= 0 ? own : std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+}
+inline double timed_download(Device& device, const DeviceBuffer& src, std::span<std::uint8_t> dst) {
+  const auto t0 = std::chrono::steady_clock::now();
+  device.download(src, dst);
+  const double own = device.last_transfer_ms();
+  return own >= 0 ? own : std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+}
 
 class Backend {
  public:

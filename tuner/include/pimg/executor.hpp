@@ -37,8 +37,10 @@ struct RunTimes {
   double kernel_ms = 0, wall_ms = 0, comm_ms = 0;
 };
 
-// The build of this pimg-tune (the GNU build id of the running executable, else a hash of its file):
-// part of every configuration's identity, stored with every run.
+// The build of this pimg-tune's host-side code: a hash of the sources that measure (tuner/, variants/,
+// results/, kernels/, cmake/, the top CMakeLists.txt) and of the compiler and its flags, made at build time by
+// cmake/host_code_hash.cmake; not of the commit, so a commit that changes only tests or documents keeps it.
+// Part of every configuration's identity, stored with every run.
 const std::string& build_id();
 
 // The hash a variant's rows are keyed by: its expanded kernel text's, or its built-in name's.
