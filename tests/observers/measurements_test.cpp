@@ -223,6 +223,11 @@ TEST(EnergyWindow, JoulesOverTheTimedRunsAndWraps) {
   EXPECT_EQ(find(unresolved, "energy.avg_w"), nullptr);
   EXPECT_EQ(find(unresolved, "energy.timed_j"), nullptr);
   EXPECT_NE(find(unresolved, "energy.unresolved_s"), nullptr);
+  // A window shorter than the counter resolves (NVML's: 1 s) stores no energy either.
+  std::vector<pimg::Metric> short_window;
+  w.put(short_window, 0, 1.0);
+  EXPECT_EQ(find(short_window, "energy.avg_w"), nullptr);
+  EXPECT_NE(find(short_window, "energy.unresolved_s"), nullptr);
 }
 
 TEST(ColdRun, ReadsNsightComputeCsv) {

@@ -116,7 +116,10 @@ class NvmlObserver final : public Observer {
     put("nvml.power_w_end", "W", end.power_w);
     if (begin_.energy_j >= 0 && end.energy_j >= begin_.energy_j) put("nvml.energy_j", "J", end.energy_j - begin_.energy_j);
     out.push_back({"nvml.throttle_reasons", "bitmask", -1, static_cast<double>(reasons_)});
-    window_.put(out);
+    // NVML's energy counter moves in steps: over the few milliseconds of a fast kernel's runs it gave 790 to
+    // 2822 W on a 700 W H100 (bench/results/2026-11-25-h100-observe). A window under kMinWindowS is stored
+    // as unresolved, never as a number (Kernel Tuner measures energy over a continuous second for this).
+    window_.put(out, 0, kMinWindowS);
     if (nvml_throttle_reasons(reasons_).throttled) flags.push_back("throttled");
   }
 
@@ -138,6 +141,7 @@ class NvmlObserver final : public Observer {
     return nvml().energy(dev_, &mj) == NVML_SUCCESS ? static_cast<double>(mj) / 1000.0 : -1;
   }
 
+  static constexpr double kMinWindowS = 1.0;
   nvmlDevice_t dev_;
   Reading begin_;
   EnergyWindow window_;

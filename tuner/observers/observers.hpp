@@ -51,13 +51,18 @@ class EnergyWindow {
     last_ = joules;
     t1_ = std::chrono::steady_clock::now();
   }
-  // `wrap`: the counter's range (it restarts at zero past it), 0 for none.
-  void put(std::vector<Metric>& out, double wrap = 0) const {
+  // `wrap`: the counter's range (it restarts at zero past it), 0 for none. `min_s`: the shortest window the
+  // counter resolves; a shorter one stores only energy.unresolved_s.
+  void put(std::vector<Metric>& out, double wrap = 0, double min_s = 0) const {
     if (!started_) return;
     double j = last_ - first_;
     if (j < 0 && wrap > 0) j += wrap;
     const double s = std::chrono::duration<double>(t1_ - t0_).count();
     if (j < 0 || s <= 0) return;
+    if (s < min_s) {
+      out.push_back({"energy.unresolved_s", "s", -1, s});
+      return;
+    }
     // A counter that did not move in the window (NVML's updates every few ms; seen on the H100 for windows
     // of short kernels) measured nothing: no energy is stored, only the window it could not resolve.
     if (j == 0) {
