@@ -96,6 +96,7 @@ const Registry& registry() {
     r.add_strategy(forest_strategy());
     r.add_strategy(gp_strategy());
     r.add_strategy(portfolio_strategy());
+    r.set_default_strategy("genetic");  // not the builtin one: the test shows the registry decides
     return r;
   }();
   return reg;
@@ -232,6 +233,23 @@ TEST(SpaceLoad, StrategyAndMeasure) {
   EXPECT_EQ(s.measure.repeats, 3);
   EXPECT_EQ(s.measure.timeout_s, 2.5);
   EXPECT_EQ(load(kHead + "variants: {serial: }\nstrategy: random\n").strategy.name, "random");
+}
+
+TEST(SpaceLoad, ASearchWithoutAStrategyNamedIsTheDefaultStrategy) {
+  // No strategy entry: every configuration. Options without a name (a budget): the registry's
+  // default search strategy, with those options; `default` names it too and is stored as its name.
+  EXPECT_EQ(load(kHead + "variants: {serial: }\n").strategy.name, "exhaustive");
+  const Space budget = load(kHead + "variants: {serial: }\nstrategy: {options: {budget: 40}}\n");
+  EXPECT_EQ(budget.strategy.name, "genetic");
+  EXPECT_EQ(budget.strategy.options.at("budget"), "40");
+  EXPECT_EQ(budget.strategy.options.at("popsize"), "16");  // the default strategy's own defaults
+  EXPECT_EQ(load(kHead + "variants: {serial: }\nstrategy: default\n").strategy.name, "genetic");
+  const Space named = load(kHead + "variants: {serial: }\nstrategy: {name: default, seed: 3, options: {fraction: 0.2}}\n");
+  EXPECT_EQ(named.strategy.name, "genetic");
+  EXPECT_EQ(named.strategy.seed, 3u);
+  EXPECT_EQ(named.strategy.options.at("fraction"), "0.2");
+  // A seed alone asks for no search: still exhaustive.
+  EXPECT_EQ(load(kHead + "variants: {serial: }\nstrategy: {seed: 5}\n").strategy.name, "exhaustive");
 }
 
 TEST(SpaceLoad, ProblemExpansionOrderAndMatrices) {

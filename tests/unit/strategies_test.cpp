@@ -183,7 +183,8 @@ TEST(Portfolio, WalksAsGpUntilItStallsThenHandsOver) {
   ASSERT_NE(gp, nullptr);
   ASSERT_NE(pf, nullptr);
   for (std::uint64_t seed : {1, 2}) {
-    const auto alone = walk(*make(*gp, s, {{"budget", "80"}, {"local", "0.1"}, {"candidates", "200"}}, seed), s, 1000);
+    const auto alone =
+        walk(*make(*gp, s, {{"budget", "80"}, {"local", "0.1"}, {"candidates", "200"}, {"learn", "5"}}, seed), s, 1000);
     // Never stalled long enough: every proposal is the model's, as gp alone would make them.
     EXPECT_EQ(walk(*make(*pf, s, {{"budget", "80"}, {"stall", "100000"}, {"local", "0.1"}, {"candidates", "200"}}, seed), s, 1000),
               alone);
@@ -219,6 +220,62 @@ TEST(LocalSearch, AnyValueMovesChangeOneParameterAroundTheBestPoints) {
     EXPECT_TRUE(near) << "proposal " << i;
   }
   EXPECT_TRUE(jumped) << "no move changed a value by more than one step";
+}
+
+TEST(LocalSearch, PairsTriesTwoParameterChangesAtALocalOptimumBeforeRestarting) {
+  // With `pairs` 1 and restarts at the best points, every proposal after the first is one or two
+  // parameters away from a point asked before it (never random), and the walk is not the one of
+  // one-parameter moves alone.
+  const ReplaySpace& s = space512();
+  const StrategyInfo* local = Registry::builtin().strategy("local");
+  for (std::uint64_t seed : {1, 2}) {
+    std::map<std::string, std::string> o = {{"budget", "150"}, {"any_value", "1"}, {"restart", "1"}, {"pairs", "1"}};
+    const auto asked = walk(*make(*local, s, o, seed), s, 1000);
+    ASSERT_EQ(asked.size(), 150u);
+    o["pairs"] = "0";
+    EXPECT_NE(walk(*make(*local, s, o, seed), s, 1000), asked);
+    std::size_t two = 0;
+    for (std::size_t i = 1; i < asked.size(); ++i) {
+      std::size_t nearest = s.space.dims() + 1;
+      for (std::size_t j = 0; j < i; ++j) {
+        std::size_t diff = 0;
+        for (std::size_t d = 0; d < s.space.dims(); ++d) diff += s.space.point(asked[i])[d] != s.space.point(asked[j])[d];
+        nearest = std::min(nearest, diff);
+      }
+      EXPECT_LE(nearest, 2u) << "proposal " << i;
+      two += nearest == 2;
+    }
+    EXPECT_LT(two, asked.size() / 2) << "two-parameter moves come after the one-parameter ones";
+  }
+}
+
+TEST(Gp, LearntLengthScalesAndPairCandidatesKeepTheRules) {
+  // gp fitting its length scales (every 2 evaluations) with two-parameter candidates: a full budget
+  // covers the space without a repeat, a seed repeats its walk, and the learning changes the walk.
+  const ReplaySpace& s = space512();
+  const StrategyInfo* gp = Registry::builtin().strategy("gp");
+  const std::map<std::string, std::string> o = {{"fraction", "1"}, {"learn", "2"}, {"pairs", "2"}};
+  const auto all = walk(*make(*gp, s, o, 3), s, s.space.size() + 10);
+  EXPECT_EQ(std::set<PointId>(all.begin(), all.end()).size(), s.space.size());
+  EXPECT_EQ(all.size(), s.space.size());
+  EXPECT_EQ(walk(*make(*gp, s, {{"budget", "60"}, {"learn", "2"}, {"pairs", "2"}}, 3), s, 1000),
+            std::vector<PointId>(all.begin(), all.begin() + 60));
+  EXPECT_NE(walk(*make(*gp, s, {{"budget", "60"}, {"pairs", "2"}}, 3), s, 1000),
+            std::vector<PointId>(all.begin(), all.begin() + 60));
+}
+
+TEST(Registry, DefaultNamesTheDefaultSearchStrategy) {
+  const Registry& reg = Registry::builtin();
+  EXPECT_EQ(reg.default_strategy(), "portfolio");
+  ASSERT_NE(reg.strategy("default"), nullptr);
+  EXPECT_EQ(reg.strategy("default"), reg.strategy(reg.default_strategy()));
+  // `strategies --strategy default` replays it under its own name.
+  const auto c = compare_strategies({space512()}, reg, 1, {"default"}, {}, 30);
+  EXPECT_EQ(c[0].scores.back().strategy, "portfolio");
+  // Options given under `default` reach it.
+  const auto o = parse_option_overrides({"default.stall=3"}, reg);
+  ASSERT_EQ(o.count("portfolio"), 1u);
+  EXPECT_EQ(o.at("portfolio").at("stall"), "3");
 }
 
 TEST(LocalSearch, OrderedAsksTheNeighbourWithTheBestValueSeenFirst) {

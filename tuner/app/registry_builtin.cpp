@@ -46,6 +46,7 @@ static void fill(Registry& r) {
   r.add_strategy(forest_strategy());
   r.add_strategy(gp_strategy());
   r.add_strategy(portfolio_strategy());
+  r.set_default_strategy("portfolio");  // chosen by replay: bench/results/2026-11-25-t4-strategies-4
 
   r.add_observer(nvml_observer());
   r.add_observer(cpu_load_observer());

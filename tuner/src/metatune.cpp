@@ -40,7 +40,9 @@ OptionGrid parse_option_grid(const std::vector<std::string>& items, const Strate
 std::vector<MetaTuneEntry> meta_tune(const std::vector<ReplaySpace>& spaces, const Registry& reg,
                                      const std::string& strategy, const OptionGrid& grid, std::size_t seeds,
                                      std::size_t first_seed) {
-  if (!reg.strategy(strategy)) throw UsageError(fmt::format("--meta-tune {}: unknown strategy", strategy));
+  const StrategyInfo* info = reg.strategy(strategy);
+  if (!info) throw UsageError(fmt::format("--meta-tune {}: unknown strategy", strategy));
+  const std::string& name = info->name;  // `default`: the strategy it stands for
   if (spaces.empty()) throw UsageError("--meta-tune: no stored space to replay");
   // The combinations in odometer order over the grid's options (last option fastest).
   std::vector<std::map<std::string, std::string>> combos{{}};
@@ -61,9 +63,9 @@ std::vector<MetaTuneEntry> meta_tune(const std::vector<ReplaySpace>& spaces, con
     e.options = c;
     std::vector<double> sum(std::size(kReplayBudgets), 0);
     std::vector<std::size_t> count(sum.size(), 0);
-    for (const auto& cmp : compare_strategies(spaces, reg, seeds, {strategy}, {{strategy, c}}, cap, first_seed))
+    for (const auto& cmp : compare_strategies(spaces, reg, seeds, {name}, {{name, c}}, cap, first_seed))
       for (const auto& sc : cmp.scores) {
-        if (sc.strategy != strategy) continue;  // the random baseline every comparison replays
+        if (sc.strategy != name) continue;  // the random baseline every comparison replays
         for (const auto& b : sc.budgets)
           for (std::size_t k = 0; k < sum.size(); ++k)
             if (b.label == std::to_string(kReplayBudgets[k])) sum[k] += b.mean, ++count[k];

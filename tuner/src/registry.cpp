@@ -55,8 +55,13 @@ const Backend* Registry::backend(const std::string& name) const {
   return it == backends_.end() ? nullptr : it->second.get();
 }
 
+void Registry::set_default_strategy(std::string name) {
+  PIMG_CHECK(strategies_.count(name), "default strategy not registered: " + name);
+  default_strategy_ = std::move(name);
+}
+
 const StrategyInfo* Registry::strategy(const std::string& name) const {
-  auto it = strategies_.find(name);
+  auto it = strategies_.find(name == "default" ? default_strategy_ : name);
   return it == strategies_.end() ? nullptr : &it->second;
 }
 

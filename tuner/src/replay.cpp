@@ -192,7 +192,7 @@ StrategyOptionOverrides parse_option_overrides(const std::vector<std::string>& i
     const std::string name = item.substr(0, dot);
     const StrategyInfo* info = reg.strategy(name);
     if (!info) throw UsageError(fmt::format("--option {}: unknown strategy '{}'", item, name));
-    auto& given = out[name];
+    auto& given = out[info->name];  // `default` under the strategy it stands for
     given[item.substr(dot + 1, eq - dot - 1)] = item.substr(eq + 1);
     try {
       resolve_options(*info, given);
@@ -216,6 +216,7 @@ std::vector<ReplayComparison> compare_strategies(const std::vector<ReplaySpace>&
       if (!info) {
         std::string known;
         for (const auto* s : reg.strategies()) known += (known.empty() ? "" : ", ") + s->name;
+        known += ", default";
         throw UsageError(fmt::format("--strategy {}: unknown strategy (strategies: {})", n, known));
       }
       infos.push_back(info);

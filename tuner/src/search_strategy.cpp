@@ -153,6 +153,30 @@ void SearchStrategy::any_value_neighbours(PointId p, std::vector<PointId>& out) 
   }
 }
 
+void SearchStrategy::pair_neighbours(PointId p, std::vector<PointId>& out) const {
+  const auto c = space_.point(p);
+  std::vector<std::uint32_t> line(c.begin(), c.end());
+  for (std::size_t d = 0; d < line.size(); ++d) {
+    if (c[d] == SearchSpace::kAbsent) continue;
+    const auto n = static_cast<std::uint32_t>(space_.params()[d].values.size());
+    for (std::size_t e = d + 1; e < line.size(); ++e) {
+      if (c[e] == SearchSpace::kAbsent) continue;
+      const auto m = static_cast<std::uint32_t>(space_.params()[e].values.size());
+      for (std::uint32_t v = 0; v < n; ++v) {
+        if (v == c[d]) continue;
+        line[d] = v;
+        for (std::uint32_t w = 0; w < m; ++w) {
+          if (w == c[e]) continue;
+          line[e] = w;
+          if (auto q = space_.find(line)) out.push_back(*q);
+        }
+        line[e] = c[e];
+      }
+      line[d] = c[d];
+    }
+  }
+}
+
 std::optional<PointId> SearchStrategy::repair(std::span<const std::uint32_t> coords) {
   if (auto p = space_.find(coords); p && !visited(*p)) return p;
   std::vector<std::size_t> dims;

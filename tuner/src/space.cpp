@@ -682,10 +682,15 @@ class Loader {
         }
       }
     }
+    // A search asked for without a strategy named (options such as a budget, no name): the default
+    // search strategy. No strategy entry at all: exhaustive, every configuration.
+    if (!name_node && !options.empty()) s.name = reg_.default_strategy();
     const StrategyInfo* info = reg_.strategy(s.name);
+    if (info) s.name = info->name;  // `default` stored as the strategy it stands for
     if (!info) {
       std::vector<std::string> names;
       for (const auto* x : reg_.strategies()) names.push_back(x->name);
+      names.push_back("default");
       fail_at(name_node ? pos(*name_node) : s.pos,
               fmt::format("unknown strategy {} (strategies: {})", show(s.name), join(names)));
     }

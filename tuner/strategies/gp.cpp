@@ -32,7 +32,9 @@ class GaussianProcess final : public SearchStrategy {
         local_(std::stod(o.at("local"))),
         children_(std::stoull(o.at("children"))),
         evolve_(std::stod(o.at("evolve"))),
-        any_value_(std::stoi(o.at("any_value")) == 1) {}
+        any_value_(std::stoi(o.at("any_value")) == 1),
+        pairs_(std::stoull(o.at("pairs"))),
+        learn_(std::stoull(o.at("learn"))) {}
 
   void prior(const std::vector<PriorResult>& results) override {
     // Per group, log times centred on the group's mean (failures a step above its slowest), then
@@ -126,10 +128,12 @@ class GaussianProcess final : public SearchStrategy {
 
   // exp(-|a-b|^2 / 2 length^2) over the scaled coordinates, as a product of per-parameter factors
   // looked up by the index distance (the last entry: present in one point only), so no exp per pair.
-  double kernel(std::span<const std::uint32_t> a, std::span<const std::uint32_t> b) const {
+  using Factors = std::vector<std::vector<double>>;
+  double kernel(std::span<const std::uint32_t> a, std::span<const std::uint32_t> b) const { return kernel(a, b, factor_); }
+  static double kernel(std::span<const std::uint32_t> a, std::span<const std::uint32_t> b, const Factors& factor) {
     double k = 1;
     for (std::size_t d = 0; d < a.size(); ++d) {
-      const auto& f = factor_[d];
+      const auto& f = factor[d];
       if (f.empty()) continue;
       const bool aa = a[d] == SearchSpace::kAbsent, ba = b[d] == SearchSpace::kAbsent;
       if (aa || ba) {
@@ -141,19 +145,76 @@ class GaussianProcess final : public SearchStrategy {
     return k;
   }
 
+  // Per parameter, the kernel's factor by index distance for the given length scales.
+  Factors factors(const std::vector<double>& lengths) const {
+    Factors out;
+    for (std::size_t d = 0; d < space_.dims(); ++d) {
+      const std::size_t n = space_.params()[d].values.size();
+      auto& f = out.emplace_back();
+      if (n < 2) continue;  // one value: no distance
+      for (std::size_t i = 0; i <= n; ++i) {
+        const double diff = i < n ? static_cast<double>(i) / static_cast<double>(n - 1) : 1.0;
+        f.push_back(std::exp(-diff * diff / (2 * lengths[d] * lengths[d])));
+      }
+    }
+    return out;
+  }
+
+  // Minus the log marginal likelihood of y over points pts (the signal variance profiled out).
+  double neg_log_likelihood(const std::vector<PointId>& pts, const std::vector<double>& y, const Factors& f) {
+    scratch_chol_.clear();
+    std::vector<double> column;
+    for (std::size_t i = 0; i < pts.size(); ++i) {
+      column.clear();
+      for (std::size_t j = 0; j < i; ++j) column.push_back(kernel(space_.point(pts[i]), space_.point(pts[j]), f));
+      scratch_chol_.append(column, 1 + kNugget);
+    }
+    std::vector<double> q = y;
+    scratch_chol_.forward(q);
+    double yky = 0, logdet = 0;
+    for (double v : q) yky += v * v;
+    for (std::size_t i = 0; i < pts.size(); ++i) logdet += 2 * std::log(scratch_chol_.at(i, i));
+    const double n = static_cast<double>(pts.size());
+    return 0.5 * n * std::log(std::max(yky / n, 1e-12)) + 0.5 * logdet;
+  }
+
+  // Automatic relevance determination on a budget: one pass of coordinate search over each
+  // parameter's length scale (a grid), by the marginal likelihood of at most 64 training points
+  // (spread evenly over the set). True when a length changed.
+  bool learn_lengths() {
+    static constexpr double kGrid[] = {0.1, 0.2, 0.35, 0.6, 1.0, 2.0};
+    std::vector<PointId> pts;
+    std::vector<double> y;
+    const std::size_t n = pts_.size(), take = std::min<std::size_t>(n, 64);
+    for (std::size_t k = 0; k < take; ++k) {
+      pts.push_back(pts_[k * n / take]);
+      y.push_back(y_[k * n / take]);
+    }
+    std::vector<double> lengths = lengths_;
+    double best = neg_log_likelihood(pts, y, factors(lengths));
+    bool changed = false;
+    for (std::size_t d = 0; d < space_.dims(); ++d) {
+      if (space_.params()[d].values.size() < 2) continue;
+      const double keep = lengths[d];
+      double pick = keep;
+      for (double l : kGrid) {
+        if (l == keep) continue;
+        lengths[d] = l;
+        if (const double v = neg_log_likelihood(pts, y, factors(lengths)); v < best - 1e-9) best = v, pick = l;
+      }
+      lengths[d] = pick;
+      changed = changed || pick != keep;
+    }
+    lengths_ = lengths;
+    return changed;
+  }
+
   // The training set: the best half of `max_points` and the latest others, log times with failures
   // mapped a step above the slowest ok one, centred on their mean; the prior's slope fitted to them.
   bool fit() {
     if (factor_.empty()) {
-      for (const auto& prm : space_.params()) {
-        const std::size_t n = prm.values.size();
-        auto& f = factor_.emplace_back();
-        if (n < 2) continue;  // one value: no distance
-        for (std::size_t i = 0; i <= n; ++i) {
-          const double diff = i < n ? static_cast<double>(i) / static_cast<double>(n - 1) : 1.0;
-          f.push_back(std::exp(-diff * diff / (2 * length_ * length_)));
-        }
-      }
+      lengths_.assign(space_.dims(), length_);
+      factor_ = factors(lengths_);
     }
     std::vector<char> take(own_.size(), 1);
     if (own_.size() > max_points_) {
@@ -223,6 +284,15 @@ class GaussianProcess final : public SearchStrategy {
     sigma2_ = 0;
     for (double v : y_) sigma2_ += v * v / n;
     sigma2_ = std::max(sigma2_, 1e-4);
+    if (learn_ && own_.size() >= next_learn_ && y_.size() >= 8) {
+      next_learn_ = own_.size() + learn_;
+      if (learn_lengths()) {  // a new kernel: factorise the training set anew
+        factor_ = factors(lengths_);
+        chol_.clear();
+        rows_.clear();
+        return fit();
+      }
+    }
     // alpha = (sigma2 (K + noise I))^-1 y, the weights of the posterior mean.
     alpha_ = y_;
     chol_.forward(alpha_);
@@ -255,6 +325,16 @@ class GaussianProcess final : public SearchStrategy {
         space_.neighbours(own_[order[i]], nb_);
       for (PointId q : nb_)
         if (!visited(q)) cand_.push_back(q);
+    }
+    // Two parameters changed at once around the best `pairs` points (a random `candidates` of them
+    // at most): the model ranks the moves across an interaction that no one-parameter step makes.
+    for (std::size_t i = 0; i < std::min(pairs_, top); ++i) {
+      nb_.clear();
+      pair_neighbours(own_[order[i]], nb_);
+      std::erase_if(nb_, [&](PointId q) { return visited(q); });
+      const std::size_t keep = std::min(nb_.size(), candidates_);
+      for (std::size_t k = 0; k < keep; ++k) std::swap(nb_[k], nb_[k + rng_.below(nb_.size() - k)]);
+      cand_.insert(cand_.end(), nb_.begin(), nb_.begin() + static_cast<std::ptrdiff_t>(keep));
     }
     for (std::size_t k = 0; k < children_; ++k)
       if (auto q = child()) cand_.push_back(*q);
@@ -312,6 +392,10 @@ class GaussianProcess final : public SearchStrategy {
   std::size_t children_;
   double evolve_;
   bool any_value_;
+  std::size_t pairs_;
+  std::size_t learn_, next_learn_ = 0;  // learn_: own evaluations between two length fits; 0: never
+  std::vector<double> lengths_;         // per parameter
+  Cholesky scratch_chol_;
   std::vector<std::size_t> elite_;
   std::size_t elite_at_ = 0;
   bool has_prior_ = false;
@@ -345,7 +429,9 @@ StrategyInfo gp_strategy() {
                                {T::Real, "local", "0.1", "chance of a random unvisited neighbour of the best instead", 0, 1},
                                {T::Int, "children", "128", "crossover children of the best points among the candidates", 0, 100000},
                                {T::Real, "evolve", "0", "chance of asking a crossover child of the best points directly", 0, 1},
-                               {T::Int, "any_value", "0", "candidates around the best: 1: one parameter changed to any value, 0: by one step", 0, 1}}),
+                               {T::Int, "any_value", "0", "candidates around the best: 1: one parameter changed to any value, 0: by one step", 0, 1},
+                               {T::Int, "pairs", "0", "best points (up to 5) whose two-parameter changes are candidates too", 0, 5},
+                               {T::Int, "learn", "0", "evaluations between two fits of per-parameter length scales by marginal likelihood (starting from `length`); 0: fixed", 0, 100000}}),
           [](const SearchSpace& space, const OptionValues& o, std::uint64_t seed) {
             return std::make_unique<GaussianProcess>(space, o, seed);
           }};

@@ -23,7 +23,7 @@ class LocalSearch final : public SearchStrategy {
   LocalSearch(const SearchSpace& s, const OptionValues& o, std::uint64_t seed)
       : SearchStrategy(s, o, seed), any_value_(std::stoi(o.at("any_value")) == 1),
         restart_best_(std::stod(o.at("restart"))), follow_(std::stoi(o.at("follow")) == 1),
-        order_(std::stod(o.at("order"))) {
+        order_(std::stod(o.at("order"))), pairs_(std::stoi(o.at("pairs")) == 1) {
     for (const auto& prm : s.params()) best_with_.emplace_back(prm.values.size(), kUnseen);
   }
 
@@ -36,6 +36,23 @@ class LocalSearch final : public SearchStrategy {
         const PointId p = untried_.back();
         untried_.pop_back();
         if (!visited(p)) return p;
+      }
+      if (current_ && pairs_ && !paired_) {  // one-parameter moves exhausted: two at once
+        paired_ = true;
+        pair_neighbours(*current_, untried_);
+        std::erase_if(untried_, [&](PointId q) { return visited(q); });
+        shuffle_untried();
+        // As many as the one-parameter moves were, the most promising ones when ordered.
+        if (untried_.size() > single_moves_) {
+          if (order_ > 0) {
+            std::vector<std::pair<double, PointId>> by;
+            for (PointId q : untried_) by.emplace_back(promise(q), q);
+            std::stable_sort(by.begin(), by.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+            for (std::size_t i = 0; i < single_moves_; ++i) untried_[i] = by[i].second;
+          }
+          untried_.resize(single_moves_);
+        }
+        continue;
       }
       if (current_ && restart_best_ > 0) centres_.push_back(*current_);  // searched around to the end
       current_.reset();  // a local optimum (or a start)
@@ -70,25 +87,36 @@ class LocalSearch final : public SearchStrategy {
       any_value_neighbours(p, untried_);
     else
       space_.neighbours(p, untried_);
+    paired_ = false;
+    single_moves_ = untried_.size();
+    shuffle_untried();
+  }
+
+  void shuffle_untried() {
     for (std::size_t i = untried_.size(); i > 1; --i) std::swap(untried_[i - 1], untried_[rng_.below(i)]);
   }
 
   // Removes and returns the untried neighbour whose changed value has the best time seen with it
-  // (ties: the shuffled order).
+  // (two changed values: the worse of the two; ties: the shuffled order).
   PointId most_promising() {
-    const auto c = space_.point(*current_);
     std::size_t pick = 0;
     double pick_score = 0;
     for (std::size_t i = 0; i < untried_.size(); ++i) {
-      const auto q = space_.point(untried_[i]);
-      double score = kUnseen;
-      for (std::size_t d = 0; d < c.size(); ++d)
-        if (q[d] != c[d]) score = q[d] == SearchSpace::kAbsent ? kUnseen : best_with_[d][q[d]];
+      const double score = promise(untried_[i]);
       if (i == 0 || score < pick_score) pick = i, pick_score = score;
     }
     const PointId p = untried_[pick];
     untried_.erase(untried_.begin() + static_cast<std::ptrdiff_t>(pick));
     return p;
+  }
+
+  // Lower is more promising: the best log time seen with the value q changes (the worse of two).
+  double promise(PointId q) const {
+    const auto c = space_.point(*current_), v = space_.point(q);
+    double score = kUnseen;
+    for (std::size_t d = 0; d < c.size(); ++d)
+      if (v[d] != c[d]) score = std::max(score, v[d] == SearchSpace::kAbsent ? kUnseen : best_with_[d][v[d]]);
+    return score;
   }
 
   // The best ok point evaluated so far not yet searched around to the end (nor restarted at)
@@ -111,6 +139,8 @@ class LocalSearch final : public SearchStrategy {
   double restart_best_;  // chance that a restart is at the best point not yet searched around
   bool follow_;
   double order_;  // chance of asking the most promising neighbour instead of the next one in random order
+  bool pairs_, paired_ = false;
+  std::size_t single_moves_ = 0;  // the centre's one-parameter moves: two-parameter ones tried at most  // paired_: the centre's two-parameter moves are in untried_
   std::vector<std::vector<double>> best_with_;  // [parameter][value]: best log time seen with it
   std::optional<PointId> current_;
   double current_cost_ = kFailed;
@@ -128,7 +158,8 @@ StrategyInfo local_strategy() {
           with_budget_options({{T::Int, "any_value", "0", "1: a neighbour may take any value of one parameter, 0: the next one", 0, 1},
                                {T::Real, "restart", "0", "chance that a restart (at a local optimum) is at the best point not yet searched around, not at a random one", 0, 1},
                                {T::Int, "follow", "1", "1: move to any better point told (a portfolio's other members'), 0: only to its own", 0, 1},
-                               {T::Real, "order", "0", "chance of asking the neighbour whose changed value has the best time seen, not a random one", 0, 1}}),
+                               {T::Real, "order", "0", "chance of asking the neighbour whose changed value has the best time seen, not a random one", 0, 1},
+                               {T::Int, "pairs", "0", "1: at a local optimum, the centre's two-parameter changes (any values) before a restart", 0, 1}}),
           [](const SearchSpace& space, const OptionValues& o, std::uint64_t seed) {
             return std::make_unique<LocalSearch>(space, o, seed);
           }};

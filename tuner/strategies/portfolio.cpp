@@ -29,9 +29,9 @@ class Portfolio final : public SearchStrategy {
     // derived from it.
     const std::string all = std::to_string(s.size());
     const std::pair<StrategyInfo (*)(), std::map<std::string, std::string>> members[] = {
-        {gp_strategy, {{"budget", all}, {"local", o.at("local")}, {"candidates", o.at("candidates")}}},
+        {gp_strategy, {{"budget", all}, {"local", o.at("local")}, {"candidates", o.at("candidates")}, {"pairs", o.at("pairs")}, {"learn", o.at("learn")}}},
         {local_strategy,
-         {{"budget", all}, {"any_value", "1"}, {"restart", o.at("restart")}, {"order", o.at("order")}, {"follow", o.at("follow")}}},
+         {{"budget", all}, {"any_value", "1"}, {"restart", o.at("restart")}, {"order", o.at("order")}, {"follow", o.at("follow")}, {"pairs", o.at("local_pairs")}}},
     };
     std::uint64_t k = 0;
     for (const auto& [info_of, given] : members) {
@@ -79,12 +79,15 @@ StrategyInfo portfolio_strategy() {
           "one stalls; every member learns every outcome",
           with_budget_options(
               {{T::Int, "stall", "24", "gp's proposals without a better result before local search takes over", 1, 100000},
-               {T::Int, "local_stall", "12", "local search's proposals without a better result before gp takes over", 1, 100000},
+               {T::Int, "local_stall", "24", "local search's proposals without a better result before gp takes over", 1, 100000},
                {T::Int, "candidates", "256", "gp's random candidates scored per proposal", 1, 1000000},
                {T::Real, "local", "0", "gp's chance of a random unvisited neighbour of the best", 0, 1},
                {T::Real, "order", "1", "local search's chance of asking the neighbour whose changed value has the best time seen", 0, 1},
                {T::Int, "follow", "0", "local search moves to 1: any better point told, 0: only better points it asked itself", 0, 1},
-               {T::Real, "restart", "1", "local search's chance of restarting at the best point not yet searched around, else at a random one", 0, 1}}),
+               {T::Real, "restart", "1", "local search's chance of restarting at the best point not yet searched around, else at a random one", 0, 1},
+               {T::Int, "pairs", "0", "gp's: best points whose two-parameter changes are candidates too", 0, 5},
+               {T::Int, "learn", "5", "gp's: evaluations between two fits of its per-parameter length scales; 0: fixed", 0, 100000},
+               {T::Int, "local_pairs", "1", "local search's: 1: two-parameter changes at a local optimum before a restart", 0, 1}}),
           [](const SearchSpace& space, const OptionValues& o, std::uint64_t seed) {
             return std::make_unique<Portfolio>(space, o, seed);
           }};

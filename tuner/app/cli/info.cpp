@@ -89,7 +89,9 @@ std::string devices_json(const Registry& reg) {
 }
 
 std::string strategies_help(const Registry& reg) {
-  std::string out = "strategies:\n";
+  std::string out = fmt::format(
+      "strategies (a search that names none, or `default`: {}; a space without a strategy: exhaustive):\n",
+      reg.default_strategy());
   for (const StrategyInfo* s : reg.strategies()) {
     out += fmt::format("  {:<12} {}\n", s->name, s->help);
     for (const auto& o : s->options) {

@@ -20,6 +20,10 @@ class Registry {
   void add_variant(std::unique_ptr<Variant> v);
   void add_backend(std::unique_ptr<Backend> b);
   void add_strategy(StrategyInfo s);
+  // The strategy of a search that names none (a space file's strategy with options but no name, the
+  // name `default`); `exhaustive` stays the strategy of a space that asks for no search at all.
+  void set_default_strategy(std::string name);
+  const std::string& default_strategy() const { return default_strategy_; }
   void add_observer(ObserverInfo o);
   // Native functions the host backend runs (serial reference, library baselines).
   void add_host_function(const std::string& name, HostKernelFn fn);
@@ -27,7 +31,7 @@ class Registry {
   const Family* family(const std::string& name) const;      // null if unknown
   const Variant* variant(const std::string& family, const std::string& name) const;
   const Backend* backend(const std::string& name) const;
-  const StrategyInfo* strategy(const std::string& name) const;
+  const StrategyInfo* strategy(const std::string& name) const;  // `default`: the default strategy
   const ObserverInfo* observer(const std::string& name) const;  // null if unknown
   HostKernelFn host_function(const std::string& name) const;  // null if unknown
   std::vector<std::string> host_functions() const;             // their names
@@ -53,6 +57,7 @@ class Registry {
   std::map<std::string, StrategyInfo> strategies_;
   std::map<std::string, ObserverInfo> observers_;
   std::map<std::string, HostKernelFn> host_functions_;
+  std::string default_strategy_ = "exhaustive";
 };
 
 // Kernel sources compiled into the binary (kernels/**), by path relative to kernels/, with

@@ -64,6 +64,10 @@ class SearchStrategy : public Strategy {
   std::optional<PointId> random_unvisited_neighbour(PointId p);
   // Appends the valid points that differ from p in one parameter, by any value (not only one step).
   void any_value_neighbours(PointId p, std::vector<PointId>& out) const;
+  // Appends the valid points that differ from p in exactly two parameters, each by any value: the
+  // moves that reach across an interaction (say block width and height together) where every
+  // one-parameter change is worse.
+  void pair_neighbours(PointId p, std::vector<PointId>& out) const;
   // The valid unvisited point nearest to coords (itself when valid and unvisited), searched among
   // points sharing one of its values; nullopt when none is found.
   std::optional<PointId> repair(std::span<const std::uint32_t> coords);
