@@ -55,7 +55,7 @@ python3 scripts/seed-report.py --out "$out/seeds/README.md" \
   --note "Measured with \`PIMG_SEEDS=1 scripts/gpu-bench.sh\` (scripts/gpu-seeds.sh) on $(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | head -1) with $(nproc) CPU cores, commit $(cat .git-commit 2>/dev/null || git rev-parse --short=12 HEAD 2>/dev/null). Each NNN-*/ folder holds a space's report and pictures (a space cut off by the time bound has none; report/seeds.md is the whole store's)." \
   "$db" || status=1
 if python3 scripts/seed004-peer.py --db "$db" --out "$out/seeds/004-peer.md" --runs 3 2> "$out/seeds/004-peer.log"; then
-  cat "$out/seeds/004-peer.md" >> "$out/seeds/README.md"
+  { echo; cat "$out/seeds/004-peer.md"; } >> "$out/seeds/README.md"
 else
   log "seeds: seed 004's own program not timed: $(cat "$out/seeds/004-peer.log"; tail -2 "$out/seeds/004-peer.md" 2>/dev/null)"
 fi

@@ -36,7 +36,7 @@ done
 [ ${#dbs[@]} -gt 0 ] && python3 "$(dirname "$0")/seed-report.py" --out "$out/README.md" "${dbs[@]}" || status=1
 if [ -f "$out/004-semblance.db" ] && [ -f "$out/README.md" ]; then
   if python3 "$(dirname "$0")/seed004-peer.py" --db "$out/004-semblance.db" --out "$out/004-peer.md" --runs 5; then
-    cat "$out/004-peer.md" >> "$out/README.md"
+    { echo; cat "$out/004-peer.md"; } >> "$out/README.md"
   else
     status=1
   fi
