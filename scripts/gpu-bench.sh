@@ -6,6 +6,10 @@
 # Usage there: [PIMG_OBSERVE=1] [PIMG_RANKS="1 2 4"] [PIMG_TEST_REGEX=RE | PIMG_TEST_LABELS=L | PIMG_SKIP_TESTS=1] [PIMG_SKIP_BENCH=1] bash scripts/gpu-bench.sh [SPACE.yaml ...]  (PIMG_RANKS: scripts/ranks-bench.sh)   (default spaces/conv-gpu.yaml and conv-gpu-separable.yaml; the device tool:
 # carry .device-carry and .git-commit). Each space is tuned into the same database, as the family its file names;
 # an argument ending in .json is a T1 kernel description, tuned by `pimg-tune t1` as family t1-<its name>.
+# PIMG_SEEDS=1 (issue 21): the seeds' experiments instead, every spaces/seeds/*-gpu.yaml (or the spaces given)
+# into out/gpu/seeds.db within PIMG_SEEDS_BUDGET seconds (default 360), their reports and pictures, the seed
+# report and seed 004's author's program timed beside the tuned OpenMP configuration (scripts/gpu-seeds.sh);
+# no tests (unless PIMG_TEST_REGEX) and no benchmarks. Carry ../shared/peers with scripts/gpu-carry.sh.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 root=$PWD
@@ -42,6 +46,9 @@ fi
 if [ ! -e ../shared/t1 ] && [ -d "$carry/shared/t1" ]; then
   mkdir -p ../shared && cp -r "$carry/shared/t1" ../shared/
 fi
+if [ ! -e ../shared/peers ] && [ -d "$carry/shared/peers" ]; then
+  mkdir -p ../shared && cp -r "$carry/shared/peers" ../shared/
+fi
 
 log "device: $(nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader)"
 log "date: $(date -u +%Y-%m-%dT%H:%M:%SZ)  commit: $(cat .git-commit 2>/dev/null || git rev-parse --short=12 HEAD 2>/dev/null || echo unknown)"
@@ -64,13 +71,19 @@ $exe devices | tee "$out/devices.txt"
 if [ -n "${PIMG_TEST_REGEX:-}" ]; then
   ctest --test-dir build-gpu -R "$PIMG_TEST_REGEX" -j 4 --output-on-failure > "$out/tests.log" 2>&1
   log "tests matching $PIMG_TEST_REGEX: $(grep -E 'tests passed|tests failed' "$out/tests.log" | tail -1)"
-elif [ -z "${PIMG_SKIP_TESTS:-}" ]; then
+elif [ -z "${PIMG_SKIP_TESTS:-}" ] && [ -z "${PIMG_SEEDS:-}" ]; then
   # PIMG_TEST_LABELS narrows the labels (default nvrtc|opencl|cuda).
   ctest --test-dir build-gpu -L "${PIMG_TEST_LABELS:-nvrtc|opencl|cuda}" -j 8 --output-on-failure > "$out/tests.log" 2>&1
   log "tests: $(grep -E 'tests passed|tests failed' "$out/tests.log" | tail -1)"
 fi
 
 spaces=("$@")
+if [ -n "${PIMG_SEEDS:-}" ]; then
+  bash scripts/gpu-seeds.sh "$exe" "$out" "${spaces[@]}"
+  rc=$?
+  [ -n "${OUT:-}" ] && cp "$out/seeds/README.md" "$OUT/seeds-README.md" 2>/dev/null
+  exit $rc
+fi
 # PIMG_OBSERVE=1 (issue 18): conv and hist from 1024^2 to 8192^2 on CUDA and the CPUs with every observation
 # (transfers pinned and pageable, footprint, NVML energy, whole-program runs of the top configurations with
 # their start-up parts, Nsight Compute counters of those when ncu is on the PATH); docs/observers.md.

@@ -72,6 +72,9 @@ cp ../shared/data/semblance/* "$carry/shared/data/semblance/"
 # T1 kernel descriptions (issue 16): `scripts/gpu-bench.sh ../shared/t1/convolution_milo.json`.
 mkdir -p "$carry/shared/t1"
 cp ../shared/t1/* "$carry/shared/t1/"
+# Seed 004's author's programs (issue 21): scripts/gpu-seeds.sh builds and times reg-openmp beside ours.
+mkdir -p "$carry/shared/peers"
+cp -r ../shared/peers/* "$carry/shared/peers/"
 
 {
   echo "# .device-carry: made by scripts/gpu-carry.sh on $(hostname) at $(date -u +%Y-%m-%dT%H:%M:%SZ)"

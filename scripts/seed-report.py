@@ -17,6 +17,7 @@ Usage: scripts/seed-report.py --out REPORT.md [--note TEXT] DB [DB ...]
 Exit code 0; 2 for bad input (a file that is not a pimg-tune database of schema 8 or later).
 """
 import argparse
+import copy
 import json
 import os
 import sqlite3
@@ -25,7 +26,8 @@ import sys
 # The seeds: what each published (its numbers, in ms, keyed like our problems) and what it claimed.
 # A claim: (text, kind, step A, step B[, where]): kind 'faster' (A faster than B) or 'same', on every
 # problem and device, or where says: a list of problem keys, or {"only": keys, "device": a substring the
-# device must name, "not_device": one it must not}; or (text, None, why) for a claim no space can test yet.
+# device must name, "not_device": one it must not}; or (text, None, why) for a claim no space can test yet;
+# or (text, 'per_image', step): the step's time per image in the largest batch 'same' as with one image.
 SEEDS = [
     {
         "seed": "000", "ladder": "seed000-sharpen", "title": "3x3 sharpening, OpenCL (000_ce86115d9a46b2d1.txt)",
@@ -118,7 +120,25 @@ SEEDS = [
              "pthreads: 2 threads created per run"),
             ("pinned host memory (cudaMallocHost) speeds up the copies", None,
              "host-device copies: the -gpu twin (host_mem pinned against pageable)"),
-            ("a batch of 20 images in one launch", None, "batched launches are not built yet"),
+            ("a batch of 20 images in one launch", None,
+             "judged in the seed003-batch ladder (spaces/seeds/003-conv-batch.yaml and its -gpu twin)"),
+        ],
+    },
+    {
+        "seed": "003", "ladder": "seed003-batch",
+        "title": "a batch of images in one launch (003_eaced8823c66ae02.txt); rows keyed by the images per launch",
+        "timing": "The seed published no times; it launched 20 images of 4096x2304 at once, grid z = image and "
+                  "block z = channel. A batch's cells give its time and, in brackets after it, the time per "
+                  "image (time / batch).",
+        "key": "batch",
+        "published": {},
+        "claims": [
+            ("(not a seed claim) a batch in one launch costs the same per image as one image per launch", "per_image",
+             "kernel 2: block z = channel (the seed's launch)"),
+            ("(the seed's launch, not a stated claim) block z = channel is faster than every channel in one thread",
+             "faster", "kernel 2: block z = channel (the seed's launch)", "kernel 2: every channel in one thread"),
+            ("unrolling with literal weights beats the double loop (in a batch too)", "faster",
+             "kernel 2: block z = channel (the seed's launch)", "kernel 1: double loop, block z = channel"),
         ],
     },
     {
@@ -223,12 +243,22 @@ class Step:
     def key(self, kind):
         if kind == "window":  # maxpool's window side (2 when the problem does not name one)
             return int(self.attrs.get("window", self.attrs.get("attrs", {}).get("window", 2)))
+        if kind == "batch":  # conv's images per launch (1 when the problem names none)
+            return int(self.attrs.get("batch", self.attrs.get("attrs", {}).get("batch", 1)))
         if kind == "params":
             return str(self.attrs.get("params", self.attrs.get("attrs", {}).get("params", "?")))
         return self.width
 
     def ok(self):
         return self.status == "ok" and self.median and self.median > 0
+
+    def per_image(self, images):
+        """This step's times divided by the images of its batch."""
+        scaled = copy.copy(self)
+        for name in ("median", "low", "high"):
+            value = getattr(self, name)
+            setattr(scaled, name, value / images if value is not None else None)
+        return scaled
 
 
 def load_steps(paths):
@@ -280,6 +310,34 @@ def matches(step, where, key):
             and (where.get("not_device") is None or where["not_device"].lower() not in name))
 
 
+def overall_verdict(verdicts):
+    tested = [v for v in verdicts if v not in ("not testable", "inconclusive")]
+    if not tested:
+        return "not testable" if "inconclusive" not in verdicts else "not testable (intervals overlap)"
+    if all(v == "confirmed" for v in tested):
+        return "confirmed"
+    if all(v == "refuted" for v in tested):
+        return "refuted"
+    return "mixed"
+
+
+def per_image_row(text, steps):
+    """A step in the largest batch against itself with one image, per image, on each device and size."""
+    verdicts, details = [], []
+    for device in sorted({s.device for s in steps}):
+        for width in sorted({s.width for s in steps if s.device == device}):
+            here = {s.key("batch"): s for s in steps if s.device == device and s.width == width}
+            if 1 not in here or max(here) == 1:
+                continue
+            n = max(here)
+            verdict, what = judge("same", here[n].per_image(n) if here[n].ok() else here[n], here[1])
+            verdicts.append(verdict)
+            details.append(f"{device} {width}: per image in a batch of {n} against one image: {what} {verdict}")
+    if not verdicts:
+        return (text, "not testable", "the stores hold the step with one image and in a batch on no device")
+    return (text, overall_verdict(verdicts), "; ".join(details))
+
+
 def claim_rows(seed, steps):
     rows = []
     mine = [s for s in steps if s.ladder == seed["ladder"]]
@@ -287,6 +345,9 @@ def claim_rows(seed, steps):
         text, kind = claim[0], claim[1]
         if kind is None:
             rows.append((text, "not testable", claim[2]))
+            continue
+        if kind == "per_image":
+            rows.append(per_image_row(text, [s for s in mine if s.step == claim[2]]))
             continue
         where = claim[4] if len(claim) > 4 else {}
         where = {"only": where} if isinstance(where, list) else where
@@ -314,16 +375,7 @@ def claim_rows(seed, steps):
             rows.append((text, "not testable", "the stores hold neither step on a common problem (run the space: "
                                                "GPU steps need the -gpu twin)"))
             continue
-        tested = [v for v in verdicts if v not in ("not testable", "inconclusive")]
-        if not tested:
-            overall = "not testable" if "inconclusive" not in verdicts else "not testable (intervals overlap)"
-        elif all(v == "confirmed" for v in tested):
-            overall = "confirmed"
-        elif all(v == "refuted" for v in tested):
-            overall = "refuted"
-        else:
-            overall = "mixed"
-        rows.append((text, overall, "; ".join(details)))
+        rows.append((text, overall_verdict(verdicts), "; ".join(details)))
     return rows
 
 
@@ -349,7 +401,10 @@ def seed_section(seed, steps):
                 if not hit:
                     cells.append("\u2013")
                 elif hit[0].ok():
-                    cells.append(f"{fmt_ms(hit[0].median)} [{fmt_ms(hit[0].low)}, {fmt_ms(hit[0].high)}]")
+                    cell = f"{fmt_ms(hit[0].median)} [{fmt_ms(hit[0].low)}, {fmt_ms(hit[0].high)}]"
+                    if seed["key"] == "batch" and k > 1:
+                        cell += f" ({fmt_ms(hit[0].median / k)} per image)"
+                    cells.append(cell)
                 else:
                     cells.append(hit[0].status)
             md.append("| " + " | ".join(esc(c) for c in cells) + " |")

@@ -1,5 +1,7 @@
 /* CUDA direct KxK convolution from global memory (NVRTC). WIDE 0: conv_cuda_direct, each thread computes
-   ITEMS_X x ITEMS_Y neighbouring pixels (all channels) through a per-pixel helper. WIDE 1: conv_cuda_wide,
+   ITEMS_X x ITEMS_Y neighbouring pixels (all channels, or with CHANNEL_Z 1 the channel threadIdx.z, seed
+   003's block z = channel) through a per-pixel helper, image blockIdx.z of a batch (seed 003's grid z =
+   image; the images one after another). WIDE 1: conv_cuda_wide,
    each thread computes ITEMS_X 16-byte vectors of an output row (bytes of interleaved pixels, or of one
    plane) for ITEMS_Y rows through a per-vector helper, with 16-byte loads and stores where the data
    allows and byte access at the edges. */
@@ -34,6 +36,14 @@ PIMG_HELPER int conv_pixel(const uchar* __restrict__ in, FILTER_PARAMS, int x0, 
 extern "C" __global__ void PIMG_BOUNDS conv_cuda_direct(const uchar* __restrict__ in, FILTER_PARAMS,
                                                         uchar* __restrict__ out, int width, int height,
                                                         int out_width, int out_height) {
+  const long image = (long)blockIdx.z;
+  in += image * width * height * PIMG_CHANNELS;
+  out += image * out_width * out_height * PIMG_CHANNELS;
+#if CHANNEL_Z
+  const int c_first = (int)threadIdx.z, c_end = c_first + 1;
+#else
+  const int c_first = 0, c_end = PIMG_CHANNELS;
+#endif
   const int ox0 = (int)(blockIdx.x * BLOCK_X + threadIdx.x) * ITEMS_X;
   const int oy0 = (int)(blockIdx.y * BLOCK_Y + threadIdx.y) * ITEMS_Y;
   for (int iy = 0; iy < ITEMS_Y; ++iy) {
@@ -43,7 +53,7 @@ extern "C" __global__ void PIMG_BOUNDS conv_cuda_direct(const uchar* __restrict_
       const int ox = ox0 + ix;
       if (ox >= out_width) break;
       const int x0 = ox + CENTRE - PIMG_R, y0 = oy + CENTRE - PIMG_R; /* top-left tap */
-      for (int c = 0; c < PIMG_CHANNELS; ++c)
+      for (int c = c_first; c < c_end; ++c)
         out[pimg_pixel_index(ox, oy, c, out_width, out_height, PIMG_CHANNELS, PIMG_PLANAR)] =
             (uchar)conv_pixel(in, FILTER_ARGS, x0, y0, c, width, height);
     }

@@ -1,6 +1,8 @@
 /* Direct KxK convolution: each work item computes ITEMS_X x ITEMS_Y neighbouring output pixels (all
    channels) straight from global memory, with the border and rounding rule of conv/conv_rule.h.
-   Knobs: FILTER_MEM 0 global / 1 constant / 2 literal weights, UNROLL 0/1, ARITH 0 multiply / 1 table. */
+   Knobs: FILTER_MEM 0 global / 1 constant / 2 literal weights, UNROLL 0/1, ARITH 0 multiply / 1 table,
+   CHANNEL_Z 1: the work-group's z is the channel, one per item (seed 003's block z = channel). A batch of
+   images is one launch: work-group z index = image (seed 003's grid z), the images one after another. */
 #include "conv/conv_rule.h"
 
 #if FILTER_MEM == 1
@@ -47,6 +49,14 @@ __kernel void conv_direct(__global const uchar* in, FILTER_SPACE const int* weig
 #define TAP(t) taps[t]
 #define WEIGHT(t) weights[t]
 #endif
+  const long image = (long)get_group_id(2);
+  in += image * width * height * PIMG_CHANNELS;
+  out += image * out_width * out_height * PIMG_CHANNELS;
+#if CHANNEL_Z
+  const int c_first = (int)get_local_id(2), c_end = c_first + 1;
+#else
+  const int c_first = 0, c_end = PIMG_CHANNELS;
+#endif
   const int ox0 = (int)get_global_id(0) * ITEMS_X;
   const int oy0 = (int)get_global_id(1) * ITEMS_Y;
   for (int iy = 0; iy < ITEMS_Y; ++iy) {
@@ -56,7 +66,7 @@ __kernel void conv_direct(__global const uchar* in, FILTER_SPACE const int* weig
       const int ox = ox0 + ix;
       if (ox >= out_width) break;
       const int x0 = ox + CENTRE - PIMG_R, y0 = oy + CENTRE - PIMG_R; /* top-left tap */
-      for (int c = 0; c < PIMG_CHANNELS; ++c) {
+      for (int c = c_first; c < c_end; ++c) {
         int acc = 0;
         TAP_LOOP
         for (int ky = 0; ky < PIMG_K; ++ky) {

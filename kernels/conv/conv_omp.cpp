@@ -1,6 +1,7 @@
 // The conv family on the CPU, compiled by the OpenMP backend once per configuration: the problem
 // (PIMG_K, PIMG_WEIGHTS, PIMG_BORDER, ...) and the knobs (DECOMP, SCHED, CHUNK, THREADS, UNROLL,
-// ARITH, SIMD, TILE_X, TILE_Y) arrive as -D defines, so every choice below is made at compile time.
+// ARITH, SIMD, TILE_X, TILE_Y) arrive as -D defines, so every choice below is made at compile time. A batch
+// (PIMG_BATCH images one after another) is more planes: image i's plane p is plane i * planes + p.
 #include <cstdint>
 
 #include "conv/conv_rule.h"
@@ -19,8 +20,12 @@ constexpr int kK = PIMG_K;
 constexpr int kR = PIMG_R;
 constexpr int kBorder = PIMG_BORDER;
 constexpr int kDivisor = PIMG_DIVISOR;
-// Planes processed separately: each channel of a planar image, else the one interleaved plane.
-constexpr int kPlanes = PIMG_PLANAR ? PIMG_CHANNELS : 1;
+#ifndef PIMG_BATCH
+#define PIMG_BATCH 1
+#endif
+// Planes processed separately: each channel of a planar image, else the one interleaved plane; every
+// image's of a batch.
+constexpr int kPlanes = (PIMG_PLANAR ? PIMG_CHANNELS : 1) * PIMG_BATCH;
 // Samples between horizontally adjacent pixels of one channel within a row of a plane.
 constexpr int kStep = PIMG_PLANAR ? 1 : PIMG_CHANNELS;
 // From an output column (or row) to the input column of its window centre: valid output starts R in.
@@ -78,7 +83,7 @@ void conv_segment(const Args& a, int p, int oy, int x0, int x1) {
   // The window's input rows: clamped for replicate, null outside a zero border.
   const std::uint8_t* rows[kK];
   [[maybe_unused]] bool rows_inside = true;
-  const std::uint8_t* plane = a.in + static_cast<long>(p) * a.width * a.height;
+  const std::uint8_t* plane = a.in + static_cast<long>(p) * a.width * a.height * kStep;
   for (int ky = 0; ky < kK; ++ky) {
     int y = oy + kShift + ky - kR;
     if (y < 0 || y >= a.height) {
@@ -91,7 +96,7 @@ void conv_segment(const Args& a, int p, int oy, int x0, int x1) {
     }
     rows[ky] = plane + static_cast<long>(y) * a.width * kStep;
   }
-  std::uint8_t* out = a.out + static_cast<long>(p) * a.out_width * a.out_height +
+  std::uint8_t* out = a.out + static_cast<long>(p) * a.out_width * a.out_height * kStep +
                       static_cast<long>(oy) * a.out_width * kStep;
 
   // Any pixel, each tap checked against the image's edges.
@@ -164,7 +169,7 @@ extern "C" void conv_omp(void* const* buffers, const std::int64_t* ints, const d
                static_cast<int>(ints[1]),                    static_cast<int>(ints[2]),
                static_cast<int>(ints[3])};
 #if DECOMP == 0
-  // One task per output row of each plane (planar images: channel x rows).
+  // One task per output row of each plane (planar images: channel x rows; a batch: image x plane x rows).
   const int tasks = kPlanes * a.out_height;
 #pragma omp parallel for schedule(SCHED_KIND, CHUNK) PIMG_NUM_THREADS
   for (int i = 0; i < tasks; ++i) conv_segment(a, i / a.out_height, i % a.out_height, 0, a.out_width);

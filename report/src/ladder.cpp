@@ -36,16 +36,13 @@ std::string ladder_section(const std::vector<LadderRow>& rows, const std::string
       return std::make_tuple(a->seq, device_label(a->row.device)) < std::make_tuple(b->seq, device_label(b->row.device));
     });
     md += fmt::format("### Ladder {}: {}\n\n", md_escape(key.first), md_escape(problems.at(key).label()));
-    Table t({{"#"},
-             {"step"},
-             {"device"},
-             {"variant"},
-             {"configuration"},
-             {"median ms", Table::Align::right},
-             {"95% interval ms", Table::Align::right},
-             {"vs previous", Table::Align::right},
-             {"vs first", Table::Align::right},
-             {"method"}});
+    const int images = images_of(problems.at(key));  // a batch of images per run: the time per image too
+    std::vector<Table::Column> columns = {{"#"}, {"step"}, {"device"}, {"variant"}, {"configuration"},
+                                          {"median ms", Table::Align::right}};
+    if (images > 1) columns.push_back({fmt::format("ms per image (/{})", images), Table::Align::right});
+    for (const char* c : {"95% interval ms", "vs previous", "vs first"}) columns.push_back({c, Table::Align::right});
+    columns.push_back({"method"});
+    Table t(columns);
     std::optional<double> first, previous;
     for (const LadderRow* l : steps) {
       const EvalResult& r = l->row.result;
@@ -56,8 +53,12 @@ std::string ladder_section(const std::vector<LadderRow>& rows, const std::string
                                  : std::string(kDash);
       std::string vs_prev = ok && previous ? fmt_speedup(*previous / r.kernel.median) : std::string(kDash);
       std::string vs_first = ok && first ? fmt_speedup(*first / r.kernel.median) : std::string(kDash);
-      t.add({std::to_string(l->seq + 1), l->step, device_label(l->row.device), l->row.variant.name,
-             brief_or_dash(l->row.config), time, interval, vs_prev, vs_first, r.method.empty() ? kDash : r.method});
+      std::vector<std::string> cells = {std::to_string(l->seq + 1), l->step, device_label(l->row.device),
+                                        l->row.variant.name, brief_or_dash(l->row.config), time};
+      if (images > 1) cells.push_back(ok ? fmt_ms(r.kernel.median / images) : std::string(kDash));
+      for (const std::string& c : {interval, vs_prev, vs_first, r.method.empty() ? std::string(kDash) : r.method})
+        cells.push_back(c);
+      t.add(std::move(cells));
       if (ok) {
         if (!first) first = r.kernel.median;
         previous = r.kernel.median;

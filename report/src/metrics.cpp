@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <charconv>
 #include <cmath>
 #include <limits>
 #include <set>
@@ -135,6 +136,14 @@ std::vector<RankedGroup> ranked_groups(const std::vector<ResultRow>& rows) {
     out.push_back(std::move(g));
   }
   return out;
+}
+
+int images_of(const Problem& p) {
+  const auto it = p.attrs.find("batch");
+  if (it == p.attrs.end()) return 1;
+  int n = 0;
+  const auto [ptr, ec] = std::from_chars(it->second.data(), it->second.data() + it->second.size(), n);
+  return ec == std::errc() && ptr == it->second.data() + it->second.size() && n > 1 ? n : 1;
 }
 
 std::string fmt_ms(double ms) {

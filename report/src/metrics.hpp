@@ -73,6 +73,9 @@ struct RankedGroup {
 std::vector<RankedGroup> ranked_groups(const std::vector<ResultRow>& rows);
 
 std::string fmt_ms(double ms);  // 4 significant digits below 1 ms, then 3 and 1 decimals
+// Images a problem's run computes: its `batch` attribute (conv's images in one launch), else 1. A report
+// gives such a problem's times per image too (time / batch).
+int images_of(const Problem& p);
 std::string fmt_rate(const std::optional<double>& v);
 std::string fmt_gbs(const std::optional<double>& v);
 std::string fmt_pct(const std::optional<double>& v);

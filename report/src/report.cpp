@@ -248,6 +248,8 @@ void FamilyReport::summary() {
       }
       std::string when = time_with_interval(w);
       when = when.substr(0, when.find(" ms")) + when.substr(when.find(" ms") + 3);
+      if (const int images = images_of(k.problem); images > 1 && w.result.kernel.median > 0)
+        when += fmt::format(", {} per image of {}", fmt_ms(w.result.kernel.median / images), images);
       t.add({problem, device_name(k.device),
              fmt::format("{} {}", w.variant.name, brief_or_dash(w.config)), when, vs.empty() ? kDash : vs,
              std::to_string(k.ties.size()),
@@ -491,20 +493,22 @@ void FamilyReport::problem_on_device(const Problem& problem, const DeviceKey& dk
   const std::vector<const ResultRow*> shown(ok.begin(), ok.begin() + static_cast<std::ptrdiff_t>(top_count(ok.size())));
   md_ += fmt::format("Top {} of {} ok configurations{}.\n\n", shown.size(), ok.size(),
                      failed ? fmt::format(" ({} failed)", failed) : "");
-  Table top({{"rank", Align::right},
-             {"variant"},
-             {"configuration"},
-             {"median ms", Align::right},
-             {"min ms", Align::right},
-             {"stddev ms", Align::right},
-             {unit_, Align::right},
-             {"GB/s", Align::right},
-             {"% of bandwidth", Align::right}});
+  // A batch of images in one run: each time per image too.
+  const int images = images_of(problem);
+  std::vector<Table::Column> columns = {{"rank", Align::right}, {"variant"}, {"configuration"}, {"median ms", Align::right}};
+  if (images > 1) columns.push_back({fmt::format("ms per image (/{})", images), Align::right});
+  for (const char* c : {"min ms", "stddev ms"}) columns.push_back({c, Align::right});
+  for (const std::string& c : {unit_, std::string("GB/s"), std::string("% of bandwidth")}) columns.push_back({c, Align::right});
+  Table top(columns);
   for (std::size_t i = 0; i < shown.size(); ++i) {
     const Metrics m = metrics_of(*shown[i], bw_);
-    top.add({std::to_string(i + 1), variant_label(shown[i]->variant), brief_or_dash(shown[i]->config),
-             fmt_ms(m.median_ms), fmt_ms(m.min_ms), fmt_ms(m.stddev_ms), fmt_rate(m.rate), fmt_gbs(m.gbs),
-             fmt_pct(m.bandwidth_pct)});
+    std::vector<std::string> cells = {std::to_string(i + 1), variant_label(shown[i]->variant),
+                                      brief_or_dash(shown[i]->config), fmt_ms(m.median_ms)};
+    if (images > 1) cells.push_back(fmt_ms(m.median_ms / images));
+    for (const std::string& c : {fmt_ms(m.min_ms), fmt_ms(m.stddev_ms), fmt_rate(m.rate), fmt_gbs(m.gbs),
+                                 fmt_pct(m.bandwidth_pct)})
+      cells.push_back(c);
+    top.add(std::move(cells));
   }
   md_ += top.markdown() + "\n";
 

@@ -180,6 +180,32 @@ TEST(CudaRun, DefaultConfigurationsAreExactOnLargerOddImages) {
   }
 }
 
+// Seed 003's batch in one launch on the GPU: cuda_direct with the image in the grid's z, the channel in the
+// block's z (channel_z 1, the seed's launch) or not, every image validated exactly (on the device, and on the
+// host where the output differs); the seed's own 20 images of 4096x2304 once.
+TEST(CudaRun, BatchOfImagesInOneLaunchIsExactInEveryImage) {
+  REQUIRE_CUDA();
+  for (int shape : {0, 1, 2})
+    for (const char* border : {"zero", "valid", "replicate"}) {
+      const Problem p = conv_family().make_problem(
+          131, 67, kShapes[shape].channels,
+          {{"layout", kShapes[shape].layout}, {"border", border}, {"filter", "gaussian5"}, {"batch", "5"}});
+      for (std::int64_t channel_z : {0, 1}) {
+        Config c = config({{"block_x", 32}, {"block_y", 4}, {"filter_mem", "private"}, {"arith", "mul"}});
+        c.set("channel_z", channel_z);
+        expect_exact(p, "cuda_direct", c);
+        c.set("filter_mem", std::string("global"));
+        c.set("arith", std::string("lut"));
+        c.set("items_x", std::int64_t{2});
+        expect_exact(p, "cuda_direct", c);
+      }
+    }
+  const Problem seed = conv_family().make_problem(4096, 2304, 3, {{"layout", "planar"}, {"filter", "gaussian5"},
+                                                                  {"border", "zero"}, {"batch", "20"}});
+  expect_exact(seed, "cuda_direct",
+               config({{"block_x", 32}, {"block_y", 4}, {"filter_mem", "private"}, {"unroll", 1}, {"channel_z", 1}}));
+}
+
 // Rows of 256 pixels are 16-byte aligned, so the wide kernel takes its vector loads and stores inside
 // the image and byte access only at the edges (and everywhere for the valid border's 252-pixel rows).
 TEST(CudaRun, WideKernelIsExactOnAlignedRows) {

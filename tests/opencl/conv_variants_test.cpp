@@ -97,7 +97,8 @@ TEST(ConvVariants, RegisteredWithTheirParameters) {
     return out;
   };
   EXPECT_EQ(names(registry().variant("conv", "cl_direct")),
-            (std::vector<std::string>{"block_x", "block_y", "items_x", "items_y", "filter_mem", "unroll", "arith"}));
+            (std::vector<std::string>{"block_x", "block_y", "items_x", "items_y", "filter_mem", "unroll", "arith",
+                                      "channel_z"}));
   EXPECT_EQ(names(registry().variant("conv", "cl_tiled")),
             (std::vector<std::string>{"block_x", "block_y", "items_x", "items_y", "filter_mem", "unroll"}));
   EXPECT_EQ(names(registry().variant("conv", "selftest_wrong_result")),
@@ -134,6 +135,42 @@ TEST(ConvVariants, PlanRejectsWhatTheDeviceCannotRun) {
   EXPECT_EQ(plan.global[1], 24u);  // 23 rounded up to 4
   EXPECT_EQ(plan.local[0], 8u);
   EXPECT_EQ(plan.local[1], 4u);
+}
+
+// Seed 003's batch in one launch on PoCL: cl_direct with the image in the work-group's z, the channel in the
+// work-group's z (channel_z 1) or not, every image validated exactly; the one-image variants refuse a batch
+// in plan() (the runner then skips the batch problem for them).
+TEST(ConvVariants, BatchOfImagesInOneLaunchIsExactInEveryImage) {
+  for (int shape : {0, 1, 2})
+    for (const char* border : {"zero", "valid"}) {
+      const Problem p = conv_family().make_problem(
+          37, 23, kShapes[shape].channels,
+          {{"layout", kShapes[shape].layout}, {"border", border}, {"filter", "gaussian5"}, {"batch", "3"}});
+      for (std::int64_t channel_z : {0, 1})
+        for (Config c : {knobs(8, 8, 1, 1, "global", 0, "mul"), knobs(16, 4, 2, 2, "private", 1, "lut")}) {
+          c.set("channel_z", channel_z);
+          SCOPED_TRACE(c.brief() + " on " + p.label());
+          const EvalResult r = evaluate_on(device(), p, "cl_direct", c);
+          EXPECT_EQ(to_string(r.status), std::string("ok")) << r.log;
+          EXPECT_EQ(r.validation, "exact");
+        }
+    }
+  const Problem p = conv_family().make_problem(37, 23, 3, {{"layout", "planar"}, {"batch", "20"}});
+  const Workload w = conv_family().make_workload(p);
+  Config c = knobs(16, 4, 1, 1, "constant", 1, "mul");
+  c.set("channel_z", std::int64_t{1});
+  const LaunchPlan plan = registry().variant("conv", "cl_direct")->plan(p, w, c, device().info());
+  EXPECT_EQ(plan.dims, 3);
+  EXPECT_EQ(plan.global[2], 60u);  // 20 images x 3 channels
+  EXPECT_EQ(plan.local[2], 3u);    // one channel per item
+  for (const char* v : {"cl_tiled", "cl_image", "cl_vec"}) {
+    try {
+      registry().variant("conv", v)->plan(p, w, Config{}, device().info());
+      ADD_FAILURE() << v << " planned a batch";
+    } catch (const PlanError& e) {
+      EXPECT_NE(std::string(e.what()).find("batch=20"), std::string::npos) << e.what();
+    }
+  }
 }
 
 // cl_vec, as cuda_vec in tests/cuda/cuda_run_test.cpp: vec 4, 8 and 16 with rows 1, 3, 4, 8 and 16 rotating

@@ -230,6 +230,21 @@ TEST(OpenmpVariants, DefaultsAndBadKnobs) {
   EXPECT_EQ(run(omp_device(), "omp_tiles", p, config({{"tile_x", i(0)}})).status, Status::launch_error);
 }
 
+// A batch of 3 images (seed 003's batch): omp_rows and omp_tiles take the images as further planes, every
+// image validated exactly.
+TEST(OpenmpVariants, BatchOfImagesExactInEveryImage) {
+  for (const char* layout : {"interleaved", "planar"}) {
+    const Problem p = reg().family("conv")->make_problem(
+        29, 13, 3, {{"layout", layout}, {"border", "replicate"}, {"filter", "gaussian5"}, {"batch", "3"}});
+    SCOPED_TRACE(p.label());
+    const EvalResult rows = run(omp_device(), "omp_rows", p, config({{"threads", i(2)}, {"simd", i(1)}}));
+    EXPECT_EQ(rows.status, Status::ok) << rows.log << rows.validation;
+    const EvalResult tiles =
+        run(omp_device(), "omp_tiles", p, config({{"threads", i(2)}, {"tile_x", i(8)}, {"tile_y", i(4)}}));
+    EXPECT_EQ(tiles.status, Status::ok) << tiles.log << tiles.validation;
+  }
+}
+
 TEST(OpenmpVariants, SelftestIsCaughtAsWrongResult) {
   const Problem p = conv_problem(37, 23, 1, "interleaved", "replicate", "sharpen3");
   const EvalResult r = run(omp_device(), "selftest_wrong_result_omp", p, Config{});

@@ -123,6 +123,31 @@ class SeedReport(unittest.TestCase):
         self.assertIn(" 3: 6.00 vs 10.00 ms", what)
         self.assertNotIn(" 2: ", what)
 
+    def test_batch_ladder_is_keyed_by_the_batch_and_judged_per_image(self):
+        seed = next(s for s in seed_report.SEEDS if s["ladder"] == "seed003-batch")
+        seeds_launch, all_channels = seed["claims"][0][2], seed["claims"][1][3]
+
+        def step(seq, name, batch, median, device="cuda", width=4096):
+            canonical = '{"family":"conv","width":%d,"height":2304,"channels":3%s}' % (
+                width, ',"batch":"%d"' % batch if batch != 1 else "")
+            return seed_report.Step(("seed003-batch", seq, name, device, "gpu", "conv", width, 2304, canonical, "ok",
+                                     median, 0.98 * median, 1.02 * median, "events"))
+        # On the GPU 20 images cost 20.4 one-image times (same per image); on the CPU 30 (1.5x per image).
+        steps = [step(1, all_channels, 1, 4.0), step(2, seeds_launch, 1, 2.0),
+                 step(1, all_channels, 20, 80.0), step(2, seeds_launch, 20, 40.8),
+                 step(2, seeds_launch, 1, 1.0, "opencl", 512), step(2, seeds_launch, 20, 30.0, "opencl", 512)]
+        self.assertEqual([s.key("batch") for s in steps[:3]], [1, 1, 20])
+        rows = {text: (verdict, what) for text, verdict, what in seed_report.claim_rows(seed, steps)}
+        verdict, what = rows[seed["claims"][0][0]]
+        self.assertEqual(verdict, "mixed")
+        self.assertIn("cuda:gpu 4096: per image in a batch of 20 against one image: 2.04 vs 2.00 ms (0.98x) confirmed",
+                      what)
+        self.assertIn("opencl:gpu 512: per image in a batch of 20 against one image: 1.50 vs 1.00 ms (0.67x) refuted",
+                      what)
+        self.assertEqual(rows[seed["claims"][1][0]][0], "confirmed")
+        md = seed_report.seed_section(seed, steps)
+        self.assertIn("40.80 [39.98, 41.62] (2.04 per image)", md)
+
     def test_report_has_both_tables_and_untested_seeds(self):
         out = os.path.join(self.dir.name, "r.md")
         r = subprocess.run([sys.executable, SCRIPT, "--out", out, self.db], capture_output=True, text=True)

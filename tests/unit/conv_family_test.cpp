@@ -198,3 +198,70 @@ TEST(ConvFamily, TruncateRuleRoundsTowardZero) {
   EXPECT_EQ(f.reference(p, w), (std::vector<std::uint8_t>{3, 4}));            // 2.5 -> 3, 3.5 -> 4
   EXPECT_EQ(f.reference(p, w, "truncate"), (std::vector<std::uint8_t>{2, 3}));  // toward zero
 }
+
+// Seed 003's batch of images in one launch: the problem's batch attribute. The input is the images one after
+// another (the random stream continued: the first image is the one-image problem's input), the reference
+// computes each image alone, the comparison names the image of a mismatch, and work and traffic count every
+// image. One image is the problem as it was: no batch attribute in its identity.
+TEST(ConvBatch, ImagesOneAfterAnotherEachComputedAlone) {
+  ConvFamily f;
+  for (const char* layout : {"interleaved", "planar"})
+    for (const char* border : {"zero", "valid", "replicate"}) {
+      const std::map<std::string, std::string> attrs = {{"layout", layout}, {"border", border}, {"filter", "gaussian5"}};
+      std::map<std::string, std::string> batched = attrs;
+      batched["batch"] = "3";
+      const Problem one = f.make_problem(19, 11, 3, attrs), three = f.make_problem(19, 11, 3, batched);
+      SCOPED_TRACE(three.label());
+      EXPECT_EQ(three.attr("batch"), "3");
+      EXPECT_EQ(f.make_problem(19, 11, 3, [&] { auto a = attrs; a["batch"] = "1"; return a; }()).canonical(),
+                one.canonical());
+      const Workload w1 = f.make_workload(one), w3 = f.make_workload(three);
+      const auto& in1 = w1.input("in").bytes;
+      const auto& in3 = w3.input("in").bytes;
+      ASSERT_EQ(in3.size(), 3 * in1.size());
+      EXPECT_TRUE(std::equal(in1.begin(), in1.end(), in3.begin()));
+      EXPECT_FALSE(std::equal(in1.begin(), in1.end(), in3.begin() + static_cast<long>(in1.size())));
+      EXPECT_EQ(w3.output_bytes, 3 * w1.output_bytes);
+      EXPECT_EQ(w3.defines.at("PIMG_BATCH"), "3");
+      EXPECT_EQ(w1.defines.count("PIMG_BATCH"), 0u);
+      const auto out3 = f.reference(three, w3);
+      for (std::size_t i = 0; i < 3; ++i) {
+        Workload wi = w1;
+        wi.inputs[0].bytes.assign(in3.begin() + static_cast<long>(i * in1.size()),
+                                  in3.begin() + static_cast<long>((i + 1) * in1.size()));
+        const auto outi = f.reference(one, wi);
+        EXPECT_TRUE(std::equal(outi.begin(), outi.end(), out3.begin() + static_cast<long>(i * outi.size())))
+            << "image " << i;
+      }
+      EXPECT_DOUBLE_EQ(f.work(three), 3 * f.work(one));
+      EXPECT_DOUBLE_EQ(f.traffic(three).bytes, 3 * f.traffic(one).bytes);
+      EXPECT_EQ(f.pictures(three)->input.width, 19);  // a batch is pictured by its first image
+    }
+}
+
+TEST(ConvBatch, CompareNamesTheImageOfAMismatch) {
+  ConvFamily f;
+  const Problem p = f.make_problem(4, 2, 3, {{"layout", "planar"}, {"batch", "3"}});
+  std::vector<std::uint8_t> a(3 * 24, 7), b = a;
+  EXPECT_TRUE(f.compare(p, a, b).ok);
+  b[2 * 24 + 4 * 2 + 5] = 9;  // image 2, channel 1, pixel (1, 1)
+  const Validation v = f.compare(p, a, b);
+  EXPECT_FALSE(v.ok);
+  EXPECT_NE(v.detail.find("image 2 x=1 y=1 c=1"), std::string::npos) << v.detail;
+}
+
+TEST(ConvBatch, BadBatchesNameTheKey) {
+  ConvFamily f;
+  for (const char* bad : {"0", "-2", "twenty", "65536"}) {
+    try {
+      f.make_problem(8, 8, 1, {{"batch", bad}});
+      ADD_FAILURE() << "batch " << bad << " accepted";
+    } catch (const AttrError& e) {
+      EXPECT_EQ(e.key(), "batch") << bad;
+    }
+  }
+  // 100 images of 4096x2304x3 bytes pass 2^31 bytes; 75 do not.
+  EXPECT_THROW(f.make_problem(4096, 2304, 3, {{"batch", "100"}}), AttrError);
+  EXPECT_NO_THROW(f.make_problem(4096, 2304, 3, {{"batch", "75"}}));
+  EXPECT_NO_THROW(f.make_problem(4096, 2304, 3, {{"batch", "20"}}));  // the seed's batch
+}

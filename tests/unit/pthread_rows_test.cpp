@@ -55,6 +55,27 @@ TEST(PthreadRows, ExactOnEveryShapeWithCreatedThreadsAndAPool) {
       }
 }
 
+// A batch of 3 images (seed 003's batch, the conv family's batch attribute): serial and pthread_rows compute
+// every image, each validated exactly; the threads' blocks of rows run across image boundaries.
+TEST(PthreadRows, BatchOfImagesExactInEveryImage) {
+  for (const char* layout : {"interleaved", "planar"})
+    for (const char* border : {"zero", "valid"}) {
+      const Problem p = reg().family("conv")->make_problem(
+          23, 9, 3, {{"layout", layout}, {"border", border}, {"filter", "gaussian5"}, {"batch", "3"}});
+      SCOPED_TRACE(p.label());
+      for (std::int64_t threads : {2, 5}) {
+        Config c;
+        c.set("threads", threads);
+        c.set("pool", std::int64_t{1});
+        const EvalResult r = run("pthread_rows", p, c);
+        EXPECT_EQ(r.status, Status::ok) << r.log << r.validation;
+      }
+      const EvalResult serial = run("serial", p, Config{});
+      EXPECT_EQ(serial.status, Status::ok) << serial.log << serial.validation;
+      EXPECT_EQ(serial.validation, "exact");
+    }
+}
+
 TEST(PthreadRows, DeclaresItsThreadCountsAndPoolValues) {
   const Variant* v = reg().variant("conv", "pthread_rows");
   ASSERT_NE(v, nullptr);

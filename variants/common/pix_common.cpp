@@ -124,9 +124,16 @@ void check_size(int width, int height, int bytes_per_pixel) {
                                          bytes_per_pixel));
 }
 
-std::vector<std::uint8_t> image_input(const Problem& p, int channels, bool planar) {
+std::vector<std::uint8_t> image_input(const Problem& p, int channels, bool planar, int images) {
   const std::size_t plane = static_cast<std::size_t>(p.width) * p.height;
-  std::vector<std::uint8_t> pixels(plane * channels);
+  if (images > 1 && p.attr("input") != "random") {
+    const std::vector<std::uint8_t> one = image_input(p, channels, planar);
+    std::vector<std::uint8_t> all;
+    all.reserve(one.size() * static_cast<std::size_t>(images));
+    for (int i = 0; i < images; ++i) all.insert(all.end(), one.begin(), one.end());
+    return all;
+  }
+  std::vector<std::uint8_t> pixels(plane * channels * static_cast<std::size_t>(images));
   if (p.attr("input") == "random") {
     std::mt19937 rng(static_cast<std::uint32_t>(std::stoul(p.attr("seed"))));
     std::uniform_int_distribution<int> dist(0, 255);

@@ -76,8 +76,9 @@ void check_size(int width, int height, int bytes_per_pixel);
 int parse_int_attr(const std::string& key, const std::string& text, int lo, int hi);
 
 // width x height x channels bytes: the seeded random bytes (mt19937, uniform 0..255) or the problem's
-// image file decoded to `channels`, laid out interleaved or planar.
-std::vector<std::uint8_t> image_input(const Problem& p, int channels, bool planar);
+// image file decoded to `channels`, laid out interleaved or planar. `images` > 1: that many images one
+// after another, the random ones from the one stream (the first is the single image's), the file in each.
+std::vector<std::uint8_t> image_input(const Problem& p, int channels, bool planar, int images = 1);
 
 // Exact comparison of an output image of `channels` bytes per pixel, `width` pixels per row, interleaved
 // or planar; a mismatch is located as x, y, c of the first differing byte.

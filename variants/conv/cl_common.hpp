@@ -34,8 +34,11 @@ double cl_limit(const DeviceInfo& d, const std::string& name, double fallback);
 
 // The problem's defines, then BLOCK_X, BLOCK_Y, ITEMS_X, ITEMS_Y, FILTER_MEM, UNROLL (and ARITH).
 void cl_add_defines(LaunchPlan& plan, const Workload& w, const ClKnobs& k, bool with_arith);
-// dims 2; global = ceil(out / ITEMS) rounded up to the block; local = the block.
+// dims 2; global = ceil(out / ITEMS) rounded up to the block; local = the block. PlanError for a batch.
 void cl_set_geometry(LaunchPlan& plan, const ConvSpec& s, const ClKnobs& k);
+// cl_direct's: the same in x and y, the batch's images in z (get_group_id(2)), with channel_z 1 the
+// channels in the work-group's z (get_local_id(2)); PlanError past max_group items (0: unchecked).
+void cl_set_direct_geometry(LaunchPlan& plan, const ConvSpec& s, const ClKnobs& k, int channel_z, double max_group);
 // width, height, out_width, out_height (the last arguments of every conv kernel).
 void cl_add_scalar_args(LaunchPlan& plan, const ConvSpec& s);
 

@@ -33,6 +33,7 @@ class ClVec final : public Variant {
   // args: in, out, width, height, out_width, out_height
   LaunchPlan plan(const Problem& p, const Workload& w, const Config& c, const DeviceInfo& d) const override {
     const ConvSpec s = spec_of(p);
+    require_one_image(s);
     const ClKnobs k = cl_read_knobs(c, d);  // block_x, block_y against the device's work-group limits
     const auto decls = parameters();
     const auto vec = int_value(c, decls, "vec"), rows = int_value(c, decls, "rows");

@@ -5,11 +5,13 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <atomic>
 #include <charconv>
 #include <cmath>
 #include <cstring>
 #include <numeric>
 #include <random>
+#include <thread>
 
 #include "common/pix_common.hpp"
 #include "pimg/errors.hpp"
@@ -111,7 +113,15 @@ std::vector<AttrSpec> ConvFamily::attributes() const {
        "zero padding (seed 003), valid output only (seed 000), or replicated edges"},
       {"input", {}, "random", "random (seeded) or the path of an image file"},
       {"seed", {}, "1107", "random input seed (the seeds use 1107)"},
+      {"batch", {}, "1",
+       "images in one launch (seed 003: 20), one after another in the input and the output, each validated; "
+       "batches run on cl_direct, cuda_direct (wide 0), the OpenMP variants, serial and pthread_rows"},
   };
+}
+
+int batch_of(const Problem& p) {
+  const auto it = p.attrs.find("batch");
+  return it == p.attrs.end() ? 1 : parse_int("batch", it->second);
 }
 
 Problem ConvFamily::make_problem(int width, int height, int channels,
@@ -158,6 +168,12 @@ Problem ConvFamily::make_problem(int width, int height, int channels,
   if (attrs["border"] == "valid" && (width < k || height < k))
     throw AttrError("border", fmt::format("valid border needs an image of at least {}x{}", k, k));
   if (channels == 1) attrs["layout"] = "interleaved";  // one channel: the layouts coincide
+  const int batch = parse_int("batch", attrs["batch"]);
+  if (batch < 1 || batch > kMaxBatch)
+    throw AttrError("batch", fmt::format("must be 1..{} images (the grid's z extent), got {}", kMaxBatch, batch));
+  if (static_cast<long long>(width) * height * channels * batch > (1LL << 31))
+    throw AttrError("batch", fmt::format("{} images of {}x{}x{} exceed 2^31 bytes", batch, width, height, channels));
+  if (batch == 1) attrs.erase("batch");  // one image: the problem as it was before batches
   Problem p{"conv", width, height, channels, std::move(attrs)};
   return p;
 }
@@ -174,6 +190,7 @@ ConvSpec spec_of(const Problem& p) {
   s.divisor = parse_int("divisor", p.attr("divisor"));
   s.out_width = s.border == PIMG_BORDER_VALID ? s.width - s.k + 1 : s.width;
   s.out_height = s.border == PIMG_BORDER_VALID ? s.height - s.k + 1 : s.height;
+  s.batch = batch_of(p);
   return s;
 }
 
@@ -281,6 +298,7 @@ int simd_shift(const std::vector<int>& weights, int divisor) {
   return s;
 }
 
+// A batch is pictured by its first image.
 std::optional<PictureShapes> ConvFamily::pictures(const Problem& p) const {
   const ConvSpec s = spec_of(p);
   return PictureShapes{{s.width, s.height, s.channels, s.planar, false},
@@ -290,7 +308,8 @@ std::optional<PictureShapes> ConvFamily::pictures(const Problem& p) const {
 Workload ConvFamily::make_workload(const Problem& p) const {
   const ConvSpec s = spec_of(p);
   Workload w;
-  std::vector<std::uint8_t> pixels = pix::image_input(p, s.channels, s.planar);  // seeded random or the image file
+  // Seeded random (a batch continues the one stream) or the image file (in every image of a batch).
+  std::vector<std::uint8_t> pixels = pix::image_input(p, s.channels, s.planar, s.batch);
   const DistinctWeights d = distinct_weights(s.weights);
   std::vector<int> lut(d.values.size() * 256);
   for (std::size_t i = 0; i < d.values.size(); ++i)
@@ -300,8 +319,9 @@ Workload ConvFamily::make_workload(const Problem& p) const {
   w.inputs.push_back({"weights", int32_bytes(s.weights)});
   w.inputs.push_back({"taps", int32_bytes(d.tap_index)});
   w.inputs.push_back({"lut", int32_bytes(lut)});
-  w.output_bytes = static_cast<std::size_t>(s.out_width) * s.out_height * s.channels;
-  w.scalars = {{"width", s.width}, {"height", s.height}, {"out_width", s.out_width}, {"out_height", s.out_height}};
+  w.output_bytes = s.out_image_bytes() * static_cast<std::size_t>(s.batch);
+  w.scalars = {{"width", s.width}, {"height", s.height}, {"out_width", s.out_width}, {"out_height", s.out_height},
+               {"batch", s.batch}};
   auto list = [](const std::vector<int>& v) {
     std::string out;
     for (std::size_t i = 0; i < v.size(); ++i) out += (i ? "," : "") + std::to_string(v[i]);
@@ -316,6 +336,7 @@ Workload ConvFamily::make_workload(const Problem& p) const {
                {"PIMG_WEIGHTS", list(s.weights)},
                {"PIMG_NDISTINCT", std::to_string(d.values.size())},
                {"PIMG_TAPS", list(d.tap_index)}};
+  if (s.batch > 1) w.defines["PIMG_BATCH"] = std::to_string(s.batch);
   const SeparableWeights sep = separable_weights(s.weights, s.k);
   w.defines["PIMG_SEPARABLE"] = sep.separable() ? "1" : "0";
   if (sep.separable()) {
@@ -336,7 +357,19 @@ std::vector<std::uint8_t> ConvFamily::reference(const Problem& p, const Workload
   PIMG_CHECK(rule.empty() || rule == "truncate" || rule == "opencv", "conv has no validation rule '" + rule + "'");
   s.truncate = rule == "truncate";
   std::vector<std::uint8_t> out(w.output_bytes);
-  conv::reference(s, w.input("in").bytes.data(), out.data());
+  const std::uint8_t* in = w.input("in").bytes.data();
+  // A batch's images are independent: computed on every core (the seed's 20 images of 4096x2304 are 20
+  // times one image's reference).
+  std::atomic<int> next{0};
+  auto images = [&] {
+    for (int i = next++; i < s.batch; i = next++)
+      conv::reference(s, in + i * s.in_image_bytes(), out.data() + i * s.out_image_bytes());
+  };
+  const int helpers = std::min(s.batch, static_cast<int>(std::max(1u, std::thread::hardware_concurrency()))) - 1;
+  std::vector<std::thread> threads;
+  for (int t = 0; t < helpers; ++t) threads.emplace_back(images);
+  images();
+  for (auto& t : threads) t.join();
   return out;
 }
 
@@ -350,13 +383,14 @@ Validation ConvFamily::compare(const Problem& p, std::span<const std::uint8_t> e
   for (std::size_t i = 0; i < expected.size(); ++i)
     if (expected[i] != actual[i] && bad++ == 0) first = i;
   if (bad == 0) return {true, "exact"};
-  // Locate the first mismatch as (x, y, channel) in the output's layout.
+  // Locate the first mismatch as (image of a batch, x, y, channel) in the output's layout.
+  const std::size_t image = first / s.out_image_bytes(), at = first % s.out_image_bytes();
   std::size_t plane = static_cast<std::size_t>(s.out_width) * s.out_height;
-  std::size_t pix = s.planar ? first % plane : first / s.channels;
-  int c = static_cast<int>(s.planar ? first / plane : first % s.channels);
-  return {false, fmt::format("{} of {} bytes differ; first at x={} y={} c={}: expected {} got {}", bad,
-                             expected.size(), pix % s.out_width, pix / s.out_width, c, expected[first],
-                             actual[first])};
+  std::size_t pix = s.planar ? at % plane : at / s.channels;
+  int c = static_cast<int>(s.planar ? at / plane : at % s.channels);
+  return {false, fmt::format("{} of {} bytes differ; first at {}x={} y={} c={}: expected {} got {}", bad,
+                             expected.size(), s.batch > 1 ? fmt::format("image {} ", image) : "", pix % s.out_width,
+                             pix / s.out_width, c, expected[first], actual[first])};
 }
 
 OpencvCall opencv_call(const ConvSpec& s) {
@@ -400,14 +434,14 @@ Validation ConvFamily::compare_rule(const Problem& p, const Workload&, std::span
 
 Traffic ConvFamily::traffic(const Problem& p) const {
   const ConvSpec s = spec_of(p);
-  double in = static_cast<double>(s.width) * s.height * s.channels;
-  double out = static_cast<double>(s.out_width) * s.out_height * s.channels;
+  double in = static_cast<double>(s.in_image_bytes()) * s.batch;
+  double out = static_cast<double>(s.out_image_bytes()) * s.batch;
   return {in + out, 2.0 * s.k * s.k * out};
 }
 
 double ConvFamily::work(const Problem& p) const {
   const ConvSpec s = spec_of(p);
-  return static_cast<double>(s.out_width) * s.out_height;
+  return static_cast<double>(s.out_width) * s.out_height * s.batch;
 }
 
 }  // namespace pimg::conv

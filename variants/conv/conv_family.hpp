@@ -18,11 +18,20 @@ struct ConvSpec {
   int divisor = 1;
   int out_width = 0, out_height = 0;
   bool truncate = false;  // rule "truncate": division rounds toward zero (NPP FilterBorder)
+  int batch = 1;          // images one after another in the input and the output (seed 003's batch)
+  std::size_t in_image_bytes() const { return static_cast<std::size_t>(width) * height * channels; }
+  std::size_t out_image_bytes() const { return static_cast<std::size_t>(out_width) * out_height * channels; }
 };
 
 ConvSpec spec_of(const Problem& p);
 
-// The serial CPU reference: the definition every variant is validated against.
+// The most images of a batch (CUDA's grid z extent, where the direct kernels put the image).
+inline constexpr int kMaxBatch = 65535;
+// The problem's batch attribute (1 when it names none).
+int batch_of(const Problem& p);
+
+// The serial CPU reference of one image: the definition every variant is validated against (a batch is
+// its images one after another, each computed alone).
 void reference(const ConvSpec& s, const std::uint8_t* in, std::uint8_t* out);
 // One output value of the reference: channel c of output pixel (ox, oy).
 std::uint8_t reference_pixel(const ConvSpec& s, const std::uint8_t* in, int ox, int oy, int c);

@@ -55,9 +55,14 @@ void cuda_check_constant_bytes(std::size_t bytes, const DeviceInfo& d);
 // INLINE (and ARITH, WIDE for the sets that have them); --maxrregcount and the pinned switch as options.
 void cuda_add_defines(LaunchPlan& plan, const Workload& w, const CudaKnobs& k, CudaKnobSet set);
 // dims 2; global = ceil(out / ITEMS) rounded up to the block; local = the block. Throws PlanError when
-// the grid's y extent exceeds the device's.
+// the grid's y extent exceeds the device's, or for a batch.
 void cuda_set_geometry(LaunchPlan& plan, const ConvSpec& s, const CudaKnobs& k, const DeviceInfo& d);
-// The wide kernel's geometry: x over 16-byte vectors of an output row, y over rows of every plane.
+// cuda_direct's (wide 0): the same in x and y, the batch's images in the grid's z (blockIdx.z), with
+// channel_z 1 the channels in the block's z (threadIdx.z), as seed 003 launched them.
+void cuda_set_direct_geometry(LaunchPlan& plan, const ConvSpec& s, const CudaKnobs& k, int channel_z,
+                              const DeviceInfo& d);
+// The wide kernel's geometry: x over 16-byte vectors of an output row, y over rows of every plane; PlanError
+// for a batch.
 void cuda_set_wide_geometry(LaunchPlan& plan, const ConvSpec& s, const CudaKnobs& k, const DeviceInfo& d);
 // width, height, out_width, out_height (the last arguments of every conv kernel).
 void cuda_add_scalar_args(LaunchPlan& plan, const ConvSpec& s);

@@ -116,6 +116,12 @@ void cuda_add_defines(LaunchPlan& plan, const Workload& w, const CudaKnobs& k, C
 }
 
 void cuda_set_geometry(LaunchPlan& plan, const ConvSpec& s, const CudaKnobs& k, const DeviceInfo& d) {
+  require_one_image(s);
+  cuda_set_direct_geometry(plan, s, k, 0, d);
+}
+
+void cuda_set_direct_geometry(LaunchPlan& plan, const ConvSpec& s, const CudaKnobs& k, int channel_z,
+                              const DeviceInfo& d) {
   const auto bx = static_cast<std::size_t>(k.block_x), by = static_cast<std::size_t>(k.block_y);
   plan.dims = 2;
   plan.global = {round_up(ceil_div(static_cast<std::size_t>(s.out_width), static_cast<std::size_t>(k.items_x)), bx),
@@ -123,9 +129,13 @@ void cuda_set_geometry(LaunchPlan& plan, const ConvSpec& s, const CudaKnobs& k, 
                  1};
   plan.local = {bx, by, 1};
   check_grid_y(plan, d);
+  set_batch_depth(plan, s, channel_z,
+                  cuda_limit(d, "max_threads_per_block", static_cast<double>(d.max_work_group_size)),
+                  cuda_limit(d, "max_grid_size_2", kMaxBatch));
 }
 
 void cuda_set_wide_geometry(LaunchPlan& plan, const ConvSpec& s, const CudaKnobs& k, const DeviceInfo& d) {
+  require_one_image(s);
   const auto bx = static_cast<std::size_t>(k.block_x), by = static_cast<std::size_t>(k.block_y);
   const std::size_t bytes_per_pixel = s.planar ? 1 : static_cast<std::size_t>(s.channels);
   const std::size_t rows = static_cast<std::size_t>(s.out_height) * (s.planar ? s.channels : 1);

@@ -38,6 +38,7 @@ class CudaVec final : public Variant {
   // args: in, out, width, height, out_width, out_height
   LaunchPlan plan(const Problem& p, const Workload& w, const Config& c, const DeviceInfo& d) const override {
     const ConvSpec s = spec_of(p);
+    require_one_image(s);
     CudaKnobs k = cuda_read_knobs(c, d);
     k.items_x = k.items_y = 1;
     k.filter_mem = 2;  // literal weights

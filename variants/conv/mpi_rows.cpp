@@ -36,7 +36,8 @@ class MpiRows final : public Variant {
          "halo exchange overlapped with the interior rows"},
     };
   }
-  LaunchPlan plan(const Problem&, const Workload& w, const Config& c, const DeviceInfo&) const override {
+  LaunchPlan plan(const Problem& p, const Workload& w, const Config& c, const DeviceInfo&) const override {
+    require_one_image(spec_of(p));
     const auto decls = parameters();
     const std::int64_t ranks = omp_int_param(c, decls, "ranks");
     const std::int64_t threads = omp_int_param(c, decls, "threads");

@@ -29,6 +29,7 @@ class NppFilterVariant final : public Variant {
   // args: in, out, width, height, out_width, out_height; the filter comes from the problem's defines.
   LaunchPlan plan(const Problem& p, const Workload& w, const Config& c, const DeviceInfo&) const override {
     const ConvSpec s = spec_of(p);
+    require_one_image(s);
     if (p.attr("border") == "zero")
       throw PlanError("NPP's FilterBorder implements only NPP_BORDER_REPLICATE; the zero border has no NPP row");
     LaunchPlan plan;

@@ -78,12 +78,18 @@ void cl_add_defines(LaunchPlan& plan, const Workload& w, const ClKnobs& k, bool 
 }
 
 void cl_set_geometry(LaunchPlan& plan, const ConvSpec& s, const ClKnobs& k) {
+  require_one_image(s);
+  cl_set_direct_geometry(plan, s, k, 0, 0);
+}
+
+void cl_set_direct_geometry(LaunchPlan& plan, const ConvSpec& s, const ClKnobs& k, int channel_z, double max_group) {
   const auto bx = static_cast<std::size_t>(k.block_x), by = static_cast<std::size_t>(k.block_y);
   plan.dims = 2;
   plan.global = {round_up(ceil_div(static_cast<std::size_t>(s.out_width), static_cast<std::size_t>(k.items_x)), bx),
                  round_up(ceil_div(static_cast<std::size_t>(s.out_height), static_cast<std::size_t>(k.items_y)), by),
                  1};
   plan.local = {bx, by, 1};
+  set_batch_depth(plan, s, channel_z, max_group, 0);
 }
 
 void cl_add_scalar_args(LaunchPlan& plan, const ConvSpec& s) {

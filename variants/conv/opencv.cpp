@@ -8,6 +8,7 @@
 #include "conv_family.hpp"
 #include "common/native_libraries.hpp"
 #include "register.hpp"
+#include "variant_base.hpp"
 
 #if PIMG_HAVE_OPENCV
 #include <fmt/format.h>
@@ -103,6 +104,7 @@ class OpencvVariant final : public Variant {
   bool baseline() const override { return true; }
   LaunchPlan plan(const Problem& p, const Workload&, const Config&, const DeviceInfo&) const override {
     const ConvSpec s = spec_of(p);
+    require_one_image(s);
     const OpencvCall call = opencv_call(s);
     if (call.kind != kind_)
       throw PlanError(call.kind == OpencvCall::none

@@ -108,8 +108,8 @@ Pool& pool_of(int threads) {
 // serial's arguments, then threads and pool.
 void conv_pthread_rows(void* const* buffers, const std::int64_t* ints, const double*) {
   const ConvSpec s = row_loop_spec(buffers, ints);
-  const int threads = static_cast<int>(ints[7]);
-  const bool pool = ints[8] != 0;
+  const int threads = static_cast<int>(ints[8]);
+  const bool pool = ints[9] != 0;
   const long rows = row_loop_rows(s);
   std::vector<Block> blocks;
   for (int t = 0; t < threads; ++t)

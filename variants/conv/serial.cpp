@@ -73,6 +73,7 @@ ConvSpec row_loop_spec(void* const* buffers, const std::int64_t* ints) {
   s.border = static_cast<int>(ints[4]);
   s.k = static_cast<int>(ints[5]);
   s.divisor = static_cast<int>(ints[6]);
+  s.batch = static_cast<int>(ints[7]);
   const int* wts = static_cast<const int*>(buffers[2]);
   s.weights.assign(wts, wts + s.k * s.k);
   const bool valid = s.border == PIMG_BORDER_VALID;
@@ -85,10 +86,12 @@ std::vector<KernelArg> row_loop_args(const ConvSpec& s) {
   return {KernelArg::buf("in"),          KernelArg::buf("out"),         KernelArg::buf("weights"),
           KernelArg::integer(s.width),   KernelArg::integer(s.height),  KernelArg::integer(s.channels),
           KernelArg::integer(s.planar),  KernelArg::integer(s.border),  KernelArg::integer(s.k),
-          KernelArg::integer(s.divisor)};
+          KernelArg::integer(s.divisor), KernelArg::integer(s.batch)};
 }
 
-long row_loop_rows(const ConvSpec& s) { return static_cast<long>(s.planar ? s.channels : 1) * s.out_height; }
+long row_loop_rows(const ConvSpec& s) {
+  return static_cast<long>(s.planar ? s.channels : 1) * s.batch * s.out_height;
+}
 
 void row_loop(const ConvSpec& s, const std::uint8_t* in, std::uint8_t* out, long first, long last) {
   const bool valid = s.border == PIMG_BORDER_VALID;
@@ -102,14 +105,15 @@ void row_loop(const ConvSpec& s, const std::uint8_t* in, std::uint8_t* out, long
   const std::size_t in_row = static_cast<std::size_t>(s.width) * n, out_row = static_cast<std::size_t>(s.out_width) * n;
   std::vector<int> acc(out_row);
   std::vector<const std::uint8_t*> rows(s.k);
-  auto edge = [&](int p, int ox, int oy) {
+  auto edge = [&](int p, int ox, int oy) {  // plane p of the batch: image p / planes
+    const std::size_t image = static_cast<std::size_t>(p / planes);
     for (int c = 0; c < n; ++c) {
-      const int ch = s.planar ? p : c;
-      out[pimg_pixel_index(ox, oy, ch, s.out_width, s.out_height, s.channels, s.planar)] =
-          reference_pixel(s, in, ox, oy, ch);
+      const int ch = s.planar ? p % planes : c;
+      out[image * s.out_image_bytes() + pimg_pixel_index(ox, oy, ch, s.out_width, s.out_height, s.channels, s.planar)] =
+          reference_pixel(s, in + image * s.in_image_bytes(), ox, oy, ch);
     }
   };
-  for (int p = 0; p < planes; ++p) {
+  for (int p = 0; p < planes * s.batch; ++p) {
     const std::uint8_t* plane = in + p * in_row * s.height;
     std::uint8_t* oplane = out + p * out_row * s.out_height;
     for (int oy = 0; oy < s.out_height; ++oy) {

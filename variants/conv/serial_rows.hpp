@@ -10,10 +10,10 @@
 
 namespace pimg::conv {
 
-// serial's arguments: buffers in, out, weights; ints width, height, channels, planar, border, k, divisor.
+// serial's arguments: buffers in, out, weights; ints width, height, channels, planar, border, k, divisor, batch.
 std::vector<KernelArg> row_loop_args(const ConvSpec& s);
 ConvSpec row_loop_spec(void* const* buffers, const std::int64_t* ints);
-// Output rows in all: planes x out_height (one plane when interleaved).
+// Output rows in all: batch x planes x out_height (one plane per image when interleaved).
 long row_loop_rows(const ConvSpec& s);
 // Output rows [first, last) of the plane-major sequence.
 void row_loop(const ConvSpec& s, const std::uint8_t* in, std::uint8_t* out, long first, long last);

@@ -1,14 +1,26 @@
 // Small helpers shared by the conv variants: the problem's defines and arguments every kernel
 // receives, and ceil-division for launch geometry.
 #pragma once
+#include <fmt/format.h>
+
 #include <string>
 #include <vector>
 
+#include "conv_family.hpp"
 #include "pimg/variant.hpp"
 
 namespace pimg::conv {
 
 inline std::size_t ceil_div(std::size_t a, std::size_t b) { return (a + b - 1) / b; }
+
+// PlanError for a batch of images (problem attribute batch > 1) in a variant that computes one image: the
+// runner then skips the batch problem for that variant, said once.
+inline void require_one_image(const ConvSpec& s) {
+  if (s.batch > 1)
+    throw PlanError(fmt::format("batch={}: this variant computes one image per launch (batches run on cl_direct, "
+                                "cuda_direct with wide=0, the OpenMP variants, serial and pthread_rows)",
+                                s.batch));
+}
 
 // The workload's defines (PIMG_K, PIMG_CHANNELS, ...) into a plan.
 inline void add_problem_defines(LaunchPlan& plan, const Workload& w) {
@@ -18,6 +30,31 @@ inline void add_problem_defines(LaunchPlan& plan, const Workload& w) {
 // A configuration's integer parameter as -D<PREFIX><NAME>=value (names upper-cased).
 inline void add_define(LaunchPlan& plan, const std::string& name, const std::string& value) {
   plan.defines.emplace_back(name, value);
+}
+
+// channel_z of the direct kernels (cl_direct, cuda_direct): 1 puts the channel in the block's z dimension,
+// one channel per thread (seed 003's block z = channel); 0: every thread computes all channels.
+inline ParamDecl channel_z_param() {
+  return int_choice("channel_z", 0,
+                    "1: block z = channel, one channel per thread (seed 003); 0: each thread computes every channel",
+                    {0, 1});
+}
+
+// A direct kernel's z extent: the images of a batch in the grid's z (seed 003's grid z = image) and, with
+// channel_z, the channels in the block's z. dims 3 where either is above 1; PlanError where the block's
+// threads exceed `max_threads` (0: unknown) or the batch the grid's z limit `max_grid_z` (0: unknown).
+inline void set_batch_depth(LaunchPlan& plan, const ConvSpec& s, int channel_z, double max_threads, double max_grid_z) {
+  const std::size_t depth = channel_z ? static_cast<std::size_t>(s.channels) : 1;
+  const double threads = static_cast<double>(plan.local[0] * plan.local[1] * depth);
+  if (max_threads > 0 && threads > max_threads)
+    throw PlanError(fmt::format("block {}x{}x{} = {} threads exceeds the device's {}", plan.local[0], plan.local[1],
+                                depth, threads, max_threads));
+  if (max_grid_z > 0 && s.batch > max_grid_z)
+    throw PlanError(fmt::format("batch={} exceeds the device's grid z extent {}", s.batch, max_grid_z));
+  if (s.batch == 1 && depth == 1) return;
+  plan.dims = 3;
+  plan.global[2] = static_cast<std::size_t>(s.batch) * depth;
+  plan.local[2] = depth;
 }
 
 // The knobs of the portable vector body (kernels/conv/conv_vec_body.h) that cuda_vec and cl_vec both

@@ -1,0 +1,63 @@
+#!/usr/bin/env bash
+# The seeds' experiments on the GPU machine (issue 21), called by scripts/gpu-bench.sh with PIMG_SEEDS=1 after
+# its build: every spaces/seeds/*-gpu.yaml tuned into one database, OUT/seeds.db, within one time bound for
+# them all, each space with its report and pictures under OUT/seeds/NAME/; then the report of the whole
+# database (OUT/seeds/report/seeds.md), the seed report (scripts/seed-report.py: OUT/seeds/README.md) and
+# seed 004's author's program timed beside the tuned OpenMP configuration (scripts/seed004-peer.py, built
+# from ../shared/peers/reg-openmp), appended to the seed report.
+# Usage: scripts/gpu-seeds.sh EXE OUT [SPACE.yaml ...]   (default: every spaces/seeds/*-gpu.yaml)
+# PIMG_SEEDS_BUDGET: seconds for all the tuning (default 360). Each space gets a share of what is left,
+# weighted (the batch of 20 frames 2, seed 004's search 3, the others 1), and what a space leaves goes to the
+# ones after it; a space cut off keeps what it stored (resume: a later call with the database carried goes on).
+set -uo pipefail
+[ $# -ge 2 ] || { echo "usage: $0 EXE OUT [SPACE.yaml ...]" >&2; exit 2; }
+exe=$1
+out=$2
+shift 2
+spaces=("$@")
+if [ ${#spaces[@]} -eq 0 ]; then
+  # Cheap spaces first; seed 004's search, the longest, last with whatever is left.
+  for f in spaces/seeds/*-gpu.yaml; do
+    case $f in *004-*) ;; *) spaces+=("$f") ;; esac
+  done
+  for f in spaces/seeds/004-*-gpu.yaml; do [ -e "$f" ] && spaces+=("$f"); done
+fi
+weight() {
+  case $1 in
+    *004-*) echo 3 ;;
+    *batch*) echo 2 ;;
+    *) echo 1 ;;
+  esac
+}
+db=$out/seeds.db
+mkdir -p "$out/seeds"
+log() { echo "== $*" | tee -a "$out/summary.txt"; }
+deadline=$(( $(date +%s) + ${PIMG_SEEDS_BUDGET:-360} ))
+status=0
+for i in "${!spaces[@]}"; do
+  space=${spaces[$i]}
+  name=$(basename "$space" .yaml)
+  family=$(awk '/^family:/ {print $2; exit}' "$space")
+  left_weight=0
+  for s in "${spaces[@]:$i}"; do left_weight=$(( left_weight + $(weight "$s") )); done
+  now=$(date +%s)
+  bound=$(( (deadline - now) * $(weight "$space") / left_weight ))
+  [ "$bound" -ge 10 ] || bound=10
+  t1=$(date +%s)
+  timeout -k 10 "$bound" "$exe" "$family" --quiet --space "$space" --db "$db" --report "$out/seeds/$name/$family.md" \
+    > "$out/seeds/$name.log" 2>&1
+  rc=$?
+  [ $rc -eq 0 ] || status=1
+  log "seeds: $name ($family): exit $rc in $(( $(date +%s) - t1 )) s (bound $bound s)$([ $rc -eq 124 ] && echo ': cut off, partial')"
+done
+"$exe" report --db "$db" --out "$out/seeds/report/seeds.md" > /dev/null 2>&1 || log "seeds: report of $db failed"
+python3 scripts/seed-report.py --out "$out/seeds/README.md" \
+  --note "Measured with \`PIMG_SEEDS=1 scripts/gpu-bench.sh\` (scripts/gpu-seeds.sh) on $(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | head -1) with $(nproc) CPU cores, commit $(cat .git-commit 2>/dev/null || git rev-parse --short=12 HEAD 2>/dev/null). Each NNN-*/ folder holds a space's report and pictures (a space cut off by the time bound has none; report/seeds.md is the whole store's)." \
+  "$db" || status=1
+if python3 scripts/seed004-peer.py --db "$db" --out "$out/seeds/004-peer.md" --runs 3 2> "$out/seeds/004-peer.log"; then
+  { echo; cat "$out/seeds/004-peer.md"; } >> "$out/seeds/README.md"
+else
+  log "seeds: seed 004's own program not timed: $(cat "$out/seeds/004-peer.log"; tail -2 "$out/seeds/004-peer.md" 2>/dev/null)"
+fi
+log "seeds: report $out/seeds/README.md ($(grep -c '^## Seed' "$out/seeds/README.md" 2>/dev/null) sections)"
+exit $status
