@@ -2,8 +2,10 @@
 # A T1 kernel tuned by pimg-tune beside Kernel Tuner's measurements of the same kernel (T4 files, e.g.
 # ../shared/t4/convolution_A100_T4.json.gz): each side's best time and configuration, where pimg-tune's
 # best ranks among the other's, and Spearman's rank correlation over the configurations valid on both.
-# Reads the store read-only; prints a markdown section. Usage:
-#   scripts/t1-vs-t4.py DB FAMILY T4_FILE [T4_FILE ...]     (FAMILY: t1-convolution_milo)
+# Reads the stores read-only; prints a markdown section. Usage:
+#   scripts/t1-vs-t4.py DB FAMILY OTHER [OTHER ...]     (FAMILY: t1-convolution_milo)
+# OTHER: a store made by `pimg-tune import T4_FILE --db OTHER.db` (each of its devices, its ok rows' medians as
+# imported), or a T4 file itself (its "time" measurement of every correct configuration).
 import gzip, json, sqlite3, sys
 
 
@@ -35,9 +37,31 @@ def key(config):
     return tuple(sorted((k, str(v)) for k, v in config.items()))
 
 
+def others(paths):
+    """(label, {configuration key: ms}) of each other tool's device."""
+    for path in paths:
+        if path.endswith(".db"):
+            con = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
+            devices = con.execute("SELECT DISTINCT d.id, d.name FROM latest e JOIN devices d ON d.id = e.device_id").fetchall()
+            for dev_id, dev_name in devices:
+                rows = con.execute("SELECT c.canonical, e.median_ms FROM latest e JOIN configs c ON c.id = e.config_id "
+                                   "WHERE e.device_id = ? AND e.status = 'ok'", (dev_id,)).fetchall()
+                yield f"{dev_name} (Kernel Tuner, imported)", {key(json.loads(c)): ms for c, ms in rows}
+            continue
+        with (gzip.open if path.endswith(".gz") else open)(path, "rt") as f:
+            doc = json.load(f)
+        theirs = {}
+        for r in doc["results"]:
+            if r.get("invalidity") == "correct":
+                t = [m["value"] for m in r.get("measurements", []) if m.get("name") == "time"]
+                if t:
+                    theirs[key(r["configuration"])] = t[0]
+        yield path.rsplit("/", 1)[-1].split("_T4")[0] + " (Kernel Tuner)", theirs
+
+
 def main():
     if len(sys.argv) < 4:
-        sys.exit("usage: scripts/t1-vs-t4.py DB FAMILY T4_FILE [T4_FILE ...]")
+        sys.exit("usage: scripts/t1-vs-t4.py DB FAMILY OTHER_DB_OR_T4_FILE [...]")
     db, family, t4s = sys.argv[1], sys.argv[2], sys.argv[3:]
     con = sqlite3.connect(f"file:{db}?mode=ro", uri=True)
     rows = con.execute(
@@ -53,22 +77,13 @@ def main():
     print("|---|---|---|---|---|---|---|")
     best_key = min(ours, key=ours.get)
     print(f"| {device} (pimg-tune) | {len(ours)} | {ours[best_key]:.4f} | {' '.join(f'{k}={v}' for k, v in best_key)} | 1 | | |")
-    for path in t4s:
-        with (gzip.open if path.endswith(".gz") else open)(path, "rt") as f:
-            doc = json.load(f)
-        theirs = {}
-        for r in doc["results"]:
-            if r.get("invalidity") == "correct":
-                t = [m["value"] for m in r.get("measurements", []) if m.get("name") == "time"]
-                if t:
-                    theirs[key(r["configuration"])] = t[0]
+    for name, theirs in others(t4s):
         common = sorted(set(ours) & set(theirs))
         rho = spearman([ours[k] for k in common], [theirs[k] for k in common]) if len(common) > 1 else float("nan")
         their_best = min(theirs, key=theirs.get)
         order = sorted(theirs, key=theirs.get)
         rank = order.index(best_key) + 1 if best_key in theirs else "-"
-        name = path.rsplit("/", 1)[-1].split("_T4")[0]
-        print(f"| {name} (Kernel Tuner) | {len(theirs)} | {theirs[their_best]:.4f} | "
+        print(f"| {name} | {len(theirs)} | {theirs[their_best]:.4f} | "
               f"{' '.join(f'{k}={v}' for k, v in their_best)} | {rank} | {len(common)} | {rho:.3f} |")
 
 
