@@ -221,10 +221,19 @@ std::vector<Metric> parse_ncu_csv(const std::string& text) {
   return out;
 }
 
-EvalResult run_cold(const std::string& exe, const ColdRequest& q) {
+EvalResult run_cold(const std::string& named, const ColdRequest& q) {
+  // The program by its real path: "/proc/self/exe" (the runner's default) names whatever process reads it, and
+  // a launcher in between (Nsight Compute below) would start itself, profiling no kernel at all.
   EvalResult r;
   r.stage = "cold";
   r.method = "cold process";
+  std::error_code resolved;
+  const std::string exe = fs::canonical(named, resolved).string();
+  if (resolved) {
+    r.status = Status::env_error;
+    r.log = fmt::format("the cold run: {}: {}", named, resolved.message());
+    return r;
+  }
   std::string dir_pattern = (fs::temp_directory_path() / fmt::format("pimg-cold-{}-XXXXXX", ::getpid())).string();
   if (!::mkdtemp(dir_pattern.data())) {
     r.status = Status::env_error;
@@ -277,12 +286,8 @@ EvalResult run_cold(const std::string& exe, const ColdRequest& q) {
         ncu_env.push_back("PIMG_COLD_REQUEST=" + request_file.string());
         // --clock-control none: the GPU's clocks are left as they are (the machine's method; ncu would lock
         // them to base otherwise, which the H100 machines refuse).
-        // The program by its real path: "/proc/self/exe" (the runner's default) would name ncu itself there,
-        // and ncu would profile no kernel at all (what every earlier H100 run saw).
-        std::error_code ec;
-        const fs::path real = fs::canonical(exe, ec);
         run_child({ncu, "--csv", "--clock-control", "none", "--log-file", csv.string(), "--metrics", metrics,
-                   "--target-processes", "all", ec ? exe : real.string(), "cold"},
+                   "--target-processes", "all", exe, "cold"},
                   ncu_env, "", dir / "ncu-output.txt", q.timeout_s * 20);
         const std::vector<Metric> counted = parse_ncu_csv(read_text(csv));
         r.metrics.insert(r.metrics.end(), counted.begin(), counted.end());

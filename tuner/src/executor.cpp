@@ -169,6 +169,13 @@ struct PreparedPlan::Impl {
   std::optional<std::string> exact_detail = {};
   TimeBreakdown time = {};
   bool downloaded = false;                                    // output holds a run's output
+
+  // The host copy of the output with its canary, made on first use: with validation on the device no run
+  // needs one, and a large output's zero-filled pages cost more than its runs (42 ms for 64 MB on the H100).
+  std::vector<std::uint8_t>& host_output() {
+    output.resize(workload.output_bytes + kCanaryBytes);
+    return output;
+  }
 };
 
 // Sets up validation on the device where the device has check kernels and the family a device form of its
@@ -198,9 +205,8 @@ void PreparedPlan::prepare_device_check() {
   // The output's download bandwidth, measured once per problem and device now that runs download nothing.
   std::vector<Metric>& shared = m.residency->transfer_metrics["download " + transfer_key(m.problem, m.plan)];
   if (shared.empty()) {
-    std::vector<std::uint8_t> host(m.workload.output_bytes + kCanaryBytes);
-    const double ms = timed_download(m.device, *m.buffers["out"], host);
-    record_downloads(shared, host.size(), {ms});
+    const double ms = timed_download(m.device, *m.buffers["out"], m.host_output());
+    record_downloads(shared, m.output.size(), {ms});
   }
   for (const Metric& x : shared) {
     result_.metrics.push_back(x);
@@ -353,8 +359,6 @@ PreparedPlan::PreparedPlan(const Family& family, const Problem& problem, const W
     } catch (const std::exception& e) {
       { fail(Status::launch_error, fmt::format("buffer setup: {}", e.what())); return; }
     }
-    // The host copy of the output (m.output) is made when a run is first downloaded: with validation on the
-    // device none is, and a large output's zero-filled host pages would cost more than its runs.
     m.canary.resize(kCanaryBytes);
     prepare_device_check();
     m.time.prepare_ms = ms_since(t_prepare);
@@ -503,8 +507,7 @@ std::optional<RunTimes> PreparedPlan::run(std::int64_t seq) {
                               m.device_compare->kind == DeviceCompare::Kind::bytes ? "bytes" : "elements", c.first);
     }
     try {
-      m.output.resize(m.workload.output_bytes + kCanaryBytes);
-      m.d2h_ms.push_back(timed_download(m.device, *m.buffers["out"], m.output));
+      m.d2h_ms.push_back(timed_download(m.device, *m.buffers["out"], m.host_output()));
       m.downloaded = true;
       m.time.download_ms += m.d2h_ms.back();
       ++m.time.downloads;
@@ -556,8 +559,7 @@ std::span<const std::uint8_t> PreparedPlan::output() const {
   // A run validated on the device left its output there: fetch it now (outside every timed region).
   if (!impl_->downloaded && !failed_ && impl_->time.runs > 0 && impl_->buffers.count("out")) {
     try {
-      impl_->output.resize(impl_->workload.output_bytes + kCanaryBytes);
-      impl_->device.download(*impl_->buffers.at("out"), impl_->output);
+      impl_->device.download(*impl_->buffers.at("out"), impl_->host_output());
       impl_->downloaded = true;
     } catch (const std::exception&) {
       return {};

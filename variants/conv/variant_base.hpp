@@ -17,9 +17,7 @@ inline std::size_t ceil_div(std::size_t a, std::size_t b) { return (a + b - 1) /
 // runner then skips the batch problem for that variant, said once.
 inline void require_one_image(const ConvSpec& s) {
   if (s.batch > 1)
-    throw PlanError(fmt::format("batch={}: this variant computes one image per launch (batches run on cl_direct, "
-                                "cuda_direct with wide=0, the OpenMP variants, serial and pthread_rows)",
-                                s.batch));
+    throw PlanError(fmt::format("batch={}: this variant computes one image per launch", s.batch));
 }
 
 // The workload's defines (PIMG_K, PIMG_CHANNELS, ...) into a plan.

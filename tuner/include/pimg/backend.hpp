@@ -233,19 +233,20 @@ class Device {
   }
 };
 
-// One upload or download and its time in ms: the backend's own transfer time where it has one
-// (Device::last_transfer_ms), else the call's wall time.
-inline double timed_upload(Device& device, DeviceBuffer& dst, std::span<const std::uint8_t> src) {
+// One upload or download (`transfer`, a call on `device`) and its time in ms: the backend's own transfer
+// time where it has one (Device::last_transfer_ms), else the call's wall time.
+template <class Transfer>
+double timed_transfer(const Device& device, Transfer&& transfer) {
   const auto t0 = std::chrono::steady_clock::now();
-  device.upload(dst, src);
+  transfer();
   const double own = device.last_transfer_ms();
   return own >= 0 ? own : std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
 }
+inline double timed_upload(Device& device, DeviceBuffer& dst, std::span<const std::uint8_t> src) {
+  return timed_transfer(device, [&] { device.upload(dst, src); });
+}
 inline double timed_download(Device& device, const DeviceBuffer& src, std::span<std::uint8_t> dst) {
-  const auto t0 = std::chrono::steady_clock::now();
-  device.download(src, dst);
-  const double own = device.last_transfer_ms();
-  return own >= 0 ? own : std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+  return timed_transfer(device, [&] { device.download(src, dst); });
 }
 
 class Backend {
