@@ -172,3 +172,47 @@ TEST(T1DeviceCompare, FloatOutputsKeepTheirToleranceAndMessage) {
 
 }  // namespace
 }  // namespace pimg::cudatest
+
+namespace pimg::cudatest {
+namespace {
+
+// A define the source cannot read is left out of NVRTC's options (so its configurations share one compile);
+// one it may read, through its text, an included file or a pasted token, is kept.
+TEST(T1Nvrtc, DefinesTheSourceCannotReadAreLeftOut) {
+  EXPECT_TRUE(cuda::define_is_read("int a = tile_x;", "tile_x"));
+  EXPECT_TRUE(cuda::define_is_read("#if tile_x == 2\n#endif", "tile_x"));
+  EXPECT_FALSE(cuda::define_is_read("int a = tile_xy + my_tile_x;", "tile_x"));  // other identifiers
+  EXPECT_TRUE(cuda::define_is_read("#include \"k.h\"\nint a;", "tile_x"));       // k.h may read it
+  EXPECT_TRUE(cuda::define_is_read("#define T(p) p##_x\nint a = T(tile);", "tile_x"));  // pasted
+  const std::string path = milo_path();
+  if (path.empty()) GTEST_SKIP() << "../shared/t1/convolution_milo.json is absent";
+  Registry reg;
+  const user::T1Spec& spec = user::register_t1(reg, path);
+  const Variant& variant = *reg.variant(spec.name, spec.kernel_name);
+  const Space space = user::t1_space(spec);
+  const DeviceInfo device = sm90_device();
+  const KernelSource* source = kernel_source(variant.source());
+  ASSERT_NE(source, nullptr);
+  const Workload workload = reg.family(spec.name)->make_workload(space.problems[0]);
+  std::set<std::vector<std::string>> distinct;
+  std::size_t twins = 0;  // use_shmem 1 without padding: the same program as its use_shmem 0 twin
+  const std::vector<Config> configs = space.variants.at(0).enumerate(device);
+  for (const Config& c : configs) {
+    const LaunchPlan plan = variant.plan(space.problems[0], workload, c, device);
+    ASSERT_EQ(std::count_if(plan.defines.begin(), plan.defines.end(), [](const auto& d) { return d.first == "use_shmem"; }), 1);
+    const std::vector<std::string> options = cuda::nvrtc_options(plan, 90, &source->text);
+    EXPECT_EQ(std::count_if(options.begin(), options.end(), [](const std::string& o) { return o.rfind("-Duse_shmem", 0) == 0; }), 0);
+    for (const char* read : {"-Dblock_size_x=", "-Dtile_size_y=", "-Dread_only=", "-Duse_padding="})
+      EXPECT_EQ(std::count_if(options.begin(), options.end(), [&](const std::string& o) { return o.rfind(read, 0) == 0; }), 1)
+          << read;
+    distinct.insert(options);
+    twins += c.integer("use_shmem") == 1 && c.integer("use_padding") == 0;
+  }
+  // The milo kernel never reads use_shmem, and its conditions allow use_shmem 0 only without padding: its 4,362
+  // configurations are 2,746 programs.
+  EXPECT_EQ(twins, 1616u);
+  EXPECT_EQ(distinct.size(), configs.size() - twins);
+}
+
+}  // namespace
+}  // namespace pimg::cudatest

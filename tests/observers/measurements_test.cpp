@@ -54,6 +54,35 @@ pimg::ObserverInfo run_counter_observer() {
 }
 // --- end of the observer's file ----------------------------------------------------------------------
 
+// An observer that asks for the back-to-back window (measure.energy_s) and stores what it was told of it, with
+// the wall-clock time between its two calls.
+class WindowWatcher final : public pimg::Observer {
+ public:
+  bool wants_window() const override { return true; }
+  void window_begin() override {
+    t0_ = std::chrono::steady_clock::now();
+    ++begun_;
+  }
+  void window_end(std::int64_t runs, double device_ms) override {
+    seconds_ = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0_).count();
+    runs_ = runs;
+    device_ms_ = device_ms;
+  }
+  void end(std::vector<pimg::Metric>& out, std::vector<std::string>&) override {
+    out.push_back({"test.windows", "count", -1, static_cast<double>(begun_)});
+    if (begun_ == 0) return;
+    out.push_back({"test.window_runs", "runs", -1, static_cast<double>(runs_)});
+    out.push_back({"test.window_device_ms", "ms", -1, device_ms_});
+    out.push_back({"test.window_s", "s", -1, seconds_});
+  }
+
+ private:
+  std::chrono::steady_clock::time_point t0_;
+  int begun_ = 0;
+  std::int64_t runs_ = 0;
+  double device_ms_ = 0, seconds_ = 0;
+};
+
 class Quiet final : public pimg::RunObserver {};
 
 pimg::DeviceInfo device(const std::string& backend) {
@@ -114,6 +143,55 @@ TEST(Observers, ANewObserverIsOneFileAndOneRegistryLine) {
   }
   EXPECT_EQ(e2e::query(db, "SELECT value FROM metrics WHERE name = 'test.timed_runs'"), std::vector<std::string>{"4.0"});
   EXPECT_EQ(e2e::query(db, "SELECT count(*) FROM metrics WHERE name = 'test.run_seen'"), std::vector<std::string>{"4"});
+  std::filesystem::remove_all(dir);
+}
+
+// The back-to-back window: with measure.energy_s, an observer that wants it sees at least that long of runs one
+// after another (the runs counted, the device's time in them), the evaluation stays ok and its samples are the
+// timed runs' only; without energy_s no window runs.
+TEST(Observers, BackToBackWindowForObserversThatAskForIt) {
+  const auto dir = e2e::temp_dir("window");
+  std::unique_ptr<pimg::Registry> reg = pimg::Registry::make_builtin();
+  reg->add_observer({"window_watcher", "records the back-to-back window",
+                     [](const pimg::DeviceInfo& d, std::string& why) -> std::unique_ptr<pimg::Observer> {
+                       if (d.backend != "host") {
+                         why = "host only";
+                         return nullptr;
+                       }
+                       return std::make_unique<WindowWatcher>();
+                     }});
+  for (const double seconds : {0.0, 0.3}) {
+    const std::string space_file = write_space(
+        dir, "space.yaml",
+        "family: conv\nproblems:\n  - filter: sharpen3\n    sizes: [256x128]\n    channels: 1\nbackends:\n  host: {}\n"
+        "variants:\n  serial: {}\nmeasure: {warmups: 1, repeats: 4, max_repeats: 4, timeout_s: 30, confirm: {top: 0}, "
+        "energy_s: " + std::to_string(seconds) + "}\n");
+    const pimg::Space space = pimg::load_space(space_file, *reg);
+    EXPECT_DOUBLE_EQ(space.measure.energy_s, seconds);
+    pimg::TuneOptions opt;
+    opt.isolation = false;
+    Quiet quiet;
+    const std::string db = (dir / ("w" + std::to_string(seconds) + ".db")).string();
+    {
+      pimg::Store store(db);
+      pimg::Tuner tuner(*reg, space, opt, quiet);
+      EXPECT_EQ(tuner.run(store, quiet).ok, 1u);
+    }
+    auto metric = [&](const std::string& name) {
+      const auto v = e2e::query(db, "SELECT value FROM metrics WHERE name = '" + name + "'");
+      return v.empty() ? -1.0 : std::stod(v.at(0));
+    };
+    EXPECT_EQ(e2e::query(db, "SELECT count(*) FROM samples"), std::vector<std::string>{"4"});
+    if (seconds == 0) {
+      EXPECT_EQ(metric("test.windows"), 0);
+      continue;
+    }
+    EXPECT_EQ(metric("test.windows"), 1);
+    EXPECT_GE(metric("test.window_s"), seconds);
+    EXPECT_GT(metric("test.window_runs"), 4);  // a serial 256x128 sharpen takes well under 0.3 s / 4
+    EXPECT_GT(metric("test.window_device_ms"), 0);
+    EXPECT_LE(metric("test.window_device_ms"), metric("test.window_s") * 1000 * 1.01);
+  }
   std::filesystem::remove_all(dir);
 }
 
@@ -223,6 +301,19 @@ TEST(EnergyWindow, JoulesOverTheTimedRunsAndWraps) {
   EXPECT_EQ(find(unresolved, "energy.avg_w"), nullptr);
   EXPECT_EQ(find(unresolved, "energy.timed_j"), nullptr);
   EXPECT_NE(find(unresolved, "energy.unresolved_s"), nullptr);
+  // Over a back-to-back window: its runs, one run's energy and the device's busy share besides.
+  pimg::EnergyWindow runs;
+  runs.start(10.0);
+  std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  runs.sample(14.0);
+  runs.set_runs(200, 10.0);
+  std::vector<pimg::Metric> per_run;
+  runs.put(per_run);
+  ASSERT_NE(find(per_run, "energy.run_j"), nullptr);
+  EXPECT_DOUBLE_EQ(find(per_run, "energy.run_j")->value, 0.02);
+  EXPECT_DOUBLE_EQ(find(per_run, "energy.window_runs")->value, 200);
+  EXPECT_NEAR(find(per_run, "energy.busy_share")->value, 10.0 / (find(per_run, "energy.timed_s")->value * 1000), 1e-12);
+  EXPECT_EQ(find(out, "energy.run_j"), nullptr);  // the timed runs' window has no count of its own
   // A window shorter than the counter resolves (NVML's: 1 s) stores no energy either.
   std::vector<pimg::Metric> short_window;
   w.put(short_window, 0, 1.0);
@@ -359,5 +450,38 @@ TEST(Measurements, ColdProgramReadsItsRequestFromStdinOrTheNamedFile) {
   const e2e::Ran named = e2e::run("cold </dev/null", "PIMG_COLD_REQUEST=" + file);
   EXPECT_EQ(named.code, 3) << named.out;
   EXPECT_NE(named.out.find("no request (13 bytes read)"), std::string::npos) << named.out;
+  std::filesystem::remove_all(dir);
+}
+
+// Issue 18's NVML energy on a GPU: over a back-to-back second of a CUDA sharpen3 at 4096^2 the energy counter
+// resolves the power, which must be that of a working GPU (above idle-ish 30 W, under 1.5x any NVIDIA board's
+// limit), with the window's runs, one run's energy and a busy device stored; skipped without a CUDA device and NVML.
+TEST(NvmlObserver, EnergyOverABackToBackSecondIsAWorkingGpusPower) {
+  const pimg::Backend* cuda = pimg::Registry::builtin().backend("cuda");
+  if (!cuda || cuda->devices().empty()) GTEST_SKIP() << "no CUDA device";
+  std::string why;
+  if (!pimg::Registry::builtin().observer("nvml")->make(cuda->devices()[0], why)) GTEST_SKIP() << why;
+  const auto dir = e2e::temp_dir("nvml-energy");
+  const std::string space = write_space(
+      dir, "space.yaml",
+      "family: conv\nproblems:\n  - {filter: sharpen3, channels: 1, border: valid, sizes: [4096]}\nbackends:\n  cuda: {}\n"
+      "variants:\n  cuda_direct: {block_x: 128, block_y: 2, items_x: 1, items_y: 4, filter_mem: private, arith: mul}\n"
+      "measure: {warmups: 1, repeats: 5, timeout_s: 10, confirm: {top: 0}, energy_s: 1}\n");
+  const std::string db = (dir / "t.db").string();
+  const e2e::Ran r = e2e::run("conv --quiet --space " + space + " --db " + db);
+  ASSERT_EQ(r.code, 0) << r.out;
+  auto metric = [&](const std::string& name) {
+    const auto v = e2e::query(db, "SELECT m.value FROM metrics m JOIN evaluations e ON e.id = m.evaluation_id WHERE "
+                                  "e.status = 'ok' AND m.name = '" + name + "'");
+    return v.empty() ? -1.0 : std::stod(v.at(0));
+  };
+  const double watts = metric("energy.avg_w");
+  EXPECT_GT(watts, 30) << r.out;
+  EXPECT_LT(watts, 1500);
+  EXPECT_GE(metric("energy.timed_s"), 1.0);
+  EXPECT_GT(metric("energy.window_runs"), 100);
+  EXPECT_GT(metric("energy.busy_share"), 0.5);
+  EXPECT_NEAR(metric("energy.run_j"), metric("energy.timed_j") / metric("energy.window_runs"), 1e-9);
+  EXPECT_EQ(metric("energy.unresolved_s"), -1);
   std::filesystem::remove_all(dir);
 }

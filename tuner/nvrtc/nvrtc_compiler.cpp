@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cctype>
 
 #include "nvrtc_loader.hpp"
 
@@ -61,14 +62,25 @@ std::string nvrtc_library() {
   return api ? api->path : std::string();
 }
 
-std::vector<std::string> nvrtc_options(const LaunchPlan& plan, int compute_capability) {
+bool define_is_read(const std::string& source, const std::string& name) {
+  if (source.find("#include") != std::string::npos || source.find("##") != std::string::npos) return true;
+  const auto ident = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; };
+  for (std::size_t at = source.find(name); at != std::string::npos; at = source.find(name, at + 1)) {
+    const std::size_t end = at + name.size();
+    if ((at == 0 || !ident(source[at - 1])) && (end == source.size() || !ident(source[end]))) return true;
+  }
+  return false;
+}
+
+std::vector<std::string> nvrtc_options(const LaunchPlan& plan, int compute_capability, const std::string* source) {
   // NVRTC 11 refuses a second -std (13 warns and takes the last): a plan's own standard replaces ours.
   const bool own_std = std::any_of(plan.options.begin(), plan.options.end(),
                                    [](const std::string& o) { return o.rfind("-std", 0) == 0 || o.rfind("--std", 0) == 0; });
   std::vector<std::string> out = {fmt::format("--gpu-architecture=sm_{}", compute_capability)};
   if (!own_std) out.push_back("-std=c++17");
   out.push_back("-default-device");
-  for (const auto& [name, value] : plan.defines) out.push_back(fmt::format("-D{}={}", name, value));
+  for (const auto& [name, value] : plan.defines)
+    if (!source || define_is_read(*source, name)) out.push_back(fmt::format("-D{}={}", name, value));
   for (const auto& o : plan.options)
     if (o.rfind(kHarnessOptionPrefix, 0) != 0) out.push_back(o);
   return out;

@@ -32,8 +32,15 @@ std::string nvrtc_library();
 
 // --gpu-architecture=sm_<cc>, -std=c++17 (unless the plan names its own -std), -default-device, one
 // -DNAME=VALUE per plan define, then the plan's own options (--maxrregcount=N, ...) without the
-// harness switches.
-std::vector<std::string> nvrtc_options(const LaunchPlan& plan, int compute_capability);
+// harness switches. With the `source` it compiles, a define that source cannot read is left out
+// (define_is_read), so that configurations differing only in such a parameter share one compile.
+std::vector<std::string> nvrtc_options(const LaunchPlan& plan, int compute_capability,
+                                       const std::string* source = nullptr);
+// False only where a -D of `name` provably cannot change what `source` compiles to: the source includes no
+// file (whose text could read it), pastes no tokens (##, which could make the name) and never spells the name
+// as an identifier (comments included, to stay on the safe side). The T1 kernel of the hub's 15x15
+// convolution never reads its `use_shmem` parameter, for one.
+bool define_is_read(const std::string& source, const std::string& name);
 // True when the plan carries kPinnedOption.
 bool plan_wants_pinned(const LaunchPlan& plan);
 

@@ -95,6 +95,17 @@ class NvmlObserver final : public Observer {
     if (nvml().clock(dev_, NVML_CLOCK_SM, &mhz) == NVML_SUCCESS)
       min_sm_ = min_sm_ < 0 ? mhz : std::min(min_sm_, static_cast<double>(mhz));
   }
+  // The back-to-back window (measure.energy_s): the energy counter read right before its first launch and right
+  // after the device finished its last, stored instead of the timed runs' window.
+  bool wants_window() const override { return true; }
+  void window_begin() override {
+    sustained_ = {};
+    if (const double j = energy(); j >= 0) sustained_.start(j);
+  }
+  void window_end(std::int64_t runs, double device_ms) override {
+    if (const double j = energy(); j >= 0) sustained_.sample(j);
+    sustained_.set_runs(runs, device_ms);
+  }
   void end(std::vector<Metric>& out, std::vector<std::string>& flags) override {
     Reading end;
     end.energy_j = energy();  // the window's end first, before the other queries of read()
@@ -118,8 +129,10 @@ class NvmlObserver final : public Observer {
     out.push_back({"nvml.throttle_reasons", "bitmask", -1, static_cast<double>(reasons_)});
     // NVML's energy counter moves in steps: over the few milliseconds of a fast kernel's runs it gave 790 to
     // 2822 W on a 700 W H100 (bench/results/2026-11-25-h100-observe). A window under kMinWindowS is stored
-    // as unresolved, never as a number (Kernel Tuner measures energy over a continuous second for this).
-    window_.put(out, 0, kMinWindowS);
+    // as unresolved, never as a number; the back-to-back window (measure.energy_s: 1, as Kernel Tuner
+    // measures energy over a continuous second) is the one that resolves it.
+    (sustained_.started() ? sustained_ : window_).put(out, 0, kMinWindowS);
+    sustained_ = {};
     if (nvml_throttle_reasons(reasons_).throttled) flags.push_back("throttled");
   }
 
@@ -144,7 +157,7 @@ class NvmlObserver final : public Observer {
   static constexpr double kMinWindowS = 1.0;
   nvmlDevice_t dev_;
   Reading begin_;
-  EnergyWindow window_;
+  EnergyWindow window_, sustained_;
   std::uint64_t reasons_ = 0;
   double min_sm_ = -1;
 };

@@ -38,9 +38,18 @@ ThrottleReasons nvml_throttle_reasons(std::uint64_t mask);
 // The energy of the timed runs (docs/observers.md): an energy counter read before the first timed run and
 // after each; `energy.timed_j` over `energy.timed_s` (the window from the first run's start to the last
 // one's end, the host's work between runs included) gives `energy.avg_w`. rapl and nvml store it alike, so
-// that `best --objective energy` (average watts times the median time) reads one name.
+// that `best --objective energy` (average watts times the median time) reads one name. Over the back-to-back
+// window (measure.energy_s, Observer::wants_window) the same names are stored, with the window's runs
+// (`energy.window_runs`), the energy of one run (`energy.run_j`) and the share of the window the device was
+// busy (`energy.busy_share`).
 class EnergyWindow {
  public:
+  bool started() const { return started_; }
+  // The back-to-back window's runs and the device's time in them.
+  void set_runs(std::int64_t runs, double device_ms) {
+    runs_ = runs;
+    device_ms_ = device_ms;
+  }
   void start(double joules) {
     first_ = last_ = joules;
     t0_ = t1_ = std::chrono::steady_clock::now();
@@ -72,9 +81,16 @@ class EnergyWindow {
     out.push_back({"energy.timed_j", "J", -1, j});
     out.push_back({"energy.timed_s", "s", -1, s});
     out.push_back({"energy.avg_w", "W", -1, j / s});
+    if (runs_ > 0) {
+      out.push_back({"energy.window_runs", "runs", -1, static_cast<double>(runs_)});
+      out.push_back({"energy.run_j", "J", -1, j / static_cast<double>(runs_)});
+      out.push_back({"energy.busy_share", "ratio", -1, device_ms_ / (s * 1000.0)});
+    }
   }
 
  private:
+  std::int64_t runs_ = 0;
+  double device_ms_ = 0;
   bool started_ = false;
   double first_ = 0, last_ = 0;
   std::chrono::steady_clock::time_point t0_, t1_;

@@ -61,15 +61,26 @@ class Rapl final : public Observer {
   void after_run(int, std::vector<Metric>&) override {
     if (const double j = read_joules(packages_); j >= 0) window_.sample(j);
   }
+  // The back-to-back window (measure.energy_s), stored instead of the timed runs' where it ran.
+  bool wants_window() const override { return true; }
+  void window_begin() override {
+    sustained_ = {};
+    if (const double j = read_joules(packages_); j >= 0) sustained_.start(j);
+  }
+  void window_end(std::int64_t runs, double device_ms) override {
+    if (const double j = read_joules(packages_); j >= 0) sustained_.sample(j);
+    sustained_.set_runs(runs, device_ms);
+  }
   // With several packages a wrap of one is not the sum's range: only one package's wrap is undone.
   void end(std::vector<Metric>& out, std::vector<std::string>&) override {
-    window_.put(out, packages_.size() == 1 ? range_j_ : 0);
+    (sustained_.started() ? sustained_ : window_).put(out, packages_.size() == 1 ? range_j_ : 0);
+    sustained_ = {};
   }
 
  private:
   std::vector<Package> packages_;
   double range_j_ = 0;
-  EnergyWindow window_;
+  EnergyWindow window_, sustained_;
 };
 
 }  // namespace

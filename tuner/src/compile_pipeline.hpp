@@ -6,6 +6,7 @@
 // plans, and the runner only when a point is ready.
 #pragma once
 #include <atomic>
+#include <chrono>
 #include <condition_variable>
 #include <cstddef>
 #include <mutex>
@@ -31,6 +32,18 @@ class CompilePipeline {
   double wait(std::size_t index);
   std::size_t compiled() const { return compiled_.load(); }  // programs the pool compiled (not cached before)
   int threads() const { return static_cast<int>(pool_.size()); }
+  // What compiling plan `index` cost the thread that did it (after wait(index)): wall and that thread's CPU
+  // milliseconds; 0 for a plan found in the cache or compiled by another plan of the same program.
+  struct Cost {
+    double wall_ms = 0, cpu_ms = 0;
+  };
+  Cost cost(std::size_t index) const;
+  // The pool's totals so far: its compiles' wall and CPU milliseconds summed over threads, and the wall
+  // milliseconds since it started.
+  struct Totals {
+    double compile_ms = 0, cpu_ms = 0, elapsed_ms = 0;
+  };
+  Totals totals() const;
 
  private:
   void work();
@@ -39,9 +52,11 @@ class CompilePipeline {
   const KernelSource source_;
   const std::vector<std::optional<LaunchPlan>> plans_;
   std::vector<char> done_;
+  std::vector<Cost> costs_;
+  const std::chrono::steady_clock::time_point started_ = std::chrono::steady_clock::now();
   std::atomic<std::size_t> next_{0}, compiled_{0};
   std::atomic<bool> stop_{false};
-  std::mutex mu_;
+  mutable std::mutex mu_;
   std::condition_variable cv_;
   std::vector<std::thread> pool_;
 };

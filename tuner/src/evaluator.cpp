@@ -30,6 +30,21 @@ bool counted_run(PreparedPlan& prepared, const std::vector<Observer*>& observers
   return ok;
 }
 
+// The back-to-back window of the observers that need one (Observer::wants_window), then one more run validated
+// as every run is (its poison and comparison), so that the window's work is known to be right; true when there
+// is none or it succeeded.
+bool window_runs(PreparedPlan& prepared, const std::vector<Observer*>& observers, double seconds, std::int64_t seq) {
+  std::vector<Observer*> windowed;
+  for (Observer* o : observers)
+    if (o->wants_window()) windowed.push_back(o);
+  if (windowed.empty() || seconds <= 0) return true;
+  for (Observer* o : windowed) o->window_begin();
+  const std::optional<BackToBack> b = prepared.back_to_back(seconds);
+  if (!b) return false;
+  for (Observer* o : windowed) o->window_end(b->runs, b->device_ms);
+  return prepared.run(seq).has_value();
+}
+
 }  // namespace
 
 LaunchPlan step_plan(const LaunchPlan& plan, const LaunchStep& step) {
@@ -88,7 +103,9 @@ EvalResult evaluate(const EvalContext& ctx, const Variant& variant, const Config
         r.comm_ms.push_back(t->comm_ms);
       }
     }
-    if (!counted_run(prepared, ctx.observers, warmups + static_cast<std::int64_t>(r.kernel_ms.size()))) return done();
+    const std::int64_t untimed = warmups + static_cast<std::int64_t>(r.kernel_ms.size());
+    if (!counted_run(prepared, ctx.observers, untimed)) return done();
+    if (!window_runs(prepared, ctx.observers, m.energy_s, untimed + 1)) return done();
     for (Observer* o : ctx.observers) o->end(r.metrics, r.flags);
   } catch (const std::exception& e) {
     r.status = Status::harness_error;

@@ -176,6 +176,37 @@ struct PreparedPlan::Impl {
     output.resize(workload.output_bytes + kCanaryBytes);
     return output;
   }
+
+  // A buffer's own bytes: without the canary region after output and scratch buffers.
+  std::size_t own_bytes(const std::string& name) {
+    for (const auto& [poisoned_name, bytes] : poisoned)
+      if (poisoned_name == name) return bytes;
+    return buffers[name]->size();
+  }
+  // One step of a run. A host step downloads, computes and uploads; its time (transfers included) counts as
+  // kernel time.
+  LaunchResult launch(const Step& step) {
+    if (!step.host) return device.launch(*step.program, step.plan, buffers);
+    const LaunchStep& s = *step.host;
+    LaunchResult l;
+    const auto t = Clock::now();
+    try {
+      host_in.resize(own_bytes(s.host_in));
+      host_out.resize(own_bytes(s.host_out));
+      device.download(*buffers[s.host_in], host_in);
+      s.host(host_in, host_out);
+      device.upload(*buffers[s.host_out], host_out);
+      l.ok = true;
+    } catch (const std::exception& e) {
+      l.error = fmt::format("host step {} -> {}: {}", s.host_in, s.host_out, e.what());
+    }
+    l.kernel_ms = ms_since(t);
+    return l;
+  }
+  // Where a failed step of a plan of several steps is.
+  std::string where(const Step& step) const {
+    return steps.size() > 1 ? fmt::format("step {}: ", step.host ? "host" : step.plan.entry) : "";
+  }
 };
 
 // Sets up validation on the device where the device has check kernels and the family a device form of its
@@ -401,42 +432,15 @@ std::optional<RunTimes> PreparedPlan::run(std::int64_t seq) {
       return std::nullopt;
     }
 
-    // A buffer's own bytes: without the canary region after output and scratch buffers.
-    auto own_bytes = [&](const std::string& name) {
-      for (const auto& [poisoned, bytes] : m.poisoned)
-        if (poisoned == name) return bytes;
-      return m.buffers[name]->size();
-    };
-    // A host step: download, compute, upload; its time (transfers included) counts as kernel time.
-    auto run_host = [&](const LaunchStep& s) -> LaunchResult {
-      LaunchResult l;
-      const auto t = Clock::now();
-      try {
-        m.host_in.resize(own_bytes(s.host_in));
-        m.host_out.resize(own_bytes(s.host_out));
-        m.device.download(*m.buffers[s.host_in], m.host_in);
-        s.host(m.host_in, m.host_out);
-        m.device.upload(*m.buffers[s.host_out], m.host_out);
-        l.ok = true;
-      } catch (const std::exception& e) {
-        l.error = fmt::format("host step {} -> {}: {}", s.host_in, s.host_out, e.what());
-      }
-      l.kernel_ms = ms_since(t);
-      return l;
-    };
-
     RunTimes t;
     const auto t_run = Clock::now();
     m.device.begin_timing(m.measure.timing, m.region);
     if (m.region_begin) m.region_begin();
     std::string error;
     for (const Step& step : m.steps) {
-      LaunchResult launched =
-          step.host ? run_host(*step.host) : m.device.launch(*step.program, step.plan, m.buffers);
+      LaunchResult launched = m.launch(step);
       if (!launched.ok) {
-        const std::string where =
-            m.steps.size() > 1 ? fmt::format("step {}: ", step.host ? "host" : step.plan.entry) : "";
-        error = where + launched.error;
+        error = m.where(step) + launched.error;
         break;
       }
       t.kernel_ms += launched.kernel_ms;
@@ -553,6 +557,59 @@ std::optional<RunTimes> PreparedPlan::run(std::int64_t seq) {
   return std::nullopt;
 }
 
+
+std::optional<BackToBack> PreparedPlan::back_to_back(double seconds) {
+  if (failed_) return std::nullopt;
+  Impl& m = *impl_;
+  TimingMethod hot;  // no flush, launches as they come: the device kept busy, as a program running it in a loop
+  hot.cold = false;
+  hot.hide_launch = false;
+  BackToBack b;
+  std::int64_t batch = 1;
+  const auto t0 = Clock::now();
+  try {
+    while (true) {
+      for (const Step& step : m.steps)
+        if (!step.host) m.device.prepare_launch(*step.program, step.plan, m.buffers);
+      m.device.begin_timing(hot, m.region);
+      std::string error;
+      double launched_ms = 0;
+      for (std::int64_t k = 0; k < batch && error.empty(); ++k)
+        for (const Step& step : m.steps) {
+          const LaunchResult l = m.launch(step);
+          if (!l.ok) {
+            error = m.where(step) + l.error;
+            break;
+          }
+          launched_ms += l.kernel_ms;
+        }
+      std::optional<double> region_ms;
+      try {
+        region_ms = m.device.end_timing();
+      } catch (const std::exception& e) {
+        if (error.empty()) error = e.what();
+      }
+      if (!error.empty()) {
+        fail(Status::launch_error, fmt::format("back-to-back runs: {}", error));
+        return std::nullopt;
+      }
+      b.runs += batch;
+      b.device_ms += region_ms ? *region_ms : launched_ms;
+      b.seconds = ms_since(t0) / 1000.0;
+      if (b.seconds >= seconds) break;
+      // Batches of about kBatchMs of the device's time: one synchronisation each, so the device idles for a
+      // few microseconds between batches only; at most kMaxBatch launches queued at once.
+      const double per_run = b.device_ms / static_cast<double>(b.runs);
+      batch = per_run > 0 ? std::clamp<std::int64_t>(static_cast<std::int64_t>(kBatchMs / per_run), 1, kMaxBatch)
+                          : kMaxBatch;
+    }
+  } catch (const std::exception& e) {
+    fail(Status::harness_error, fmt::format("back-to-back runs: {}", e.what()));
+    return std::nullopt;
+  }
+  set_metric(result_.metrics, "time.window_ms", "ms", b.seconds * 1000.0);
+  return b;
+}
 
 std::span<const std::uint8_t> PreparedPlan::output() const {
   if (!impl_) return {};

@@ -550,11 +550,23 @@ TuneSummary Tuner::run(Store& store, RunObserver& obs) {
       const auto t_done = std::chrono::steady_clock::now();
       const auto ms = [](auto a, auto b) { return std::chrono::duration<double, std::milli>(b - a).count(); };
       set_metric(r.metrics, "time.compile_wait_ms", "ms", waited);
+      if (pipeline) {  // what compiling this configuration ahead cost (0: cached, or another's program)
+        const CompilePipeline::Cost c = pipeline->cost(*p);
+        set_metric(r.metrics, "time.ahead_compile_ms", "ms", c.wall_ms);
+        set_metric(r.metrics, "time.ahead_compile_cpu_ms", "ms", c.cpu_ms);
+      }
       set_metric(r.metrics, "time.session_ms", "ms", ms(t_eval, t_done));
       set_metric(r.metrics, "time.tuner_ms", "ms", std::max(0.0, ms(t_last, t_eval) - waited));
       record(m, t, *p, config, r, rows, store, obs, summary);
       if (m.opt.resume) store.release(rows.device, rows.problem, rows.variant, config);
       t_last = std::chrono::steady_clock::now();
+    }
+    if (pipeline && pipeline->compiled() > 0) {
+      const CompilePipeline::Totals c = pipeline->totals();
+      obs.on_message(fmt::format("{} {}: {} programs compiled ahead on {} threads: {:.1f} s of compiles ({:.1f} CPU-s "
+                                 "on their threads) in {:.1f} s",
+                                 sd.info.id(), t.variant->name(), pipeline->compiled(), pipeline->threads(),
+                                 c.compile_ms / 1000, c.cpu_ms / 1000, c.elapsed_ms / 1000));
     }
   }
   if (session) {

@@ -755,7 +755,8 @@ class Loader {
     MeasureSpec m;
     bool max_given = false, cold_given = false;
     for (const auto& e : entries(n, "measure", {"warmups", "repeats", "max_repeats", "noise", "max_time_s", "cache",
-                                                "launch", "confirm", "cold", "timeout_s", "isolation"})) {
+                                                "launch", "confirm", "cold", "timeout_s", "isolation",
+                                                "energy_s"})) {
       const std::string what = "measure." + e.key;
       const YAML::Node& v = value(e, what);
       if (e.key == "warmups") m.warmups = static_cast<int>(integer(v, what, 0, kMaxWarmups));
@@ -780,6 +781,11 @@ class Loader {
         m.isolation = t == "true";
       }
       if (e.key == "timeout_s") m.timeout_s = real(v, what, 0, kMaxTimeoutS);
+      if (e.key == "energy_s") {  // 0 runs no window
+        m.energy_s = real(v, what, -1, 600);
+        if (m.energy_s < 0)
+          fail(v, fmt::format("{} must be 0 (no window) or seconds up to 600, got {}", what, scalar(v, what)));
+      }
     }
     if (max_given && m.max_repeats < m.repeats)
       fail(n["max_repeats"], fmt::format("measure.max_repeats ({}) is below measure.repeats ({})", m.max_repeats,

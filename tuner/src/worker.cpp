@@ -86,7 +86,7 @@ Message encode_measure(const MeasureSpec& m) {
   return {std::to_string(m.warmups), std::to_string(m.repeats), num(m.timeout_s), std::to_string(m.max_repeats),
           num(m.noise), num(m.max_time_s), m.timing.cold ? "1" : "0", m.timing.hide_launch ? "1" : "0",
           std::to_string(m.confirm.top), std::to_string(m.confirm.rounds), std::to_string(m.confirm.max_rounds),
-          num(m.confirm.max_time_s), std::to_string(m.confirm.preparations)};
+          num(m.confirm.max_time_s), std::to_string(m.confirm.preparations), num(m.energy_s)};
 }
 
 MeasureSpec decode_measure(const Message& m, std::size_t& i) {
@@ -104,6 +104,7 @@ MeasureSpec decode_measure(const Message& m, std::size_t& i) {
   s.confirm.max_rounds = static_cast<int>(to_long(m.at(i++)));
   s.confirm.max_time_s = to_double(m.at(i++));
   s.confirm.preparations = static_cast<int>(to_long(m.at(i++)));
+  s.energy_s = to_double(m.at(i++));
   return s;
 }
 
@@ -191,7 +192,8 @@ class Worker final : public DeviceSession {
       req.insert(req.end(), context.begin(), context.end());
       sent_context_ = std::move(context);
     }
-    const double run_limit_s = measure_.timeout_s * 1.1 + 0.5;  // fill + download + validation too
+    // Fill, download and validation too; after the last run, the back-to-back window (measure.energy_s) too.
+    const double run_limit_s = measure_.timeout_s * 1.1 + 0.5 + measure_.energy_s;
     int run = -1;
     Reply reply = send_and_wait(req, kWorkerSetupTimeoutS);
     for (;;) {

@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <condition_variable>
 #include <chrono>
 #include <cstdint>
 #include <cctype>
@@ -16,6 +17,7 @@
 #include <fstream>
 #include <sstream>
 #include <limits>
+#include <mutex>
 #include <set>
 #include <stdexcept>
 #include <thread>
@@ -210,6 +212,36 @@ std::string cubin_key(const DeviceInfo& info, const KernelSource& source, const 
 constexpr const char* kRejected = ".rejected";
 void remember_rejected(const std::string& key, const cuda::NvrtcResult& built) {
   if (built.rejected) cache_write("cuda", key + kRejected, {built.log.begin(), built.log.end()});
+}
+
+// The cubin keys being compiled ahead in this process. A plan whose key another thread is compiling (two
+// configurations that differ only in defines the source never reads) waits for that compile instead of
+// compiling the same program again.
+class InFlight {
+ public:
+  // True when the caller is to compile `key` (and release() it after); false once another's compile of it ended.
+  bool claim(const std::string& key) {
+    std::unique_lock lock(mu_);
+    if (keys_.insert(key).second) return true;
+    cv_.wait(lock, [&] { return keys_.count(key) == 0; });
+    return false;
+  }
+  void release(const std::string& key) {
+    {
+      std::lock_guard lock(mu_);
+      keys_.erase(key);
+    }
+    cv_.notify_all();
+  }
+
+ private:
+  std::mutex mu_;
+  std::condition_variable cv_;
+  std::set<std::string> keys_;
+};
+InFlight& in_flight() {
+  static InFlight f;
+  return f;
 }
 
 // A module compiled by NVRTC and the one function a plan launches.
@@ -580,7 +612,7 @@ class CudaDevice final : public Device {
   void compile_into(CompileResult& r, const KernelSource& source, const LaunchPlan& plan) {
     if (source.native)
       throw std::runtime_error(fmt::format("the native call '{}' is not a kernel", source.native->name));
-    const std::vector<std::string> options = cuda::nvrtc_options(plan, compute_capability(info_));
+    const std::vector<std::string> options = cuda::nvrtc_options(plan, compute_capability(info_), &source.text);
     const std::string key = cubin_key(info_, source, options);
     const std::string memory_key = key + "/" + plan.entry;
     if (auto it = programs_.find(memory_key); it != programs_.end()) {
@@ -835,7 +867,7 @@ class CudaBackend final : public Backend {
     std::vector<std::pair<std::string, std::vector<std::string>>> todo;  // key, options
     std::set<std::string> seen;
     for (const LaunchPlan& plan : plans) {
-      std::vector<std::string> options = cuda::nvrtc_options(plan, compute_capability(info));
+      std::vector<std::string> options = cuda::nvrtc_options(plan, compute_capability(info), &source.text);
       std::string key = cubin_key(info, source, options);
       if (seen.insert(key).second && !cache_exists("cuda", key) && !cache_exists("cuda", key + kRejected))
         todo.emplace_back(std::move(key), std::move(options));
@@ -843,13 +875,21 @@ class CudaBackend final : public Backend {
     std::atomic<std::size_t> next{0}, compiled{0};
     auto work = [&] {
       for (std::size_t i = next++; i < todo.size(); i = next++) {
-        cuda::NvrtcResult built = cuda::nvrtc_compile(source, todo[i].second);
-        if (!built.ok) {  // compile() reports it with the log kept here, or compiles it again
-          remember_rejected(todo[i].first, built);
+        const std::string& key = todo[i].first;
+        // Another thread compiling the same program (the compile pipeline calls this from many): wait for it.
+        if (!in_flight().claim(key)) continue;
+        if (cache_exists("cuda", key) || cache_exists("cuda", key + kRejected)) {
+          in_flight().release(key);
           continue;
         }
-        cache_write("cuda", todo[i].first, built.cubin);
-        ++compiled;
+        cuda::NvrtcResult built = cuda::nvrtc_compile(source, todo[i].second);
+        if (!built.ok) {  // compile() reports it with the log kept here, or compiles it again
+          remember_rejected(key, built);
+        } else {
+          cache_write("cuda", key, built.cubin);
+          ++compiled;
+        }
+        in_flight().release(key);
       }
     };
     std::vector<std::thread> pool;

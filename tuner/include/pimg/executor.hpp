@@ -37,6 +37,15 @@ struct RunTimes {
   double kernel_ms = 0, wall_ms = 0, comm_ms = 0;
 };
 
+// Runs one after another without a pause (PreparedPlan::back_to_back): how many, the wall-clock window from the
+// first launch to the device's end of the last, and the device's own time in it (the busy share is
+// device_ms / (seconds * 1000)).
+struct BackToBack {
+  std::int64_t runs = 0;
+  double seconds = 0;
+  double device_ms = 0;
+};
+
 // The build of this pimg-tune's host-side code: a hash of the sources that measure (tuner/, variants/,
 // results/, kernels/, cmake/, the top CMakeLists.txt) and of the compiler and its flags, made at build time by
 // cmake/host_code_hash.cmake; not of the commit, so a commit that changes only tests or documents keeps it.
@@ -72,6 +81,14 @@ class PreparedPlan {
   // One run (`seq` counts every run of this plan, warm-ups included; the poison alternates on it):
   // nullopt when it failed, with result() saying why.
   std::optional<RunTimes> run(std::int64_t seq);
+
+  // Runs back to back for at least `seconds` (measure.energy_s, for energy counters that resolve long windows
+  // only): hot (no cache flush, no poison, no validation between runs), launched in batches of about 50 ms of
+  // the device's time with one synchronisation each. The caller validates a run after (Observer::window_end);
+  // nullopt when a launch failed, with result() saying why.
+  std::optional<BackToBack> back_to_back(double seconds);
+  static constexpr double kBatchMs = 50;
+  static constexpr std::int64_t kMaxBatch = 1000;
 
   // The output of the latest run that got as far as downloading it (validated or not: a wrong_result run's
   // output too); a run validated on the device is downloaded on this first call; empty before any run.

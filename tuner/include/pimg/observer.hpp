@@ -31,6 +31,13 @@ class Observer {
   virtual bool counts_region() const { return false; }
   virtual void region_begin() {}
   virtual void region_end() {}
+  // Observers whose counter resolves long windows only (an energy counter that moves in steps) return true:
+  // with measure.energy_s above 0, after the timed runs the evaluator runs the configuration back to back for
+  // that many seconds (PreparedPlan::back_to_back; no sample stored), calling window_begin() just before the
+  // first launch and window_end() once the device finished the last, then validates one more run; before end().
+  virtual bool wants_window() const { return false; }
+  virtual void window_begin() {}
+  virtual void window_end(std::int64_t /*runs*/, double /*device_ms*/) {}
 };
 
 struct ObserverInfo {

@@ -113,6 +113,9 @@ struct MeasureSpec {
   double noise = 0.005;
   double max_time_s = 1.0;
   TimingMethod timing;    // cold by default, launch latency hidden
+  // Seconds of back-to-back runs after every configuration's timed runs, for the observers that need a window
+  // that long (Observer::wants_window: NVML's energy); 0, the default, runs none.
+  double energy_s = 0;
   ConfirmSpec confirm;
   ColdSpec cold;
 
