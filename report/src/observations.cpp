@@ -364,8 +364,10 @@ class Sections {
              "in virtual machines and containers, root only since Linux 5.10) and no NVML device was measured.\n\n";
       return;
     }
-    md_ += "Energy of one run: the timed runs' average power (RAPL on CPUs, NVML on NVIDIA GPUs, the window "
-           "from the first run's start to the last one's end) times the median time. The table keeps each problem "
+    md_ += "Energy of one run: the average power (RAPL on CPUs, NVML on NVIDIA GPUs) times the median time. The "
+           "power is that of the back-to-back window where the space asked for one (`measure.energy_s`: the "
+           "configuration run one run after another for that long; NVML's counter resolves no shorter window), "
+           "else of the timed runs, from the first run's start to the last one's end. The table keeps each problem "
            "and device's Pareto set of time against energy: no configuration is both faster and cheaper than one "
            "listed (`best --objective energy` ranks by energy alone).\n\n";
     Table t({{"problem"}, {"device"}, {"configuration"}, {"median ms", Align::right}, {"average W", Align::right},

@@ -105,6 +105,8 @@ class NvmlObserver final : public Observer {
   void window_end(std::int64_t runs, double device_ms) override {
     if (const double j = energy(); j >= 0) sustained_.sample(j);
     sustained_.set_runs(runs, device_ms);
+    std::vector<Metric> none;
+    after_run(-1, none);  // a second at full load may meet the power cap: its throttle reasons count too
   }
   void end(std::vector<Metric>& out, std::vector<std::string>& flags) override {
     Reading end;
