@@ -32,8 +32,28 @@ weight() {
 db=$out/seeds.db
 mkdir -p "$out/seeds"
 log() { echo "== $*" | tee -a "$out/summary.txt"; }
-deadline=$(( $(date +%s) + ${PIMG_SEEDS_BUDGET:-360} ))
+start=$(date +%s)
+deadline=$(( start + ${PIMG_SEEDS_BUDGET:-360} ))
 status=0
+# First every space's ladder alone (the seeds' tables; a space's search on the CPUs takes minutes), within
+# PIMG_SEEDS_LADDER_SHARE percent of the budget (default 60); then the searches with what is left (resume skips
+# nothing of the ladders: they are another stage).
+ladder_deadline=$(( start + ${PIMG_SEEDS_BUDGET:-360} * ${PIMG_SEEDS_LADDER_SHARE:-60} / 100 ))
+for i in "${!spaces[@]}"; do
+  space=${spaces[$i]}
+  grep -q '^ladder:' "$space" || continue
+  name=$(basename "$space" .yaml)
+  family=$(awk '/^family:/ {print $2; exit}' "$space")
+  left_weight=0
+  for s in "${spaces[@]:$i}"; do left_weight=$(( left_weight + $(weight "$s") )); done
+  bound=$(( (ladder_deadline - $(date +%s)) * $(weight "$space") / left_weight ))
+  [ "$bound" -ge 10 ] || bound=10
+  t1=$(date +%s)
+  timeout -k 10 "$bound" "$exe" "$family" --quiet --ladder-only --space "$space" --db "$db" \
+    > "$out/seeds/$name-ladder.log" 2>&1
+  rc=$?
+  log "seeds: $name ($family) ladder: exit $rc in $(( $(date +%s) - t1 )) s (bound $bound s)$([ $rc -eq 124 ] && echo ': cut off, partial')"
+done
 for i in "${!spaces[@]}"; do
   space=${spaces[$i]}
   name=$(basename "$space" .yaml)

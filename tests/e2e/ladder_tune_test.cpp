@@ -43,3 +43,19 @@ TEST(LadderEndToEnd, StepsAreMeasuredStoredAndReported) {
   for (const auto& row : store.ranking_rows()) EXPECT_NE(row.result.stage, "ladder");
   fs::remove_all(dir);
 }
+
+// --ladder-only: the ladder's steps and nothing else (no search, confirmation or whole-program rows).
+TEST(LadderEndToEnd, LadderOnlyMeasuresTheStepsAlone) {
+  const fs::path dir = e2e::temp_dir("ladder-only");
+  setenv("PIMG_CACHE_DIR", (dir / "cache").c_str(), 0);
+  const std::string db = (dir / "l.db").string();
+  const e2e::Ran r = e2e::run("conv --quiet --ladder-only --space " + e2e::data("conv-ladder.yaml") + " --db " + db);
+  ASSERT_EQ(r.code, 0) << r.out;
+  EXPECT_EQ(e2e::query(db, "SELECT stage, COUNT(*) FROM evaluations GROUP BY stage"),
+            std::vector<std::string>{"ladder|3"});
+  pimg::Store store(db, pimg::Store::Mode::read_only);
+  const auto steps = store.ladder_rows();
+  ASSERT_EQ(steps.size(), 3u);
+  for (const auto& s : steps) EXPECT_EQ(s.row.result.status, pimg::Status::ok) << s.row.result.log;
+  fs::remove_all(dir);
+}

@@ -243,7 +243,7 @@ int main(int argc, char** argv) {
     std::string space, db = kDefaultDb, report;
     std::vector<std::string> backends, devices, retry_failed;
     std::optional<int> repeats;
-    bool no_resume = false, quiet = false, no_isolation = false, share_devices = false;
+    bool no_resume = false, quiet = false, no_isolation = false, share_devices = false, ladder_only = false;
     int top = 5;
   } tune_args;
   std::vector<std::pair<CLI::App*, std::string>> family_cmds;
@@ -257,6 +257,8 @@ int main(int argc, char** argv) {
     cmd->add_option("--repeats", tune_args.repeats, "exactly this many timed runs per configuration (overrides the space file's repeats and max_repeats)")
         ->check(CLI::Range(1, 100000));
     cmd->add_flag("--no-resume", tune_args.no_resume, "measure again configurations already in the database");
+    cmd->add_flag("--ladder-only", tune_args.ladder_only,
+                  "measure only the space's ladder: no search, confirmation, whole-program or picture stage");
     cmd->add_option("--retry-failed", tune_args.retry_failed,
                     "measure again stored configurations of these statuses (repeatable: crash, timeout, compile_error, "
                     "...; env_error is always retried)");
@@ -430,6 +432,7 @@ int main(int argc, char** argv) {
       opt.devices = tune_args.devices;
       opt.repeats = tune_args.repeats;
       opt.resume = !tune_args.no_resume;
+      opt.ladder_only = tune_args.ladder_only;
       for (const std::string& st : tune_args.retry_failed) {
         try {
           const Status status = status_from_string(st);

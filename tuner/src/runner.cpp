@@ -508,6 +508,21 @@ void record(const Tuner::Impl& m, Task& t, PointId p, const Config& c, const Eva
   obs.on_result({&m.devices[t.device].info, &m.space.problems[t.problem], t.variant, &c, &r, false});
 }
 
+namespace {
+
+// The stages after a device's search: confirmation, the ladder, whole programs, pictures; the ladder alone
+// with --ladder-only.
+void end_device(const Tuner::Impl& m, std::size_t device, std::unique_ptr<DeviceSession>& session, Store& store,
+                TuneSummary& summary, RunObserver& obs) {
+  if (!m.opt.ladder_only) confirm_device(m, device, session, store, summary, obs);
+  ladder_device(m, device, *session, store, summary, obs);
+  if (m.opt.ladder_only) return;
+  cold_stage(m, device, store, summary, obs);
+  picture_stage(m, device, store, obs);
+}
+
+}  // namespace
+
 std::size_t Tuner::planned() const { return impl_->planned; }
 
 TuneSummary Tuner::run(Store& store, RunObserver& obs) {
@@ -520,17 +535,13 @@ TuneSummary Tuner::run(Store& store, RunObserver& obs) {
   for (auto& t : m.tasks) {
     const SelectedDevice& sd = m.devices[t.device];
     if (open_index != t.device) {
-      if (session) {
-        confirm_device(m, open_index, session, store, summary, obs);
-        ladder_device(m, open_index, *session, store, summary, obs);
-        cold_stage(m, open_index, store, summary, obs);
-        picture_stage(m, open_index, store, obs);
-      }
+      if (session) end_device(m, open_index, session, store, summary, obs);
       session.reset();  // one device open at a time
       session = open_session(m, sd);
       open_index = t.device;
       measure_ceilings(m, store, summary.run_id, store.device_id(sd.info), *session, sd.info, obs);
     }
+    if (m.opt.ladder_only) continue;
     // A device that computes on the host's cores (OpenMP, a CPU OpenCL device) would measure the compilers
     // beside its kernels: there each evaluation compiles its own, as before the pipeline.
     const bool on_cpu = sd.info.backend == "openmp" || sd.info.backend == "host" ||
@@ -569,12 +580,7 @@ TuneSummary Tuner::run(Store& store, RunObserver& obs) {
                                  c.compile_ms / 1000, c.cpu_ms / 1000, c.elapsed_ms / 1000));
     }
   }
-  if (session) {
-    confirm_device(m, open_index, session, store, summary, obs);
-    ladder_device(m, open_index, *session, store, summary, obs);
-    cold_stage(m, open_index, store, summary, obs);
-    picture_stage(m, open_index, store, obs);
-  }
+  if (session) end_device(m, open_index, session, store, summary, obs);
   obs.on_finish();
   return summary;
 }

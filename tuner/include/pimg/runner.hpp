@@ -43,6 +43,9 @@ struct TuneOptions {
   std::optional<int> repeats;         // exactly this many timed runs (measure.repeats and max_repeats)
   bool resume = true;                 // skip configurations already stored (but env_error ones)
   std::set<Status> retry;             // stored failures of these statuses are measured again
+  // Only the space's ladder is measured (the steps of a seed's table, when the search would take too long):
+  // no search, no confirmation, whole-program or picture stage.
+  bool ladder_only = false;
   // Evaluate in a supervised worker process (also needs the space's measure.isolation) started
   // as `worker_exe worker`; false evaluates in this process.
   bool isolation = true;
