@@ -249,6 +249,37 @@ TEST(LocalSearch, PairsTriesTwoParameterChangesAtALocalOptimumBeforeRestarting) 
   }
 }
 
+TEST(LocalSearch, EscapeLeavesTheBasinAfterAStallAndKeepsTheRules) {
+  // With `escape` 6: a full budget covers the space without a repeat, a seed repeats its walk, the
+  // walk differs from the one without escapes, and each time 6 proposals in a row brought nothing
+  // better, the next one is at least two parameters from the best point so far (a one-step move
+  // of a centre three or more parameters away from it).
+  const ReplaySpace& s = space512();
+  const StrategyInfo* local = Registry::builtin().strategy("local");
+  const std::map<std::string, std::string> o = {{"fraction", "1"}, {"escape", "6"}};
+  const auto all = walk(*make(*local, s, o, 5), s, s.space.size() + 10);
+  EXPECT_EQ(all.size(), s.space.size());
+  EXPECT_EQ(std::set<PointId>(all.begin(), all.end()).size(), s.space.size());
+  const std::map<std::string, std::string> short_walk = {{"budget", "120"}, {"escape", "6"}};
+  const auto asked = walk(*make(*local, s, short_walk, 5), s, 1000);
+  EXPECT_EQ(asked, std::vector<PointId>(all.begin(), all.begin() + 120));
+  EXPECT_NE(walk(*make(*local, s, {{"budget", "120"}}, 5), s, 1000), asked);
+  std::size_t escapes = 0, since = 0;
+  std::optional<PointId> best;
+  for (PointId p : asked) {
+    if (since == 6 && best) {
+      std::size_t diff = 0;
+      for (std::size_t d = 0; d < s.space.dims(); ++d) diff += s.space.point(p)[d] != s.space.point(*best)[d];
+      EXPECT_GE(diff, 2u) << "the proposal after a stall of 6";
+      ++escapes;
+      since = 0;
+    }
+    ++since;
+    if (std::isfinite(s.cost[p]) && (!best || s.cost[p] < s.cost[*best])) best = p, since = 0;
+  }
+  EXPECT_GT(escapes, 0u) << "the walk never stalled for 6 proposals";
+}
+
 TEST(Gp, LearntLengthScalesAndPairCandidatesKeepTheRules) {
   // gp fitting its length scales (every 2 evaluations) with two-parameter candidates: a full budget
   // covers the space without a repeat, a seed repeats its walk, and the learning changes the walk.
@@ -350,19 +381,22 @@ TEST(Replay, FirstSeedSelectsTheSeeds) {
   EXPECT_NE(one, two) << "seeds 1 and 2 gave the same runs";
 }
 
-TEST(Portfolio, ProposesInUnderAMillisecondOnA100kSpace) {
-  // The bar: the default strategy's own time per proposal under 1 ms on a space of 10^5
-  // configurations. Six parameters (20 x 10 x 10 x 5 x 5 x 2), a smooth cost with one point in 16
-  // failing; 200 outcomes first, then the CPU time of the next 200 proposals (model and local
-  // search turns alike). Timing means nothing in a debug or sanitizer build: skipped there.
+// Timing means nothing in a debug or sanitizer build: the timing tests skip themselves there.
 #if defined(__has_feature)
 #if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer)
 #define PIMG_TIMING_UNRELIABLE 1
 #endif
 #endif
 #if !defined(NDEBUG) || defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__) || defined(PIMG_TIMING_UNRELIABLE)
-  GTEST_SKIP() << "an unoptimised or sanitizer build";
+constexpr bool kTimingUnreliable = true;
 #else
+constexpr bool kTimingUnreliable = false;
+#endif
+
+// The bar is on a space of 10^5 configurations: six parameters (20 x 10 x 10 x 5 x 5 x 2),
+// a smooth cost with one point in 16 failing. `warm` outcomes first, then the mean CPU time of the
+// next `timed` proposals of the strategy with these options.
+double cpu_ms_per_proposal(const std::string& name, const std::map<std::string, std::string>& options, int warm, int timed) {
   const std::uint32_t n[] = {20, 10, 10, 5, 5, 2};
   std::vector<SpaceParam> params;
   for (std::size_t d = 0; d < std::size(n); ++d) {
@@ -380,21 +414,43 @@ TEST(Portfolio, ProposesInUnderAMillisecondOnA100kSpace) {
     for (std::size_t d = std::size(n); d-- > 0 && ++c[d] == n[d];) c[d] = 0;  // odometer, last fastest
   }
   const SearchSpace space(std::move(params), std::move(coords));
-  ASSERT_EQ(space.size(), 100000u);
-  const StrategyInfo* pf = Registry::builtin().strategy("portfolio");
-  auto st = pf->make(space, resolve_options(*pf, {{"budget", "400"}}), 1);
+  EXPECT_EQ(space.size(), 100000u);
+  const StrategyInfo* info = Registry::builtin().strategy(name);
+  auto opts = options;
+  opts["budget"] = std::to_string(warm + timed);
+  auto st = info->make(space, resolve_options(*info, opts), 1);
   auto step = [&] {
     const auto p = st->ask();
-    ASSERT_TRUE(p);
-    st->observe(*p, std::isfinite(cost[*p]) ? Outcome{Status::ok, cost[*p]} : Outcome{Status::launch_error, 0});
+    EXPECT_TRUE(p);
+    if (p) st->observe(*p, std::isfinite(cost[*p]) ? Outcome{Status::ok, cost[*p]} : Outcome{Status::launch_error, 0});
   };
-  for (int i = 0; i < 200; ++i) step();
+  for (int i = 0; i < warm; ++i) step();
   const std::clock_t start = std::clock();
-  for (int i = 0; i < 200; ++i) step();
-  const double ms = 1000.0 * static_cast<double>(std::clock() - start) / CLOCKS_PER_SEC / 200;
+  for (int i = 0; i < timed; ++i) step();
+  return 1000.0 * static_cast<double>(std::clock() - start) / CLOCKS_PER_SEC / timed;
+}
+
+TEST(Portfolio, ProposesInUnderAMillisecondOnA100kSpace) {
+  // The bar: the default strategy's own time per proposal under 1 ms on a space of 10^5
+  // configurations; 200 outcomes first, then the CPU time of the next 200 proposals (model and
+  // local search turns alike).
+  if (kTimingUnreliable) GTEST_SKIP() << "an unoptimised or sanitizer build";
+  const double ms = cpu_ms_per_proposal("portfolio", {}, 200, 200);
   RecordProperty("ms_per_proposal", std::to_string(ms));
   EXPECT_LT(ms, 1.0) << "CPU time per proposal";
-#endif
+}
+
+TEST(Gp, ItsOwnTurnsTakeUnderAMillisecondOnA100kSpace) {
+  // The model's own turns, as the portfolio runs it (256 random candidates, no random neighbour
+  // moves, length scales learnt every 5 evaluations; the portfolio's defaults): every proposal is a
+  // model turn here, 200 of them after 200 outcomes (a training set at its cap of 160 points). Before
+  // the candidates' kernel rows were tabled and the length fit's pairs indexed, these turns took
+  // 0.9-1.4 ms of CPU on the development host (0.91 ms in this test on the idle host); now about
+  // 0.6 ms. The bound, 0.8 ms, is the 1 ms less a margin that the old cost does not meet.
+  if (kTimingUnreliable) GTEST_SKIP() << "an unoptimised or sanitizer build";
+  const double ms = cpu_ms_per_proposal("gp", {{"candidates", "256"}, {"local", "0"}, {"learn", "5"}}, 200, 200);
+  RecordProperty("ms_per_proposal", std::to_string(ms));
+  EXPECT_LT(ms, 0.8) << "CPU time per model proposal";
 }
 
 TEST(MetaTune, RanksEveryCombinationOfTheGrid) {

@@ -185,7 +185,7 @@ std::optional<PointId> SearchStrategy::repair(std::span<const std::uint32_t> coo
   if (dims.empty()) return std::nullopt;
   constexpr std::size_t kSamples = 48;
   std::optional<PointId> best;
-  double best_dist = 0;
+  std::size_t best_dist = 0;
   for (std::size_t attempt = 0; attempt < 3 && !best; ++attempt) {
     const std::size_t d = dims[rng_.below(dims.size())];
     auto list = space_.with_value(d, coords[d]);
@@ -193,13 +193,14 @@ std::optional<PointId> SearchStrategy::repair(std::span<const std::uint32_t> coo
     for (std::size_t s = 0; s < std::min(kSamples, list.size()); ++s) {
       const PointId q = list.size() <= kSamples ? list[s] : list[rng_.below(list.size())];
       if (visited(q)) continue;
-      double dist = 0;
+      // Integer distance, given up once it cannot beat the nearest so far (the same pick).
+      std::size_t dist = 0;
       auto qc = space_.point(q);
-      for (std::size_t k = 0; k < coords.size(); ++k) {
+      for (std::size_t k = 0; k < coords.size() && !(best && dist >= best_dist); ++k) {
         if ((qc[k] == SearchSpace::kAbsent) != (coords[k] == SearchSpace::kAbsent))
           dist += 4;
         else if (qc[k] != SearchSpace::kAbsent)
-          dist += std::abs(static_cast<double>(qc[k]) - static_cast<double>(coords[k]));
+          dist += qc[k] > coords[k] ? qc[k] - coords[k] : coords[k] - qc[k];
       }
       if (!best || dist < best_dist) {
         best = q;

@@ -145,6 +145,39 @@ class GaussianProcess final : public SearchStrategy {
     return k;
   }
 
+  // The kernel between point c and every training point (pts_), into out: per parameter, c's
+  // factor against each value index (the last: absent) is tabled once (ftab_), and the training
+  // points' indices (train_, one column per parameter) pick from it, so each entry is a product of
+  // lookups kept in a register. Same products, in the same order, as kernel().
+  void kernel_row(std::span<const std::uint32_t> c, double* out) {
+    const std::size_t m = pts_.size();
+    ftab_.resize(c.size());
+    tab_.clear();
+    idx_.clear();
+    for (std::size_t d = 0; d < c.size(); ++d) {
+      const auto& f = factor_[d];
+      if (f.empty()) continue;
+      const std::size_t n = f.size() - 1;  // values; index n: absent
+      auto& r = ftab_[d];
+      r.resize(n + 1);
+      if (c[d] == SearchSpace::kAbsent) {
+        std::fill(r.begin(), r.end() - 1, f.back());
+        r[n] = 1;
+      } else {
+        for (std::size_t x = 0; x < n; ++x) r[x] = f[c[d] > x ? c[d] - x : x - c[d]];
+        r[n] = f.back();
+      }
+      tab_.push_back(r.data());
+      idx_.push_back(&train_[d * m]);
+    }
+    const std::size_t dims = tab_.size();
+    for (std::size_t i = 0; i < m; ++i) {
+      double k = 1;
+      for (std::size_t j = 0; j < dims; ++j) k *= tab_[j][idx_[j][i]];
+      out[i] = k;
+    }
+  }
+
   // Per parameter, the kernel's factor by index distance for the given length scales.
   Factors factors(const std::vector<double>& lengths) const {
     Factors out;
@@ -160,22 +193,27 @@ class GaussianProcess final : public SearchStrategy {
     return out;
   }
 
-  // Minus the log marginal likelihood of y over points pts (the signal variance profiled out).
-  double neg_log_likelihood(const std::vector<PointId>& pts, const std::vector<double>& y, const Factors& f) {
-    scratch_chol_.clear();
-    std::vector<double> column;
-    for (std::size_t i = 0; i < pts.size(); ++i) {
-      column.clear();
-      for (std::size_t j = 0; j < i; ++j) column.push_back(kernel(space_.point(pts[i]), space_.point(pts[j]), f));
-      scratch_chol_.append(column, 1 + kNugget);
+  // Minus the log marginal likelihood of y over the points pair_ was built for (the signal variance
+  // profiled out). The kernel of pair p is the product over parameters of the factor pair_ names
+  // for it (the same products, in the same order, as kernel()).
+  double neg_log_likelihood(const std::vector<double>& y, const Factors& f) {
+    const std::size_t n = y.size(), pairs = n * (n - 1) / 2;
+    kpair_.assign(pairs, 1.0);
+    for (std::size_t d = 0; d < f.size(); ++d) {
+      if (f[d].empty()) continue;
+      table_.assign(f[d].begin(), f[d].end());
+      table_.push_back(1.0);  // absent in both points
+      const std::uint32_t* idx = &pair_[d * pairs];
+      for (std::size_t p = 0; p < pairs; ++p) kpair_[p] *= table_[idx[p]];
     }
+    scratch_chol_.clear();
+    for (std::size_t i = 0; i < n; ++i) scratch_chol_.append({&kpair_[i * (i - 1) / 2], i}, 1 + kNugget);
     std::vector<double> q = y;
     scratch_chol_.forward(q);
     double yky = 0, logdet = 0;
     for (double v : q) yky += v * v;
-    for (std::size_t i = 0; i < pts.size(); ++i) logdet += 2 * std::log(scratch_chol_.at(i, i));
-    const double n = static_cast<double>(pts.size());
-    return 0.5 * n * std::log(std::max(yky / n, 1e-12)) + 0.5 * logdet;
+    for (std::size_t i = 0; i < n; ++i) logdet += 2 * std::log(scratch_chol_.at(i, i));
+    return 0.5 * static_cast<double>(n) * std::log(std::max(yky / static_cast<double>(n), 1e-12)) + 0.5 * logdet;
   }
 
   // Automatic relevance determination on a budget: one pass of coordinate search over each
@@ -190,8 +228,24 @@ class GaussianProcess final : public SearchStrategy {
       pts.push_back(pts_[k * n / take]);
       y.push_back(y_[k * n / take]);
     }
+    // Per parameter and pair of points (row i, column j < i), the index into the parameter's
+    // factor table: the index distance, the value count (absent in one), one more (absent in both).
+    const std::size_t pairs = take * (take - 1) / 2;
+    pair_.assign(space_.dims() * pairs, 0);
+    for (std::size_t d = 0; d < space_.dims(); ++d) {
+      const std::size_t nv = space_.params()[d].values.size();
+      if (nv < 2) continue;
+      std::uint32_t* idx = &pair_[d * pairs];
+      for (std::size_t i = 0, p = 0; i < take; ++i)
+        for (std::size_t j = 0; j < i; ++j, ++p) {
+          const std::uint32_t a = space_.point(pts[i])[d], b = space_.point(pts[j])[d];
+          const bool aa = a == SearchSpace::kAbsent, ba = b == SearchSpace::kAbsent;
+          const std::size_t k = aa && ba ? nv + 1 : aa || ba ? nv : a > b ? a - b : b - a;
+          idx[p] = static_cast<std::uint32_t>(k);
+        }
+    }
     std::vector<double> lengths = lengths_;
-    double best = neg_log_likelihood(pts, y, factors(lengths));
+    double best = neg_log_likelihood(y, factors(lengths));
     bool changed = false;
     for (std::size_t d = 0; d < space_.dims(); ++d) {
       if (space_.params()[d].values.size() < 2) continue;
@@ -200,7 +254,7 @@ class GaussianProcess final : public SearchStrategy {
       for (double l : kGrid) {
         if (l == keep) continue;
         lengths[d] = l;
-        if (const double v = neg_log_likelihood(pts, y, factors(lengths)); v < best - 1e-9) best = v, pick = l;
+        if (const double v = neg_log_likelihood(y, factors(lengths)); v < best - 1e-9) best = v, pick = l;
       }
       lengths[d] = pick;
       changed = changed || pick != keep;
@@ -260,6 +314,12 @@ class GaussianProcess final : public SearchStrategy {
       pts_.push_back(own_[i]);
       y_.push_back(std::isfinite(own_cost_[i]) ? std::log(own_cost_[i]) : worst + kFailStep);
     }
+    train_.resize(space_.dims() * pts_.size());
+    for (std::size_t d = 0; d < space_.dims(); ++d)
+      for (std::size_t i = 0; i < pts_.size(); ++i) {
+        const std::uint32_t x = space_.point(pts_[i])[d];
+        train_[d * pts_.size() + i] = x == SearchSpace::kAbsent ? static_cast<std::uint32_t>(space_.params()[d].values.size()) : x;
+      }
     const double n = static_cast<double>(y_.size());
     offset_ = std::accumulate(y_.begin(), y_.end(), 0.0) / n;
     for (auto& v : y_) v -= offset_;
@@ -342,7 +402,6 @@ class GaussianProcess final : public SearchStrategy {
     cand_.erase(std::unique(cand_.begin(), cand_.end()), cand_.end());
     if (cand_.empty()) return std::nullopt;
     const std::size_t m = pts_.size();
-    std::vector<double> kx(m);
     double best_ei = -1;
     std::optional<PointId> pick;
     // Branch and bound on expected improvement: the variance given the nearest training point alone
@@ -354,15 +413,30 @@ class GaussianProcess final : public SearchStrategy {
       return (target - mu) * 0.5 * std::erfc(-z / std::sqrt(2.0)) + sd * std::exp(-0.5 * z * z) / std::sqrt(2 * M_PI);
     };
     bounds_.clear();
+    kall_.resize(cand_.size() * m);
     for (std::size_t k = 0; k < cand_.size(); ++k) {
-      const auto pc = space_.point(cand_[k]);
-      double mu = mean_of(cand_[k]), kmax = 0;
-      for (std::size_t i = 0; i < m; ++i) {
-        const double v = sigma2_ * kernel(pc, space_.point(pts_[i]));
-        mu += v * alpha_[i];
-        kmax = std::max(kmax, v);
+      double* kx = &kall_[k * m];
+      kernel_row(space_.point(cand_[k]), kx);
+      // Posterior mean, four partial sums at a time.
+      double s[4] = {0, 0, 0, 0};
+      std::size_t i = 0;
+      for (; i + 4 <= m; i += 4)
+        for (std::size_t j = 0; j < 4; ++j) s[j] += kx[i + j] * alpha_[i + j];
+      for (; i < m; ++i) s[0] += kx[i] * alpha_[i];
+      const double mu = mean_of(cand_[k]) + sigma2_ * ((s[0] + s[1]) + (s[2] + s[3]));
+      // The variance given the two training points of largest covariance alone bounds the
+      // posterior variance from above (more observations never raise it).
+      std::size_t i1 = 0, i2 = 0;
+      for (std::size_t j = 1; j < m; ++j)
+        if (kx[j] > kx[i1]) i2 = i1, i1 = j;
+        else if (i2 == i1 || kx[j] > kx[i2]) i2 = j;
+      double explained = kx[i1] * kx[i1] / (1 + kNugget);
+      if (i2 != i1) {
+        const double a = kx[i1], b = kx[i2], c = kernel(space_.point(pts_[i1]), space_.point(pts_[i2]));
+        const double d = 1 + kNugget, det = d * d - c * c;
+        if (det > 1e-12) explained = std::max(explained, (d * a * a - 2 * c * a * b + d * b * b) / det);
       }
-      const double var_ub = sigma2_ - kmax * kmax / (sigma2_ * (1 + kNugget));
+      const double var_ub = sigma2_ * (1 - explained);
       bounds_.push_back({ei_of(mu, std::sqrt(std::max(var_ub, 1e-12))), mu, k});
     }
     std::sort(bounds_.begin(), bounds_.end(), [](const Bound& a, const Bound& b) {
@@ -370,8 +444,7 @@ class GaussianProcess final : public SearchStrategy {
     });
     for (const Bound& b : bounds_) {
       if (b.ei <= best_ei) break;
-      const auto pc = space_.point(cand_[b.index]);
-      for (std::size_t i = 0; i < m; ++i) kx[i] = kernel(pc, space_.point(pts_[i]));
+      const std::span<double> kx(&kall_[b.index * m], m);
       chol_.forward(kx);
       double var = 1;
       for (double v : kx) var -= v * v;
@@ -395,7 +468,9 @@ class GaussianProcess final : public SearchStrategy {
   std::size_t pairs_;
   std::size_t learn_, next_learn_ = 0;  // learn_: own evaluations between two length fits; 0: never
   std::vector<double> lengths_;         // per parameter
-  Cholesky scratch_chol_;
+  Cholesky scratch_chol_;              // learn_lengths: the factor of a candidate kernel
+  std::vector<std::uint32_t> pair_;     // learn_lengths: [parameter * pairs + pair] factor index
+  std::vector<double> kpair_, table_;   // learn_lengths: the kernel per pair; one parameter's factors
   std::vector<std::size_t> elite_;
   std::size_t elite_at_ = 0;
   bool has_prior_ = false;
@@ -411,6 +486,11 @@ class GaussianProcess final : public SearchStrategy {
   Cholesky chol_;                   // of K + noise I over rows_ (the kernel without sigma2)
   std::vector<double> y_, alpha_;
   std::vector<Bound> bounds_;
+  std::vector<std::uint32_t> train_;  // [parameter * m + i]: training point i's value index (absent: the value count)
+  std::vector<std::vector<double>> ftab_;  // kernel_row: per parameter, the factor by value index
+  std::vector<const double*> tab_;         // kernel_row: the parameters' tables that count
+  std::vector<const std::uint32_t*> idx_;  // kernel_row: their columns of train_
+  std::vector<double> kall_;               // every candidate's kernel row
   double offset_ = 0, slope_ = 1, sigma2_ = 1, best_y_ = 0;
 };
 

@@ -23,12 +23,22 @@ class LocalSearch final : public SearchStrategy {
   LocalSearch(const SearchSpace& s, const OptionValues& o, std::uint64_t seed)
       : SearchStrategy(s, o, seed), any_value_(std::stoi(o.at("any_value")) == 1),
         restart_best_(std::stod(o.at("restart"))), follow_(std::stoi(o.at("follow")) == 1),
-        order_(std::stod(o.at("order"))), pairs_(std::stoi(o.at("pairs")) == 1) {
+        order_(std::stod(o.at("order"))), pairs_(std::stoi(o.at("pairs")) == 1),
+        escape_(std::stoull(o.at("escape"))) {
     for (const auto& prm : s.params()) best_with_.emplace_back(prm.values.size(), kUnseen);
   }
 
  private:
   std::optional<PointId> propose() override {
+    // Stagnation: `escape` own proposals in a row without a better result anywhere: the basin is
+    // left for the best evaluated point outside every searched neighbourhood (else a random one).
+    if (escape_ && since_better_ >= escape_) {
+      since_better_ = 0;
+      if (current_ && restart_best_ > 0) centres_.push_back(*current_);
+      current_.reset();
+      if (!restart_far()) return std::nullopt;
+    }
+    ++since_better_;
     for (;;) {
       if (order_ > 0 && current_) std::erase_if(untried_, [&](PointId q) { return visited(q); });
       if (order_ > 0 && current_ && !untried_.empty() && rng_.chance(order_)) return most_promising();
@@ -63,7 +73,8 @@ class LocalSearch final : public SearchStrategy {
   }
 
   void learn(PointId p, double cost) override {
-    if (restart_best_ > 0) seen_.push_back({cost, p});
+    if (restart_best_ > 0 || escape_) seen_.push_back({cost, p});
+    if (cost < best_cost_) best_cost_ = cost, since_better_ = 0;
     if (order_ > 0) {
       // Per parameter value: the best log time seen with it; failing only: kFailedOnly.
       const auto c = space_.point(p);
@@ -134,6 +145,29 @@ class LocalSearch final : public SearchStrategy {
     return false;
   }
 
+  // The best ok point evaluated so far that differs from every centre (searched around, or
+  // restarted at) in at least three parameters, so outside their one- and two-parameter moves,
+  // becomes the centre; false when there is none.
+  bool restart_far() {
+    std::sort(seen_.begin(), seen_.end());
+    for (const auto& [cost, p] : seen_) {
+      if (cost == kFailed) break;
+      const auto c = space_.point(p);
+      const bool far = std::all_of(centres_.begin(), centres_.end(), [&](PointId q) {
+        const auto o = space_.point(q);
+        std::size_t differ = 0;
+        for (std::size_t d = 0; d < c.size(); ++d) differ += c[d] != o[d];
+        return differ >= 3;
+      });
+      if (far) {
+        centres_.push_back(p);
+        move_to(p, cost);
+        return true;
+      }
+    }
+    return false;
+  }
+
   static constexpr double kUnseen = -1e300, kFailedOnly = 1e300;
   bool any_value_;
   double restart_best_;  // chance that a restart is at the best point not yet searched around
@@ -146,6 +180,8 @@ class LocalSearch final : public SearchStrategy {
   double current_cost_ = kFailed;
   std::vector<PointId> untried_, centres_;  // centres_: searched around, or restarted at
   std::vector<std::pair<double, PointId>> seen_;
+  std::size_t escape_, since_better_ = 0;  // own proposals since a better result anywhere
+  double best_cost_ = kFailed;
 };
 
 }  // namespace
@@ -159,7 +195,8 @@ StrategyInfo local_strategy() {
                                {T::Real, "restart", "0", "chance that a restart (at a local optimum) is at the best point not yet searched around, not at a random one", 0, 1},
                                {T::Int, "follow", "1", "1: move to any better point told (a portfolio's other members'), 0: only to its own", 0, 1},
                                {T::Real, "order", "0", "chance of asking the neighbour whose changed value has the best time seen, not a random one", 0, 1},
-                               {T::Int, "pairs", "0", "1: at a local optimum, the centre's two-parameter changes (any values) before a restart", 0, 1}}),
+                               {T::Int, "pairs", "0", "1: at a local optimum, the centre's two-parameter changes (any values) before a restart", 0, 1},
+                               {T::Int, "escape", "0", "own proposals in a row without a better result before leaving the basin for the best point at least three parameters from every centre; 0: never", 0, 1000000}}),
           [](const SearchSpace& space, const OptionValues& o, std::uint64_t seed) {
             return std::make_unique<LocalSearch>(space, o, seed);
           }};
