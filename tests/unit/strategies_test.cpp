@@ -446,11 +446,12 @@ TEST(Gp, ItsOwnTurnsTakeUnderAMillisecondOnA100kSpace) {
   // model turn here, 200 of them after 200 outcomes (a training set at its cap of 160 points). Before
   // the candidates' kernel rows were tabled and the length fit's pairs indexed, these turns took
   // 0.9-1.4 ms of CPU on the development host (0.91 ms in this test on the idle host); now about
-  // 0.6 ms. The bound, 0.8 ms, is the 1 ms less a margin that the old cost does not meet.
+  // 0.6 ms. The bound is the 1 ms: a CI machine slower than the development host must not fail it
+  // (the measured cost is in bench/results/2026-11-25-t4-strategies-5, from the benchmark).
   if (kTimingUnreliable) GTEST_SKIP() << "an unoptimised or sanitizer build";
   const double ms = cpu_ms_per_proposal("gp", {{"candidates", "256"}, {"local", "0"}, {"learn", "5"}}, 200, 200);
   RecordProperty("ms_per_proposal", std::to_string(ms));
-  EXPECT_LT(ms, 0.8) << "CPU time per model proposal";
+  EXPECT_LT(ms, 1.0) << "CPU time per model proposal";
 }
 
 TEST(MetaTune, RanksEveryCombinationOfTheGrid) {
