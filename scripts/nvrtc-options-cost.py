@@ -5,6 +5,9 @@ cheapest tile to the dearest, each compiled in a fresh process (no in-process st
 pimg-tune passes, then with each candidate option added: the CPU time of the compile and whether the cubin is
 byte for byte the same. An option that changes no cubin and saves time could be used; one that changes a cubin
 would measure other code than the kernel as written, and is reported as such.
+Caution: NVRTC 13.0 on the H100 machine reused an earlier compile of the same configuration across processes
+(an option compiled after the base one took 0.02-0.05 s and gave the same cubin): there a "same cubin" column's
+time measures that reuse, not the option; the base column and columns with other cubins are sound.
 Usage: nvrtc-options-cost.py KERNEL.cu [LIBNVRTC] [--repeat N]"""
 import argparse, ctypes, hashlib, multiprocessing as mp, resource, sys, time
 

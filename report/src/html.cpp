@@ -37,11 +37,19 @@ constexpr const char* kLayoutProbe =
 
 std::string html_escape(std::string_view s) { return svg::escape(s); }  // XML escaping suits HTML text
 
-// Inline markdown: [text](#anchor) links and escapes.
+// Inline markdown: `code` spans, [text](#anchor) links and escapes.
 std::string inline_html(std::string_view s) {
   std::string out;
   std::size_t i = 0;
   while (i < s.size()) {
+    if (s[i] == '`') {  // a code span, its text as it is (no links or escapes inside)
+      const auto close = s.find('`', i + 1);
+      if (close != std::string_view::npos) {
+        out += "<code>" + html_escape(s.substr(i + 1, close - i - 1)) + "</code>";
+        i = close + 1;
+        continue;
+      }
+    }
     if (s[i] == '\\' && i + 1 < s.size()) {
       out += html_escape(s.substr(i + 1, 1));
       i += 2;

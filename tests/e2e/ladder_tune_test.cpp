@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <fstream>
 
 #include "e2e/e2e_util.hpp"
 #include "pimg/store.hpp"
@@ -57,5 +58,13 @@ TEST(LadderEndToEnd, LadderOnlyMeasuresTheStepsAlone) {
   const auto steps = store.ladder_rows();
   ASSERT_EQ(steps.size(), 3u);
   for (const auto& s : steps) EXPECT_EQ(s.row.result.status, pimg::Status::ok) << s.row.result.log;
+  // A space without a ladder has nothing to measure: a usage error, the store untouched.
+  const std::string plain = (dir / "plain.yaml").string();
+  std::ofstream(plain) << ("family: conv\nproblems:\n  - {filter: sharpen3, sizes: [64]}\nbackends:\n  host: {}\n"
+                    "variants:\n  serial: {}\n");
+  const e2e::Ran none = e2e::run("conv --quiet --ladder-only --space " + plain + " --db " + db);
+  EXPECT_EQ(none.code, 2) << none.out;
+  EXPECT_NE(none.out.find("has no ladder"), std::string::npos) << none.out;
+  EXPECT_EQ(e2e::query(db, "SELECT COUNT(*) FROM evaluations"), std::vector<std::string>{"3"});
   fs::remove_all(dir);
 }

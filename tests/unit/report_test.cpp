@@ -484,3 +484,20 @@ TEST(ReportHtml, ContentsLinksResolveAndPlotsAreInlined) {
 
 }  // namespace
 }  // namespace pimg
+
+namespace pimg {
+namespace {
+
+// A `code` span of the markdown is <code> in the page, its text escaped and free of link syntax; a lone
+// backquote stays a character.
+TEST(ReportHtml, CodeSpansAreCode) {
+  Report r;
+  r.markdown = "# T\n\nRank with `best --objective energy` or `a < [b](c)`; a lone ` stays.\n";
+  const std::string html = report_html(r, "code");
+  EXPECT_NE(html.find("<code>best --objective energy</code>"), std::string::npos) << html;
+  EXPECT_NE(html.find("<code>a &lt; [b](c)</code>"), std::string::npos) << html;
+  EXPECT_NE(html.find("a lone ` stays."), std::string::npos) << html;
+}
+
+}  // namespace
+}  // namespace pimg

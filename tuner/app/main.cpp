@@ -433,6 +433,8 @@ int main(int argc, char** argv) {
       opt.repeats = tune_args.repeats;
       opt.resume = !tune_args.no_resume;
       opt.ladder_only = tune_args.ladder_only;
+      if (opt.ladder_only && space.ladder.steps.empty())
+        throw UsageError(fmt::format("{}: --ladder-only, but the space has no ladder", tune_args.space));
       for (const std::string& st : tune_args.retry_failed) {
         try {
           const Status status = status_from_string(st);

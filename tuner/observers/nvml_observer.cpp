@@ -88,13 +88,7 @@ class NvmlObserver final : public Observer {
   // After each run only the cheap queries (throttle reasons, SM clock); the energy counter is read when the
   // first timed run starts and when the evaluation ends: it costs about 2 ms a query on the H100 machines,
   // and reading it after every run made the observer most of a short configuration's wall time.
-  void after_run(int, std::vector<Metric>&) override {
-    unsigned long long r = 0;
-    if (nvml().reasons(dev_, &r) == NVML_SUCCESS) reasons_ |= r;
-    unsigned mhz = 0;
-    if (nvml().clock(dev_, NVML_CLOCK_SM, &mhz) == NVML_SUCCESS)
-      min_sm_ = min_sm_ < 0 ? mhz : std::min(min_sm_, static_cast<double>(mhz));
-  }
+  void after_run(int, std::vector<Metric>&) override { note_reasons_and_clock(); }
   // The back-to-back window (measure.energy_s): the energy counter read right before its first launch and right
   // after the device finished its last, stored instead of the timed runs' window.
   bool wants_window() const override { return true; }
@@ -105,8 +99,7 @@ class NvmlObserver final : public Observer {
   void window_end(std::int64_t runs, double device_ms) override {
     if (const double j = energy(); j >= 0) sustained_.sample(j);
     sustained_.set_runs(runs, device_ms);
-    std::vector<Metric> none;
-    after_run(-1, none);  // a second at full load may meet the power cap: its throttle reasons count too
+    note_reasons_and_clock();  // a second at full load may meet the power cap: its throttle reasons count too
   }
   void end(std::vector<Metric>& out, std::vector<std::string>& flags) override {
     Reading end;
@@ -139,6 +132,14 @@ class NvmlObserver final : public Observer {
   }
 
  private:
+  // The cheap queries (about a microsecond each): the throttle reasons seen and the lowest SM clock.
+  void note_reasons_and_clock() {
+    unsigned long long r = 0;
+    if (nvml().reasons(dev_, &r) == NVML_SUCCESS) reasons_ |= r;
+    unsigned mhz = 0;
+    if (nvml().clock(dev_, NVML_CLOCK_SM, &mhz) == NVML_SUCCESS)
+      min_sm_ = min_sm_ < 0 ? mhz : std::min(min_sm_, static_cast<double>(mhz));
+  }
   // Everything but the energy counter, the one slow query (about 2 ms on the H100 machines, the others
   // a microsecond): that is read three times an evaluation, at begin(), the first timed run and end().
   void read(Reading& r) const {

@@ -598,7 +598,7 @@ std::optional<BackToBack> PreparedPlan::back_to_back(double seconds) {
       b.seconds = ms_since(t0) / 1000.0;
       if (b.seconds >= seconds) break;
       // Batches of about kBatchMs of the device's time: one synchronisation each, so the device idles for a
-      // few microseconds between batches only; at most kMaxBatch launches queued at once.
+      // few microseconds between batches only; at most kMaxBatch runs queued at once.
       const double per_run = b.device_ms / static_cast<double>(b.runs);
       batch = per_run > 0 ? std::clamp<std::int64_t>(static_cast<std::int64_t>(kBatchMs / per_run), 1, kMaxBatch)
                           : kMaxBatch;

@@ -88,7 +88,7 @@ class PreparedPlan {
   // nullopt when a launch failed, with result() saying why.
   std::optional<BackToBack> back_to_back(double seconds);
   static constexpr double kBatchMs = 50;
-  static constexpr std::int64_t kMaxBatch = 1000;
+  static constexpr std::int64_t kMaxBatch = 1000;  // runs in one batch (each of the plan's steps a launch)
 
   // The output of the latest run that got as far as downloading it (validated or not: a wrong_result run's
   // output too); a run validated on the device is downloaded on this first call; empty before any run.
