@@ -36,8 +36,9 @@ start=$(date +%s)
 deadline=$(( start + ${PIMG_SEEDS_BUDGET:-360} ))
 status=0
 # First every space's ladder alone (the seeds' tables; a space's search on the CPUs takes minutes), within
-# PIMG_SEEDS_LADDER_SHARE percent of the budget (default 60); then the searches with what is left (resume skips
-# nothing of the ladders: they are another stage).
+# PIMG_SEEDS_LADDER_SHARE percent of the budget (default 60; 100: the ladders alone); then the searches with what is
+# left. With the database carried (PIMG_KEEP_OUT=1), a later call goes on: every (ladder, problem, device) already
+# stored is skipped, and each search resumes.
 ladder_deadline=$(( start + ${PIMG_SEEDS_BUDGET:-360} * ${PIMG_SEEDS_LADDER_SHARE:-60} / 100 ))
 for i in "${!spaces[@]}"; do
   space=${spaces[$i]}
@@ -49,12 +50,16 @@ for i in "${!spaces[@]}"; do
   bound=$(( (ladder_deadline - $(date +%s)) * $(weight "$space") / left_weight ))
   [ "$bound" -ge 10 ] || bound=10
   t1=$(date +%s)
-  timeout -k 10 "$bound" "$exe" "$family" --quiet --ladder-only --space "$space" --db "$db" \
-    > "$out/seeds/$name-ladder.log" 2>&1
-  rc=$?
+  # Not --quiet: the log says, with the time of each line, where the time went (a cut-off ladder's log is all
+  # there is of it). A (ladder, problem, device) stored by an earlier call is skipped (resume).
+  timeout -k 10 "$bound" "$exe" "$family" --ladder-only --space "$space" --db "$db" 2>&1 |
+    awk '{ print strftime("%H:%M:%S"), $0; fflush() }' > "$out/seeds/$name-ladder.log"
+  rc=${PIPESTATUS[0]}
   log "seeds: $name ($family) ladder: exit $rc in $(( $(date +%s) - t1 )) s (bound $bound s)$([ $rc -eq 124 ] && echo ': cut off, partial')"
 done
-for i in "${!spaces[@]}"; do
+# PIMG_SEEDS_LADDER_SHARE=100: the ladders alone (the seed report reads ladders only), no searches.
+[ "${PIMG_SEEDS_LADDER_SHARE:-60}" -ge 100 ] && spaces_to_search=() || spaces_to_search=("${spaces[@]}")
+for i in "${!spaces_to_search[@]}"; do
   space=${spaces[$i]}
   name=$(basename "$space" .yaml)
   family=$(awk '/^family:/ {print $2; exit}' "$space")

@@ -434,13 +434,10 @@ std::int64_t Store::variant_id(const VariantKey& v) {
   });
 }
 
-std::optional<ResultRow> Store::find(std::int64_t device, std::int64_t problem, std::int64_t variant,
-                                     const Config& c, const std::string& stage) {
-  Stmt q(db_,
-         "SELECT e.id, e.status, e.median_ms, e.identity FROM evaluations e JOIN configs c ON c.id = e.config_id "
-         "WHERE e.device_id=? AND e.problem_id=? AND e.variant_id=? AND c.hash=? AND e.stage = ? "
-         "ORDER BY e.id DESC LIMIT 1");
-  q.bind(1, device).bind(2, problem).bind(3, variant).bind(4, c.hash()).bind(5, stage);
+namespace {
+
+// The row of a query selecting e.id, e.status, e.median_ms, e.identity (find, find_ladder_step).
+std::optional<ResultRow> found_row(Stmt& q, const Config& c) {
   if (!q.step()) return std::nullopt;
   ResultRow r;
   r.id = q.i64(0);
@@ -449,6 +446,18 @@ std::optional<ResultRow> Store::find(std::int64_t device, std::int64_t problem, 
   r.result.kernel.median = q.real(2);
   r.result.identity = q.text(3);
   return r;
+}
+
+}  // namespace
+
+std::optional<ResultRow> Store::find(std::int64_t device, std::int64_t problem, std::int64_t variant,
+                                     const Config& c, const std::string& stage) {
+  Stmt q(db_,
+         "SELECT e.id, e.status, e.median_ms, e.identity FROM evaluations e JOIN configs c ON c.id = e.config_id "
+         "WHERE e.device_id=? AND e.problem_id=? AND e.variant_id=? AND c.hash=? AND e.stage = ? "
+         "ORDER BY e.id DESC LIMIT 1");
+  q.bind(1, device).bind(2, problem).bind(3, variant).bind(4, c.hash()).bind(5, stage);
+  return found_row(q, c);
 }
 
 std::int64_t Store::save(std::int64_t run, std::int64_t device, std::int64_t problem, std::int64_t variant,
@@ -625,6 +634,16 @@ void Store::save_ladder_step(std::int64_t evaluation, const std::string& ladder,
     s.bind(1, evaluation).bind(2, ladder).bind(3, static_cast<std::int64_t>(seq)).bind(4, step);
     s.step();
   });
+}
+
+std::optional<ResultRow> Store::find_ladder_step(std::int64_t device, std::int64_t problem, std::int64_t variant,
+                                                 const Config& c, const std::string& ladder, const std::string& step) {
+  Stmt q(db_,
+         "SELECT e.id, e.status, e.median_ms, e.identity FROM evaluations e JOIN configs c ON c.id = e.config_id "
+         "JOIN ladder_steps l ON l.evaluation_id = e.id WHERE e.device_id=? AND e.problem_id=? AND e.variant_id=? "
+         "AND c.hash=? AND l.ladder=? AND l.step=? ORDER BY e.id DESC LIMIT 1");
+  q.bind(1, device).bind(2, problem).bind(3, variant).bind(4, c.hash()).bind(5, ladder).bind(6, step);
+  return found_row(q, c);
 }
 
 std::vector<LadderRow> Store::ladder_rows(const RowFilter& f) const {

@@ -58,6 +58,17 @@ TEST(LadderEndToEnd, LadderOnlyMeasuresTheStepsAlone) {
   const auto steps = store.ladder_rows();
   ASSERT_EQ(steps.size(), 3u);
   for (const auto& s : steps) EXPECT_EQ(s.row.result.status, pimg::Status::ok) << s.row.result.log;
+  // The ladder alone measures no bandwidth ceiling (nothing of it reads one).
+  EXPECT_EQ(e2e::query(db, "SELECT COUNT(*) FROM bandwidth"), std::vector<std::string>{"0"});
+  // Resumed: every step stored, so a second call measures nothing; --no-resume measures the steps again.
+  const e2e::Ran again = e2e::run("conv --ladder-only --space " + e2e::data("conv-ladder.yaml") + " --db " + db);
+  ASSERT_EQ(again.code, 0) << again.out;
+  EXPECT_NE(again.out.find("every step already stored"), std::string::npos) << again.out;
+  EXPECT_EQ(e2e::query(db, "SELECT COUNT(*) FROM evaluations"), std::vector<std::string>{"3"});
+  const e2e::Ran fresh =
+      e2e::run("conv --quiet --ladder-only --no-resume --space " + e2e::data("conv-ladder.yaml") + " --db " + db);
+  ASSERT_EQ(fresh.code, 0) << fresh.out;
+  EXPECT_EQ(e2e::query(db, "SELECT COUNT(*) FROM evaluations"), std::vector<std::string>{"6"});
   // A space without a ladder has nothing to measure: a usage error, the store untouched.
   const std::string plain = (dir / "plain.yaml").string();
   std::ofstream(plain) << ("family: conv\nproblems:\n  - {filter: sharpen3, sizes: [64]}\nbackends:\n  host: {}\n"
@@ -65,6 +76,6 @@ TEST(LadderEndToEnd, LadderOnlyMeasuresTheStepsAlone) {
   const e2e::Ran none = e2e::run("conv --quiet --ladder-only --space " + plain + " --db " + db);
   EXPECT_EQ(none.code, 2) << none.out;
   EXPECT_NE(none.out.find("has no ladder"), std::string::npos) << none.out;
-  EXPECT_EQ(e2e::query(db, "SELECT COUNT(*) FROM evaluations"), std::vector<std::string>{"3"});
+  EXPECT_EQ(e2e::query(db, "SELECT COUNT(*) FROM evaluations"), std::vector<std::string>{"6"});
   fs::remove_all(dir);
 }

@@ -38,6 +38,26 @@ void ladder_device(const Tuner::Impl& m, std::size_t device, DeviceSession& sess
       job.candidates.push_back({v, step.config, &expected->second});
     }
     if (chosen.empty()) continue;
+    const std::int64_t device_row = store.device_id(sd.info);
+    const std::int64_t problem_row =
+        store.problem_id(problem, {m.family->work(problem), m.family->unit(), m.family->traffic(problem)});
+    const auto variant_row = [&](const Variant& v) {
+      return store.variant_id({m.family->name(), v.name(), v.backend(), variant_source_hash(v), v.baseline()});
+    };
+    // Resume: a (ladder, problem, device) whose every step is stored from this code is not measured again
+    // (its steps are measured together, so one missing step measures them all).
+    const bool all_stored = m.opt.resume && std::all_of(chosen.begin(), chosen.end(), [&](std::size_t s) {
+      const LadderStep& step = ladder.steps[s];
+      const auto stored = store.find_ladder_step(device_row, problem_row,
+                                                 variant_row(*m.reg.variant(m.space.family, step.variant)),
+                                                 step.config, ladder.name, step.name);
+      return stored && stored->result.status != Status::env_error && !m.opt.retry.count(stored->result.status);
+    });
+    if (all_stored) {
+      obs.on_message(fmt::format("{}: ladder {} on {}: every step already stored", sd.info.id(), ladder.name,
+                                 problem.label()));
+      continue;
+    }
     obs.on_message(fmt::format("{} {}: ladder {}: measuring {} steps of {} in interleaved rounds", sd.info.id(),
                                sd.info.name, ladder.name, chosen.size(), problem.label()));
     const std::vector<EvalResult> results = session.confirm(job);
@@ -46,17 +66,12 @@ void ladder_device(const Tuner::Impl& m, std::size_t device, DeviceSession& sess
                                  problem.label()));
       continue;
     }
-    const std::int64_t device_row = store.device_id(sd.info);
-    const std::int64_t problem_row =
-        store.problem_id(problem, {m.family->work(problem), m.family->unit(), m.family->traffic(problem)});
     for (std::size_t i = 0; i < results.size(); ++i) {
       const LadderStep& step = ladder.steps[chosen[i]];
-      const Variant& v = *job.candidates[i].variant;
-      const std::int64_t variant_row = store.variant_id(
-          {m.family->name(), v.name(), v.backend(), variant_source_hash(v), v.baseline()});
       EvalResult r = results[i];
       r.stage = "ladder";
-      const std::int64_t id = store.save(summary.run_id, device_row, problem_row, variant_row, step.config, r);
+      const std::int64_t id =
+          store.save(summary.run_id, device_row, problem_row, variant_row(*job.candidates[i].variant), step.config, r);
       store.save_ladder_step(id, ladder.name, static_cast<int>(chosen[i]), step.name);
       obs.on_message(fmt::format("{}: ladder {} step {} ({}): {}", sd.info.id(), ladder.name, chosen[i] + 1,
                                  step.name,

@@ -539,7 +539,9 @@ TuneSummary Tuner::run(Store& store, RunObserver& obs) {
       session.reset();  // one device open at a time
       session = open_session(m, sd);
       open_index = t.device;
-      measure_ceilings(m, store, summary.run_id, store.device_id(sd.info), *session, sd.info, obs);
+      // The ladder alone reads no ceiling (the report's Ladders section prints times and speed-ups only).
+      if (!m.opt.ladder_only)
+        measure_ceilings(m, store, summary.run_id, store.device_id(sd.info), *session, sd.info, obs);
     }
     if (m.opt.ladder_only) continue;
     // A device that computes on the host's cores (OpenMP, a CPU OpenCL device) would measure the compilers

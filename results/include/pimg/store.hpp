@@ -157,6 +157,10 @@ class Store {
   // Ladders (schema 8): marks evaluation `evaluation` (saved with stage "ladder") as step `seq` of `ladder`;
   // ladder_rows() gives the latest evaluation of each (ladder, step, device, problem), by ladder and step.
   void save_ladder_step(std::int64_t evaluation, const std::string& ladder, int seq, const std::string& step);
+  // The latest stored evaluation of step `step` of `ladder` for this device, problem, variant source and
+  // configuration (what a resumed ladder skips).
+  std::optional<ResultRow> find_ladder_step(std::int64_t device, std::int64_t problem, std::int64_t variant,
+                                            const Config& c, const std::string& ladder, const std::string& step);
   std::vector<LadderRow> ladder_rows(const RowFilter& f = {}) const;
 
  private:
