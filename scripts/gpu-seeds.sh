@@ -51,8 +51,9 @@ for i in "${!spaces[@]}"; do
   [ "$bound" -ge 10 ] || bound=10
   t1=$(date +%s)
   # Not --quiet: the log says, with the time of each line, where the time went (a cut-off ladder's log is all
-  # there is of it). A (ladder, problem, device) stored by an earlier call is skipped (resume).
-  timeout -k 10 "$bound" "$exe" "$family" --ladder-only --space "$space" --db "$db" 2>&1 |
+  # there is of it; stdbuf -oL: piped, pimg-tune's lines sat in its buffer until it exited, so every line of a
+  # 2026-11-28 log had its exit's time). A (ladder, problem, device) stored by an earlier call is skipped (resume).
+  timeout -k 10 "$bound" stdbuf -oL "$exe" "$family" --ladder-only --space "$space" --db "$db" 2>&1 |
     awk '{ print strftime("%H:%M:%S"), $0; fflush() }' > "$out/seeds/$name-ladder.log"
   rc=${PIPESTATUS[0]}
   log "seeds: $name ($family) ladder: exit $rc in $(( $(date +%s) - t1 )) s (bound $bound s)$([ $rc -eq 124 ] && echo ': cut off, partial')"
