@@ -9,9 +9,15 @@ not on others) or not testable, with the measurements behind the verdict. Reads 
 
 A claim compares two ladder steps of one device and problem: 'faster' holds where the first step's 95%
 interval lies wholly below the second's, and is refuted where the intervals lie apart the other way or the
-medians are within 5%; 'same' holds where the medians are within 10%, and is refuted where the intervals
-lie apart. Anything else is inconclusive (the intervals overlap): on a noisy machine a claim can be left
-'not testable (intervals overlap)'. Over several problems: confirmed, refuted, or mixed.
+medians are within 5%; a claim of size ("much", "drastically": {"by": X}) holds only where even the least
+ratio the two intervals allow is X or more, and is refuted where even the largest is under X; 'same' holds
+where the medians are within 10%, and is refuted where the intervals lie apart; 'not_faster' ("does not
+help") holds where the first step is slower or the medians are within 5%, and is refuted where its interval
+lies wholly below the second's and the medians are more than 5% apart. Anything else is inconclusive (the
+intervals overlap): on a noisy machine a claim can be left 'not testable (intervals overlap)'. Over several
+problems: confirmed, refuted, or mixed. A step of a claim may be named by a tuple of names (the CPU and GPU
+spaces name the same step after their frameworks). Steps on different devices (OpenMP against PoCL) are
+compared per machine: the stores in one folder are one machine's.
 
 Usage: scripts/seed-report.py --out REPORT.md [--note TEXT] DB [DB ...]
 Exit code 0; 2 for bad input (a file that is not a pimg-tune database of schema 8 or later).
@@ -24,9 +30,11 @@ import sqlite3
 import sys
 
 # The seeds: what each published (its numbers, in ms, keyed like our problems) and what it claimed.
-# A claim: (text, kind, step A, step B[, where]): kind 'faster' (A faster than B) or 'same', on every
-# problem and device, or where says: a list of problem keys, or {"only": keys, "device": a substring the
-# device must name, "not_device": one it must not}; or (text, None, why) for a claim no space can test yet;
+# A claim: (text, kind, step A, step B[, where]): kind 'faster' (A faster than B), 'same' or 'not_faster' (A
+# no faster than B), on every problem and device, or where says: a list of problem keys, or {"only": keys,
+# "device": a substring the device must name, "not_device": one it must not, "by": the least ratio of a
+# claim of size}; a step is a name or a tuple of names; or (text, None, why) for a claim no space can test yet;
+# or (text, 'measured', verdict, evidence) for a claim judged by another committed measurement;
 # or (text, 'per_image', step): the step's time per image in the largest batch 'same' as with one image.
 SEEDS = [
     {
@@ -75,13 +83,35 @@ SEEDS = [
         "key": "width",
         "published": {},
         "claims": [
-            ("staging in shared memory changes little (0.006 s)", "same", "staged in local memory (64)",
-             "one loop: 1-D grid of 128"),
-            ("a register temporary per pixel does not help (0.246 vs 0.226 s)", "faster",
-             "one loop: 1-D grid of 128", "register temporary"),
+            ("staging in shared memory changes little (0.006 s)", "same",
+             ("staged in local memory (64)", "staged in shared memory (64)"), "one loop: 1-D grid of 128"),
+            ("a register temporary per pixel does not help (0.246 vs 0.226 s)", "not_faster",
+             "register temporary", "one loop: 1-D grid of 128"),
             ("OpenMP is faster than the GPU version", None,
              "the seed compares whole programs (CUDA context and copies included) with an OpenMP loop; run the "
              "-gpu twin for kernel times, and issue 18's whole-program observers for the seed's definition"),
+        ],
+    },
+    {
+        "seed": "002", "ladder": "seed002-flip", "title": "in-place flip, OpenCL (002_2a094b994155b176.txt)",
+        "timing": "The seed published no times for its flip, only its output picture (ours are in the CPU run's "
+                  "002-flip/ report); its images were planar, and so are ours.",
+        "key": "width",
+        "published": {},
+        "claims": [
+            ("(not a seed claim) swapping 16-byte vectors beats the seed's byte swaps", "faster",
+             "in place, 16-byte vectors", "2.1 in place, byte swaps"),
+        ],
+    },
+    {
+        "seed": "002", "ladder": "seed002-rotate", "title": "rotation, OpenCL (002_2a094b994155b176.txt)",
+        "timing": "The seed published no times for its rotation, only its output picture; it scatters each input "
+                  "pixel to its rounded rotated place (which leaves holes), pimg-tune's variants gather.",
+        "key": "width",
+        "published": {},
+        "claims": [
+            ("(not a seed claim) gathering one output pixel per work item is faster than the seed's scatter",
+             "faster", "2.2 one pixel per work item (128-wide groups)", "2.2 the seed's scatter (128-wide groups)"),
         ],
     },
     {
@@ -91,12 +121,12 @@ SEEDS = [
         "key": "width",
         "published": {},
         "claims": [
-            ("input partition is much faster than the basic kernel", "faster", "2.5 input partition (16 x 512)",
-             "2.3 basic (global atomics)"),
-            ("input partition is much faster than the packed kernel", "faster", "2.5 input partition (16 x 512)",
-             "2.4 packed 32-bit reads"),
-            ("input partition is much faster than output partition", "faster", "2.5 input partition (16 x 512)",
-             "2.6 output partition (512 per group)"),
+            ("input partition is much faster than the basic kernel (judged as at least 1.5x)", "faster", "2.5 input partition (16 x 512)",
+             "2.3 basic (global atomics)", {"by": 1.5}),
+            ("input partition is much faster than the packed kernel (judged as at least 1.5x)", "faster", "2.5 input partition (16 x 512)",
+             "2.4 packed 32-bit reads", {"by": 1.5}),
+            ("input partition is much faster than output partition (judged as at least 1.5x)", "faster", "2.5 input partition (16 x 512)",
+             "2.6 output partition (512 per group)", {"by": 1.5}),
             ("output partition is slightly faster than the packed kernel", "faster",
              "2.6 output partition (512 per group)", "2.4 packed 32-bit reads"),
             ("packed 32-bit reads do not improve on the basic kernel", "same", "2.4 packed 32-bit reads",
@@ -109,17 +139,20 @@ SEEDS = [
         "key": "width",
         "published": {},
         "claims": [
-            ("the lookup table is significantly faster than multiplying (kernels)", "faster",
-             "kernel 3: unrolled lookup table", "kernel 2: unrolled, literal weights"),
-            ("the lookup table is significantly faster than multiplying (OpenMP)", "faster",
-             "OpenMP 2 threads, lookup table", "OpenMP 2 threads, unrolled literal weights"),
+            ("the lookup table is significantly faster than multiplying (kernels; judged as at least 1.1x)", "faster",
+             "kernel 3: unrolled lookup table", "kernel 2: unrolled, literal weights", {"by": 1.1}),
+            ("the lookup table is significantly faster than multiplying (OpenMP; judged as at least 1.1x)", "faster",
+             "OpenMP 2 threads, lookup table", "OpenMP 2 threads, unrolled literal weights", {"by": 1.1}),
             ("unrolling with literal weights beats the double loop", "faster", "kernel 2: unrolled, literal weights",
              "kernel 1: double loop"),
             ("a persistent thread pool saves the cost of creating threads in every run (not a seed claim: its "
              "pthreads version creates them per run)", "faster", "pthreads: a persistent pool of 2",
              "pthreads: 2 threads created per run"),
-            ("pinned host memory (cudaMallocHost) speeds up the copies", None,
-             "host-device copies: the -gpu twin (host_mem pinned against pageable)"),
+            ("pinned host memory (cudaMallocHost) speeds up the copies", "measured", "confirmed",
+             "not by a ladder (its steps time kernels: kernel 2 with pinned memory equals kernel 2), by the transfer "
+             "observers on an H100 (bench/results/2026-11-25-h100-observe, conv at 1024^2-8192^2): pinned uploads "
+             "14.5-50.8 GB/s and downloads 25.1-53.2 GB/s against pageable 7.0-8.7 and 5.0-13.0 GB/s; at 8192^2 "
+             "end to end 2.68 ms pinned against 13.61 ms pageable"),
             ("a batch of 20 images in one launch", None,
              "judged in the seed003-batch ladder (spaces/seeds/003-conv-batch.yaml and its -gpu twin)"),
         ],
@@ -175,14 +208,14 @@ SEEDS = [
                   "levels; the -gpu twin searches the seed's 20^5.",
         "key": "params",
         "published": {
-            "serial -O3 (seed)": {"param1": 7660, "param2": 31590, "param3": 31620},
-            "OpenMP, 4 cores (seed)": {"param1": 2910, "param2": 8430, "param3": 8440},
-            "OpenCL CPU 1-D (seed)": {"param1": 3350, "param2": 9078, "param3": 10500},
-            "3-D GPU (seed)": {"param1": 1020, "param2": 2820, "param3": 2750},
-            "inlined CPU (seed)": {"param1": 1480, "param2": 5430, "param3": 5480},
-            "inlined GPU (seed)": {"param1": 750, "param2": 1450, "param3": 1510},
-            "simplified CPU (seed)": {"param1": 1075, "param2": 3440, "param3": 3450},
-            "register rewrite GPU (seed)": {"param1": 380, "param2": 500, "param3": 490},
+            "serial -O3 (seed)": {"param1, grid 20": 7660, "param2, grid 20": 31590, "param3, grid 20": 31620},
+            "OpenMP, 4 cores (seed)": {"param1, grid 20": 2910, "param2, grid 20": 8430, "param3, grid 20": 8440},
+            "OpenCL CPU 1-D (seed)": {"param1, grid 20": 3350, "param2, grid 20": 9078, "param3, grid 20": 10500},
+            "3-D GPU (seed)": {"param1, grid 20": 1020, "param2, grid 20": 2820, "param3, grid 20": 2750},
+            "inlined CPU (seed)": {"param1, grid 20": 1480, "param2, grid 20": 5430, "param3, grid 20": 5480},
+            "inlined GPU (seed)": {"param1, grid 20": 750, "param2, grid 20": 1450, "param3, grid 20": 1510},
+            "simplified CPU (seed)": {"param1, grid 20": 1075, "param2, grid 20": 3440, "param3, grid 20": 3450},
+            "register rewrite GPU (seed)": {"param1, grid 20": 380, "param2, grid 20": 500, "param3, grid 20": 490},
         },
         "claims": [
             ("-O3 gives the best serial time (faster than -O0)", "faster", "serial -O3 (the seed's port on 1 thread)",
@@ -209,8 +242,9 @@ SEEDS = [
              "simplified interpolation, geometry from the host", {"device": "NVIDIA"}),
             ("the register-pressure rewrite changes nothing on the CPU", "same",
              "register-pressure rewrite (num in __local memory)", "__constant memory", {"not_device": "NVIDIA"}),
-            ("the register-pressure rewrite speeds up the GPU drastically", "faster",
-             "register-pressure rewrite (num in __local memory)", "__constant memory", {"device": "NVIDIA"}),
+            ("the register-pressure rewrite speeds up the GPU drastically (its GPU column: 750 ms inlined -> 380 ms; "
+             "judged as at least 1.5x)", "faster",
+             "register-pressure rewrite (num in __local memory)", "__constant memory", {"device": "NVIDIA", "by": 1.5}),
             ("-cl-mad-enable changes nothing", "same", "inlined, -cl-mad-enable", "inlined helpers"),
             ("-cl-fast-relaxed-math changes nothing", "same", "inlined, -cl-fast-relaxed-math", "inlined helpers"),
         ],
@@ -230,7 +264,8 @@ ORDER BY l.ladder, l.seq
 
 
 class Step:
-    def __init__(self, row):
+    def __init__(self, row, machine=""):
+        self.machine = machine  # the folder of the store it came from: one machine's stores share one
         (self.ladder, self.seq, self.step, backend, name, self.family, self.width, self.height, canonical,
          self.status, self.median, self.low, self.high, self.method) = row
         self.device = f"{backend}:{name}"
@@ -245,8 +280,10 @@ class Step:
             return int(self.attrs.get("window", self.attrs.get("attrs", {}).get("window", 2)))
         if kind == "batch":  # conv's images per launch (1 when the problem names none)
             return int(self.attrs.get("batch", self.attrs.get("attrs", {}).get("batch", 1)))
-        if kind == "params":
-            return str(self.attrs.get("params", self.attrs.get("attrs", {}).get("params", "?")))
+        if kind == "params":  # seed 004: the parameter set and the grid (the seed's 20^5, the CPU space's 8^5)
+            attrs = self.attrs.get("attrs", self.attrs)
+            params, grid = str(self.attrs.get("params", attrs.get("params", "?"))), self.attrs.get("grid", attrs.get("grid"))
+            return f"{params}, grid {grid}" if grid is not None else params
         return self.width
 
     def ok(self):
@@ -271,7 +308,8 @@ def load_steps(paths):
             version = db.execute("PRAGMA user_version").fetchone()[0]
             if version < 8:
                 raise SystemExit(f"{path}: schema {version}; ladders need schema 8 (run pimg-tune on it once)")
-            steps += [Step(r) for r in db.execute(STEP_QUERY)]
+            machine = os.path.dirname(os.path.abspath(path))
+            steps += [Step(r, machine) for r in db.execute(STEP_QUERY)]
             db.close()
         except sqlite3.DatabaseError as e:
             raise SystemExit(f"{path}: not a pimg-tune database ({e})")
@@ -286,20 +324,33 @@ def fmt_ms(ms):
     return f"{ms:.4g}"
 
 
-def judge(kind, a, b):
-    """One (device, problem): (verdict, what was measured)."""
+def judge(kind, a, b, by=1.0):
+    """One (device, problem): (verdict, what was measured). by: the least ratio a claim of size needs."""
     if not a.ok() or not b.ok():
         return "not testable", f"{a.step if not a.ok() else b.step}: {a.status if not a.ok() else b.status}"
     ratio = b.median / a.median
     text = f"{fmt_ms(a.median)} vs {fmt_ms(b.median)} ms ({ratio:.2f}x)"
     apart = a.high < b.low or b.high < a.low
+    if kind == "faster" and by > 1:
+        if b.low >= by * a.high:
+            return "confirmed", text
+        return ("refuted" if b.high < by * a.low else "inconclusive"), text + f", not {by:g}x"
     if kind == "faster":
         if a.high < b.low:
             return "confirmed", text
         return ("refuted" if apart or abs(ratio - 1) <= 0.05 else "inconclusive"), text
+    if kind == "not_faster":
+        if b.high < a.low or abs(ratio - 1) <= 0.05:
+            return "confirmed", text
+        return ("refuted" if a.high < b.low else "inconclusive"), text
     if abs(ratio - 1) <= 0.10:
         return "confirmed", text
     return ("refuted" if apart else "inconclusive"), text
+
+
+def step_names(step):
+    """A claim's step: one name, or a tuple of the names the spaces give it."""
+    return (step,) if isinstance(step, str) else tuple(step)
 
 
 def matches(step, where, key):
@@ -321,9 +372,30 @@ def overall_verdict(verdicts):
     return "mixed"
 
 
+def is_gpu(device):
+    """Whether a device (backend:name) is a GPU: CUDA, or an OpenCL device of a GPU vendor."""
+    name = device.lower()
+    return name.startswith("cuda:") or any(v in name for v in ("nvidia", "amd radeon", "intel(r) graphics"))
+
+
+def verdict_by_class(verdicts, devices):
+    """The overall verdict; where the GPUs and the CPUs disagree, 'mixed' says which holds where (the seeds
+    ran on one class: their claims are judged on it first)."""
+    overall = overall_verdict(verdicts)
+    classes = {}
+    for verdict, device in zip(verdicts, devices):
+        classes.setdefault("GPU" if is_gpu(device) else "CPU", []).append(verdict)
+    if overall != "mixed" or len(classes) < 2:
+        return overall
+    per = {c: overall_verdict(v) for c, v in classes.items()}
+    if len(set(per.values())) == 1:
+        return overall
+    return "mixed (" + "; ".join(f"{c}: {per[c]}" for c in sorted(per)) + ")"
+
+
 def per_image_row(text, steps):
     """A step in the largest batch against itself with one image, per image, on each device and size."""
-    verdicts, details = [], []
+    verdicts, details, devices = [], [], []
     for device in sorted({s.device for s in steps}):
         for width in sorted({s.width for s in steps if s.device == device}):
             here = {s.key("batch"): s for s in steps if s.device == device and s.width == width}
@@ -332,10 +404,11 @@ def per_image_row(text, steps):
             n = max(here)
             verdict, what = judge("same", here[n].per_image(n) if here[n].ok() else here[n], here[1])
             verdicts.append(verdict)
+            devices.append(device)
             details.append(f"{device} {width}: per image in a batch of {n} against one image: {what} {verdict}")
     if not verdicts:
         return (text, "not testable", "the stores hold the step with one image and in a batch on no device")
-    return (text, overall_verdict(verdicts), "; ".join(details))
+    return (text, verdict_by_class(verdicts, devices), "; ".join(details))
 
 
 def claim_rows(seed, steps):
@@ -346,36 +419,47 @@ def claim_rows(seed, steps):
         if kind is None:
             rows.append((text, "not testable", claim[2]))
             continue
+        if kind == "measured":  # judged by a measurement other than a ladder's, which the claim cites
+            rows.append((text, claim[2], claim[3]))
+            continue
         if kind == "per_image":
             rows.append(per_image_row(text, [s for s in mine if s.step == claim[2]]))
             continue
         where = claim[4] if len(claim) > 4 else {}
         where = {"only": where} if isinstance(where, list) else where
+        size = where.get("by", 1.0)
+        names_a, names_b = step_names(claim[2]), step_names(claim[3])
         mine_here = [s for s in mine if matches(s, where, seed["key"])]
         by = {}
         for s in mine_here:
             by.setdefault((s.device, s.key(seed["key"])), {})[s.step] = s
-        verdicts, details = [], []
+        verdicts, details, devices = [], [], []
         for (device, key), named in sorted(by.items(), key=lambda x: (x[0][0], isinstance(x[0][1], str), x[0][1])):
-            if claim[2] not in named or claim[3] not in named:
+            a = [named[n] for n in names_a if n in named]
+            b = [named[n] for n in names_b if n in named]
+            if not a or not b:
                 continue
-            verdict, what = judge(kind, named[claim[2]], named[claim[3]])
+            verdict, what = judge(kind, a[0], b[0], size)
             verdicts.append(verdict)
+            devices.append(device)
             details.append(f"{device} {key}: {what} {verdict}")
         if not verdicts:
-            # Steps on different devices (an OpenMP step against a PoCL one): compare per problem across devices.
-            for key in sorted({s.key(seed["key"]) for s in mine_here}, key=lambda k: (isinstance(k, str), k)):
-                a = [s for s in mine_here if s.step == claim[2] and s.key(seed["key"]) == key]
-                b = [s for s in mine_here if s.step == claim[3] and s.key(seed["key"]) == key]
-                if a and b:
-                    verdict, what = judge(kind, a[0], b[0])
-                    verdicts.append(verdict)
-                    details.append(f"{key} ({a[0].device} vs {b[0].device}): {what} {verdict}")
+            # Steps on different devices (an OpenMP step against a PoCL one): compare per machine and problem.
+            for machine in sorted({s.machine for s in mine_here}):
+                here = [s for s in mine_here if s.machine == machine]
+                for key in sorted({s.key(seed["key"]) for s in here}, key=lambda k: (isinstance(k, str), k)):
+                    a = [s for s in here if s.step in names_a and s.key(seed["key"]) == key]
+                    b = [s for s in here if s.step in names_b and s.key(seed["key"]) == key]
+                    if a and b:
+                        verdict, what = judge(kind, a[0], b[0], size)
+                        verdicts.append(verdict)
+                        devices.append(next((d for d in (a[0].device, b[0].device) if is_gpu(d)), a[0].device))
+                        details.append(f"{key} ({a[0].device} vs {b[0].device}): {what} {verdict}")
         if not verdicts:
             rows.append((text, "not testable", "the stores hold neither step on a common problem (run the space: "
                                                "GPU steps need the -gpu twin)"))
             continue
-        rows.append((text, overall_verdict(verdicts), "; ".join(details)))
+        rows.append((text, verdict_by_class(verdicts, devices), "; ".join(details)))
     return rows
 
 
@@ -388,7 +472,8 @@ def seed_section(seed, steps):
     mine = [s for s in steps if s.ladder == seed["ladder"]]
     keys = sorted({s.key(seed["key"]) for s in mine} | {k for col in seed["published"].values() for k in col},
                   key=lambda k: (isinstance(k, str), k))
-    columns = [(s.step, s.device) for s in sorted(mine, key=lambda s: (s.seq, s.device))]
+    # Each machine's ladder together, in step order.
+    columns = [(s.step, s.device) for s in sorted(mine, key=lambda s: (s.machine, s.seq, s.device))]
     columns = list(dict.fromkeys(columns))
     if keys and (columns or seed["published"]):
         head = [seed["key"]] + list(seed["published"]) + [f"{step} ({device}), ours" for step, device in columns]

@@ -4,9 +4,12 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cstdint>
 #include <map>
 #include <optional>
+#include <string>
 #include <tuple>
+#include <vector>
 
 #include "metrics.hpp"
 #include "pimg/report.hpp"
@@ -31,7 +34,16 @@ std::string ladder_section(const std::vector<LadderRow>& rows, const std::string
                    "Each step of an optimisation ladder named by the space file, measured together with the other "
                    "steps on its device by the confirmation stage's method (interleaved rounds). Speed-ups are the "
                    "previous line's and the first line's median over this line's; a failed step has none.\n\n";
-  for (auto& [key, steps] : groups) {
+  // Each ladder's problems from the smallest image up (not in the order of their canonical strings).
+  std::vector<std::pair<std::string, std::string>> order;
+  for (const auto& g : groups) order.push_back(g.first);
+  std::stable_sort(order.begin(), order.end(), [&](const auto& a, const auto& b) {
+    const Problem &pa = problems.at(a), &pb = problems.at(b);
+    return std::make_tuple(a.first, std::int64_t{pa.width} * pa.height, a.second) <
+           std::make_tuple(b.first, std::int64_t{pb.width} * pb.height, b.second);
+  });
+  for (const auto& key : order) {
+    std::vector<const LadderRow*>& steps = groups.at(key);
     std::stable_sort(steps.begin(), steps.end(), [](const LadderRow* a, const LadderRow* b) {
       return std::make_tuple(a->seq, device_label(a->row.device)) < std::make_tuple(b->seq, device_label(b->row.device));
     });

@@ -736,17 +736,28 @@ Report make_report(const std::vector<ResultRow>& rows, const std::vector<Bandwid
   std::map<std::string, std::vector<Ranking>> rankings;
   for (Ranking& k : rank_all(rows)) rankings[k.problem.family].push_back(std::move(k));
 
+  // A family whose store holds its ladders alone (`--ladder-only`) is reported by its ladders.
+  std::set<std::string> ladder_only;
+  for (const LadderRow& l : opt.ladders)
+    if ((opt.family.empty() || l.row.problem.family == opt.family) && !families.count(l.row.problem.family))
+      ladder_only.insert(l.row.problem.family);
   Report report;
-  if (families.empty()) {
+  if (families.empty() && ladder_only.empty()) {
     report.markdown = opt.family.empty()
                           ? "# pimg-tune report\n\nThe store holds no results.\n"
                           : fmt::format("# pimg-tune report: {}\n\nThe store holds no results for this family.\n",
                                         md_escape(opt.family));
     return report;
   }
+  for (const std::string& family : ladder_only) families[family];
   for (auto& [family, family_rows] : families) {
     if (!report.markdown.empty()) report.markdown += "\n";
-    FamilyReport(family, std::move(family_rows), std::move(rankings[family]), bw, opt, report).write();
+    if (ladder_only.count(family))
+      report.markdown += fmt::format("# pimg-tune report: {}\n\nThe store holds this family's ladders alone (measured "
+                                     "with `--ladder-only`: no search, so no ranking).\n",
+                                     md_escape(family));
+    else
+      FamilyReport(family, std::move(family_rows), std::move(rankings[family]), bw, opt, report).write();
     if (const std::string ladders = ladder_section(opt.ladders, family); !ladders.empty())
       report.markdown += "\n" + ladders;
     if (const std::string pictures = pictures_section(opt.pictures, family, opt.pictures_prefix); !pictures.empty())

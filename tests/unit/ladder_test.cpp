@@ -189,5 +189,27 @@ TEST(LadderReport, TimesIntervalsAndSpeedUps) {
   EXPECT_EQ(ladder_section({step(0, "first", 10)}, "hist"), "");  // another family's report has none
 }
 
+TEST(LadderReport, ProblemsFromTheSmallestImageUp) {
+  LadderRow big = step(0, "first", 10), small = step(0, "first", 1);
+  big.row.problem.width = big.row.problem.height = 1024;
+  small.row.problem.width = small.row.problem.height = 256;  // "1024..." sorts before "256..." as text
+  const std::string md = ladder_section({big, small}, "conv");
+  ASSERT_NE(md.find("conv 256x256"), std::string::npos) << md;
+  EXPECT_LT(md.find("conv 256x256"), md.find("conv 1024x1024")) << md;
+}
+
+TEST(LadderReport, AStoreOfLaddersAloneIsReportedByItsLadders) {
+  // `--ladder-only` stores no search rows: the report has no ranking, but it has the ladders.
+  ReportOptions opt;
+  opt.ladders = {step(0, "first", 10), step(1, "second", 5)};
+  const std::string md = make_report({}, {}, opt).markdown;
+  EXPECT_NE(md.find("# pimg-tune report: conv"), std::string::npos) << md;
+  EXPECT_NE(md.find("ladders alone"), std::string::npos) << md;
+  EXPECT_NE(md.find("### Ladder story: conv 64x64"), std::string::npos) << md;
+  EXPECT_NE(md.find("| 2.00x | 2.00x |"), std::string::npos) << md;
+  opt.family = "hist";  // a family the ladders are not of still has no results
+  EXPECT_NE(make_report({}, {}, opt).markdown.find("holds no results for this family"), std::string::npos);
+}
+
 }  // namespace
 }  // namespace pimg
