@@ -155,6 +155,31 @@ class SeedReport(unittest.TestCase):
         self.assertIn("(openmp:a vs opencl:pocl-a): 10.00 vs 20.00 ms", what)
         self.assertNotIn("openmp:b", what)
 
+    def test_whole_programs_of_one_machine_judge_a_whole_program_claim(self):
+        seed = next(s for s in seed_report.SEEDS if s["ladder"] == "seed001")
+        claim = next(c for c in seed["claims"] if c[1] == "whole_program")
+        canonical = '{"family":"bgr2rgba","width":4096,"height":4096,"channels":3}'
+        steps = [seed_report.Step(("seed001", 0, "serial", "host", "cpu", "bgr2rgba", 4096, 4096, canonical, "ok",
+                                   30.0, 29.0, 31.0, "events", "2026-11-28T00:00:00Z"), machine)
+                 for machine in ("m1", "m2")]
+
+        def program(backend, total, machine="m1", config='{"threads":0}'):
+            return seed_report.Program((backend, "dev", canonical, 4096, "v", config, total, 1.0), machine)
+        # OpenMP 100 ms, CUDA 400 and 450 ms (the best, 400, counts): 4x, confirmed. The other machine's
+        # faster CUDA program is not compared with this machine's OpenMP.
+        programs = [program("openmp", 100.0), program("cuda", 450.0), program("cuda", 400.0),
+                    program("cuda", 50.0, "m2")]
+        verdict, what = seed_report.whole_program_row(claim[0], "openmp", "cuda", seed, steps, programs)[1:]
+        self.assertEqual(verdict, "confirmed")
+        self.assertIn("100 vs 400 ms (4.00x) confirmed", what)
+        self.assertNotIn("50.00", what)
+        # One run each: 1.3x is within what a process-to-process difference can be.
+        verdict = seed_report.whole_program_row(claim[0], "openmp", "cuda", seed, steps,
+                                                [program("openmp", 100.0), program("cuda", 130.0)])[1]
+        self.assertEqual(verdict, "not testable (within 1.5x, one run each)")
+        table = "\n".join(seed_report.programs_table(seed, steps, programs))
+        self.assertIn("| 4096 | cuda:dev | v threads=0 | 400 | 1.00 |", table)
+
     def test_overlapping_intervals_leave_a_claim_untested(self):
         steps = seed_report.load_steps([self.db])
         seed = next(s for s in seed_report.SEEDS if s["ladder"] == "seed003-maxpool")
@@ -214,7 +239,8 @@ class SeedReport(unittest.TestCase):
         self.assertIn("## Seed 002: per-channel histograms", md)
         self.assertIn("| 640 | 10.00 [9.50, 10.50] | 10.20 [9.69, 10.71] | 2.00 [1.90, 2.10] |", md)
         self.assertIn("wrong_result", md)
-        self.assertIn("| OpenMP is faster than the GPU version | **not testable** |", md)
+        self.assertIn("| OpenMP is faster than the GPU version (whole programs: 0.053 against 0.226-0.246 s) | "
+                      "**not testable** |", md)
         self.assertIn("| 4096 | 704 |", md)  # seed 000's published CPU column, with no rows of ours
         self.assertIn("No measurements of this seed's ladder", md)
 
