@@ -163,11 +163,13 @@ class SeedReport(unittest.TestCase):
                                    30.0, 29.0, 31.0, "events", "2026-11-28T00:00:00Z"), machine)
                  for machine in ("m1", "m2")]
 
-        def program(backend, total, machine="m1", config='{"threads":0}'):
-            return seed_report.Program((backend, "dev", canonical, 4096, "v", config, total, 1.0), machine)
-        # OpenMP 100 ms, CUDA 400 and 450 ms (the best, 400, counts): 4x, confirmed. The other machine's
-        # faster CUDA program is not compared with this machine's OpenMP.
-        programs = [program("openmp", 100.0), program("cuda", 450.0), program("cuda", 400.0),
+        def program(backend, ahead, machine="m1", config='{"threads":0}', build=20.0):
+            return seed_report.Program((backend, "dev", canonical, 4096, "v", config, ahead + build, 1.0, build),
+                                       machine)
+        # Without their builds (the seed's programs were compiled ahead), OpenMP 100 ms, CUDA 400 and 450 ms (the
+        # best, 400, counts): 4x, confirmed. A build of 500 ms would not change it. The other machine's faster
+        # CUDA program is not compared with this machine's OpenMP.
+        programs = [program("openmp", 100.0, build=500.0), program("cuda", 450.0), program("cuda", 400.0),
                     program("cuda", 50.0, "m2")]
         verdict, what = seed_report.whole_program_row(claim[0], "openmp", "cuda", seed, steps, programs)[1:]
         self.assertEqual(verdict, "confirmed")
@@ -178,7 +180,8 @@ class SeedReport(unittest.TestCase):
                                                 [program("openmp", 100.0), program("cuda", 130.0)])[1]
         self.assertEqual(verdict, "not testable (within 1.5x, one run each)")
         table = "\n".join(seed_report.programs_table(seed, steps, programs))
-        self.assertIn("| 4096 | cuda:dev | v threads=0 | 400 | 1.00 |", table)
+        self.assertIn("| 4096 | cuda:dev | v threads=0 | 420 | 20.00 | 400 | 1.00 |", table)
+        self.assertIn("| 4096 | openmp:dev | v threads=0 | 600 | 500 | 100 | 1.00 |", table)
 
     def test_overlapping_intervals_leave_a_claim_untested(self):
         steps = seed_report.load_steps([self.db])
