@@ -54,6 +54,9 @@ TEST(LadderEndToEnd, LadderOnlyMeasuresTheStepsAlone) {
   ASSERT_EQ(r.code, 0) << r.out;
   EXPECT_EQ(e2e::query(db, "SELECT stage, COUNT(*) FROM evaluations GROUP BY stage"),
             std::vector<std::string>{"ladder|3"});
+  // It says what it stored (not an empty ranking: "No ok results stored").
+  EXPECT_NE(r.out.find("ladder e2e: 3 steps stored"), std::string::npos) << r.out;
+  EXPECT_EQ(r.out.find("No ok results"), std::string::npos) << r.out;
   pimg::Store store(db, pimg::Store::Mode::read_only);
   const auto steps = store.ladder_rows();
   ASSERT_EQ(steps.size(), 3u);
@@ -77,5 +80,30 @@ TEST(LadderEndToEnd, LadderOnlyMeasuresTheStepsAlone) {
   EXPECT_EQ(none.code, 2) << none.out;
   EXPECT_NE(none.out.find("has no ladder"), std::string::npos) << none.out;
   EXPECT_EQ(e2e::query(db, "SELECT COUNT(*) FROM evaluations"), std::vector<std::string>{"6"});
+  fs::remove_all(dir);
+}
+
+// --size keeps the space's problems of that size (tests/scripts/seed_spaces_test.py runs each seed space's
+// smallest); a size the space does not have is a usage error that names its sizes, the store untouched.
+TEST(LadderEndToEnd, SizeKeepsThoseProblemsOnly) {
+  const fs::path dir = e2e::temp_dir("ladder-size");
+  setenv("PIMG_CACHE_DIR", (dir / "cache").c_str(), 0);
+  const std::string db = (dir / "s.db").string(), space = (dir / "two.yaml").string();
+  std::string text = e2e::slurp(e2e::data("conv-ladder.yaml"));
+  const std::string one = "sizes: [64]";
+  ASSERT_NE(text.find(one), std::string::npos);
+  text.replace(text.find(one), one.size(), "sizes: [64, 48x32]");
+  std::ofstream(space) << text;
+  const e2e::Ran r = e2e::run("conv --quiet --ladder-only --size 48x32 --space " + space + " --db " + db);
+  ASSERT_EQ(r.code, 0) << r.out;
+  EXPECT_EQ(e2e::query(db, "SELECT DISTINCT p.width || 'x' || p.height FROM evaluations e JOIN problems p ON "
+                           "p.id = e.problem_id"),
+            std::vector<std::string>{"48x32"});
+  const e2e::Ran bad = e2e::run("conv --quiet --ladder-only --size 32x32 --space " + space + " --db " + db);
+  EXPECT_EQ(bad.code, 2) << bad.out;
+  EXPECT_NE(bad.out.find("--size 32x32: the space has no problem of that size (its sizes: 48x32, 64x64)"),
+            std::string::npos)
+      << bad.out;
+  EXPECT_EQ(e2e::query(db, "SELECT COUNT(*) FROM evaluations"), std::vector<std::string>{"3"});
   fs::remove_all(dir);
 }

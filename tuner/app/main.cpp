@@ -9,6 +9,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <chrono>
 #include <climits>
@@ -241,7 +242,7 @@ int main(int argc, char** argv) {
   // One tuning subcommand per registered family, all of the same shape.
   struct TuneArgs {
     std::string space, db = kDefaultDb, report;
-    std::vector<std::string> backends, devices, retry_failed;
+    std::vector<std::string> backends, devices, retry_failed, sizes;
     std::optional<int> repeats;
     bool no_resume = false, quiet = false, no_isolation = false, share_devices = false, ladder_only = false;
     int top = 5;
@@ -256,6 +257,7 @@ int main(int argc, char** argv) {
                     "only these devices (repeatable): index, backend, backend:index, backend:name or name substring");
     cmd->add_option("--repeats", tune_args.repeats, "exactly this many timed runs per configuration (overrides the space file's repeats and max_repeats)")
         ->check(CLI::Range(1, 100000));
+    cmd->add_option("--size", tune_args.sizes, "only the space's problems of this image size WxH (repeatable)");
     cmd->add_flag("--no-resume", tune_args.no_resume, "measure again configurations already in the database");
     cmd->add_flag("--ladder-only", tune_args.ladder_only,
                   "measure only the space's ladder: no search, confirmation, whole-program or picture stage");
@@ -433,6 +435,23 @@ int main(int argc, char** argv) {
       opt.repeats = tune_args.repeats;
       opt.resume = !tune_args.no_resume;
       opt.ladder_only = tune_args.ladder_only;
+      if (!tune_args.sizes.empty()) {  // --size: only those problems of the space
+        std::set<std::string> sizes, had;
+        for (const std::string& z : tune_args.sizes) {
+          cli::check_size("--size", z);
+          sizes.insert(z);
+        }
+        std::vector<Problem> kept;
+        for (const Problem& p : space.problems) {
+          const std::string z = fmt::format("{}x{}", p.width, p.height);
+          had.insert(z);
+          if (sizes.count(z)) kept.push_back(p);
+        }
+        if (kept.empty())
+          throw UsageError(fmt::format("{}: --size {}: the space has no problem of that size (its sizes: {})",
+                                       tune_args.space, fmt::join(sizes, ", "), fmt::join(had, ", ")));
+        space.problems = std::move(kept);
+      }
       if (opt.ladder_only && space.ladder.steps.empty())
         throw UsageError(fmt::format("{}: --ladder-only, but the space has no ladder", tune_args.space));
       for (const std::string& st : tune_args.retry_failed) {
@@ -486,7 +505,16 @@ int main(int argc, char** argv) {
       Store& store = *opened;
       RowFilter f;
       f.family = fam;
-      fmt::print("{}", best_table(store.ranking_rows(f), store.all_bandwidths(), tune_args.top));
+      if (tune_args.ladder_only) {  // no search: the ladder's steps are what was stored
+        const auto steps = store.ladder_rows(f);
+        const auto n = std::count_if(steps.begin(), steps.end(),
+                                     [&](const LadderRow& l) { return l.ladder == space.ladder.name; });
+        fmt::print("ladder {}: {} steps stored (each step on each problem and device; `pimg-tune report` shows "
+                   "them)\n",
+                   space.ladder.name, n);
+      } else {
+        fmt::print("{}", best_table(store.ranking_rows(f), store.all_bandwidths(), tune_args.top));
+      }
       if (!tune_args.report.empty()) {
         std::size_t plots = write_report(store, fam, tune_args.report, 10);
         fmt::print("report: {} ({} plots)\n", tune_args.report, plots);
