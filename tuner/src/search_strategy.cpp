@@ -177,21 +177,6 @@ void SearchStrategy::pair_neighbours(PointId p, std::vector<PointId>& out) const
   }
 }
 
-std::optional<PointId> SearchStrategy::perturb(PointId p, std::size_t k) {
-  const auto c = space_.point(p);
-  std::vector<std::uint32_t> line(c.begin(), c.end());
-  std::vector<std::size_t> dims;
-  for (std::size_t d = 0; d < line.size(); ++d)
-    if (c[d] != SearchSpace::kAbsent && space_.params()[d].values.size() > 1) dims.push_back(d);
-  for (std::size_t i = 0; i < std::min(k, dims.size()); ++i) {
-    std::swap(dims[i], dims[i + rng_.below(dims.size() - i)]);
-    const std::size_t d = dims[i], n = space_.params()[d].values.size();
-    const auto v = static_cast<std::uint32_t>(rng_.below(n - 1));
-    line[d] = v >= c[d] ? v + 1 : v;  // any value but the current one
-  }
-  return repair(line);
-}
-
 std::optional<PointId> SearchStrategy::repair(std::span<const std::uint32_t> coords) {
   if (auto p = space_.find(coords); p && !visited(*p)) return p;
   std::vector<std::size_t> dims;

@@ -34,10 +34,7 @@ class GaussianProcess final : public SearchStrategy {
         evolve_(std::stod(o.at("evolve"))),
         any_value_(std::stoi(o.at("any_value")) == 1),
         pairs_(std::stoull(o.at("pairs"))),
-        learn_(std::stoull(o.at("learn"))),
-        triples_(std::stoull(o.at("triples"))),
-        far_(std::stoull(o.at("far"))),
-        thompson_(std::stod(o.at("thompson"))) {}
+        learn_(std::stoull(o.at("learn"))) {}
 
   void prior(const std::vector<PriorResult>& results) override {
     // Per group, log times centred on the group's mean (failures a step above its slowest), then
@@ -80,7 +77,6 @@ class GaussianProcess final : public SearchStrategy {
   struct Bound {
     double ei, mu;
     std::size_t index;
-    double z;  // with sampling: the candidate's standard normal draw
   };
 
   std::optional<PointId> propose() override {
@@ -99,8 +95,6 @@ class GaussianProcess final : public SearchStrategy {
   }
 
   void learn(PointId p, double cost) override {
-    stale_ = cost < best_seen_ ? 0 : stale_ + 1;
-    best_seen_ = std::min(best_seen_, cost);
     own_.push_back(p);
     own_cost_.push_back(cost);
   }
@@ -404,37 +398,17 @@ class GaussianProcess final : public SearchStrategy {
     }
     for (std::size_t k = 0; k < children_; ++k)
       if (auto q = child()) cand_.push_back(*q);
-    // Three parameters changed at once around the best points: the moves along a ridge that no
-    // one- or two-parameter step reaches.
-    for (std::size_t k = 0; k < triples_ && top; ++k)
-      if (auto q = perturb(own_[order[rng_.below(top)]], 3)) cand_.push_back(*q);
-    // Stuck for `far` evaluations: the best point's basin (its one- and two-parameter changes) is
-    // left to the walk, and the model scores only points three or more parameters away.
-    if (far_ && stale_ >= far_ && best_) {
-      const auto b = space_.point(*best_);
-      std::erase_if(cand_, [&](PointId q) {
-        const auto c = space_.point(q);
-        std::size_t differ = 0;
-        for (std::size_t d = 0; d < c.size(); ++d) differ += c[d] != b[d];
-        return differ < 3;
-      });
-    }
     std::sort(cand_.begin(), cand_.end());
     cand_.erase(std::unique(cand_.begin(), cand_.end()), cand_.end());
     if (cand_.empty()) return std::nullopt;
     const std::size_t m = pts_.size();
-    double best_ei = -1e300;
+    double best_ei = -1;
     std::optional<PointId> pick;
     // Branch and bound on expected improvement: the variance given the nearest training point alone
     // bounds the posterior variance from above, so it bounds EI from above; exact EI (an O(m^2)
     // solve) only for candidates whose bound beats the best exact EI so far. Same pick, less work.
     const double target = best_y_ - explore_;
-    // With chance `thompson` the turn maximises a draw from each candidate's posterior (minus the
-    // sampled log time, mu + sd z) instead of expected improvement; its bound takes sd at its bound
-    // where z < 0.
-    const bool sample = thompson_ > 0 && rng_.chance(thompson_);
-    auto ei_of = [&](double mu, double sd, double zs) {
-      if (sample) return -(mu + sd * zs);
+    auto ei_of = [&](double mu, double sd) {
       const double z = (target - mu) / sd;
       return (target - mu) * 0.5 * std::erfc(-z / std::sqrt(2.0)) + sd * std::exp(-0.5 * z * z) / std::sqrt(2 * M_PI);
     };
@@ -463,12 +437,7 @@ class GaussianProcess final : public SearchStrategy {
         if (det > 1e-12) explained = std::max(explained, (d * a * a - 2 * c * a * b + d * b * b) / det);
       }
       const double var_ub = sigma2_ * (1 - explained);
-      double zs = 0;
-      if (sample) {  // Box-Muller
-        const double u = 1 - rng_.uniform(), v = rng_.uniform();
-        zs = std::sqrt(-2 * std::log(u)) * std::cos(2 * M_PI * v);
-      }
-      bounds_.push_back({ei_of(mu, std::sqrt(std::max(var_ub, 1e-12)), std::min(zs, 0.0)), mu, k, zs});
+      bounds_.push_back({ei_of(mu, std::sqrt(std::max(var_ub, 1e-12))), mu, k});
     }
     std::sort(bounds_.begin(), bounds_.end(), [](const Bound& a, const Bound& b) {
       return a.ei != b.ei ? a.ei > b.ei : a.index < b.index;
@@ -480,7 +449,7 @@ class GaussianProcess final : public SearchStrategy {
       double var = 1;
       for (double v : kx) var -= v * v;
       var *= sigma2_;
-      const double ei = ei_of(b.mu, std::sqrt(std::max(var, 1e-12)), b.z);
+      const double ei = ei_of(b.mu, std::sqrt(std::max(var, 1e-12)));
       if (ei > best_ei) {
         best_ei = ei;
         pick = cand_[b.index];
@@ -498,9 +467,6 @@ class GaussianProcess final : public SearchStrategy {
   bool any_value_;
   std::size_t pairs_;
   std::size_t learn_, next_learn_ = 0;  // learn_: own evaluations between two length fits; 0: never
-  std::size_t triples_, far_, stale_ = 0;  // stale_: evaluations since a better result
-  double best_seen_ = kFailed;
-  double thompson_;
   std::vector<double> lengths_;         // per parameter
   Cholesky scratch_chol_;              // learn_lengths: the factor of a candidate kernel
   std::vector<std::uint32_t> pair_;     // learn_lengths: [parameter * pairs + pair] factor index
@@ -545,10 +511,7 @@ StrategyInfo gp_strategy() {
                                {T::Real, "evolve", "0", "chance of asking a crossover child of the best points directly", 0, 1},
                                {T::Int, "any_value", "0", "candidates around the best: 1: one parameter changed to any value, 0: by one step", 0, 1},
                                {T::Int, "pairs", "0", "best points (up to 5) whose two-parameter changes are candidates too", 0, 5},
-                               {T::Int, "learn", "0", "evaluations between two fits of per-parameter length scales by marginal likelihood (starting from `length`); 0: fixed", 0, 100000},
-                               {T::Int, "triples", "0", "three-parameter random changes of the best points among the candidates", 0, 100000},
-                               {T::Real, "thompson", "0", "chance that a proposal maximises a posterior draw per candidate instead of expected improvement", 0, 1},
-                               {T::Int, "far", "0", "evaluations in a row without a better result after which only candidates three or more parameters from the best are scored; 0: never", 0, 1000000}}),
+                               {T::Int, "learn", "0", "evaluations between two fits of per-parameter length scales by marginal likelihood (starting from `length`); 0: fixed", 0, 100000}}),
           [](const SearchSpace& space, const OptionValues& o, std::uint64_t seed) {
             return std::make_unique<GaussianProcess>(space, o, seed);
           }};

@@ -24,7 +24,7 @@ class LocalSearch final : public SearchStrategy {
       : SearchStrategy(s, o, seed), any_value_(std::stoi(o.at("any_value")) == 1),
         restart_best_(std::stod(o.at("restart"))), follow_(std::stoi(o.at("follow")) == 1),
         order_(std::stod(o.at("order"))), pairs_(std::stoi(o.at("pairs")) == 1),
-        escape_(std::stoull(o.at("escape"))), kick_(std::stoull(o.at("kick"))) {
+        escape_(std::stoull(o.at("escape"))) {
     for (const auto& prm : s.params()) best_with_.emplace_back(prm.values.size(), kUnseen);
   }
 
@@ -36,10 +36,6 @@ class LocalSearch final : public SearchStrategy {
       since_better_ = 0;
       if (current_ && restart_best_ > 0) centres_.push_back(*current_);
       current_.reset();
-      // An iterated local search's kick: the best point with `kick` parameters changed at random;
-      // the walk goes on from there (its outcome becomes the centre).
-      if (kick_ && best_)
-        if (auto q = perturb(*best_, kick_)) return q;
       if (!restart_far()) return std::nullopt;
     }
     ++since_better_;
@@ -184,7 +180,7 @@ class LocalSearch final : public SearchStrategy {
   double current_cost_ = kFailed;
   std::vector<PointId> untried_, centres_;  // centres_: searched around, or restarted at
   std::vector<std::pair<double, PointId>> seen_;
-  std::size_t escape_, kick_, since_better_ = 0;  // own proposals since a better result anywhere
+  std::size_t escape_, since_better_ = 0;  // own proposals since a better result anywhere
   double best_cost_ = kFailed;
 };
 
@@ -200,8 +196,7 @@ StrategyInfo local_strategy() {
                                {T::Int, "follow", "1", "1: move to any better point told (a portfolio's other members'), 0: only to its own", 0, 1},
                                {T::Real, "order", "0", "chance of asking the neighbour whose changed value has the best time seen, not a random one", 0, 1},
                                {T::Int, "pairs", "0", "1: at a local optimum, the centre's two-parameter changes (any values) before a restart", 0, 1},
-                               {T::Int, "escape", "0", "own proposals in a row without a better result before leaving the basin for the best point at least three parameters from every centre; 0: never", 0, 1000000},
-                               {T::Int, "kick", "0", "with `escape`: leave the basin for the best point with this many parameters changed at random instead; 0: no", 0, 64}}),
+                               {T::Int, "escape", "0", "own proposals in a row without a better result before leaving the basin for the best point at least three parameters from every centre; 0: never", 0, 1000000}}),
           [](const SearchSpace& space, const OptionValues& o, std::uint64_t seed) {
             return std::make_unique<LocalSearch>(space, o, seed);
           }};

@@ -29,22 +29,14 @@ class Portfolio final : public SearchStrategy {
     // derived from it.
     const std::string all = std::to_string(s.size());
     const std::pair<StrategyInfo (*)(), std::map<std::string, std::string>> members[] = {
-        {gp_strategy, {{"budget", all}, {"local", o.at("local")}, {"candidates", o.at("candidates")}, {"pairs", o.at("pairs")}, {"learn", o.at("learn")}, {"triples", o.at("triples")}, {"far", o.at("far")}, {"thompson", o.at("thompson")}}},
+        {gp_strategy, {{"budget", all}, {"local", o.at("local")}, {"candidates", o.at("candidates")}, {"pairs", o.at("pairs")}, {"learn", o.at("learn")}}},
         {local_strategy,
-         {{"budget", all}, {"any_value", "1"}, {"restart", o.at("restart")}, {"order", o.at("order")}, {"follow", o.at("follow")}, {"pairs", o.at("local_pairs")}, {"escape", o.at("escape")}, {"kick", o.at("kick")}}},
+         {{"budget", all}, {"any_value", "1"}, {"restart", o.at("restart")}, {"order", o.at("order")}, {"follow", o.at("follow")}, {"pairs", o.at("local_pairs")}, {"escape", o.at("escape")}}},
     };
     std::uint64_t k = 0;
     for (const auto& [info_of, given] : members) {
       const StrategyInfo info = info_of();
       members_.push_back(info.make(s, resolve_options(info, given), seed + 0x9e3779b97f4a7c15ull * k++));
-    }
-    // A third member with another model of the landscape: a random forest's trees split on one
-    // parameter at a time, so they model an interaction (fast only with these values together) in
-    // their own way.
-    if (const std::size_t f = std::stoull(o.at("forest_stall"))) {
-      const StrategyInfo info = forest_strategy();
-      members_.push_back(info.make(s, resolve_options(info, {{"budget", all}}), seed + 0x9e3779b97f4a7c15ull * k++));
-      patience_.push_back(f);
     }
   }
 
@@ -72,7 +64,7 @@ class Portfolio final : public SearchStrategy {
     for (auto& m : members_) m->observe(p, o);
   }
 
-  std::vector<std::size_t> patience_;  // per member: proposals without a better result before handing over
+  std::size_t patience_[2];  // per member: proposals without a better result before handing over
   std::vector<std::unique_ptr<Strategy>> members_;
   std::size_t active_ = 0, since_better_ = 0;
   double best_seen_ = kFailed;
@@ -96,12 +88,7 @@ StrategyInfo portfolio_strategy() {
                {T::Int, "pairs", "0", "gp's: best points whose two-parameter changes are candidates too", 0, 5},
                {T::Int, "learn", "5", "gp's: evaluations between two fits of its per-parameter length scales; 0: fixed", 0, 100000},
                {T::Int, "local_pairs", "1", "local search's: 1: two-parameter changes at a local optimum before a restart", 0, 1},
-               {T::Int, "escape", "0", "local search's: own proposals without a better result before it leaves the basin; 0: never", 0, 1000000},
-               {T::Int, "kick", "0", "local search's: with `escape`, leave the basin for the best point with this many parameters changed; 0: no", 0, 64},
-               {T::Int, "triples", "0", "gp's: three-parameter changes of the best points among its candidates", 0, 100000},
-               {T::Int, "forest_stall", "0", "a random forest as a third member taking turns, with this patience; 0: none", 0, 100000},
-               {T::Real, "thompson", "0", "gp's: chance of a proposal by a posterior draw instead of expected improvement", 0, 1},
-               {T::Int, "far", "0", "gp's: evaluations without a better result after which it scores only points three or more parameters from the best; 0: never", 0, 1000000}}),
+               {T::Int, "escape", "0", "local search's: own proposals without a better result before it leaves the basin; 0: never", 0, 1000000}}),
           [](const SearchSpace& space, const OptionValues& o, std::uint64_t seed) {
             return std::make_unique<Portfolio>(space, o, seed);
           }};

@@ -68,10 +68,6 @@ class SearchStrategy : public Strategy {
   // moves that reach across an interaction (say block width and height together) where every
   // one-parameter change is worse.
   void pair_neighbours(PointId p, std::vector<PointId>& out) const;
-  // p with `k` random parameters (of those present with two or more values) each set to a random
-  // other value, repaired to the nearest valid unvisited point: an iterated local search's kick,
-  // the move across an interaction of k parameters that no one- or two-parameter change makes.
-  std::optional<PointId> perturb(PointId p, std::size_t k);
   // The valid unvisited point nearest to coords (itself when valid and unvisited), searched among
   // points sharing one of its values; nullopt when none is found.
   std::optional<PointId> repair(std::span<const std::uint32_t> coords);
