@@ -34,9 +34,7 @@ class GaussianProcess final : public SearchStrategy {
         evolve_(std::stod(o.at("evolve"))),
         any_value_(std::stoi(o.at("any_value")) == 1),
         pairs_(std::stoull(o.at("pairs"))),
-        learn_(std::stoull(o.at("learn"))),
-        sample_lengths_(std::stoi(o.at("sample_lengths")) == 1),
-        cap_(std::stod(o.at("cap"))) {}
+        learn_(std::stoull(o.at("learn"))) {}
 
   void prior(const std::vector<PriorResult>& results) override {
     // Per group, log times centred on the group's mean (failures a step above its slowest), then
@@ -253,24 +251,6 @@ class GaussianProcess final : public SearchStrategy {
       if (space_.params()[d].values.size() < 2) continue;
       const double keep = lengths[d];
       double pick = keep;
-      if (sample_lengths_) {
-        // A draw from the lengths' conditional posterior (flat over the grid and the current one):
-        // where the points leave a length open, the model's turns differ.
-        std::vector<std::pair<double, double>> options{{keep, best}};
-        for (double l : kGrid)
-          if (l != keep) lengths[d] = l, options.emplace_back(l, neg_log_likelihood(y, factors(lengths)));
-        double low = best, total = 0;
-        for (const auto& [l, v] : options) low = std::min(low, v);
-        for (auto& [l, v] : options) total += std::exp(low - v);
-        double u = rng_.uniform() * total;
-        for (const auto& [l, v] : options) {
-          pick = l, best = v;
-          if ((u -= std::exp(low - v)) < 0) break;
-        }
-        lengths[d] = pick;
-        changed = changed || pick != keep;
-        continue;
-      }
       for (double l : kGrid) {
         if (l == keep) continue;
         lengths[d] = l;
@@ -328,21 +308,11 @@ class GaussianProcess final : public SearchStrategy {
         best_ok = std::min(best_ok, std::log(own_cost_[i]));
       }
     if (worst < -1e299) return false;  // nothing ok yet
-    if (cap_ > 0) {
-      // Slow points capped at the `cap` quantile of the ok log times: how slow a slow point is
-      // does not shape the model, only that it is not among the fast ones.
-      std::vector<double> ok;
-      for (std::size_t i : idx)
-        if (std::isfinite(own_cost_[i])) ok.push_back(std::log(own_cost_[i]));
-      const std::size_t q = std::min(ok.size() - 1, static_cast<std::size_t>(cap_ * static_cast<double>(ok.size())));
-      std::nth_element(ok.begin(), ok.begin() + static_cast<std::ptrdiff_t>(q), ok.end());
-      worst = ok[q];
-    }
     pts_.clear();
     y_.clear();
     for (std::size_t i : idx) {
       pts_.push_back(own_[i]);
-      y_.push_back(std::isfinite(own_cost_[i]) ? std::min(std::log(own_cost_[i]), worst) : worst + kFailStep);
+      y_.push_back(std::isfinite(own_cost_[i]) ? std::log(own_cost_[i]) : worst + kFailStep);
     }
     train_.resize(space_.dims() * pts_.size());
     for (std::size_t d = 0; d < space_.dims(); ++d)
@@ -497,8 +467,6 @@ class GaussianProcess final : public SearchStrategy {
   bool any_value_;
   std::size_t pairs_;
   std::size_t learn_, next_learn_ = 0;  // learn_: own evaluations between two length fits; 0: never
-  bool sample_lengths_;                 // draw each length from its conditional posterior, not the best
-  double cap_;                          // quantile of the ok log times slow points are capped at; 0: none
   std::vector<double> lengths_;         // per parameter
   Cholesky scratch_chol_;              // learn_lengths: the factor of a candidate kernel
   std::vector<std::uint32_t> pair_;     // learn_lengths: [parameter * pairs + pair] factor index
@@ -543,9 +511,7 @@ StrategyInfo gp_strategy() {
                                {T::Real, "evolve", "0", "chance of asking a crossover child of the best points directly", 0, 1},
                                {T::Int, "any_value", "0", "candidates around the best: 1: one parameter changed to any value, 0: by one step", 0, 1},
                                {T::Int, "pairs", "0", "best points (up to 5) whose two-parameter changes are candidates too", 0, 5},
-                               {T::Int, "learn", "0", "evaluations between two fits of per-parameter length scales by marginal likelihood (starting from `length`); 0: fixed", 0, 100000},
-                               {T::Real, "cap", "0", "quantile of the ok log times that slower points are learnt as (0: their own times)", 0, 1},
-                               {T::Int, "sample_lengths", "0", "with `learn`: 1: each fit draws every length from its posterior over the grid (one Gibbs sweep), 0: takes the most likely", 0, 1}}),
+                               {T::Int, "learn", "0", "evaluations between two fits of per-parameter length scales by marginal likelihood (starting from `length`); 0: fixed", 0, 100000}}),
           [](const SearchSpace& space, const OptionValues& o, std::uint64_t seed) {
             return std::make_unique<GaussianProcess>(space, o, seed);
           }};
