@@ -34,9 +34,7 @@ class GaussianProcess final : public SearchStrategy {
         evolve_(std::stod(o.at("evolve"))),
         any_value_(std::stoi(o.at("any_value")) == 1),
         pairs_(std::stoull(o.at("pairs"))),
-        learn_(std::stoull(o.at("learn"))),
-        forget_(std::stoull(o.at("forget"))),
-        forget_points_(std::stoull(o.at("forget_points"))) {}
+        learn_(std::stoull(o.at("learn"))) {}
 
   void prior(const std::vector<PriorResult>& results) override {
     // Per group, log times centred on the group's mean (failures a step above its slowest), then
@@ -97,8 +95,6 @@ class GaussianProcess final : public SearchStrategy {
   }
 
   void learn(PointId p, double cost) override {
-    stale_ = cost < best_seen_ ? 0 : stale_ + 1;
-    best_seen_ = std::min(best_seen_, cost);
     own_.push_back(p);
     own_cost_.push_back(cost);
   }
@@ -275,18 +271,14 @@ class GaussianProcess final : public SearchStrategy {
       factor_ = factors(lengths_);
     }
     std::vector<char> take(own_.size(), 1);
-    // Stalled for `forget` evaluations: the model keeps only `forget_points` of them (the best half
-    // and the latest), so what the early points said about the rest of the space is forgotten until
-    // a better point turns up.
-    const std::size_t cap = forget_ && stale_ >= forget_ ? std::min(max_points_, forget_points_) : max_points_;
-    if (own_.size() > cap) {
+    if (own_.size() > max_points_) {
       std::vector<std::size_t> by_cost(own_.size());
       std::iota(by_cost.begin(), by_cost.end(), std::size_t{0});
       std::stable_sort(by_cost.begin(), by_cost.end(), [&](auto a, auto b) { return own_cost_[a] < own_cost_[b]; });
       std::fill(take.begin(), take.end(), 0);
-      for (std::size_t i = 0; i < cap / 2; ++i) take[by_cost[i]] = 1;
-      std::size_t n = cap / 2;
-      for (std::size_t i = own_.size(); i-- > 0 && n < cap;)
+      for (std::size_t i = 0; i < max_points_ / 2; ++i) take[by_cost[i]] = 1;
+      std::size_t n = max_points_ / 2;
+      for (std::size_t i = own_.size(); i-- > 0 && n < max_points_;)
         if (!take[i]) take[i] = 1, ++n;
     }
     // The factor of K + noise I follows the set: rows that left it are removed, new ones appended
@@ -475,8 +467,6 @@ class GaussianProcess final : public SearchStrategy {
   bool any_value_;
   std::size_t pairs_;
   std::size_t learn_, next_learn_ = 0;  // learn_: own evaluations between two length fits; 0: never
-  std::size_t forget_, forget_points_, stale_ = 0;  // stale_: evaluations since a better result
-  double best_seen_ = kFailed;
   std::vector<double> lengths_;         // per parameter
   Cholesky scratch_chol_;              // learn_lengths: the factor of a candidate kernel
   std::vector<std::uint32_t> pair_;     // learn_lengths: [parameter * pairs + pair] factor index
@@ -521,9 +511,7 @@ StrategyInfo gp_strategy() {
                                {T::Real, "evolve", "0", "chance of asking a crossover child of the best points directly", 0, 1},
                                {T::Int, "any_value", "0", "candidates around the best: 1: one parameter changed to any value, 0: by one step", 0, 1},
                                {T::Int, "pairs", "0", "best points (up to 5) whose two-parameter changes are candidates too", 0, 5},
-                               {T::Int, "learn", "0", "evaluations between two fits of per-parameter length scales by marginal likelihood (starting from `length`); 0: fixed", 0, 100000},
-                               {T::Int, "forget", "0", "evaluations in a row without a better result after which the model keeps only `forget_points`; 0: never", 0, 1000000},
-                               {T::Int, "forget_points", "64", "evaluations the model keeps while `forget` holds (the best half and the latest)", 4, 5000}}),
+                               {T::Int, "learn", "0", "evaluations between two fits of per-parameter length scales by marginal likelihood (starting from `length`); 0: fixed", 0, 100000}}),
           [](const SearchSpace& space, const OptionValues& o, std::uint64_t seed) {
             return std::make_unique<GaussianProcess>(space, o, seed);
           }};

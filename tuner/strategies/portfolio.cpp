@@ -29,7 +29,7 @@ class Portfolio final : public SearchStrategy {
     // derived from it.
     const std::string all = std::to_string(s.size());
     const std::pair<StrategyInfo (*)(), std::map<std::string, std::string>> members[] = {
-        {gp_strategy, {{"budget", all}, {"local", o.at("local")}, {"candidates", o.at("candidates")}, {"pairs", o.at("pairs")}, {"learn", o.at("learn")}, {"forget", o.at("forget")}, {"forget_points", o.at("forget_points")}}},
+        {gp_strategy, {{"budget", all}, {"local", o.at("local")}, {"candidates", o.at("candidates")}, {"pairs", o.at("pairs")}, {"learn", o.at("learn")}}},
         {local_strategy,
          {{"budget", all}, {"any_value", "1"}, {"restart", o.at("restart")}, {"order", o.at("order")}, {"follow", o.at("follow")}, {"pairs", o.at("local_pairs")}, {"escape", o.at("escape")}}},
     };
@@ -87,8 +87,6 @@ StrategyInfo portfolio_strategy() {
                {T::Real, "restart", "1", "local search's chance of restarting at the best point not yet searched around, else at a random one", 0, 1},
                {T::Int, "pairs", "0", "gp's: best points whose two-parameter changes are candidates too", 0, 5},
                {T::Int, "learn", "5", "gp's: evaluations between two fits of its per-parameter length scales; 0: fixed", 0, 100000},
-               {T::Int, "forget", "0", "gp's: evaluations without a better result after which its model keeps only `forget_points`; 0: never", 0, 1000000},
-               {T::Int, "forget_points", "64", "gp's: evaluations its model keeps while `forget` holds", 4, 5000},
                {T::Int, "local_pairs", "1", "local search's: 1: two-parameter changes at a local optimum before a restart", 0, 1},
                {T::Int, "escape", "0", "local search's: own proposals without a better result before it leaves the basin; 0: never", 0, 1000000}}),
           [](const SearchSpace& space, const OptionValues& o, std::uint64_t seed) {
