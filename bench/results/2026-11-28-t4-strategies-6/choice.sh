@@ -2,15 +2,16 @@
 # The replays the ideas of this round were judged on (seeds 1..90, both convolution spaces of
 # ../shared/t4, one device per store, runs ended at 400 evaluations), as option-choice-runs.txt lists
 # them. The options exist at commits 8a8f770 (kick, triples, far, forest_stall, thompson), 96f125e
-# (sample_lengths, cap) and 6568129 (the portfolio's max_points) only; they were taken out again, none
-# beat the default. Build pimg-tune at the three and pass them.
-# Usage: choice.sh PIMG_TUNE_AT_8a8f770 PIMG_TUNE_AT_96f125e PIMG_TUNE_AT_6568129 > option-choice-runs.raw
+# (sample_lengths, cap), 6568129 (the portfolio's max_points) and 4fcbecb (forget, forget_points) only;
+# they were taken out again, none beat the default. Build pimg-tune at the four and pass them.
+# Usage: choice.sh TUNE_AT_8a8f770 TUNE_AT_96f125e TUNE_AT_6568129 TUNE_AT_4fcbecb > option-choice-runs.raw
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../../.." && pwd)
 tune=$1
 tune_b=$2
 tune_c=$3
+tune_d=$4
 t4=${T4_DIR:-$root/../shared/t4}
 [ -d "$t4" ] || t4=$root/../../shared/t4
 work=$(mktemp -d)
@@ -59,3 +60,10 @@ tune=$tune_c
 row "max points 96" $(p max_points=96)
 row "max points 128" $(p max_points=128)
 row "max points 64" $(p max_points=64)
+tune=$tune_d
+row "forget 48, keep 64" $(p forget=48)
+row "forget 24, keep 64" $(p forget=24)
+row "forget 48, keep 32" $(p forget=48) $(p forget_points=32)
+row "forget 72, keep 64" $(p forget=72)
+row "forget 96, keep 64" $(p forget=96)
+row "forget 48, keep 96" $(p forget=48) $(p forget_points=96)
