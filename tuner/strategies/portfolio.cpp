@@ -38,16 +38,6 @@ class Portfolio final : public SearchStrategy {
       const StrategyInfo info = info_of();
       members_.push_back(info.make(s, resolve_options(info, given), seed + 0x9e3779b97f4a7c15ull * k++));
     }
-    // A second model with a short memory (fitted on the best half and the latest of `short_memory`
-    // points), taking every other model turn: the long one keeps what the early points said about
-    // the space, the short one has forgotten it.
-    if (const std::string n = o.at("short_memory"); n != "0") {
-      const StrategyInfo info = gp_strategy();
-      auto given = members[0].second;
-      given["max_points"] = n;
-      members_.push_back(info.make(s, resolve_options(info, given), seed + 0x9e3779b97f4a7c15ull * k++));
-      patience_.push_back(patience_[0]);
-    }
   }
 
   void prior(const std::vector<PriorResult>& results) override {
@@ -57,9 +47,7 @@ class Portfolio final : public SearchStrategy {
  private:
   std::optional<PointId> propose() override {
     if (since_better_ >= patience_[active_]) {
-      // Turns: model, walk, (the short-memory model, walk,) model, ...
-      ++turn_;
-      active_ = turn_ % 2 ? 1 : members_.size() > 2 && turn_ % 4 == 2 ? 2 : 0;
+      active_ = (active_ + 1) % members_.size();
       since_better_ = 0;
     }
     return members_[active_]->ask();
@@ -76,9 +64,9 @@ class Portfolio final : public SearchStrategy {
     for (auto& m : members_) m->observe(p, o);
   }
 
-  std::vector<std::size_t> patience_;  // per member: proposals without a better result before handing over
+  std::size_t patience_[2];  // per member: proposals without a better result before handing over
   std::vector<std::unique_ptr<Strategy>> members_;
-  std::size_t active_ = 0, since_better_ = 0, turn_ = 0;
+  std::size_t active_ = 0, since_better_ = 0;
   double best_seen_ = kFailed;
 };
 
@@ -99,7 +87,6 @@ StrategyInfo portfolio_strategy() {
                {T::Real, "restart", "1", "local search's chance of restarting at the best point not yet searched around, else at a random one", 0, 1},
                {T::Int, "pairs", "0", "gp's: best points whose two-parameter changes are candidates too", 0, 5},
                {T::Int, "learn", "5", "gp's: evaluations between two fits of its per-parameter length scales; 0: fixed", 0, 100000},
-               {T::Int, "short_memory", "0", "a second gp with this max_points taking every other model turn; 0: none", 0, 5000},
                {T::Int, "local_pairs", "1", "local search's: 1: two-parameter changes at a local optimum before a restart", 0, 1},
                {T::Int, "escape", "0", "local search's: own proposals without a better result before it leaves the basin; 0: never", 0, 1000000}}),
           [](const SearchSpace& space, const OptionValues& o, std::uint64_t seed) {
