@@ -2,9 +2,10 @@
 # The replays the ideas of this round were judged on (seeds 1..90, both convolution spaces of
 # ../shared/t4, one device per store, runs ended at 400 evaluations), as option-choice-runs.txt lists
 # them. The options exist at commits 8a8f770 (kick, triples, far, forest_stall, thompson), 96f125e
-# (sample_lengths, cap), 6568129 (the portfolio's max_points) and 4fcbecb (forget, forget_points) only;
-# they were taken out again, none beat the default. Build pimg-tune at the four and pass them.
-# Usage: choice.sh TUNE_AT_8a8f770 TUNE_AT_96f125e TUNE_AT_6568129 TUNE_AT_4fcbecb > option-choice-runs.raw
+# (sample_lengths, cap), 6568129 (the portfolio's max_points), 4fcbecb (forget, forget_points) and
+# 9b059d1 (short_memory) only; they were taken out again, none beat the default. Build pimg-tune at
+# the five and pass them.
+# Usage: choice.sh TUNE_AT_8a8f770 TUNE_AT_96f125e TUNE_AT_6568129 TUNE_AT_4fcbecb TUNE_AT_9b059d1
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../../.." && pwd)
@@ -12,6 +13,7 @@ tune=$1
 tune_b=$2
 tune_c=$3
 tune_d=$4
+tune_e=$5
 t4=${T4_DIR:-$root/../shared/t4}
 [ -d "$t4" ] || t4=$root/../../shared/t4
 work=$(mktemp -d)
@@ -67,3 +69,6 @@ row "forget 48, keep 32" $(p forget=48) $(p forget_points=32)
 row "forget 72, keep 64" $(p forget=72)
 row "forget 96, keep 64" $(p forget=96)
 row "forget 48, keep 96" $(p forget=48) $(p forget_points=96)
+tune=$tune_e
+row "short memory 64" $(p short_memory=64)
+row "short memory 96" $(p short_memory=96)
