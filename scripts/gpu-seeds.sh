@@ -7,7 +7,8 @@
 # from ../shared/peers/reg-openmp), appended to the seed report.
 # Usage: scripts/gpu-seeds.sh EXE OUT [SPACE.yaml ...]   (default: every spaces/seeds/*-gpu.yaml)
 # PIMG_SEEDS_BUDGET: seconds for all the tuning (default 360). Each space gets a share of what is left,
-# weighted (the batch of 20 frames 2, seed 004's search 3, the others 1), and what a space leaves goes to the
+# weighted (searches: the batch of 20 frames 2, seed 004's search 3, the others 1; ladders: ladder_weight, from
+# their measured times), and what a space leaves goes to the
 # ones after it; a space cut off keeps what it stored (resume: a later call with the database carried goes on).
 set -uo pipefail
 [ $# -ge 2 ] || { echo "usage: $0 EXE OUT [SPACE.yaml ...]" >&2; exit 2; }
@@ -22,6 +23,16 @@ if [ ${#spaces[@]} -eq 0 ]; then
   done
   for f in spaces/seeds/004-*-gpu.yaml; do [ -e "$f" ] && spaces+=("$f"); done
 fi
+# A ladder's share: about its seconds on the H200 machine of 2026-11-28 over 15 (bench/results/2026-11-28-h200-seeds:
+# a host step costs 7-11 s per problem, so the five- and six-size spaces need most; all eleven about 5 minutes).
+ladder_weight() {
+  case $1 in
+    *000-sharpen*|*002-rotate*) echo 5 ;;
+    *000-histeq*|*004-*) echo 4 ;;
+    *002-flip*|*batch*|*maxpool-windows*) echo 2 ;;
+    *) echo 1 ;;
+  esac
+}
 weight() {
   case $1 in
     *004-*) echo 3 ;;
@@ -46,8 +57,8 @@ for i in "${!spaces[@]}"; do
   name=$(basename "$space" .yaml)
   family=$(awk '/^family:/ {print $2; exit}' "$space")
   left_weight=0
-  for s in "${spaces[@]:$i}"; do left_weight=$(( left_weight + $(weight "$s") )); done
-  bound=$(( (ladder_deadline - $(date +%s)) * $(weight "$space") / left_weight ))
+  for s in "${spaces[@]:$i}"; do left_weight=$(( left_weight + $(ladder_weight "$s") )); done
+  bound=$(( (ladder_deadline - $(date +%s)) * $(ladder_weight "$space") / left_weight ))
   [ "$bound" -ge 10 ] || bound=10
   t1=$(date +%s)
   # Not --quiet: the log says, with the time of each line, where the time went (a cut-off ladder's log is all
