@@ -624,7 +624,8 @@ def seed_section(seed, steps, programs=()):
 def report(steps, sources, note="", programs=()):
     md = ["# The seeds' experiments, re-run", "",
           "Each seed's published numbers beside pimg-tune's measurements of its ladder (spaces/seeds/), and its "
-          "claims judged from them. Sources: " + ", ".join(f"`{os.path.basename(s)}`" for s in sources) + ".", ""]
+          "claims judged from them. Sources (from this page's folder): " + ", ".join(f"`{s}`" for s in sources) + ".",
+          ""]
     if note:
         md += [note, ""]
     devices = sorted({s.device for s in steps})
@@ -644,7 +645,8 @@ def main():
     except SystemExit as e:
         print(e, file=sys.stderr)
         return 2
-    text = report(steps, args.db, args.note, programs)
+    here = os.path.dirname(os.path.abspath(args.out))
+    text = report(steps, [os.path.relpath(os.path.abspath(db), here) for db in args.db], args.note, programs)
     with open(args.out, "w") as f:
         f.write(text)
     return 0
