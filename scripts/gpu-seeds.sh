@@ -23,13 +23,14 @@ if [ ${#spaces[@]} -eq 0 ]; then
   done
   for f in spaces/seeds/004-*-gpu.yaml; do [ -e "$f" ] && spaces+=("$f"); done
 fi
-# A ladder's share: about its seconds on the H200 machine of 2026-11-28 over 15 (bench/results/2026-11-28-h200-seeds:
+# A ladder's share: its seconds on the H200 machine of 2026-11-28 over 15, rounded (bench/results/2026-11-28-h200-seeds:
 # a host step costs 7-11 s per problem, so the five- and six-size spaces need most; all eleven about 5 minutes).
 ladder_weight() {
   case $1 in
     *000-sharpen*|*002-rotate*) echo 5 ;;
     *000-histeq*|*004-*) echo 4 ;;
-    *002-flip*|*batch*|*maxpool-windows*) echo 2 ;;
+    *002-flip*) echo 3 ;;
+    *batch*|*maxpool-windows*) echo 2 ;;
     *) echo 1 ;;
   esac
 }

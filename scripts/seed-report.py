@@ -319,14 +319,17 @@ class Step:
             attrs = {}
         self.attrs = attrs if isinstance(attrs, dict) else {}
 
+    def attr(self, name, default=None):
+        """A problem attribute, at the canonical form's top level or under its "attrs"."""
+        return self.attrs.get(name, self.attrs.get("attrs", {}).get(name, default))
+
     def key(self, kind):
         if kind == "window":  # maxpool's window side (2 when the problem does not name one)
-            return int(self.attrs.get("window", self.attrs.get("attrs", {}).get("window", 2)))
+            return int(self.attr("window", 2))
         if kind == "batch":  # conv's images per launch (1 when the problem names none)
-            return int(self.attrs.get("batch", self.attrs.get("attrs", {}).get("batch", 1)))
+            return int(self.attr("batch", 1))
         if kind == "params":  # seed 004: the parameter set and the grid (the seed's 20^5, the CPU space's 8^5)
-            attrs = self.attrs.get("attrs", self.attrs)
-            params, grid = str(self.attrs.get("params", attrs.get("params", "?"))), self.attrs.get("grid", attrs.get("grid"))
+            params, grid = str(self.attr("params", "?")), self.attr("grid")
             return f"{params}, grid {grid}" if grid is not None else params
         return self.width
 
@@ -414,10 +417,11 @@ def matches(step, where, key):
             and (where.get("not_device") is None or where["not_device"].lower() not in name))
 
 
-def overall_verdict(verdicts):
+def overall_verdict(verdicts, undecided="intervals overlap"):
+    """undecided: why an inconclusive comparison could not decide (said where none decided)."""
     tested = [v for v in verdicts if v not in ("not testable", "inconclusive")]
     if not tested:
-        return "not testable" if "inconclusive" not in verdicts else "not testable (intervals overlap)"
+        return "not testable" if "inconclusive" not in verdicts else f"not testable ({undecided})"
     if all(v == "confirmed" for v in tested):
         return "confirmed"
     if all(v == "refuted" for v in tested):
@@ -431,16 +435,16 @@ def is_gpu(device):
     return name.startswith("cuda:") or any(v in name for v in ("nvidia", "amd radeon", "intel(r) graphics"))
 
 
-def verdict_by_class(verdicts, devices):
+def verdict_by_class(verdicts, devices, undecided="intervals overlap"):
     """The overall verdict; where the GPUs and the CPUs disagree, 'mixed' says which holds where (the seeds
     ran on one class: their claims are judged on it first)."""
-    overall = overall_verdict(verdicts)
+    overall = overall_verdict(verdicts, undecided)
     classes = {}
     for verdict, device in zip(verdicts, devices):
         classes.setdefault("GPU" if is_gpu(device) else "CPU", []).append(verdict)
     if overall != "mixed" or len(classes) < 2:
         return overall
-    per = {c: overall_verdict(v) for c, v in classes.items()}
+    per = {c: overall_verdict(v, undecided) for c, v in classes.items()}
     if len(set(per.values())) == 1:
         return overall
     return "mixed (" + "; ".join(f"{c}: {per[c]}" for c in sorted(per)) + ")"
@@ -500,7 +504,7 @@ def whole_program_row(text, a_backend, b_backend, seed, steps, programs):
     if not verdicts:
         return (text, "not testable", f"no machine's stores hold whole programs of both {a_backend} and {b_backend} "
                                       "on one problem (the whole-program stage runs with a space's search)")
-    verdict = verdict_by_class(verdicts, devices).replace("(intervals overlap)", "(within 1.5x, one run each)")
+    verdict = verdict_by_class(verdicts, devices, f"within {WHOLE_PROGRAM_MARGIN:g}x, one run each")
     return (text, verdict, "; ".join(details))
 
 

@@ -37,7 +37,7 @@ std::string ladder_section(const std::vector<LadderRow>& rows, const std::string
   // Each ladder's problems from the smallest image up (not in the order of their canonical strings).
   std::vector<std::pair<std::string, std::string>> order;
   for (const auto& g : groups) order.push_back(g.first);
-  std::stable_sort(order.begin(), order.end(), [&](const auto& a, const auto& b) {
+  std::sort(order.begin(), order.end(), [&](const auto& a, const auto& b) {
     const Problem &pa = problems.at(a), &pb = problems.at(b);
     return std::make_tuple(a.first, std::int64_t{pa.width} * pa.height, a.second) <
            std::make_tuple(b.first, std::int64_t{pb.width} * pb.height, b.second);

@@ -55,7 +55,7 @@ TEST(LadderEndToEnd, LadderOnlyMeasuresTheStepsAlone) {
   EXPECT_EQ(e2e::query(db, "SELECT stage, COUNT(*) FROM evaluations GROUP BY stage"),
             std::vector<std::string>{"ladder|3"});
   // It says what it stored (not an empty ranking: "No ok results stored").
-  EXPECT_NE(r.out.find("ladder e2e: 3 steps stored"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("ladder e2e: 3 steps in the store"), std::string::npos) << r.out;
   EXPECT_EQ(r.out.find("No ok results"), std::string::npos) << r.out;
   pimg::Store store(db, pimg::Store::Mode::read_only);
   const auto steps = store.ladder_rows();

@@ -509,8 +509,8 @@ int main(int argc, char** argv) {
         const auto steps = store.ladder_rows(f);
         const auto n = std::count_if(steps.begin(), steps.end(),
                                      [&](const LadderRow& l) { return l.ladder == space.ladder.name; });
-        fmt::print("ladder {}: {} steps stored (each step on each problem and device; `pimg-tune report` shows "
-                   "them)\n",
+        fmt::print("ladder {}: {} steps in the store (each step on each problem and device; `pimg-tune report` "
+                   "shows them)\n",
                    space.ladder.name, n);
       } else {
         fmt::print("{}", best_table(store.ranking_rows(f), store.all_bandwidths(), tune_args.top));
