@@ -5,7 +5,6 @@
 #include <gtest/gtest.h>
 
 #include <cstdlib>
-#include <ctime>
 #include <iterator>
 #include <fstream>
 #include <set>
@@ -381,22 +380,12 @@ TEST(Replay, FirstSeedSelectsTheSeeds) {
   EXPECT_NE(one, two) << "seeds 1 and 2 gave the same runs";
 }
 
-// Timing means nothing in a debug or sanitizer build: the timing tests skip themselves there.
-#if defined(__has_feature)
-#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer)
-#define PIMG_TIMING_UNRELIABLE 1
-#endif
-#endif
-#if !defined(NDEBUG) || defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__) || defined(PIMG_TIMING_UNRELIABLE)
-constexpr bool kTimingUnreliable = true;
-#else
-constexpr bool kTimingUnreliable = false;
-#endif
-
-// The bar is on a space of 10^5 configurations: six parameters (20 x 10 x 10 x 5 x 5 x 2),
-// a smooth cost with one point in 16 failing. `warm` outcomes first, then the mean CPU time of the
-// next `timed` proposals of the strategy with these options.
-double cpu_ms_per_proposal(const std::string& name, const std::map<std::string, std::string>& options, int warm, int timed) {
+// The proposal-time bar is on a space of 10^5 configurations: six parameters (20 x 10 x 10
+// x 5 x 5 x 2), a smooth cost with one point in 16 failing. Its time is measured by the benchmark
+// (bench/strategy_bench.cpp, BM_ProposalTime) and bounded by scripts/proposal-time.sh, not here:
+// a unit test does not time. What the test checks on that space: after `warm` outcomes, each of the
+// next `more` proposals is a point of the space not asked before.
+void proposes_new_points_on_a_100k_space(const std::string& name, const std::map<std::string, std::string>& options, int warm, int more) {
   const std::uint32_t n[] = {20, 10, 10, 5, 5, 2};
   std::vector<SpaceParam> params;
   for (std::size_t d = 0; d < std::size(n); ++d) {
@@ -414,44 +403,31 @@ double cpu_ms_per_proposal(const std::string& name, const std::map<std::string, 
     for (std::size_t d = std::size(n); d-- > 0 && ++c[d] == n[d];) c[d] = 0;  // odometer, last fastest
   }
   const SearchSpace space(std::move(params), std::move(coords));
-  EXPECT_EQ(space.size(), 100000u);
+  ASSERT_EQ(space.size(), 100000u);
   const StrategyInfo* info = Registry::builtin().strategy(name);
   auto opts = options;
-  opts["budget"] = std::to_string(warm + timed);
+  opts["budget"] = std::to_string(warm + more);
   auto st = info->make(space, resolve_options(*info, opts), 1);
-  auto step = [&] {
+  std::set<PointId> asked;
+  for (int i = 0; i < warm + more; ++i) {
     const auto p = st->ask();
-    EXPECT_TRUE(p);
-    if (p) st->observe(*p, std::isfinite(cost[*p]) ? Outcome{Status::ok, cost[*p]} : Outcome{Status::launch_error, 0});
-  };
-  for (int i = 0; i < warm; ++i) step();
-  const std::clock_t start = std::clock();
-  for (int i = 0; i < timed; ++i) step();
-  return 1000.0 * static_cast<double>(std::clock() - start) / CLOCKS_PER_SEC / timed;
+    ASSERT_TRUE(p) << "proposal " << i;
+    ASSERT_LT(*p, space.size());
+    ASSERT_TRUE(asked.insert(*p).second) << "proposal " << i << " asked point " << *p << " again";
+    st->observe(*p, std::isfinite(cost[*p]) ? Outcome{Status::ok, cost[*p]} : Outcome{Status::launch_error, 0});
+  }
+  EXPECT_FALSE(st->ask()) << "the budget of " << warm + more << " is spent";
 }
 
-TEST(Portfolio, ProposesInUnderAMillisecondOnA100kSpace) {
-  // The bar: the default strategy's own time per proposal under 1 ms on a space of 10^5
-  // configurations; 200 outcomes first, then the CPU time of the next 200 proposals (model and
-  // local search turns alike).
-  if (kTimingUnreliable) GTEST_SKIP() << "an unoptimised or sanitizer build";
-  const double ms = cpu_ms_per_proposal("portfolio", {}, 200, 200);
-  RecordProperty("ms_per_proposal", std::to_string(ms));
-  EXPECT_LT(ms, 1.0) << "CPU time per proposal";
+TEST(Portfolio, ProposesNewPointsOnA100kSpace) {
+  // The default strategy, 200 outcomes then 200 more proposals (model and local search turns alike).
+  proposes_new_points_on_a_100k_space("portfolio", {}, 200, 200);
 }
 
-TEST(Gp, ItsOwnTurnsTakeUnderAMillisecondOnA100kSpace) {
-  // The model's own turns, as the portfolio runs it (256 random candidates, no random neighbour
-  // moves, length scales learnt every 5 evaluations; the portfolio's defaults): every proposal is a
-  // model turn here, 200 of them after 200 outcomes (a training set at its cap of 160 points). Before
-  // the candidates' kernel rows were tabled and the length fit's pairs indexed, these turns took
-  // 0.9-1.4 ms of CPU on the development host (0.91 ms in this test on the idle host); now about
-  // 0.6 ms. The bound is the 1 ms: a CI machine slower than the development host must not fail it
-  // (the measured cost is in bench/results/2026-11-25-t4-strategies-5, from the benchmark).
-  if (kTimingUnreliable) GTEST_SKIP() << "an unoptimised or sanitizer build";
-  const double ms = cpu_ms_per_proposal("gp", {{"candidates", "256"}, {"local", "0"}, {"learn", "5"}}, 200, 200);
-  RecordProperty("ms_per_proposal", std::to_string(ms));
-  EXPECT_LT(ms, 1.0) << "CPU time per model proposal";
+TEST(Gp, ProposesNewPointsOnA100kSpaceAsThePortfolioRunsIt) {
+  // gp with the portfolio's options (256 random candidates, no random neighbour moves, length
+  // scales learnt every 5 evaluations): its training set reaches its cap of 160 points.
+  proposes_new_points_on_a_100k_space("gp", {{"candidates", "256"}, {"local", "0"}, {"learn", "5"}}, 200, 200);
 }
 
 TEST(MetaTune, RanksEveryCombinationOfTheGrid) {
