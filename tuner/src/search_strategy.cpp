@@ -179,19 +179,29 @@ void SearchStrategy::pair_neighbours(PointId p, std::vector<PointId>& out) const
 
 std::optional<PointId> SearchStrategy::repair(std::span<const std::uint32_t> coords) {
   if (auto p = space_.find(coords); p && !visited(*p)) return p;
-  std::vector<std::size_t> dims;
+  repair_dims_.clear();  // the present parameters
   for (std::size_t d = 0; d < coords.size(); ++d)
-    if (coords[d] != SearchSpace::kAbsent) dims.push_back(d);
-  if (dims.empty()) return std::nullopt;
+    if (coords[d] != SearchSpace::kAbsent) repair_dims_.push_back(d);
+  if (repair_dims_.empty()) return std::nullopt;
   constexpr std::size_t kSamples = 48;
   std::optional<PointId> best;
   std::size_t best_dist = 0;
   for (std::size_t attempt = 0; attempt < 3 && !best; ++attempt) {
-    const std::size_t d = dims[rng_.below(dims.size())];
+    const std::size_t d = repair_dims_[rng_.below(repair_dims_.size())];
     auto list = space_.with_value(d, coords[d]);
     if (list.empty()) continue;
-    for (std::size_t s = 0; s < std::min(kSamples, list.size()); ++s) {
-      const PointId q = list.size() <= kSamples ? list[s] : list[rng_.below(list.size())];
+    // The samples are drawn first (the same draws, in the same order, as one at a time) and their
+    // visited flags and coordinates prefetched, so the random reads of a large space overlap
+    // instead of waiting one after another.
+    const std::size_t n = std::min(kSamples, list.size());
+    PointId sample[kSamples];
+    for (std::size_t s = 0; s < n; ++s) {
+      sample[s] = list.size() <= kSamples ? list[s] : list[rng_.below(list.size())];
+      __builtin_prefetch(&visited_[sample[s]]);
+      __builtin_prefetch(space_.point(sample[s]).data());
+    }
+    for (std::size_t s = 0; s < n; ++s) {
+      const PointId q = sample[s];
       if (visited(q)) continue;
       // Integer distance, given up once it cannot beat the nearest so far (the same pick).
       std::size_t dist = 0;
