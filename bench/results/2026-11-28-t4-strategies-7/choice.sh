@@ -8,7 +8,7 @@
 #   git worktree add /tmp/r7 6f1e1cf && cd /tmp/r7 && git apply bench/results/2026-11-28-t4-strategies-7/scratch.patch
 #   cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DPIMG_WITH_CUDA=OFF -DPIMG_WITH_OPENCL=OFF \
 #     -DPIMG_WITH_MPI=OFF -DPIMG_WITH_OPENCV=OFF -DPIMG_WITH_OPENMP=OFF && cmake --build build --target pimg-tune
-# Usage: choice.sh PATCHED_PIMG_TUNE [UNPATCHED_PIMG_TUNE for the pure local search rows]
+# Usage: [DIAG_TUNE=...] [REPAIR_TUNE=...] choice.sh PATCHED_PIMG_TUNE [UNPATCHED_PIMG_TUNE for the pure local search rows]
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../../.." && pwd)
@@ -82,6 +82,26 @@ REGIME_AFTER=24 REGIME_LEN=3 row "regime after 24 len 3"
 REGIME_AFTER=24 REGIME_LEN=6 REGIME_MODE=1 row "regime after 24 len 6 natural order"
 REGIME_AFTER=12 REGIME_LEN=6 row "regime after 12 len 6"
 FIRST=401 REGIME_AFTER=24 REGIME_LEN=6 row "S401 regime after 24 len 6"
+# The rows of the two other patches, when their builds are given: DIAG_TUNE (scratch-diag.patch,
+# which includes scratch.patch) and REPAIR_TUNE (repair-nearest.patch).
+if [ -n "${DIAG_TUNE:-}" ]; then
+  main_tune=$tune
+  tune=$DIAG_TUNE
+  GP_FAIL_MODE=1 row "failures not learnt by gp"
+  GP_FAIL_STEP=0 row "failures at the slowest"
+  for m in 0.5 1 2 4; do GP_LEN_MARGIN=$m row "length margin $m"; done
+  GP_DERIVED=2 row "derived: log(bx*by) only (first pair)"
+  GP_DERIVED=1 row "derived: every pair of integer parameters"
+  tune=$main_tune
+fi
+if [ -n "${REPAIR_TUNE:-}" ]; then
+  main_tune=$tune
+  tune=$REPAIR_TUNE
+  REPAIR_MODE=1 row "repair nearest"
+  REPAIR_MODE=2 row "repair radius 1 then sampling"
+  FIRST=401 REPAIR_MODE=1 row "S401 repair nearest"
+  tune=$main_tune
+fi
 # Pure local search (unpatched; multi-start with any-value moves is the A4000's fastest at 200).
 for opts in "restart=0" "restart=0 pairs=1" "restart=0 order=1 pairs=1"; do
   args=(--option local.any_value=1)
