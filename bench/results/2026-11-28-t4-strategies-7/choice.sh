@@ -92,6 +92,8 @@ if [ -n "${DIAG_TUNE:-}" ]; then
   for m in 0.5 1 2 4; do GP_LEN_MARGIN=$m row "length margin $m"; done
   GP_DERIVED=2 row "derived: log(bx*by) only (first pair)"
   GP_DERIVED=1 row "derived: every pair of integer parameters"
+  GP_IEI=2 row "integrated EI over the current and the previous length fit"
+  GP_IEI=4 row "integrated EI over the current and three previous length fits"
   tune=$main_tune
 fi
 if [ -n "${REPAIR_TUNE:-}" ]; then
