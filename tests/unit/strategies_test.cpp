@@ -128,6 +128,57 @@ TEST(Strategies, ReproducibleFromTheSeed) {
   }
 }
 
+// The picks of the search strategies, pinned: each strategy's first 150 proposals (seed 7, default
+// options) on a fixed space of 960 points (four parameters, a smooth cost with an interaction and one
+// point in 13 failing), as an FNV-1a digest of the point ids. A change meant to keep every pick (a
+// faster repair, a cheaper kernel row) must keep these; a change meant to alter the search changes
+// them, and then the replays behind its claims (bench/results, docs/strategies.md) are run again and
+// the digest here updated. Replays use the project's own generator, so the digests are the same with
+// every compiler and standard library (checked: GCC and the clang sanitizer build).
+TEST(Strategies, PicksArePinned) {
+  const std::uint32_t n[] = {8, 6, 5, 4};
+  std::vector<SpaceParam> params;
+  for (std::size_t d = 0; d < std::size(n); ++d) {
+    params.push_back({std::string(1, static_cast<char>('p' + d)), {}});
+    for (std::uint32_t i = 0; i < n[d]; ++i) params.back().values.emplace_back(static_cast<std::int64_t>(1) << i);
+  }
+  std::vector<std::uint32_t> coords;
+  ReplaySpace s;
+  for (std::uint32_t a = 0; a < n[0]; ++a)
+    for (std::uint32_t b = 0; b < n[1]; ++b)
+      for (std::uint32_t c = 0; c < n[2]; ++c)
+        for (std::uint32_t d = 0; d < n[3]; ++d) {
+          coords.insert(coords.end(), {a, b, c, d});
+          const double ms = 1 + 0.05 * (a - 5.0) * (a - 5.0) + 0.08 * std::abs(b + a - 6.0) + 0.03 * c * (d + 1) +
+                            (d == 2 && c == 4 ? -0.2 : 0.0);
+          s.cost.push_back((a * 7 + b * 3 + c + d) % 13 == 5 ? INFINITY : ms);
+        }
+  s.space = SearchSpace(std::move(params), std::move(coords));
+  const std::map<std::string, std::uint64_t> pinned = {
+      {"random", 13118136955133250794ull},  {"local", 10736790170661560191ull},   {"annealing", 1314353554250555772ull},
+      {"genetic", 17046207691512005562ull}, {"diffevo", 10538549165273209394ull}, {"gp", 14207644521683159124ull},
+      {"portfolio", 18389021238770157520ull},
+  };
+  for (const std::string name : {"random", "local", "annealing", "genetic", "diffevo", "gp", "portfolio"}) {
+    SCOPED_TRACE(name);
+    const StrategyInfo* info = Registry::builtin().strategy(name);
+    ASSERT_NE(info, nullptr);
+    auto st = info->make(s.space, resolve_options(*info, {{"budget", "150"}}), 7);
+    std::uint64_t h = 1469598103934665603ull;
+    std::size_t asked = 0;
+    for (const PointId p : walk(*st, s, 150)) {
+      h = (h ^ p) * 1099511628211ull;
+      ++asked;
+    }
+    EXPECT_EQ(asked, 150u);
+    const auto it = pinned.find(name);
+    EXPECT_TRUE(it != pinned.end() && it->second == h)
+        << name << "'s first 150 picks have the digest " << h << "ull"
+        << (it == pinned.end() ? "; none is pinned" : fmt::format("; the pinned one is {}ull", it->second))
+        << ". If the change is meant to alter the search, replay the public spaces again and pin the new digest.";
+  }
+}
+
 TEST(Strategies, RespectBudgetsAndPlateau) {
   const ReplaySpace& s = space512();
   for (const StrategyInfo* info : Registry::builtin().strategies()) {
