@@ -179,15 +179,15 @@ void SearchStrategy::pair_neighbours(PointId p, std::vector<PointId>& out) const
 
 std::optional<PointId> SearchStrategy::repair(std::span<const std::uint32_t> coords) {
   if (auto p = space_.find(coords); p && !visited(*p)) return p;
-  repair_dims_.clear();  // the present parameters
+  std::vector<std::size_t> dims;
   for (std::size_t d = 0; d < coords.size(); ++d)
-    if (coords[d] != SearchSpace::kAbsent) repair_dims_.push_back(d);
-  if (repair_dims_.empty()) return std::nullopt;
+    if (coords[d] != SearchSpace::kAbsent) dims.push_back(d);
+  if (dims.empty()) return std::nullopt;
   constexpr std::size_t kSamples = 48;
   std::optional<PointId> best;
   std::size_t best_dist = 0;
   for (std::size_t attempt = 0; attempt < 3 && !best; ++attempt) {
-    const std::size_t d = repair_dims_[rng_.below(repair_dims_.size())];
+    const std::size_t d = dims[rng_.below(dims.size())];
     auto list = space_.with_value(d, coords[d]);
     if (list.empty()) continue;
     // The samples are drawn first (the same draws, in the same order, as one at a time) and their

@@ -5,10 +5,10 @@
 # fraction of the optimum at 25 / 50 / 100 / 200 / 400 evaluations and the time score [95% CI].
 # The ideas are scratch switches read from the environment (scratch.patch; off when unset, so the
 # patched build replays the default to the last digit); none was kept. Build pimg-tune with the patch:
-#   git worktree add /tmp/r7 6f1e1cf && cd /tmp/r7 && git apply bench/results/2026-11-28-t4-strategies-7/scratch.patch
+#   git worktree add /tmp/r7 00d07a0 && cd /tmp/r7 && git apply bench/results/2026-11-28-t4-strategies-7/scratch.patch
 #   cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DPIMG_WITH_CUDA=OFF -DPIMG_WITH_OPENCL=OFF \
 #     -DPIMG_WITH_MPI=OFF -DPIMG_WITH_OPENCV=OFF -DPIMG_WITH_OPENMP=OFF && cmake --build build --target pimg-tune
-# Usage: [DIAG_TUNE=...] [REPAIR_TUNE=...] choice.sh PATCHED_PIMG_TUNE [UNPATCHED_PIMG_TUNE for the pure local search rows]
+# Usage: [REPAIR_TUNE=...] choice.sh PATCHED_PIMG_TUNE [UNPATCHED_PIMG_TUNE for the pure local search rows]
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../../.." && pwd)
@@ -82,20 +82,16 @@ REGIME_AFTER=24 REGIME_LEN=3 row "regime after 24 len 3"
 REGIME_AFTER=24 REGIME_LEN=6 REGIME_MODE=1 row "regime after 24 len 6 natural order"
 REGIME_AFTER=12 REGIME_LEN=6 row "regime after 12 len 6"
 FIRST=401 REGIME_AFTER=24 REGIME_LEN=6 row "S401 regime after 24 len 6"
-# The rows of the two other patches, when their builds are given: DIAG_TUNE (scratch-diag.patch,
-# which includes scratch.patch) and REPAIR_TUNE (repair-nearest.patch).
-if [ -n "${DIAG_TUNE:-}" ]; then
-  main_tune=$tune
-  tune=$DIAG_TUNE
-  GP_FAIL_MODE=1 row "failures not learnt by gp"
-  GP_FAIL_STEP=0 row "failures at the slowest"
-  for m in 0.5 1 2 4; do GP_LEN_MARGIN=$m row "length margin $m"; done
-  GP_DERIVED=2 row "derived: log(bx*by) only (first pair)"
-  GP_DERIVED=1 row "derived: every pair of integer parameters"
-  GP_IEI=2 row "integrated EI over the current and the previous length fit"
-  GP_IEI=4 row "integrated EI over the current and three previous length fits"
-  tune=$main_tune
-fi
+# How failures are learnt, a margin for the length fit, derived product dimensions, expected
+# improvement averaged over length fits.
+GP_FAIL_MODE=1 row "failures not learnt by gp"
+GP_FAIL_STEP=0 row "failures at the slowest"
+for m in 0.5 1 2 4; do GP_LEN_MARGIN=$m row "length margin $m"; done
+GP_DERIVED=2 row "derived: log(bx*by) only (first pair)"
+GP_DERIVED=1 row "derived: every pair of integer parameters"
+GP_IEI=2 row "integrated EI over the current and the previous length fit"
+GP_IEI=4 row "integrated EI over the current and three previous length fits"
+# The rows of repair-nearest.patch (its own build, REPAIR_TUNE), when given.
 if [ -n "${REPAIR_TUNE:-}" ]; then
   main_tune=$tune
   tune=$REPAIR_TUNE

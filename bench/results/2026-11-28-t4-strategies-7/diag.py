@@ -2,7 +2,7 @@
 """gp's view of the A4000 space while seed 28 is stuck (model-at-stuck-seed-28.txt).
 
 Usage: diag.py T4_DIR DIAG_DIR. DIAG_DIR holds diag-N.txt for N in 70 118 166 214 230, each written by
-pimg-tune built with scratch-diag.patch:
+pimg-tune built with scratch.patch:
   DIAG_AT=N DIAG_FILE=DIAG_DIR/diag-N.txt pimg-tune strategies --db conv-A4000.db --family t4:convolution \
     --strategy default --seeds 1 --first-seed 28 --max-evals 400
 (at the model turn when it has learnt N outcomes: its length scales, its training set, and every unvisited
@@ -10,8 +10,12 @@ point's posterior mean, sd and expected improvement, and whether it was among th
 Prints, per turn, the three points of highest expected improvement and where the configurations faster
 than the stuck point (0.843 of the optimum) rank.
 """
-import sys,math
-import os; exec(open(os.path.join(os.path.dirname(os.path.abspath(__file__)), 'analyse.py')).read().split('def main')[0])
+import math
+import os
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from analyse import fmt, load_space  # noqa: E402
 vals, ok = load_space(sys.argv[1],'A4000')
 opt=min(ok.values())
 for at in (70,118,166,214,230):

@@ -86,7 +86,6 @@ class SearchStrategy : public Strategy {
   std::size_t drawn_ = 0;
   std::optional<std::chrono::steady_clock::time_point> started_;
   std::vector<PointId> scratch_;
-  std::vector<std::size_t> repair_dims_;  // repair: the coordinates' present parameters
 };
 
 }  // namespace pimg
