@@ -5,12 +5,17 @@
 // steers away from regions that fail. Stored results of the same kernel on other devices and sizes
 // (prior()) give the process its mean: each point's prior is its mean centred log time over those
 // groups, and the first points asked are the best of them instead of random ones.
+// With `pow2` an integer parameter whose values mix powers of two and others gets a second kernel
+// dimension, whether the value is a power of two: on a GPU such values (block and tile sizes that
+// divide warps, memory transactions and power-of-two problem sizes) often differ from their
+// neighbours in the value list by a factor, which a kernel over value indices alone smooths away.
 // Cost per proposal: the kernel is a product of per-parameter factors looked up by index distance,
 // and the Cholesky factor of the training set is updated (rows removed and appended), not refactorised.
 #include <algorithm>
 #include <cmath>
 #include <map>
 #include <numeric>
+#include <variant>
 #include <vector>
 
 #include "pimg/cholesky.hpp"
@@ -34,7 +39,25 @@ class GaussianProcess final : public SearchStrategy {
         evolve_(std::stod(o.at("evolve"))),
         any_value_(std::stoi(o.at("any_value")) == 1),
         pairs_(std::stoull(o.at("pairs"))),
-        learn_(std::stoull(o.at("learn"))) {}
+        learn_(std::stoull(o.at("learn"))) {
+    derived_of_.assign(space_.dims(), kNone);
+    if (std::stoi(o.at("pow2")) == 1)
+      for (std::size_t d = 0; d < space_.dims(); ++d) {
+        // An integer parameter with at least two powers of two and two other values among its values.
+        std::vector<std::uint8_t> code;
+        std::size_t powers = 0;
+        for (const auto& v : space_.params()[d].values) {
+          const auto* i = std::get_if<std::int64_t>(&v);
+          if (!i) break;
+          code.push_back(*i > 0 && (*i & (*i - 1)) == 0);
+          powers += code.back();
+        }
+        if (code.size() == space_.params()[d].values.size() && powers >= 2 && code.size() - powers >= 2) {
+          derived_of_[d] = derived_.size();
+          derived_.push_back({d, std::move(code)});
+        }
+      }
+  }
 
   void prior(const std::vector<PriorResult>& results) override {
     // Per group, log times centred on the group's mean (failures a step above its slowest), then
@@ -127,10 +150,11 @@ class GaussianProcess final : public SearchStrategy {
   double mean_of(PointId p) const { return has_prior_ ? slope_ * prior_[p] : 0; }
 
   // exp(-|a-b|^2 / 2 length^2) over the scaled coordinates, as a product of per-parameter factors
-  // looked up by the index distance (the last entry: present in one point only), so no exp per pair.
+  // looked up by the index distance (the last entry: present in one point only), so no exp per pair;
+  // a parameter with a power-of-two dimension times that dimension's factor where the two differ in it.
   using Factors = std::vector<std::vector<double>>;
   double kernel(std::span<const std::uint32_t> a, std::span<const std::uint32_t> b) const { return kernel(a, b, factor_); }
-  static double kernel(std::span<const std::uint32_t> a, std::span<const std::uint32_t> b, const Factors& factor) {
+  double kernel(std::span<const std::uint32_t> a, std::span<const std::uint32_t> b, const Factors& factor) const {
     double k = 1;
     for (std::size_t d = 0; d < a.size(); ++d) {
       const auto& f = factor[d];
@@ -139,7 +163,9 @@ class GaussianProcess final : public SearchStrategy {
       if (aa || ba) {
         if (aa != ba) k *= f.back();
       } else {
-        k *= f[a[d] > b[d] ? a[d] - b[d] : b[d] - a[d]];
+        const double by_index = f[a[d] > b[d] ? a[d] - b[d] : b[d] - a[d]];
+        const std::size_t j = derived_of_[d];
+        k *= j == kNone || derived_[j].code[a[d]] == derived_[j].code[b[d]] ? by_index : by_index * factor[a.size()][1];
       }
     }
     return k;
@@ -165,6 +191,12 @@ class GaussianProcess final : public SearchStrategy {
         r[n] = 1;
       } else {
         for (std::size_t x = 0; x < n; ++x) r[x] = f[c[d] > x ? c[d] - x : x - c[d]];
+        if (const std::size_t j = derived_of_[d]; j != kNone) {  // times the power-of-two dimension's factor
+          const auto& code = derived_[j].code;
+          const double g = factor_[c.size()][1];
+          for (std::size_t x = 0; x < n; ++x)
+            if (code[x] != code[c[d]]) r[x] *= g;
+        }
         r[n] = f.back();
       }
       tab_.push_back(r.data());
@@ -189,6 +221,11 @@ class GaussianProcess final : public SearchStrategy {
         const double diff = i < n ? static_cast<double>(i) / static_cast<double>(n - 1) : 1.0;
         f.push_back(std::exp(-diff * diff / (2 * lengths[d] * lengths[d])));
       }
+    }
+    if (!derived_.empty()) {  // by the number of parameters whose power-of-two-ness differs
+      const double l = lengths[space_.dims()], g = std::exp(-1.0 / (2 * l * l));
+      auto& f = out.emplace_back(1, 1.0);
+      for (std::size_t i = 0; i < derived_.size(); ++i) f.push_back(f.back() * g);
     }
     return out;
   }
@@ -231,7 +268,7 @@ class GaussianProcess final : public SearchStrategy {
     // Per parameter and pair of points (row i, column j < i), the index into the parameter's
     // factor table: the index distance, the value count (absent in one), one more (absent in both).
     const std::size_t pairs = take * (take - 1) / 2;
-    pair_.assign(space_.dims() * pairs, 0);
+    pair_.assign((space_.dims() + !derived_.empty()) * pairs, 0);
     for (std::size_t d = 0; d < space_.dims(); ++d) {
       const std::size_t nv = space_.params()[d].values.size();
       if (nv < 2) continue;
@@ -244,11 +281,19 @@ class GaussianProcess final : public SearchStrategy {
           idx[p] = static_cast<std::uint32_t>(k);
         }
     }
+    for (const auto& dv : derived_) {  // the power-of-two dimension: parameters that differ in it
+      std::uint32_t* idx = &pair_[space_.dims() * pairs];
+      for (std::size_t i = 0, p = 0; i < take; ++i)
+        for (std::size_t k = 0; k < i; ++k, ++p) {
+          const std::uint32_t a = space_.point(pts[i])[dv.base], b = space_.point(pts[k])[dv.base];
+          idx[p] += a != SearchSpace::kAbsent && b != SearchSpace::kAbsent && dv.code[a] != dv.code[b];
+        }
+    }
     std::vector<double> lengths = lengths_;
     double best = neg_log_likelihood(y, factors(lengths));
     bool changed = false;
-    for (std::size_t d = 0; d < space_.dims(); ++d) {
-      if (space_.params()[d].values.size() < 2) continue;
+    for (std::size_t d = 0; d < lengths.size(); ++d) {
+      if (d < space_.dims() && space_.params()[d].values.size() < 2) continue;
       const double keep = lengths[d];
       double pick = keep;
       for (double l : kGrid) {
@@ -268,6 +313,7 @@ class GaussianProcess final : public SearchStrategy {
   bool fit() {
     if (factor_.empty()) {
       lengths_.assign(space_.dims(), length_);
+      if (!derived_.empty()) lengths_.push_back(kDerivedLength);
       factor_ = factors(lengths_);
     }
     std::vector<char> take(own_.size(), 1);
@@ -458,6 +504,18 @@ class GaussianProcess final : public SearchStrategy {
     return pick;
   }
 
+  // A second dimension of an integer parameter: whether its value is a power of two (warps, memory
+  // transactions and power-of-two problem sizes make such values behave apart from their
+  // neighbours in the value list). One length scale for all of them, after the parameters' in
+  // lengths_ (one more coordinate for the length fit, however many parameters have it).
+  struct Derived {
+    std::size_t base;                // the parameter
+    std::vector<std::uint8_t> code;  // per value index: 1 for a power of two
+  };
+  static constexpr std::size_t kNone = static_cast<std::size_t>(-1);
+  static constexpr double kDerivedLength = 2.0;  // at first nearly no effect (factor 0.88 across)
+  std::vector<Derived> derived_;
+  std::vector<std::size_t> derived_of_;  // per parameter: its entry in derived_, or kNone
   std::size_t init_;
   double length_;
   std::size_t candidates_, max_points_;
@@ -511,6 +569,7 @@ StrategyInfo gp_strategy() {
                                {T::Real, "evolve", "0", "chance of asking a crossover child of the best points directly", 0, 1},
                                {T::Int, "any_value", "0", "candidates around the best: 1: one parameter changed to any value, 0: by one step", 0, 1},
                                {T::Int, "pairs", "0", "best points (up to 5) whose two-parameter changes are candidates too", 0, 5},
+                               {T::Int, "pow2", "0", "1: an integer parameter with two or more powers of two and two or more other values also gets a kernel dimension that says whether its value is a power of two (its own length scale, learnt with the others)", 0, 1},
                                {T::Int, "learn", "0", "evaluations between two fits of per-parameter length scales by marginal likelihood (starting from `length`); 0: fixed", 0, 100000}}),
           [](const SearchSpace& space, const OptionValues& o, std::uint64_t seed) {
             return std::make_unique<GaussianProcess>(space, o, seed);

@@ -3,8 +3,8 @@
 // parameter changed to any value, first improvement) until it has gone `local_stall` proposals
 // without a better result, then the model again, and so on. Every member is told every outcome, so
 // none proposes a point another one already asked and the model learns from the walk.
-// The local search (defaults chosen by replay, docs/strategies.md): it walks on its own points
-// (`follow` 0) rather than jumping to every better point the model finds, restarts at the best
+// The local search (defaults chosen by replay, docs/strategies.md): it moves to every point told
+// that is better than where it stands (`follow` 1), the model's finds too; restarts at the best
 // point not yet searched around once its neighbourhood is exhausted (`restart` 1), and asks first
 // the neighbour whose changed value has the best time seen with that value anywhere (`order` 1),
 // so what every evaluation taught about each parameter value steers the walk.
@@ -29,7 +29,7 @@ class Portfolio final : public SearchStrategy {
     // derived from it.
     const std::string all = std::to_string(s.size());
     const std::pair<StrategyInfo (*)(), std::map<std::string, std::string>> members[] = {
-        {gp_strategy, {{"budget", all}, {"local", o.at("local")}, {"candidates", o.at("candidates")}, {"pairs", o.at("pairs")}, {"learn", o.at("learn")}}},
+        {gp_strategy, {{"budget", all}, {"local", o.at("local")}, {"candidates", o.at("candidates")}, {"pairs", o.at("pairs")}, {"learn", o.at("learn")}, {"pow2", o.at("pow2")}}},
         {local_strategy,
          {{"budget", all}, {"any_value", "1"}, {"restart", o.at("restart")}, {"order", o.at("order")}, {"follow", o.at("follow")}, {"pairs", o.at("local_pairs")}, {"escape", o.at("escape")}}},
     };
@@ -79,13 +79,14 @@ StrategyInfo portfolio_strategy() {
           "one stalls; every member learns every outcome",
           with_budget_options(
               {{T::Int, "stall", "24", "gp's proposals without a better result before local search takes over", 1, 100000},
-               {T::Int, "local_stall", "24", "local search's proposals without a better result before gp takes over", 1, 100000},
+               {T::Int, "local_stall", "12", "local search's proposals without a better result before gp takes over", 1, 100000},
                {T::Int, "candidates", "256", "gp's random candidates scored per proposal", 1, 1000000},
                {T::Real, "local", "0", "gp's chance of a random unvisited neighbour of the best", 0, 1},
                {T::Real, "order", "1", "local search's chance of asking the neighbour whose changed value has the best time seen", 0, 1},
-               {T::Int, "follow", "0", "local search moves to 1: any better point told, 0: only better points it asked itself", 0, 1},
+               {T::Int, "follow", "1", "local search moves to 1: any better point told, 0: only better points it asked itself", 0, 1},
                {T::Real, "restart", "1", "local search's chance of restarting at the best point not yet searched around, else at a random one", 0, 1},
                {T::Int, "pairs", "0", "gp's: best points whose two-parameter changes are candidates too", 0, 5},
+               {T::Int, "pow2", "1", "gp's: 1: integer parameters' power-of-two values get a kernel dimension of their own", 0, 1},
                {T::Int, "learn", "5", "gp's: evaluations between two fits of its per-parameter length scales; 0: fixed", 0, 100000},
                {T::Int, "local_pairs", "1", "local search's: 1: two-parameter changes at a local optimum before a restart", 0, 1},
                {T::Int, "escape", "0", "local search's: own proposals without a better result before it leaves the basin; 0: never", 0, 1000000}}),
