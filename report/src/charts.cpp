@@ -99,7 +99,7 @@ std::string line_chart(const LineChart& c) {
       any = true;
     }
   }
-  const double width = left + pw + 24 + legend_width(names);
+  const double width = std::max(left + pw + 24 + legend_width(names), svg::text_width(c.title, 15) + 24);  // the title too
   const double height = std::max(top + ph + bottom, top + 20.0 * static_cast<double>(names.size()) + 20);
   Scale xs = Scale::log(any ? xmin : 1, any ? xmax : 1, 2, left, left + pw);
   if (!xs_seen.empty() && xs_seen.size() <= kMaxDataTicks) xs = xs.with_ticks({xs_seen.begin(), xs_seen.end()});

@@ -8,6 +8,7 @@
 #include <cstdlib>
 #include <iterator>
 #include <fstream>
+#include <regex>
 #include <set>
 #include <sstream>
 
@@ -613,7 +614,19 @@ TEST(StrategiesCommand, PrintsEveryStrategyAndWritesTheReport) {
   md << std::ifstream(dir / "s.md").rdbuf();
   EXPECT_NE(md.str().find("## Search strategies on stored results"), std::string::npos);
   std::size_t svgs = 0;
-  for (const auto& e : std::filesystem::directory_iterator(dir)) svgs += e.path().extension() == ".svg";
+  for (const auto& e : std::filesystem::directory_iterator(dir)) {
+    if (e.path().extension() != ".svg") continue;
+    ++svgs;
+    // The plot is as wide as its title (bold, 15 px; the layout's estimate of 0.6 em a character),
+    // so the title is not cut off at the edges.
+    std::stringstream svg;
+    svg << std::ifstream(e.path()).rdbuf();
+    std::smatch width, title;
+    const std::string body = svg.str();
+    ASSERT_TRUE(std::regex_search(body, width, std::regex(R"re(<svg[^>]* width="([0-9.]+)")re")));
+    ASSERT_TRUE(std::regex_search(body, title, std::regex(R"re(<text[^>]*font-weight="bold">([^<]*)</text>)re")));
+    EXPECT_GE(std::stod(width[1]), 0.6 * 15 * static_cast<double>(title[1].length())) << e.path() << ": " << title[1];
+  }
   EXPECT_EQ(svgs, 2u);  // over evaluations and over tuning time
   std::filesystem::remove_all(dir);
 }
