@@ -9,7 +9,7 @@
 #    default against random search, runs ended at 400 evaluations: each cell's mean with a standard
 #    error of about 0.003, so a cell near the bar is judged on its mean, not on one 30-seed draw;
 #  - dedispersion; then the proposal-time benchmark against the 1 ms bar (scripts/proposal-time.sh,
-#    three times, nothing else running).
+#    three times, nothing else running); TIMINGS=0 leaves it out (and proposal-time.txt as it is).
 # The options were chosen on seeds 1..90, 401..490 and 1001..1300 (choice.sh, option-choice-runs.txt).
 # Usage: run.sh [PIMG_TUNE] (default build/...).
 set -euo pipefail
@@ -46,4 +46,5 @@ wait
 run dedispersion 101 "$seeds" 1000 "$work/dedisp.db" t4:dedispersion -- random default
 # Timings last, with nothing else running: the benchmark (20 proposals after 50 / 200 / 400
 # outcomes) and its check against the bar, three times.
+[ "${TIMINGS:-1}" = 0 ] && exit 0
 for i in 1 2 3; do bash "$root/scripts/proposal-time.sh" "$(dirname "$bench")/.." || true; done > "$here/proposal-time.txt"
