@@ -40,11 +40,11 @@ class GaussianProcess final : public SearchStrategy {
         any_value_(std::stoi(o.at("any_value")) == 1),
         pairs_(std::stoull(o.at("pairs"))),
         learn_(std::stoull(o.at("learn"))) {
-    derived_of_.assign(space_.dims(), kNone);
+    pow2_.resize(space_.dims());
     if (std::stoi(o.at("pow2")) == 1)
       for (std::size_t d = 0; d < space_.dims(); ++d) {
         // An integer parameter with at least two powers of two and two other values among its values.
-        std::vector<std::uint8_t> code;
+        auto& code = pow2_[d];
         std::size_t powers = 0;
         for (const auto& v : space_.params()[d].values) {
           const auto* i = std::get_if<std::int64_t>(&v);
@@ -52,10 +52,10 @@ class GaussianProcess final : public SearchStrategy {
           code.push_back(*i > 0 && (*i & (*i - 1)) == 0);
           powers += code.back();
         }
-        if (code.size() == space_.params()[d].values.size() && powers >= 2 && code.size() - powers >= 2) {
-          derived_of_[d] = derived_.size();
-          derived_.push_back({d, std::move(code)});
-        }
+        if (code.size() == space_.params()[d].values.size() && powers >= 2 && code.size() - powers >= 2)
+          ++pow2_count_;
+        else
+          code.clear();
       }
   }
 
@@ -164,8 +164,8 @@ class GaussianProcess final : public SearchStrategy {
         if (aa != ba) k *= f.back();
       } else {
         const double by_index = f[a[d] > b[d] ? a[d] - b[d] : b[d] - a[d]];
-        const std::size_t j = derived_of_[d];
-        k *= j == kNone || derived_[j].code[a[d]] == derived_[j].code[b[d]] ? by_index : by_index * factor[a.size()][1];
+        const auto& code = pow2_[d];
+        k *= code.empty() || code[a[d]] == code[b[d]] ? by_index : by_index * factor[a.size()][1];
       }
     }
     return k;
@@ -191,8 +191,7 @@ class GaussianProcess final : public SearchStrategy {
         r[n] = 1;
       } else {
         for (std::size_t x = 0; x < n; ++x) r[x] = f[c[d] > x ? c[d] - x : x - c[d]];
-        if (const std::size_t j = derived_of_[d]; j != kNone) {  // times the power-of-two dimension's factor
-          const auto& code = derived_[j].code;
+        if (const auto& code = pow2_[d]; !code.empty()) {  // times the power-of-two dimension's factor
           const double g = factor_[c.size()][1];
           for (std::size_t x = 0; x < n; ++x)
             if (code[x] != code[c[d]]) r[x] *= g;
@@ -222,10 +221,10 @@ class GaussianProcess final : public SearchStrategy {
         f.push_back(std::exp(-diff * diff / (2 * lengths[d] * lengths[d])));
       }
     }
-    if (!derived_.empty()) {  // by the number of parameters whose power-of-two-ness differs
+    if (pow2_count_) {  // by the number of parameters whose power-of-two-ness differs
       const double l = lengths[space_.dims()], g = std::exp(-1.0 / (2 * l * l));
       auto& f = out.emplace_back(1, 1.0);
-      for (std::size_t i = 0; i < derived_.size(); ++i) f.push_back(f.back() * g);
+      for (std::size_t i = 0; i < pow2_count_; ++i) f.push_back(f.back() * g);
     }
     return out;
   }
@@ -268,7 +267,7 @@ class GaussianProcess final : public SearchStrategy {
     // Per parameter and pair of points (row i, column j < i), the index into the parameter's
     // factor table: the index distance, the value count (absent in one), one more (absent in both).
     const std::size_t pairs = take * (take - 1) / 2;
-    pair_.assign((space_.dims() + !derived_.empty()) * pairs, 0);
+    pair_.assign((space_.dims() + (pow2_count_ > 0)) * pairs, 0);
     for (std::size_t d = 0; d < space_.dims(); ++d) {
       const std::size_t nv = space_.params()[d].values.size();
       if (nv < 2) continue;
@@ -281,12 +280,14 @@ class GaussianProcess final : public SearchStrategy {
           idx[p] = static_cast<std::uint32_t>(k);
         }
     }
-    for (const auto& dv : derived_) {  // the power-of-two dimension: parameters that differ in it
+    for (std::size_t d = 0; d < space_.dims(); ++d) {  // the power-of-two dimension: parameters that differ in it
+      const auto& code = pow2_[d];
+      if (code.empty()) continue;
       std::uint32_t* idx = &pair_[space_.dims() * pairs];
       for (std::size_t i = 0, p = 0; i < take; ++i)
         for (std::size_t k = 0; k < i; ++k, ++p) {
-          const std::uint32_t a = space_.point(pts[i])[dv.base], b = space_.point(pts[k])[dv.base];
-          idx[p] += a != SearchSpace::kAbsent && b != SearchSpace::kAbsent && dv.code[a] != dv.code[b];
+          const std::uint32_t a = space_.point(pts[i])[d], b = space_.point(pts[k])[d];
+          idx[p] += a != SearchSpace::kAbsent && b != SearchSpace::kAbsent && code[a] != code[b];
         }
     }
     std::vector<double> lengths = lengths_;
@@ -313,7 +314,7 @@ class GaussianProcess final : public SearchStrategy {
   bool fit() {
     if (factor_.empty()) {
       lengths_.assign(space_.dims(), length_);
-      if (!derived_.empty()) lengths_.push_back(kDerivedLength);
+      if (pow2_count_) lengths_.push_back(kPow2Length);
       factor_ = factors(lengths_);
     }
     std::vector<char> take(own_.size(), 1);
@@ -504,18 +505,13 @@ class GaussianProcess final : public SearchStrategy {
     return pick;
   }
 
-  // A second dimension of an integer parameter: whether its value is a power of two (warps, memory
-  // transactions and power-of-two problem sizes make such values behave apart from their
-  // neighbours in the value list). One length scale for all of them, after the parameters' in
-  // lengths_ (one more coordinate for the length fit, however many parameters have it).
-  struct Derived {
-    std::size_t base;                // the parameter
-    std::vector<std::uint8_t> code;  // per value index: 1 for a power of two
-  };
-  static constexpr std::size_t kNone = static_cast<std::size_t>(-1);
-  static constexpr double kDerivedLength = 2.0;  // at first nearly no effect (factor 0.88 across)
-  std::vector<Derived> derived_;
-  std::vector<std::size_t> derived_of_;  // per parameter: its entry in derived_, or kNone
+  // The power-of-two dimension of an integer parameter: whether its value is a power of two (warps,
+  // memory transactions and power-of-two problem sizes make such values behave apart from their
+  // neighbours in the value list). One length scale for all such parameters, after the parameters'
+  // in lengths_ (one more coordinate for the length fit, however many parameters have it).
+  static constexpr double kPow2Length = 2.0;     // at first nearly no effect (factor 0.88 across)
+  std::vector<std::vector<std::uint8_t>> pow2_;  // per parameter and value index: 1 for a power of two; empty: none
+  std::size_t pow2_count_ = 0;                   // parameters with the dimension
   std::size_t init_;
   double length_;
   std::size_t candidates_, max_points_;
@@ -569,7 +565,7 @@ StrategyInfo gp_strategy() {
                                {T::Real, "evolve", "0", "chance of asking a crossover child of the best points directly", 0, 1},
                                {T::Int, "any_value", "0", "candidates around the best: 1: one parameter changed to any value, 0: by one step", 0, 1},
                                {T::Int, "pairs", "0", "best points (up to 5) whose two-parameter changes are candidates too", 0, 5},
-                               {T::Int, "pow2", "0", "1: an integer parameter with two or more powers of two and two or more other values also gets a kernel dimension that says whether its value is a power of two (its own length scale, learnt with the others)", 0, 1},
+                               {T::Int, "pow2", "0", "1: an integer parameter with two or more powers of two and two or more other values also gets a kernel dimension that says whether its value is a power of two (one length scale for all such parameters, learnt with the others)", 0, 1},
                                {T::Int, "learn", "0", "evaluations between two fits of per-parameter length scales by marginal likelihood (starting from `length`); 0: fixed", 0, 100000}}),
           [](const SearchSpace& space, const OptionValues& o, std::uint64_t seed) {
             return std::make_unique<GaussianProcess>(space, o, seed);
