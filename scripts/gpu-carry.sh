@@ -26,6 +26,7 @@ for f in /usr/include/sqlite3.h /usr/include/sqlite3ext.h /usr/include/CLI /usr/
   need "$f"
 done
 
+[ ! -d "$carry" ] || chmod -R u+w "$carry"  # ../shared is read-only, and so are the copies of its folders
 rm -rf "$carry"
 mkdir -p "$carry/include" "$carry/lib/pkgconfig" "$carry/share/cmake/CLI11" "$carry/bin" "$carry/opencl"
 
@@ -71,7 +72,7 @@ mkdir -p "$carry/shared/data/semblance"
 cp ../shared/data/semblance/* "$carry/shared/data/semblance/"
 # T1 kernel descriptions (issue 16): `scripts/gpu-bench.sh ../shared/t1/convolution_milo.json`.
 mkdir -p "$carry/shared/t1"
-cp ../shared/t1/* "$carry/shared/t1/"
+cp -r ../shared/t1/. "$carry/shared/t1/"
 # Seed 004's author's programs (issue 21): scripts/gpu-seeds.sh builds and times reg-openmp beside ours.
 mkdir -p "$carry/shared/peers"
 cp -r ../shared/peers/* "$carry/shared/peers/"
@@ -90,3 +91,15 @@ if find "$carry" -type l | grep -q .; then
   exit 1
 fi
 echo "gpu-carry: $carry ready, $(du -sh "$carry" | cut -f1), $(find "$carry" -type f | wc -l) files"
+
+# What travels to the GPU machine: the plain tracked tree (no sparse checkout; the tree_size test keeps it
+# under 24 MiB, issue 33) and this carry, together under the device tool's 64 MiB.
+mib() { echo $(( ($1 + 1048575) / 1048576 )); }
+tree=$({ git ls-files -z 2>/dev/null || true; } | { du -cb --files0-from=- 2>/dev/null || true; } | tail -1 | cut -f1)
+tree=${tree:-0}
+own=$(du -sb "$carry" | cut -f1)
+echo "gpu-carry: tracked tree $(mib "$tree") MiB + $carry $(mib "$own") MiB = $(mib $((tree + own))) MiB of the device tool's 64"
+if [ $((tree + own)) -gt $((64 * 1048576)) ]; then
+  echo "gpu-carry: over the device tool's 64 MiB: see bench/results/README.md (size budget)" >&2
+  exit 1
+fi
