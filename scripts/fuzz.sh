@@ -10,7 +10,6 @@ mkdir -p "$out"
 [ -x build-asan/fuzz/pimg_space_fuzz ] || { echo "fuzz: build-asan/fuzz is missing; run scripts/sanitize.sh" >&2; exit 1; }
 export ASAN_OPTIONS="detect_leaks=0:max_allocation_size_mb=1000:allocator_may_return_null=1"
 seeds=$(mktemp -d)
-trap 'rm -rf "$seeds"' EXIT
 mkdir -p "$seeds/space" "$seeds/constraint" "$seeds/image" "$seeds/su"
 cp tests/data/spaces/good/*.yaml tests/data/e2e/*.yaml spaces/*.yaml "$seeds/space/"
 find tests/data/spaces/bad -name '*.yaml' -size -20k -exec cp {} "$seeds/space/" \;
@@ -23,8 +22,27 @@ grep -rh -A3 'constraints' spaces tests/data/spaces/good tests/data/e2e | sed -n
 done
 printf 'block_x * block_y <= max_work_group_size' > "$seeds/constraint/base"
 printf 'mem == local ? block_x %% 8 == 0 : !(block_y / 2)' > "$seeds/constraint/ops"
+# The targets run side by side, as many at a time as there are cores (each libFuzzer process uses one), each for
+# the full FUZZ_SECONDS; the script fails when any of them found something.
+parallel=$(nproc 2>/dev/null || echo 2)
+logs=$(mktemp -d)
+trap 'rm -rf "$seeds" "$logs"' EXIT
+pids=()
+names=()
 for target in space constraint image su; do
+  while [ "$(jobs -rp | wc -l)" -ge "$parallel" ]; do sleep 1; done
   echo "fuzz: pimg_${target}_fuzz for ${seconds} s"
   build-asan/fuzz/pimg_${target}_fuzz -max_total_time="$seconds" -timeout=10 -rss_limit_mb=4096 \
-    -artifact_prefix="$out/${target}-" -print_final_stats=1 "$seeds/$target" 2>&1 | tail -n 12
+    -artifact_prefix="$out/${target}-" -print_final_stats=1 "$seeds/$target" >"$logs/$target.log" 2>&1 &
+  pids+=($!)
+  names+=("$target")
 done
+failed=0
+for i in "${!pids[@]}"; do
+  status=0
+  wait "${pids[$i]}" || status=$?
+  echo "fuzz: pimg_${names[$i]}_fuzz exit ${status}"
+  tail -n 12 "$logs/${names[$i]}.log"
+  [ "$status" -eq 0 ] || failed=1
+done
+exit "$failed"

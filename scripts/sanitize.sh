@@ -5,10 +5,11 @@
 # build (the NVRTC tests run in the ordinary build); see docs/reliability.md.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+. scripts/lib/phase.sh
 jobs=$(nproc 2>/dev/null || echo 2)
-CC=clang CXX=clang++ cmake -S . -B build-asan -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
-  -DPIMG_SANITIZE=ON -DPIMG_FUZZ=ON -DPIMG_WITH_CUDA=OFF -DPIMG_BUILD_BENCH=OFF "$@"
-cmake --build build-asan -j "$jobs"
+phase sanitize-configure env CC=clang CXX=clang++ cmake -S . -B build-asan -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+  -DPIMG_SANITIZE=ON -DPIMG_FUZZ=ON -DPIMG_WITH_CUDA=OFF -DPIMG_BUILD_BENCH=OFF "-DPIMG_TEST_LABELS=unit;openmp;opencl;e2e" "$@"
+phase sanitize-build cmake --build build-asan -j "$jobs"
 # Leaks: PoCL and the OpenCL ICD loader keep allocations until exit, so leak checking is off.
 # max_allocation_size_mb fails the memory self-test's 1 GiB blocks at once, since workers have no
 # address-space limit under ASan;
@@ -16,4 +17,5 @@ cmake --build build-asan -j "$jobs"
 export ASAN_OPTIONS="detect_leaks=0:abort_on_error=1:handle_segv=0:max_allocation_size_mb=1000:allocator_may_return_null=1"
 export UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1"
 export PIMG_CACHE_DIR="${PIMG_CACHE_DIR:-$(mktemp -d)}"
-ctest --test-dir build-asan --output-on-failure -j "$jobs" -L 'unit|openmp|opencl|e2e'
+phase sanitize-ctest ctest --test-dir build-asan --output-on-failure -j "$jobs" -L '^(unit|openmp|opencl|e2e)$' \
+  --output-junit "$PWD/build-asan/ctest-junit.xml"

@@ -1,8 +1,18 @@
 #!/usr/bin/env bash
-# Installs dependencies, builds, and runs every test (unit, OpenCL on PoCL, OpenMP, end to end).
+# Installs dependencies, builds, and runs every check once (docs/ci.md): the ordinary build (GCC) compiles and runs
+# the labels that need it (nvrtc, mpi, faults, seeds, install) and one end-to-end tune (smoke); the sanitizer
+# build (scripts/sanitize.sh: clang, ASan + UBSan) compiles and runs the unit, OpenMP, OpenCL (PoCL) and
+# end-to-end labels. PIMG_PLAIN_ONLY=1 builds and runs every label in the ordinary build instead (no clang needed).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-bash scripts/install-deps.sh
-bash scripts/build.sh
+. scripts/lib/phase.sh
+jobs=$(nproc 2>/dev/null || echo 2)
+labels="nvrtc;mpi;faults;seeds;install;smoke"
+[ -z "${PIMG_PLAIN_ONLY:-}" ] || labels=all
+phase deps bash scripts/install-deps.sh
+phase build bash scripts/build.sh "-DPIMG_TEST_LABELS=$labels"
 export PIMG_CACHE_DIR="${PIMG_CACHE_DIR:-$(mktemp -d)}"
-ctest --test-dir build --output-on-failure -j "$(nproc 2>/dev/null || echo 2)"
+select=()
+[ "$labels" = all ] || select=(-L "^(${labels//;/|})\$")
+phase ctest ctest --test-dir build --output-on-failure -j "$jobs" "${select[@]}" --output-junit "$PWD/build/ctest-junit.xml"
+[ "$labels" = all ] || phase sanitize bash scripts/sanitize.sh

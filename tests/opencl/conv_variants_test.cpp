@@ -1,8 +1,10 @@
-// Every OpenCL conv variant, over a covering sample of its knobs, on the problem matrix
+// Every OpenCL conv variant, over a covering array of its knobs and the problem matrix
 // {1ch, 3ch interleaved, 3ch planar} x {zero, valid, replicate} x {sharpen3, gaussian5} at 37x23:
 // the output must equal the serial reference byte for byte. Plus the two self-test variants.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <string_view>
 #include <tuple>
 
 #include "cl_fixture.hpp"
@@ -50,16 +52,28 @@ using MatrixParam = std::tuple<const char*, int, const char*, const char*>;  // 
 
 class ConvMatrix : public ::testing::TestWithParam<MatrixParam> {};
 
+// A covering array rather than every configuration on every problem: the 18 problems of a variant each run one
+// of its configurations, the k-th with k = 2 * ((border - shape) mod 3) + (filter + shape) mod 2 (modulo the
+// number of configurations). That k is one-to-one on the 18 problems, so with six configurations each one meets
+// every shape and every border once and both filters; every problem meets a configuration.
+std::size_t covering_index(int shape, int border, int filter) {
+  return static_cast<std::size_t>(2 * ((border - shape + 3) % 3) + (filter + shape) % 2);
+}
+
 TEST_P(ConvMatrix, BitExactWithReference) {
   const auto& [variant, shape, border, filter] = GetParam();
   const Problem p = make(kShapes[shape], border, filter);
   const std::string name = variant;
-  for (const Config& c : name == "cl_direct" ? direct_configs() : knob_configs()) {
-    SCOPED_TRACE(name + " " + c.brief() + " on " + p.label());
-    const EvalResult r = evaluate_on(device(), p, name, c);
-    EXPECT_EQ(to_string(r.status), std::string("ok")) << r.log;
-    EXPECT_EQ(r.validation, "exact");
-  }
+  const std::vector<Config> configs = name == "cl_direct" ? direct_configs() : knob_configs();
+  const int border_index = static_cast<int>(std::find(std::begin(kBorders), std::end(kBorders), std::string_view(border)) -
+                                            std::begin(kBorders));
+  const int filter_index = static_cast<int>(std::find(std::begin(kFilters), std::end(kFilters), std::string_view(filter)) -
+                                            std::begin(kFilters));
+  const Config& c = configs[covering_index(shape, border_index, filter_index) % configs.size()];
+  SCOPED_TRACE(name + " " + c.brief() + " on " + p.label());
+  const EvalResult r = evaluate_on(device(), p, name, c);
+  EXPECT_EQ(to_string(r.status), std::string("ok")) << r.log;
+  EXPECT_EQ(r.validation, "exact");
 }
 
 std::string matrix_name(const ::testing::TestParamInfo<MatrixParam>& info) {
@@ -142,12 +156,17 @@ TEST(ConvVariants, PlanRejectsWhatTheDeviceCannotRun) {
 // in plan() (the runner then skips the batch problem for them).
 TEST(ConvVariants, BatchOfImagesInOneLaunchIsExactInEveryImage) {
   for (int shape : {0, 1, 2})
-    for (const char* border : {"zero", "valid"}) {
+    for (int b = 0; b < 2; ++b) {
+      const char* border = b == 0 ? "zero" : "valid";
       const Problem p = conv_family().make_problem(
           37, 23, kShapes[shape].channels,
           {{"layout", kShapes[shape].layout}, {"border", border}, {"filter", "gaussian5"}, {"batch", "3"}});
+      // A covering array (docs/ci.md): both channel_z values and both knob sets on every problem, paired as a Latin
+      // square over shape x border, so each (knob set, channel_z) pair meets every shape and both borders.
+      const bool first = (shape + b) % 2 == 0;
       for (std::int64_t channel_z : {0, 1})
-        for (Config c : {knobs(8, 8, 1, 1, "global", 0, "mul"), knobs(16, 4, 2, 2, "private", 1, "lut")}) {
+        for (Config c : {(first == (channel_z == 0)) ? knobs(8, 8, 1, 1, "global", 0, "mul")
+                                                     : knobs(16, 4, 2, 2, "private", 1, "lut")}) {
           c.set("channel_z", channel_z);
           SCOPED_TRACE(c.brief() + " on " + p.label());
           const EvalResult r = evaluate_on(device(), p, "cl_direct", c);
@@ -202,18 +221,28 @@ TEST_P(VecMatrix, VecKernelIsExactOnEveryLayoutBorderAndAlignment) {
   for (const char* border : kBorders)
     for (const char* filter : kFilters) {
       const Problem p = make(kShapes[shape], border, filter, width, height);
-      std::vector<Config> run;
-      for (std::size_t i = 0; i < 3; ++i) run.push_back(configs[(index + i) % configs.size()]);
+      // A covering array: one of the plain configurations per problem, rotating (each meets every size, shape and
+      // border over the matrix), and one of the filter's own paths.
+      std::vector<Config> run{configs[index % configs.size()]};
       if (std::string(filter) == "sharpen3")  // the K x K taps on biased 16-bit lanes, every vec width
         run.push_back(config({{"block_x", 16}, {"block_y", 2}, {"vec", 4 << static_cast<int>(index % 3)},
                               {"rows", 3 + 5 * static_cast<int>(index % 2)}, {"simd", 1}}));
       if (std::string(filter) == "gaussian5") {
-        const int vec = index % 2 ? 16 : 4;
-        run.push_back(config({{"block_x", 64}, {"block_y", 1}, {"vec", 8}, {"rows", 8}, {"separable", 1}}));
-        run.push_back(config({{"block_x", 32}, {"block_y", 4}, {"vec", vec}, {"rows", 3}, {"separable", 1}}));
-        // two 16-bit lanes per word: every vec width, so each byte position of a word meets each pair kind
-        run.push_back(config({{"block_x", 32}, {"block_y", 2}, {"vec", 4 << (index % 3)}, {"rows", 5},
-                              {"separable", 1}, {"packed", 1}}));
+        // The three separable paths in turn: each size and shape meets all three over its three borders.
+        // Their vec widths go by the test (size and shape), since within a test each path runs at one index.
+        const std::size_t test = index / (std::size(kBorders) * std::size(kFilters));
+        const int vec = test % 2 ? 16 : 4;
+        switch (index / 2 % 3) {
+          case 0:
+            run.push_back(config({{"block_x", 64}, {"block_y", 1}, {"vec", 8}, {"rows", 8}, {"separable", 1}}));
+            break;
+          case 1:
+            run.push_back(config({{"block_x", 32}, {"block_y", 4}, {"vec", vec}, {"rows", 3}, {"separable", 1}}));
+            break;
+          default:  // two 16-bit lanes per word: every vec width, so each byte position of a word meets each pair kind
+            run.push_back(config({{"block_x", 32}, {"block_y", 2}, {"vec", 4 << (test % 3)}, {"rows", 5},
+                                  {"separable", 1}, {"packed", 1}}));
+        }
       }
       for (const Config& c : run) {
         SCOPED_TRACE("cl_vec " + c.brief() + " on " + p.label());
@@ -247,26 +276,25 @@ TEST(ConvVariants, VecRegisteredWithItsParameters) {
 // simd=1 with a divisor of 4 (each lane shifted, masked and rebiased before the saturation) and with divisor 1
 // on sharpen3 at sizes whose rows are not multiples of the vector (1000 bytes: of 8, not of 16; 17x3: all
 // checked), every layout: byte for byte the reference.
+// Shape, border, problem (a divisor at 1000x7, sharpen3 at 1000x7 and at 17x3) and vec, three values each: the
+// orthogonal array L9 (every pair of values of any two of the four once: 9 runs instead of the product's 81); rows
+// 1, 5 and 9 in turn.
 TEST(ConvVariants, SimdVecKernelIsExactWithADivisorAndOddSizes) {
-  std::size_t index = 0;
-  for (const Shape& shape : kShapes)
-    for (const char* border : kBorders) {
-      std::vector<Problem> problems;
-      problems.push_back(conv_family().make_problem(
-          1000, 7, shape.channels,
-          {{"layout", shape.layout}, {"border", border}, {"filter", "custom"}, {"weights", "-1,2,-1;2,9,2;-1,2,-1"},
-           {"divisor", "4"}}));
-      problems.push_back(make(shape, border, "sharpen3", 1000, 7));
-      problems.push_back(make(shape, border, "sharpen3", 17, 3));
-      for (const Problem& p : problems)
-        for (int vec : {4, 8, 16}) {
-          const Config c = config({{"block_x", 16}, {"block_y", 2}, {"vec", vec},
-                                   {"rows", 1 + 4 * static_cast<int>(index++ % 3)}, {"simd", 1}});
-          SCOPED_TRACE("cl_vec " + c.brief() + " on " + p.label());
-          const EvalResult r = evaluate_on(device(), p, "cl_vec", c);
-          EXPECT_EQ(to_string(r.status), std::string("ok")) << r.log;
-          EXPECT_EQ(r.validation, "exact");
-        }
+  for (int i = 0; i < 3; ++i)
+    for (int j = 0; j < 3; ++j) {
+      const Shape& shape = kShapes[i];
+      const char* border = kBorders[j];
+      const int kind = (i + j) % 3, vec = 4 << ((i + 2 * j) % 3), rows = 1 + 4 * ((2 * i + j) % 3);
+      const Problem p = kind == 0 ? conv_family().make_problem(1000, 7, shape.channels,
+                                                               {{"layout", shape.layout}, {"border", border},
+                                                                {"filter", "custom"}, {"weights", "-1,2,-1;2,9,2;-1,2,-1"},
+                                                                {"divisor", "4"}})
+                                  : make(shape, border, "sharpen3", kind == 1 ? 1000 : 17, kind == 1 ? 7 : 3);
+      const Config c = config({{"block_x", 16}, {"block_y", 2}, {"vec", vec}, {"rows", rows}, {"simd", 1}});
+      SCOPED_TRACE("cl_vec " + c.brief() + " on " + p.label());
+      const EvalResult r = evaluate_on(device(), p, "cl_vec", c);
+      EXPECT_EQ(to_string(r.status), std::string("ok")) << r.log;
+      EXPECT_EQ(r.validation, "exact");
     }
 }
 

@@ -51,17 +51,20 @@ inline EvalResult evaluate_on(Device& device, const Problem& p, const std::strin
 }
 
 // Every configuration over the whole problem matrix must validate exactly.
+// A covering array over the 24 problems (shapes x interpolations x angles): each problem runs one of the
+// configurations, in turn, so each configuration meets every shape and interpolation and most angles, and every
+// problem is run (not every configuration on every problem: docs/ci.md).
 inline void expect_exact_everywhere(Device& device, const std::string& variant, const std::vector<Config>& configs) {
+  std::size_t index = 0;
   for (const Shape& shape : kShapes)
     for (const char* interp : kInterps)
       for (const char* angle : kAngles) {
         const Problem p = make_problem(shape, interp, angle);
-        for (const Config& c : configs) {
-          SCOPED_TRACE(variant + " " + c.brief() + " on " + p.label());
-          const EvalResult r = evaluate_on(device, p, variant, c);
-          EXPECT_EQ(to_string(r.status), std::string("ok")) << r.log;
-          EXPECT_EQ(r.validation.substr(0, 5), "exact") << r.validation;
-        }
+        const Config& c = configs[index++ % configs.size()];
+        SCOPED_TRACE(variant + " " + c.brief() + " on " + p.label());
+        const EvalResult r = evaluate_on(device, p, variant, c);
+        EXPECT_EQ(to_string(r.status), std::string("ok")) << r.log;
+        EXPECT_EQ(r.validation.substr(0, 5), "exact") << r.validation;
       }
 }
 

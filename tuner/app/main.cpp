@@ -255,7 +255,7 @@ int main(int argc, char** argv) {
     cmd->add_option("--backend", tune_args.backends, "only these backends (repeatable)");
     cmd->add_option("--device", tune_args.devices,
                     "only these devices (repeatable): index, backend, backend:index, backend:name or name substring");
-    cmd->add_option("--repeats", tune_args.repeats, "exactly this many timed runs per configuration (overrides the space file's repeats and max_repeats)")
+    cmd->add_option("--repeats", tune_args.repeats, "exactly this many timed runs per configuration in every stage (overrides the space file's repeats, max_repeats and the confirmation stage's rounds, max_rounds and sessions: one session)")
         ->check(CLI::Range(1, 100000));
     cmd->add_option("--size", tune_args.sizes, "only the space's problems of this image size WxH (repeatable)");
     cmd->add_flag("--no-resume", tune_args.no_resume, "measure again configurations already in the database");

@@ -178,6 +178,10 @@ Tuner::Tuner(const Registry& reg, const Space& space, const TuneOptions& opt, Ru
     if (*opt.repeats < 1 || *opt.repeats > kMaxRepeats)
       throw UsageError(fmt::format("--repeats {}: must be from 1 to {}", *opt.repeats, kMaxRepeats));
     m.measure.repeats = m.measure.max_repeats = *opt.repeats;  // exactly that many: no noise-driven repetition
+    // ... in the confirmation stage and the ladder too (their rounds are timed runs of each candidate), in one
+    // session: a check that every stage stores valid rows (CI's seed ladders), not a timing.
+    m.measure.confirm.rounds = m.measure.confirm.max_rounds = *opt.repeats;
+    m.measure.confirm.sessions = 1;
   }
   m.devices = select_devices(reg, space, opt, obs);
   for (const auto& vs : space.variants) {
