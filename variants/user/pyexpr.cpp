@@ -33,6 +33,16 @@ using Node = PyExpr::Node;
 using K = Node::Kind;
 using VK = PyValue::Kind;
 
+// Text for a message: control characters written as \xNN, so a message stays one line.
+std::string printable(const std::string& text) {
+  std::string out;
+  for (char c : text) {
+    if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) out += fmt::format("\\x{:02x}", static_cast<unsigned char>(c));
+    else out += c;
+  }
+  return out;
+}
+
 bool ident_start(char c) { return std::isalpha(static_cast<unsigned char>(c)) || c == '_'; }
 bool ident_char(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; }
 
@@ -49,7 +59,7 @@ class Parser {
     NodeP n = ternary();
     if (sym(",")) n = tuple_rest(n, at, "");  // a bare tuple: "1, 2, 4"
     skip();
-    if (p_ < s_.size()) throw PyError(p_, fmt::format("unexpected '{}'", s_.substr(p_, 12)));
+    if (p_ < s_.size()) throw PyError(p_, fmt::format("unexpected '{}'", printable(s_.substr(p_, 12))));
     return n;
   }
 
@@ -81,7 +91,7 @@ class Parser {
     return true;
   }
   void expect(const char* t) {
-    if (!sym(t)) throw PyError(p_, p_ < s_.size() ? fmt::format("expected '{}', not '{}'", t, s_.substr(p_, 12))
+    if (!sym(t)) throw PyError(p_, p_ < s_.size() ? fmt::format("expected '{}', not '{}'", t, printable(s_.substr(p_, 12)))
                                                   : fmt::format("expected '{}' at the end", t));
   }
   static NodeP make(K k, std::size_t at, std::vector<NodeP> kids, std::string op = "") {
@@ -314,7 +324,7 @@ class Parser {
       n->op = name;
       return n;
     }
-    throw PyError(p_, fmt::format("unexpected '{}'", std::string(1, c)));
+    throw PyError(p_, fmt::format("unexpected '{}'", printable(std::string(1, c))));
   }
   NodeP number() {
     const std::size_t at = p_;
@@ -344,20 +354,20 @@ class Parser {
     std::string text = s_.substr(p_ + (base == 10 ? 0 : 2), e - p_ - (base == 10 ? 0 : 2));
     text.erase(std::remove(text.begin(), text.end(), '_'), text.end());
     p_ = e;
-    if (p_ < s_.size() && ident_char(s_[p_])) throw PyError(at, fmt::format("malformed number '{}'", s_.substr(at, p_ - at + 1)));
+    if (p_ < s_.size() && ident_char(s_[p_])) throw PyError(at, fmt::format("malformed number '{}'", printable(s_.substr(at, p_ - at + 1))));
     auto n = std::make_shared<Node>();
     n->at = at;
     if (real) {
       double v = 0;
       auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
       if (ec != std::errc() || ptr != text.data() + text.size() || !std::isfinite(v))
-        throw PyError(at, "malformed or out-of-range number '" + text + "'");
+        throw PyError(at, "malformed or out-of-range number '" + printable(text) + "'");
       n->value = PyValue::real(v);
     } else {
       std::int64_t v = 0;
       auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), v, base);
       if (text.empty() || ec != std::errc() || ptr != text.data() + text.size())
-        throw PyError(at, "integer '" + s_.substr(at, e - at) + "' is malformed or beyond 64 bits");
+        throw PyError(at, "integer '" + printable(s_.substr(at, e - at)) + "' is malformed or beyond 64 bits");
       n->value = PyValue::integer(v);
     }
     return n;
@@ -782,7 +792,7 @@ std::string mu(const Node& n) {
       if (n.value.kind == VK::Int) return std::to_string(n.value.i);
       if (n.value.kind == VK::Real) return fmt::format("{:.17g}", n.value.r);
       if (n.value.kind == VK::Str && identifier(n.value.s)) return n.value.s;
-      throw PyError(n.at, fmt::format("the string '{}' is not a name a condition can compare with", n.value.s));
+      throw PyError(n.at, fmt::format("the string '{}' is not a name a condition can compare with", printable(n.value.s)));
     case K::Name:
       return n.op;
     case K::List:
@@ -890,7 +900,7 @@ std::string PyValue::repr() const {
       if (out.find_first_of(".en") == std::string::npos) out += ".0";
       return out;
     }
-    case Kind::Str: return "'" + (s.size() > kShort ? s.substr(0, kShort) + "..." : s) + "'";
+    case Kind::Str: return "'" + printable(s.size() > kShort ? s.substr(0, kShort) + "..." : s) + "'";
     case Kind::List: {
       std::string out = "[";
       for (std::size_t k = 0; k < list.size(); ++k) {

@@ -17,8 +17,8 @@ namespace pimg::user {
 inline constexpr std::size_t kPyMaxTextBytes = 256 * 1024;      // expression text
 inline constexpr int kPyMaxDepth = 100;                          // nesting (parentheses, unary operators, **, ...)
 inline constexpr std::size_t kPyMaxListElements = 1000000;      // one list, range or comprehension
-inline constexpr std::uint64_t kPyMaxElementsPerEval = 4000000;  // every list element one evaluation makes
-inline constexpr std::uint64_t kPyMaxStepsPerEval = 10000000;    // nodes evaluated by one evaluation
+inline constexpr std::uint64_t kPyMaxElementsPerEval = 2000000;  // every list element one evaluation makes
+inline constexpr std::uint64_t kPyMaxStepsPerEval = 5000000;     // nodes evaluated by one evaluation
 inline constexpr std::size_t kPyMaxConstraintBytes = 1 << 20;    // a condition written out for muparser
 
 class PyError : public std::runtime_error {
