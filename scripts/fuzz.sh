@@ -10,7 +10,7 @@ mkdir -p "$out"
 [ -x build-asan/fuzz/pimg_space_fuzz ] || { echo "fuzz: build-asan/fuzz is missing; run scripts/sanitize.sh" >&2; exit 1; }
 export ASAN_OPTIONS="detect_leaks=0:max_allocation_size_mb=1000:allocator_may_return_null=1"
 seeds=$(mktemp -d)
-mkdir -p "$seeds/space" "$seeds/constraint" "$seeds/image" "$seeds/su"
+mkdir -p "$seeds/space" "$seeds/constraint" "$seeds/image" "$seeds/su" "$seeds/pyexpr"
 cp tests/data/spaces/good/*.yaml tests/data/e2e/*.yaml spaces/*.yaml "$seeds/space/"
 find tests/data/spaces/bad -name '*.yaml' -size -20k -exec cp {} "$seeds/space/" \;
 cp tests/data/images/bad/* "$seeds/image/"
@@ -22,6 +22,17 @@ grep -rh -A3 'constraints' spaces tests/data/spaces/good tests/data/e2e | sed -n
 done
 printf 'block_x * block_y <= max_work_group_size' > "$seeds/constraint/base"
 printf 'mem == local ? block_x %% 8 == 0 : !(block_y / 2)' > "$seeds/constraint/ops"
+# The T1 expression language: the values, conditions and sizes of the T1 files in ../shared/t1 (when
+# present) and of the project's own, and a few written here.
+i=0
+find ../shared/t1 tests/data/t1 -name '*.json' -size -200k 2>/dev/null | xargs -r grep -hoE '"(Values|Expression|Size|X|Y|Z)": *"[^"]+"' |
+  sed -E 's/^"[A-Za-z]+": *"(.*)"$/\1/' | sort -u | while IFS= read -r x; do
+  i=$((i + 1))
+  printf '%s' "$x" > "$seeds/pyexpr/$i"
+done || true
+printf '[2**i for i in range(0, 6)] + [x for x in (1, 2) if x %% 2]' > "$seeds/pyexpr/comprehension"
+printf '(-9223372036854775807-1) // -1 if not ppx in [1, 2] else abs(big)' > "$seeds/pyexpr/overflow"
+printf 'max(ProblemSize[0] // block_size_x, 1 ** 9223372036854775807) < 2.5e3 <= mode == "global"' > "$seeds/pyexpr/mixed"
 # The targets run side by side, as many at a time as there are cores (each libFuzzer process uses one), each for
 # the full FUZZ_SECONDS; the script fails when any of them found something.
 parallel=$(nproc 2>/dev/null || echo 2)
@@ -29,7 +40,7 @@ logs=$(mktemp -d)
 trap 'rm -rf "$seeds" "$logs"' EXIT
 pids=()
 names=()
-for target in space constraint image su; do
+for target in space constraint image su pyexpr; do
   while [ "$(jobs -rp | wc -l)" -ge "$parallel" ]; do sleep 1; done
   echo "fuzz: pimg_${target}_fuzz for ${seconds} s"
   build-asan/fuzz/pimg_${target}_fuzz -max_total_time="$seconds" -timeout=10 -rss_limit_mb=4096 \

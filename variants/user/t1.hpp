@@ -60,8 +60,32 @@ struct T1Parameter {
   SourcePos pos;
 };
 
+// What a runner supplies to a T1 file that leaves it out (or that the user replaces): the
+// `pimg-tune t1` options --problem-size and --set NAME=VALUE.
+struct T1Overrides {
+  std::vector<std::int64_t> problem_size;
+  std::vector<std::pair<std::string, std::string>> sets;  // scalar argument or one-value parameter, value
+  bool empty() const { return problem_size.empty() && sets.empty(); }
+  std::string encode() const;  // one line without newlines, for the workers' environment
+  static T1Overrides decode(const std::string& text);
+};
+
+// One thing the loader assumed where the file leaves it open or says it in another tool's dialect
+// (docs/tune-your-own-kernel.md, "T1 files from other tools"): printed as a warning and stored with
+// the results (the problem's "assumed" attribute).
+struct T1Assumption {
+  std::string where;  // FILE:LINE:COLUMN
+  std::string field;  // KernelSpecification.Arguments[0].FillType
+  std::string what;   // the assumption, in words
+  std::string tag;    // short form for the store: "kSizeM.FillType=Constant"
+  std::string warning() const;  // "FILE:LINE:COLUMN: warning: FIELD: WHAT"
+};
+
 struct T1Spec {
   std::string file;  // the T1 file as given
+  T1Overrides overrides;
+  std::vector<T1Assumption> assumptions;
+  std::string assumed() const;  // the tags, comma-separated (empty: nothing assumed)
   std::string name;  // family name: "t1-" + benchmark name
   std::string language;  // CUDA | OpenCL
   std::string kernel_name, kernel_path, kernel_text;
@@ -85,18 +109,20 @@ struct T1Spec {
 // The names a size expression of a configuration sees: its parameters and ProblemSize.
 PyNames geometry_names(const T1Spec& spec, const Config& c);
 
-// Reads and checks a T1 file; every refusal is a UsageError naming FILE:LINE:COLUMN and the field.
-T1Spec load_t1(const std::string& path);
+// Reads and checks a T1 file; every refusal is a UsageError naming FILE:LINE:COLUMN and the field
+// (and, for an expression, the column inside it).
+T1Spec load_t1(const std::string& path, const T1Overrides& overrides = {});
 
 // Registers the file's family and variant (and its kernel source) in `reg`; returns the spec.
-const T1Spec& register_t1(Registry& reg, const std::string& path);
+const T1Spec& register_t1(Registry& reg, const std::string& path, const T1Overrides& overrides = {});
 
 // The user kernels a run names travel to its worker processes in this environment variable
-// (T1 paths, or "space:" and a space file declaring user variants, separated by newlines); the
-// worker registers them before serving.
+// (T1 paths, each optionally followed by a tab and its encoded overrides, or "space:" and a space
+// file declaring user variants, separated by newlines); the worker registers them before serving.
 inline constexpr const char* kUserKernelsEnv = "PIMG_USER_KERNELS";
 void register_from_env(Registry& reg);
 void export_to_env(const std::vector<std::string>& paths);
+std::string t1_env_entry(const std::string& path, const T1Overrides& overrides);
 
 // The space a T1 file describes, for the runner: its problem, backend, parameters and conditions.
 Space t1_space(const T1Spec& spec);

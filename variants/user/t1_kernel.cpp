@@ -135,7 +135,8 @@ class T1Family final : public Family, public DeviceComparable {
   std::string unit() const override { return "Melem/s"; }
   std::vector<AttrSpec> attributes() const override {
     return {{"inputs", {}, s_->identity, "identity of the T1 file's arguments and fills"},
-            {"problem", {}, "", "the T1 ProblemSize"}};
+            {"problem", {}, "", "the T1 ProblemSize"},
+            {"assumed", {}, "", "what the loader assumed where the T1 file leaves it open (empty: nothing)"}};
   }
   Problem make_problem(int width, int height, int channels, std::map<std::string, std::string> attrs) const override {
     return {s_->name, width, height, channels, std::move(attrs)};
@@ -325,8 +326,8 @@ std::string default_reference_key(const T1Spec& spec) {
                              fmt::join(spec.compiler_options, " ")));
 }
 
-const T1Spec& register_t1(Registry& reg, const std::string& path) {
-  auto spec = std::make_shared<const T1Spec>(load_t1(path));
+const T1Spec& register_t1(Registry& reg, const std::string& path, const T1Overrides& overrides) {
+  auto spec = std::make_shared<const T1Spec>(load_t1(path, overrides));
   if (reg.family(spec->name))
     throw UsageError(fmt::format("{}: family '{}' exists already; rename General.BenchmarkName", path, spec->name));
   if (spec->strategy.name != "exhaustive") {
@@ -357,10 +358,18 @@ void register_from_env(Registry& reg) {
     const std::string entry = all.substr(pos, end - pos);
     if (entry.rfind("space:", 0) == 0)
       register_space_variants(reg, entry.substr(6));
+    else if (const std::size_t tab = entry.find('\t'); tab != std::string::npos)
+      register_t1(reg, entry.substr(0, tab), T1Overrides::decode(entry.substr(tab + 1)));
     else if (!entry.empty())
       register_t1(reg, entry);
     pos = end + 1;
   }
+}
+
+std::string t1_env_entry(const std::string& path, const T1Overrides& overrides) {
+  if (path.find_first_of("\t\n") != std::string::npos)
+    throw UsageError(fmt::format("{}: a T1 file name with a tab or a newline cannot be passed to the workers", path));
+  return overrides.empty() ? path : path + "\t" + overrides.encode();
 }
 
 void export_to_env(const std::vector<std::string>& paths) {
@@ -373,8 +382,10 @@ Space t1_space(const T1Spec& spec) {
   s.family = spec.name;
   const int width = static_cast<int>(spec.problem_size[0]);
   const int height = spec.problem_size.size() > 1 ? static_cast<int>(spec.problem_size[1]) : 1;
-  s.problems.push_back({spec.name, width, height, 1,
-                        {{"inputs", spec.identity}, {"problem", fmt::format("{}", fmt::join(spec.problem_size, "x"))}}});
+  std::map<std::string, std::string> attrs = {{"inputs", spec.identity},
+                                              {"problem", fmt::format("{}", fmt::join(spec.problem_size, "x"))}};
+  if (!spec.assumptions.empty()) attrs["assumed"] = spec.assumed();  // absent when nothing was assumed
+  s.problems.push_back({spec.name, width, height, 1, std::move(attrs)});
   s.problem_pos.push_back({spec.file, 0, 0});
   s.backends.push_back({spec.language == "CUDA" ? "cuda" : "opencl", {}, {spec.file, 0, 0}});
   VariantSpace v;

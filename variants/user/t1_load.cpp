@@ -25,7 +25,7 @@ constexpr std::uint64_t kMaxElements = std::uint64_t{1} << 32;  // per argument
 
 class Reader {
  public:
-  explicit Reader(std::string file) : file_(std::move(file)) {}
+  Reader(std::string file, std::vector<T1Assumption>& assumed) : file_(std::move(file)), assumed_(&assumed) {}
 
   SourcePos pos(const YAML::Node& n) const {
     const YAML::Mark m = n.Mark();
@@ -49,6 +49,17 @@ class Reader {
     if (!n.IsSequence()) fail(n, field, "must be an array");
     return n;
   }
+  // A leniency: what the loader assumed, once per field.
+  void assume(const YAML::Node& n, const std::string& field, const std::string& what, const std::string& tag) const {
+    assumed_->push_back({pos(n).str(), field, what, tag});
+  }
+  // An expression's error: the field's place in the file and the column inside the expression.
+  [[noreturn]] void fail_expr(const YAML::Node& n, const std::string& field, const PyError& e,
+                              const std::string& context = "") const {
+    const std::string text = n.IsScalar() ? n.Scalar() : "";
+    fail(n, field, fmt::format("'{}': column {} of the expression: {}{}", text.size() > 60 ? text.substr(0, 60) + "..." : text,
+                               e.offset() + 1, e.what(), context));
+  }
   static bool quoted(const YAML::Node& n) { return n.IsScalar() && n.Tag() == "!"; }
   std::string text(const YAML::Node& n, const std::string& field) const {
     if (!n.IsScalar() || !quoted(n)) fail(n, field, "must be a string");
@@ -59,12 +70,14 @@ class Reader {
     if (!n.IsScalar()) fail(n, field, "must be a number");
     const std::string s = n.Scalar();
     if (!quoted(n) && (s == "true" || s == "false")) return PyValue::integer(s == "true");
+    PyValue v;
     try {
-      PyValue v = PyExpr::parse(s).eval([](const std::string&) { return std::nullopt; });
-      if (v.numeric()) return v;
-    } catch (const PyError&) {
+      v = PyExpr::parse(s).eval([](const std::string&) { return std::nullopt; });
+    } catch (const PyError& e) {
+      fail_expr(n, field, e, " (a number was expected)");
     }
-    fail(n, field, fmt::format("must be a number, not '{}'", s.substr(0, 40)));
+    if (!v.numeric()) fail(n, field, fmt::format("must be a number, not {}", v.repr()));
+    return v;
   }
   std::int64_t integer(const YAML::Node& n, const std::string& field) const {
     PyValue v = number(n, field);
@@ -76,7 +89,16 @@ class Reader {
     try {
       return PyExpr::parse(n.Scalar());
     } catch (const PyError& e) {
-      fail(n, field, fmt::format("'{}': {} (at offset {})", n.Scalar(), e.what(), e.offset()));
+      fail_expr(n, field, e);
+    }
+  }
+  // An expression parsed and evaluated with `names`.
+  PyValue value(const YAML::Node& n, const std::string& field, const PyNames& names) const {
+    const PyExpr e = expr(n, field);
+    try {
+      return e.eval(names);
+    } catch (const PyError& err) {
+      fail_expr(n, field, err);
     }
   }
 
@@ -84,6 +106,7 @@ class Reader {
 
  private:
   std::string file_;
+  std::vector<T1Assumption>* assumed_;
 };
 
 std::string read_file(const std::string& path, const std::string& what) {
@@ -112,7 +135,7 @@ std::optional<T1Type> type_named(const std::string& t) {
   static const std::map<std::string, std::pair<char, int>> scalars = {
       {"bool", {'b', 1}},   {"int8", {'i', 1}},   {"uint8", {'u', 1}}, {"int16", {'i', 2}}, {"uint16", {'u', 2}},
       {"int32", {'i', 4}},  {"uint32", {'u', 4}}, {"int64", {'i', 8}}, {"uint64", {'u', 8}}, {"half", {'f', 2}},
-      {"float", {'f', 4}},  {"double", {'f', 8}}, {"int", {'i', 4}},   {"uint", {'u', 4}}};
+      {"float", {'f', 4}},  {"double", {'f', 8}}};
   for (const auto& [base, kb] : scalars) {
     if (t == base) return T1Type{t, kb.first, kb.second, 1};
     if (kb.first == 'f' && t.rfind(base, 0) == 0)
@@ -120,6 +143,20 @@ std::optional<T1Type> type_named(const std::string& t) {
         if (t == base + std::to_string(lanes)) return T1Type{t, kb.first, kb.second, lanes};
   }
   return std::nullopt;
+}
+
+// Argument types of other tools' dialects (BAT, Kernel Tuner, C), as the schema's spelling.
+std::optional<std::string> schema_type(const std::string& t) {
+  static const std::map<std::string, std::string> spellings = {
+      {"int", "int32"},        {"uint", "uint32"},        {"unsigned", "uint32"},      {"unsigned int", "uint32"},
+      {"char", "int8"},        {"uchar", "uint8"},        {"unsigned char", "uint8"},  {"short", "int16"},
+      {"ushort", "uint16"},    {"long", "int64"},         {"ulong", "uint64"},         {"int8_t", "int8"},
+      {"uint8_t", "uint8"},    {"int16_t", "int16"},      {"uint16_t", "uint16"},      {"int32_t", "int32"},
+      {"uint32_t", "uint32"},  {"int64_t", "int64"},      {"uint64_t", "uint64"},      {"float32", "float"},
+      {"float64", "double"}};
+  auto it = spellings.find(t);
+  if (it == spellings.end()) return std::nullopt;
+  return it->second;
 }
 
 std::string strategy_for(const std::string& search) {
@@ -155,7 +192,19 @@ Value param_value(const Reader& r, const YAML::Node& at, const std::string& fiel
   return i;
 }
 
-T1Parameter read_param(const Reader& r, const YAML::Node& p, const std::string& field) {
+// Parameter types of other tools' dialects, as the schema's int, uint, float, bool, string.
+std::optional<std::string> param_type(const std::string& t) {
+  static const std::map<std::string, std::string> spellings = {
+      {"int8", "int"},    {"int16", "int"},   {"int32", "int"},     {"int64", "int"},    {"integer", "int"},
+      {"long", "int"},    {"uint8", "uint"},  {"uint16", "uint"},   {"uint32", "uint"},  {"uint64", "uint"},
+      {"unsigned", "uint"}, {"double", "float"}, {"float32", "float"}, {"float64", "float"}, {"boolean", "bool"},
+      {"str", "string"}};
+  auto it = spellings.find(t);
+  if (it == spellings.end()) return std::nullopt;
+  return it->second;
+}
+
+T1Parameter read_param(const Reader& r, const YAML::Node& p, const std::string& field, const T1Overrides& o) {
   r.map(p, field);
   T1Parameter out;
   out.pos = r.pos(p);
@@ -165,17 +214,30 @@ T1Parameter read_param(const Reader& r, const YAML::Node& p, const std::string& 
     r.fail(p["Name"], field + ".Name", fmt::format("'{}' is not an identifier (it becomes a define)", out.name));
   const YAML::Node type = r.need(p, "Type", field);
   out.type = r.text(type, field + ".Type");
-  if (out.type != "int" && out.type != "uint" && out.type != "bool" && out.type != "float" && out.type != "string")
-    r.fail(type, field + ".Type", fmt::format("'{}' is not one of int, uint, bool, float, string", out.type));
+  if (out.type != "int" && out.type != "uint" && out.type != "bool" && out.type != "float" && out.type != "string") {
+    const auto schema = param_type(out.type);
+    if (!schema) r.fail(type, field + ".Type", fmt::format("'{}' is not one of int, uint, bool, float, string", out.type));
+    r.assume(type, field + ".Type", fmt::format("'{}' is read as the schema's '{}'", out.type, *schema),
+             fmt::format("{}.Type={}", out.name, *schema));
+    out.type = *schema;
+  }
   const YAML::Node values = r.need(p, "Values", field);
   std::vector<PyValue> items;
-  if (values.IsSequence()) {
+  const auto set = std::find_if(o.sets.begin(), o.sets.end(), [&](const auto& kv) { return kv.first == out.name; });
+  if (set != o.sets.end()) {
+    try {  // --set NAME=VALUE: the parameter has that one value
+      items.push_back(out.type == "string" ? PyValue::str(set->second)
+                                           : PyExpr::parse(set->second).eval([](const std::string&) { return std::nullopt; }));
+    } catch (const PyError& e) {
+      throw UsageError(fmt::format("--set {}={}: column {}: {}", set->first, set->second, e.offset() + 1, e.what()));
+    }
+  } else if (values.IsSequence()) {
     for (const auto& v : values)
       items.push_back(Reader::quoted(v) ? PyValue::str(v.Scalar()) : r.number(v, field + ".Values"));
   } else {
-    PyValue l = r.expr(values, field + ".Values").eval([](const std::string&) { return std::nullopt; });
+    PyValue l = r.value(values, field + ".Values", [](const std::string&) { return std::nullopt; });
     if (l.kind != PyValue::Kind::List) r.fail(values, field + ".Values", "must be a list such as \"[1, 2, 4]\"");
-    items = l.list;
+    items = std::move(l.list);
   }
   if (items.empty()) r.fail(values, field + ".Values", "is empty");
   std::set<std::string> seen;
@@ -184,11 +246,17 @@ T1Parameter read_param(const Reader& r, const YAML::Node& p, const std::string& 
     if (!seen.insert(to_string(x)).second) r.fail(values, field + ".Values", fmt::format("{} is listed twice", to_string(x)));
     out.values.push_back(std::move(x));
   }
-  if (const YAML::Node d = p["Default"]) {
+  if (const YAML::Node d = p["Default"]; d && set == o.sets.end()) {
     Value x = param_value(r, d, field + ".Default", out.type,
                           Reader::quoted(d) ? PyValue::str(d.Scalar()) : r.number(d, field + ".Default"));
-    if (std::find(out.values.begin(), out.values.end(), x) == out.values.end())
-      r.fail(d, field + ".Default", fmt::format("{} is not one of the values", to_string(x)));
+    if (std::find(out.values.begin(), out.values.end(), x) == out.values.end()) {
+      // Kernel Tuner takes the first value where no default fits; BAT's files rely on it.
+      r.assume(d, field + ".Default",
+               fmt::format("{} is not one of the values; the first value, {}, is the default", to_string(x),
+                           to_string(out.values.front())),
+               fmt::format("{}.Default={}", out.name, to_string(out.values.front())));
+      x = out.values.front();
+    }
     out.default_value = std::move(x);
   }
   return out;
@@ -242,8 +310,36 @@ PyNames size_names(const T1Spec& s) {
   };
 }
 
+// Whether `text` declares a __constant__ variable `name` (CUDA constant memory the host copies to).
+bool declares_constant(const std::string& text, const std::string& name) {
+  for (std::size_t at = text.find("__constant__"); at != std::string::npos; at = text.find("__constant__", at + 1)) {
+    const std::size_t end = text.find_first_of(";{", at);
+    const std::string decl = text.substr(at, end == std::string::npos ? std::string::npos : end - at);
+    for (std::size_t k = decl.find(name); k != std::string::npos; k = decl.find(name, k + 1)) {
+      const bool left = k == 0 || !(std::isalnum(static_cast<unsigned char>(decl[k - 1])) || decl[k - 1] == '_');
+      const std::size_t e = k + name.size();
+      const bool right = e >= decl.size() || !(std::isalnum(static_cast<unsigned char>(decl[e])) || decl[e] == '_');
+      if (left && right) return true;
+    }
+  }
+  return false;
+}
+
+// The number of --set NAME=VALUE.
+double set_number(const std::pair<std::string, std::string>& set) {
+  PyValue v;
+  try {
+    v = PyExpr::parse(set.second).eval([](const std::string&) { return std::nullopt; });
+  } catch (const PyError& e) {
+    throw UsageError(fmt::format("--set {}={}: column {}: {}", set.first, set.second, e.offset() + 1, e.what()));
+  }
+  if (!v.numeric()) throw UsageError(fmt::format("--set {}={}: not a number", set.first, set.second));
+  return v.number();
+}
+
 T1Argument read_argument(const Reader& r, const YAML::Node& a, const std::string& field, const T1Spec& s,
                          const fs::path& dir) {
+  const T1Overrides& o = s.overrides;
   r.map(a, field);
   T1Argument out;
   out.pos = r.pos(a);
@@ -252,7 +348,13 @@ T1Argument read_argument(const Reader& r, const YAML::Node& a, const std::string
   const std::string tname = r.text(type, field + ".Type");
   if (tname == "custom") r.fail(type, field + ".Type", "'custom' types are not supported (no layout to fill or compare)");
   auto t = type_named(tname);
-  if (!t) r.fail(type, field + ".Type", fmt::format("'{}' is not a type of the schema (int8 .. double16)", tname));
+  if (!t) {
+    const auto schema = schema_type(tname);
+    if (!schema) r.fail(type, field + ".Type", fmt::format("'{}' is not a type of the schema (int8 .. double16)", tname));
+    r.assume(type, field + ".Type", fmt::format("'{}' is read as the schema's '{}'", tname, *schema),
+             fmt::format("{}.Type={}", out.name, *schema));
+    t = type_named(*schema);
+  }
   out.type = *t;
   const YAML::Node mem = r.need(a, "MemoryType", field);
   out.memory = r.text(mem, field + ".MemoryType");
@@ -268,10 +370,35 @@ T1Argument read_argument(const Reader& r, const YAML::Node& a, const std::string
   if (const YAML::Node o = a["Output"]) out.output = r.number(o, field + ".Output").truthy();
   if (const YAML::Node m = a["MemType"]) {
     const std::string mt = r.text(m, field + ".MemType");
-    if (mt == "Constant" && s.language == "CUDA") out.constant_symbol = true;
-    else if (mt != "Constant" && mt != "Global") r.fail(m, field + ".MemType", fmt::format("'{}' is not Constant or Global", mt));
+    if (mt != "Constant" && mt != "Global") r.fail(m, field + ".MemType", fmt::format("'{}' is not Constant or Global", mt));
+    if (mt == "Constant" && s.language == "CUDA") {
+      out.constant_symbol = declares_constant(s.kernel_text, out.name);
+      if (!out.constant_symbol)
+        r.assume(m, field + ".MemType",
+                 fmt::format("the kernel file declares no __constant__ '{}'; it is passed as an ordinary argument", out.name),
+                 fmt::format("{}.MemType=Global", out.name));
+    }
   }
-  out.fill = read_fill(r, a, field, dir);
+  const auto set = std::find_if(o.sets.begin(), o.sets.end(), [&](const auto& kv) { return kv.first == out.name; });
+  if (out.memory == "Scalar" && (set != o.sets.end() || !a["FillType"])) {
+    out.fill.type = "Constant";
+    if (set != o.sets.end()) {
+      out.fill.value = set_number(*set);
+    } else if (const YAML::Node v = a["FillValue"]) {
+      out.fill.value = r.number(v, field + ".FillValue").number();
+      r.assume(v, field + ".FillType",
+               fmt::format("missing; the scalar is the constant FillValue {} (as Kernel Tuner and BAT read it)", out.fill.value),
+               fmt::format("{}.FillType=Constant", out.name));
+    } else {
+      r.fail(a, field, fmt::format("the scalar '{}' has no FillValue (a runner supplies it: give it with --set {}=VALUE)",
+                                   out.name, out.name));
+    }
+  } else {
+    if (set != o.sets.end())
+      throw UsageError(fmt::format("--set {}: '{}' is a {} argument; --set takes scalar arguments and parameters",
+                                   set->first, set->first, out.memory));
+    out.fill = read_fill(r, a, field, dir);
+  }
   if (out.memory == "Scalar") {
     if (out.type.lanes != 1) r.fail(type, field + ".Type", "a scalar argument of a vector type is not supported");
     if (out.fill.type != "Constant") r.fail(a["FillType"], field + ".FillType", "a scalar argument takes a Constant fill");
@@ -279,12 +406,7 @@ T1Argument read_argument(const Reader& r, const YAML::Node& a, const std::string
     return out;
   }
   const YAML::Node size = r.need(a, "Size", field);
-  PyValue n;
-  try {
-    n = r.expr(size, field + ".Size").eval(size_names(s));
-  } catch (const PyError& e) {
-    r.fail(size, field + ".Size", fmt::format("'{}': {}", size.Scalar(), e.what()));
-  }
+  const PyValue n = r.value(size, field + ".Size", size_names(s));
   if (n.kind != PyValue::Kind::Int || n.i <= 0 || static_cast<std::uint64_t>(n.i) > kMaxElements)
     r.fail(size, field + ".Size", fmt::format("must be a positive integer up to 2^32, not {}", n.repr()));
   out.count = static_cast<std::uint64_t>(n.i);
@@ -343,9 +465,46 @@ Config T1Spec::default_config() const {
   return c;
 }
 
-T1Spec load_t1(const std::string& path) {
+std::string T1Assumption::warning() const { return fmt::format("{}: warning: {}: {}", where, field, what); }
+
+std::string T1Spec::assumed() const {
+  std::vector<std::string> tags;
+  for (const auto& a : assumptions) tags.push_back(a.tag);
+  return fmt::format("{}", fmt::join(tags, ","));
+}
+
+// "problem-size=4096,4096" and "set=NAME=VALUE" fields separated by tabs.
+std::string T1Overrides::encode() const {
+  std::string out;
+  if (!problem_size.empty()) out += fmt::format("problem-size={}", fmt::join(problem_size, ","));
+  for (const auto& [k, v] : sets) out += fmt::format("{}set={}={}", out.empty() ? "" : "\t", k, v);
+  return out;
+}
+
+T1Overrides T1Overrides::decode(const std::string& text) {
+  T1Overrides o;
+  std::size_t pos = 0;
+  while (pos < text.size()) {
+    std::size_t end = text.find('\t', pos);
+    if (end == std::string::npos) end = text.size();
+    const std::string f = text.substr(pos, end - pos);
+    if (f.rfind("problem-size=", 0) == 0) {
+      std::stringstream ss(f.substr(13));
+      for (std::string n; std::getline(ss, n, ',');) o.problem_size.push_back(std::stoll(n));
+    } else if (f.rfind("set=", 0) == 0 && f.find('=', 4) != std::string::npos) {
+      const std::size_t eq = f.find('=', 4);
+      o.sets.emplace_back(f.substr(4, eq - 4), f.substr(eq + 1));
+    }
+    pos = end + 1;
+  }
+  return o;
+}
+
+T1Spec load_t1(const std::string& path, const T1Overrides& overrides) {
   const std::string json = read_file(path, "T1 file");
-  Reader r(path);
+  T1Spec s;
+  s.overrides = overrides;
+  Reader r(path, s.assumptions);
   YAML::Node root;
   try {
     root = YAML::Load(untab(json));
@@ -354,7 +513,6 @@ T1Spec load_t1(const std::string& path) {
   }
   if (!root || !root.IsMap()) throw UsageError(fmt::format("{}: a T1 file is a JSON object", path));
   const fs::path dir = fs::path(path).parent_path();
-  T1Spec s;
   s.file = path;
 
   const YAML::Node general = root["General"];
@@ -401,7 +559,7 @@ T1Spec load_t1(const std::string& path) {
   std::set<std::string> names;
   for (std::size_t i = 0; i < tps.size(); ++i) {
     const std::string field = fmt::format("ConfigurationSpace.TuningParameters[{}]", i);
-    s.params.push_back(read_param(r, tps[i], field));
+    s.params.push_back(read_param(r, tps[i], field, overrides));
     if (!names.insert(s.params.back().name).second)
       r.fail(tps[i], field + ".Name", fmt::format("parameter '{}' is declared twice", s.params.back().name));
   }
@@ -419,20 +577,34 @@ T1Spec load_t1(const std::string& path) {
       try {
         s.conditions.push_back({x.to_muparser(), r.pos(e)});
       } catch (const PyError& err) {
-        r.fail(e, field + ".Expression", err.what());
+        r.fail_expr(e, field + ".Expression", err);
       }
     }
   }
 
-  // Geometry.
-  const YAML::Node ps = r.list(r.need(ks, "ProblemSize", "KernelSpecification"), "KernelSpecification.ProblemSize");
-  for (const auto& v : ps) {
-    const std::int64_t n = r.integer(v, "KernelSpecification.ProblemSize");
-    if (n <= 0 || n > (std::int64_t{1} << 31)) r.fail(v, "KernelSpecification.ProblemSize", fmt::format("{} is out of range", n));
-    s.problem_size.push_back(n);
+  // Geometry. ProblemSize: --problem-size, else the file's (an array, or one number as BAT writes it).
+  if (!overrides.problem_size.empty()) {
+    s.problem_size = overrides.problem_size;
+  } else {
+    const YAML::Node ps = ks["ProblemSize"];
+    if (!ps)
+      r.fail(ks, "KernelSpecification.ProblemSize",
+             "missing (BAT's runner supplies it: give it with --problem-size N[,N[,N]])");
+    if (ps.IsScalar()) {
+      r.assume(ps, "KernelSpecification.ProblemSize", fmt::format("one number, read as [{}]", ps.Scalar()),
+               "ProblemSize=[n]");
+      s.problem_size.push_back(r.integer(ps, "KernelSpecification.ProblemSize"));
+    } else {
+      r.list(ps, "KernelSpecification.ProblemSize");
+      for (const auto& v : ps) s.problem_size.push_back(r.integer(v, "KernelSpecification.ProblemSize"));
+    }
+    for (std::size_t d = 0; d < s.problem_size.size(); ++d)
+      if (s.problem_size[d] <= 0 || s.problem_size[d] > (std::int64_t{1} << 31))
+        r.fail(ps.IsSequence() ? ps[d] : ps, "KernelSpecification.ProblemSize",
+               fmt::format("{} is out of range (1 to 2^31)", s.problem_size[d]));
+    if (s.problem_size.empty() || s.problem_size.size() > 3)
+      r.fail(ps, "KernelSpecification.ProblemSize", "must have 1 to 3 dimensions");
   }
-  if (s.problem_size.empty() || s.problem_size.size() > 3)
-    r.fail(ps, "KernelSpecification.ProblemSize", "must have 1 to 3 dimensions");
   read_size(r, ks, "GlobalSize", s.global, true);
   read_size(r, ks, "LocalSize", s.local, true);
   s.global_size_type = ks["GlobalSizeType"] ? r.text(ks["GlobalSizeType"], "KernelSpecification.GlobalSizeType") : s.language;
@@ -443,6 +615,7 @@ T1Spec load_t1(const std::string& path) {
     if (const YAML::Node g = ks[divs[d]]) {
       const std::string field = std::string("KernelSpecification.") + divs[d];
       r.list(g, field);
+      if (g.size() == 0 && static_cast<std::size_t>(d) >= s.problem_size.size()) continue;  // says nothing (BAT's pnpoly)
       for (const auto& x : g) {
         const std::string n = r.text(x, field);
         if (!names.count(n)) r.fail(x, field, fmt::format("'{}' is not a tuning parameter", n));
@@ -452,7 +625,9 @@ T1Spec load_t1(const std::string& path) {
         r.fail(g, field, fmt::format("ProblemSize has no dimension {}", d));
       s.has_grid_div = true;
     }
-  if (const YAML::Node sm = ks["SharedMemory"]) {
+  if (const YAML::Node sm = ks["SharedMemory"]; sm && sm.IsNull()) {
+    r.assume(sm, "KernelSpecification.SharedMemory", "null, read as 0 bytes", "SharedMemory=0");
+  } else if (sm) {
     s.shared_memory = r.integer(sm, "KernelSpecification.SharedMemory");
     if (s.shared_memory < 0 || s.shared_memory > (1 << 20)) r.fail(sm, "KernelSpecification.SharedMemory", "out of range");
   }
@@ -464,8 +639,8 @@ T1Spec load_t1(const std::string& path) {
         try {
           (*sizes)[d]->eval(geometry_names(s, dflt));
         } catch (const PyError& e) {
-          r.fail(ks[what], fmt::format("KernelSpecification.{}.{}", what, "XYZ"[d]),
-                 fmt::format("{} (with the default configuration)", e.what()));
+          r.fail_expr(ks[what][std::string(1, "XYZ"[d])],
+                      fmt::format("KernelSpecification.{}.{}", what, "XYZ"[d]), e, " (with the default configuration)");
         }
       }
 
@@ -555,8 +730,14 @@ T1Spec load_t1(const std::string& path) {
     }
   }
   if (const YAML::Node budget = root["Budget"]) {
-    r.list(budget, "Budget");
-    for (const auto& b : budget) {
+    std::vector<YAML::Node> budgets;
+    if (budget.IsMap()) {  // BAT writes one budget as an object
+      r.assume(budget, "Budget", "an object, read as a list of one budget", "Budget=[object]");
+      budgets.push_back(budget);
+    } else {
+      for (const auto& b : r.list(budget, "Budget")) budgets.push_back(b);
+    }
+    for (const auto& b : budgets) {
       r.map(b, "Budget");
       const YAML::Node t = r.need(b, "Type", "Budget");
       const std::string type = r.text(t, "Budget.Type");
@@ -568,6 +749,15 @@ T1Spec load_t1(const std::string& path) {
       else r.fail(t, "Budget.Type", fmt::format("'{}' is not TuningDuration, ConfigurationCount or ConfigurationFraction", type));
     }
     if (!root["Search"]) s.strategy.name = "random";
+  }
+
+  for (const auto& set : overrides.sets) {
+    const std::string& name = set.first;  // not a structured binding: lambdas below capture it (clang 14)
+    const std::string& value = set.second;
+    const bool param = std::any_of(s.params.begin(), s.params.end(), [&](const T1Parameter& p) { return p.name == name; });
+    const bool scalar = std::any_of(s.args.begin(), s.args.end(), [&](const T1Argument& a) { return a.name == name; });
+    if (!param && !scalar)
+      throw UsageError(fmt::format("--set {}={}: {} has no tuning parameter or scalar argument '{}'", name, value, path, name));
   }
 
   // The problem's identity: everything that decides the inputs and the reference.

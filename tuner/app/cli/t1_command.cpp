@@ -5,6 +5,9 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <charconv>
+
 #include "cli/progress.hpp"
 #include "pimg/cache.hpp"
 #include "pimg/errors.hpp"
@@ -85,11 +88,49 @@ T1Command::T1Command(CLI::App& app) {
   cmd_->add_option("--top", top_, "rows per group in the ranked table")->capture_default_str();
   cmd_->add_flag("--quiet", quiet_, "no progress output");
   cmd_->add_flag("--check", check_, "only load and check the file, print its space; no device, no database");
+  cmd_->add_option("--problem-size", problem_size_,
+                   "the ProblemSize a runner would supply (N, NxM or N,M,K); replaces the file's");
+  cmd_->add_option("--set", sets_,
+                   "NAME=VALUE: the value of a scalar argument, or the one value of a tuning parameter (repeatable)");
 }
 
+namespace {
+
+user::T1Overrides overrides(const std::string& problem_size, const std::vector<std::string>& sets) {
+  user::T1Overrides o;
+  if (!problem_size.empty()) {
+    std::string dims = problem_size;
+    std::replace(dims.begin(), dims.end(), 'x', ',');
+    std::size_t pos = 0;
+    while (pos <= dims.size()) {
+      std::size_t end = dims.find(',', pos);
+      if (end == std::string::npos) end = dims.size();
+      const std::string n = dims.substr(pos, end - pos);
+      std::int64_t v = 0;
+      auto [ptr, ec] = std::from_chars(n.data(), n.data() + n.size(), v);
+      if (n.empty() || ec != std::errc() || ptr != n.data() + n.size() || v <= 0 || v > (std::int64_t{1} << 31))
+        throw UsageError(fmt::format("--problem-size {}: '{}' is not a size from 1 to 2^31", problem_size, n));
+      o.problem_size.push_back(v);
+      pos = end + 1;
+    }
+    if (o.problem_size.size() > 3) throw UsageError(fmt::format("--problem-size {}: 1 to 3 dimensions", problem_size));
+  }
+  for (const auto& s : sets) {
+    const std::size_t eq = s.find('=');
+    if (eq == 0 || eq == std::string::npos || eq + 1 == s.size() || s.find_first_of("\t\n") != std::string::npos)
+      throw UsageError(fmt::format("--set {}: give NAME=VALUE", s));
+    o.sets.emplace_back(s.substr(0, eq), s.substr(eq + 1));
+  }
+  return o;
+}
+
+}  // namespace
+
 int T1Command::run(Registry& reg, const std::string& command_line) {
-  const user::T1Spec& spec = user::register_t1(reg, file_);
-  user::export_to_env({file_});
+  const user::T1Overrides o = overrides(problem_size_, sets_);
+  const user::T1Spec& spec = user::register_t1(reg, file_, o);
+  user::export_to_env({user::t1_env_entry(file_, o)});
+  for (const auto& a : spec.assumptions) fmt::print(stderr, "pimg-tune: {}\n", a.warning());
   Space space = user::t1_space(spec);
   if (check_) {
     std::size_t valid = 0;

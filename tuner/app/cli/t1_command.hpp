@@ -20,7 +20,8 @@ class T1Command {
 
  private:
   CLI::App* cmd_;
-  std::string file_, db_ = "pimg-tune.db";
+  std::string file_, db_ = "pimg-tune.db", problem_size_;
+  std::vector<std::string> sets_;
   std::vector<std::string> backends_, devices_;
   std::optional<int> repeats_;
   bool no_resume_ = false, no_isolation_ = false, quiet_ = false, check_ = false;

@@ -1,0 +1,197 @@
+// Real T1 files from other tools (../shared/t1: BAT's 14 files and the benchmark hub's convolution):
+// each passes `pimg-tune t1 FILE --check` (with the problem size a runner would supply, where the
+// file leaves it out) or is refused with exit code 2 naming the file and what is missing, and no file
+// changes. Also the leniencies' warnings, --problem-size and --set, on the project's own T1 file.
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <map>
+
+#include "e2e_util.hpp"
+
+namespace {
+
+namespace fs = std::filesystem;
+
+fs::path shared_t1() {
+  for (const char* up : {"/../shared/t1", "/../../shared/t1"}) {  // beside the checkout, or a worktree's
+    const fs::path p = std::string(PIMG_SOURCE_DIR) + up;
+    if (fs::is_directory(p)) return fs::canonical(p);
+  }
+  return {};
+}
+
+struct Expected {
+  std::string problem_size;           // given with --problem-size for the second run; empty: one run
+  int code;                           // of the (last) run
+  std::vector<std::string> messages;  // each in the output of the (last) run
+};
+
+// Paths relative to ../shared/t1. A file that needs a runner's problem size is first refused for it
+// (the message names --problem-size), then run with it.
+const std::map<std::string, Expected> kExpected = {
+    {"convolution_milo.json", {"", 0, {"10240 raw and"}}},
+    {"TuningSchema.json", {"", 2, {"missing 'KernelSpecification'"}}},
+    {"bat/GEMM/GEMM-CAFF.json",
+     {"4096,4096", 0, {"15 parameters", "warning: KernelSpecification.Arguments[0].FillType: missing; the scalar is the constant",
+                       "warning: Budget: an object, read as a list of one budget"}}},
+    {"bat/convolution/convolution-CAFF.json", {"", 0, {"8 parameters", "16896 raw and"}}},
+    {"bat/nbody/nbody-CAFF.json",
+     {"131072", 0, {"8 parameters", "warning: KernelSpecification.Arguments[0].FillType"}}},
+    {"bat/MD5Hash/MD5Hash-CAFF.json",
+     {"1000000", 2, {"Arguments[7].AccessType: a ReadWrite output is not supported"}}},
+    {"bat/TRIAD/TRIAD-CAFF.json", {"4096", 2, {"Arguments[0].FillType: 'Generator' is not supported"}}},
+    {"bat/hotspot/hotspot-CAFF.json",
+     {"4096,4096", 2, {"Arguments[2].AccessType: a ReadWrite output is not supported"}}},
+    {"bat/pnpoly/pnpoly-CAFF.json",
+     {"", 2, {"Arguments[2].AccessType: a ReadWrite output is not supported"}}},
+    {"bat/others/FFT/FFT-CAFF.json", {"262144", 2, {"Arguments[0].AccessType: a ReadWrite output is not supported"}}},
+    {"bat/others/builtin_vectors/builtin_vectors-CAFF.json",
+     {"4096", 2, {"Arguments[0].Type: 'double3' is not a type of the schema"}}},
+    {"bat/others/MD/MD-CAFF.json", {"", 2, {"T1: missing 'KernelSpecification'"}}},
+    {"bat/others/Reduction/Reduction-CAFF.json", {"", 2, {"T1: missing 'KernelSpecification'"}}},
+    {"bat/others/SPMV/SPMV-CAFF.json", {"", 2, {"T1: missing 'KernelSpecification'"}}},
+    {"bat/others/Scan/Scan-CAFF.json", {"", 2, {"not valid JSON"}}},
+    {"bat/others/Sort/Sort-CAFF.json", {"", 2, {"not valid JSON"}}},
+};
+
+std::string bytes(const fs::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+}
+
+TEST(T1Shared, EveryFilePassesCheckOrIsRefusedNamingWhatIsMissing) {
+  const fs::path root = shared_t1();
+  if (root.empty()) GTEST_SKIP() << "../shared/t1 is absent";
+  std::size_t files = 0, bat = 0, bat_passing = 0;
+  for (const auto& e : fs::recursive_directory_iterator(root)) {
+    if (e.path().extension() != ".json") continue;
+    ++files;
+    const std::string rel = fs::relative(e.path(), root).string();
+    ASSERT_TRUE(kExpected.count(rel)) << rel << " has no expected outcome";
+    const Expected& x = kExpected.at(rel);
+    const std::string before = bytes(e.path());
+    const std::string file = e.path().string();
+    e2e::Ran r = e2e::run("t1 " + file + " --check");
+    if (!x.problem_size.empty()) {
+      EXPECT_EQ(r.code, 2) << rel << ": " << r.out;
+      EXPECT_NE(r.out.find(file + ":"), std::string::npos) << rel << ": " << r.out;
+      EXPECT_NE(r.out.find("KernelSpecification.ProblemSize: missing (BAT's runner supplies it: give it with --problem-size"),
+                std::string::npos) << rel << ": " << r.out;
+      r = e2e::run("t1 " + file + " --check --problem-size " + x.problem_size);
+    }
+    EXPECT_EQ(r.code, x.code) << rel << ": " << r.out;
+    EXPECT_EQ(r.signal, 0) << rel;
+    EXPECT_NE(r.out.find(file), std::string::npos) << rel << ": " << r.out;
+    for (const auto& m : x.messages) EXPECT_NE(r.out.find(m), std::string::npos) << rel << ": " << m << "\n" << r.out;
+    if (x.code == 0) EXPECT_NE(r.out.find("valid configurations"), std::string::npos) << rel << ": " << r.out;
+    EXPECT_EQ(bytes(e.path()), before) << rel << " changed";
+    if (rel.rfind("bat/", 0) == 0) {
+      ++bat;
+      bat_passing += r.code == 0;
+    }
+  }
+  EXPECT_EQ(files, kExpected.size());
+  EXPECT_EQ(bat, 14u);
+  EXPECT_EQ(bat_passing, 3u);  // GEMM, convolution, nbody; see the refusals above for the others
+}
+
+const std::string kSharpen = std::string(PIMG_TEST_DATA) + "/t1/sharpen.json";
+
+// sharpen.json with `replace` pairs applied in order, written into dir (beside a copy of its kernel).
+fs::path variant_of_sharpen(const fs::path& dir, const std::vector<std::pair<std::string, std::string>>& replace) {
+  std::string j = bytes(kSharpen);
+  for (const auto& [from, to] : replace) {
+    const std::size_t at = j.find(from);
+    EXPECT_NE(at, std::string::npos) << from;
+    if (at != std::string::npos) j.replace(at, from.size(), to);
+  }
+  fs::create_directories(dir);
+  fs::copy_file(std::string(PIMG_TEST_DATA) + "/t1/sharpen.cl", dir / "sharpen.cl", fs::copy_options::overwrite_existing);
+  const fs::path out = dir / "lenient.json";
+  std::ofstream(out) << j;
+  return out;
+}
+
+TEST(T1Shared, LeniencyWarnsOnceNamingFileAndField) {
+  const fs::path dir = e2e::temp_dir("t1-lenient");
+  const fs::path f = variant_of_sharpen(
+      dir, {{R"("Values": "[8, 16]", "Default": 8)", R"("Values": "[8, 16]", "Default": 64)"},
+            {R"("Name": "width", "Type": "int32", "MemoryType": "Scalar", "FillType": "Constant",)",
+             R"("Name": "width", "Type": "int", "MemoryType": "Scalar",)"}});
+  const e2e::Ran r = e2e::run("t1 " + f.string() + " --check");
+  ASSERT_EQ(r.code, 0) << r.out;
+  EXPECT_NE(r.out.find(f.string() + ":"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("warning: ConfigurationSpace.TuningParameters[0].Default: 64 is not one of the values; the first "
+                       "value, 8, is the default"),
+            std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("warning: KernelSpecification.Arguments[2].Type: 'int' is read as the schema's 'int32'"),
+            std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("warning: KernelSpecification.Arguments[2].FillType: missing; the scalar is the constant FillValue 256"),
+            std::string::npos) << r.out;
+  std::size_t warnings = 0;
+  for (std::size_t at = r.out.find("warning:"); at != std::string::npos; at = r.out.find("warning:", at + 1)) ++warnings;
+  EXPECT_EQ(warnings, 3u) << r.out;
+  fs::remove_all(dir);
+}
+
+TEST(T1Shared, ProblemSizeAndSetSupplyWhatARunnerWould) {
+  const fs::path dir = e2e::temp_dir("t1-set");
+  // Without ProblemSize and with a scalar that has no value: refused, naming the option.
+  const fs::path f = variant_of_sharpen(
+      dir, {{R"("ProblemSize": [)", R"("ProblemSizeOfTheRunner": [)"}, {R"("FillValue": 96)", R"("Comment": 96)"},
+            {R"("Name": "height", "Type": "int32", "MemoryType": "Scalar", "FillType": "Constant", "Comment": 96)",
+             R"("Name": "height", "Type": "int32", "MemoryType": "Scalar")"}});
+  e2e::Ran r = e2e::run("t1 " + f.string() + " --check");
+  EXPECT_EQ(r.code, 2) << r.out;
+  EXPECT_NE(r.out.find("give it with --problem-size"), std::string::npos) << r.out;
+  r = e2e::run("t1 " + f.string() + " --check --problem-size 256x96");
+  EXPECT_EQ(r.code, 2) << r.out;
+  EXPECT_NE(r.out.find("Arguments[3]: the scalar 'height' has no FillValue (a runner supplies it: give it with --set height=VALUE)"),
+            std::string::npos) << r.out;
+  r = e2e::run("t1 " + f.string() + " --check --problem-size 256x96 --set height=96 --set ppx=2");
+  EXPECT_EQ(r.code, 0) << r.out;
+  EXPECT_NE(r.out.find("3 parameters, 4 raw"), std::string::npos) << r.out;  // ppx has the one value 2
+  for (const std::string bad : {"--set nosuch=1", "--set in=3", "--set ppx", "--problem-size 0", "--problem-size 1,2,3,4",
+                                "--set ppx=1//0"}) {
+    r = e2e::run("t1 " + f.string() + " --check --problem-size 256x96 --set height=96 " + bad);
+    EXPECT_EQ(r.code, 2) << bad << ": " << r.out;
+    EXPECT_EQ(r.signal, 0) << bad;
+  }
+  fs::remove_all(dir);
+}
+
+// The assumptions are stored with the results (the problem's "assumed" attribute), and --set reaches
+// the worker processes (which load the file again): without it they could not fill 'height'.
+TEST(T1Shared, AssumptionsAndSettingsTravelWithTheRun) {
+  if (e2e::run("devices").out.find("opencl:0") == std::string::npos) GTEST_SKIP() << "no OpenCL device (PoCL)";
+  const fs::path dir = e2e::temp_dir("t1-assumed");
+  const fs::path f = variant_of_sharpen(
+      dir, {{R"("Values": "[8, 16]", "Default": 8)", R"("Values": "[8, 16]", "Default": 64)"},
+            {R"("Name": "height", "Type": "int32", "MemoryType": "Scalar", "FillType": "Constant", "FillValue": 96)",
+             R"("Name": "height", "Type": "int32", "MemoryType": "Scalar")"}});
+  const fs::path db = dir / "t.db";
+  const e2e::Ran r = e2e::run("t1 " + f.string() + " --db " + db.string() + " --set height=96 --set ppx=1 --set block_size_y=1 "
+                              "--repeats 1 --quiet", "PIMG_CACHE_DIR=" + (dir / "cache").string());
+  ASSERT_EQ(r.code, 0) << r.out;
+  EXPECT_NE(r.out.find("2 measured, 2 ok"), std::string::npos) << r.out;
+  const std::vector<std::string> problems = e2e::query(db.string(), "SELECT canonical FROM problems");
+  ASSERT_EQ(problems.size(), 1u);
+  EXPECT_NE(problems[0].find(R"("assumed":"block_size_x.Default=8")"), std::string::npos) << problems[0];
+  fs::remove_all(dir);
+}
+
+// An expression error in a value list exits 2 naming file, line, field and the column inside it.
+TEST(T1Shared, ExpressionErrorsNameTheColumnInsideTheExpression) {
+  const fs::path dir = e2e::temp_dir("t1-expr");
+  const fs::path f = variant_of_sharpen(dir, {{R"("Values": "[8, 16]")", R"("Values": "[8, (-9223372036854775807-1) // -1]")"}});
+  const e2e::Ran r = e2e::run("t1 " + f.string() + " --check");
+  EXPECT_EQ(r.code, 2) << r.out;
+  EXPECT_NE(r.out.find(f.string() + ":"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("ConfigurationSpace.TuningParameters[0].Values: '[8, (-9223372036854775807-1) // -1]': column 30 of "
+                       "the expression: integer overflow"),
+            std::string::npos) << r.out;
+  fs::remove_all(dir);
+}
+
+}  // namespace
