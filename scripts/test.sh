@@ -1,13 +1,13 @@
 #!/usr/bin/env bash
 # Installs dependencies, builds, and runs every check once (docs/ci.md): the ordinary build (GCC) compiles and runs
-# the labels that need it (nvrtc, mpi, faults, seeds, install) and one end-to-end tune (smoke); the sanitizer
-# build (scripts/sanitize.sh: clang, ASan + UBSan) compiles and runs the unit, OpenMP, OpenCL (PoCL) and
-# end-to-end labels. PIMG_PLAIN_ONLY=1 builds and runs every label in the ordinary build instead (no clang needed).
+# the labels that need it (nvrtc, mpi, faults, seeds, install), the PoCL kernel tests (opencl: PoCL's compiler runs
+# 2-3 times slower inside an ASan process) and one end-to-end tune (smoke); the sanitizer build (scripts/sanitize.sh:
+# clang, ASan + UBSan) compiles and runs the unit, OpenMP and end-to-end labels. PIMG_PLAIN_ONLY=1 builds and runs every label in the ordinary build instead (no clang needed).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 . scripts/lib/phase.sh
 jobs=$(nproc 2>/dev/null || echo 2)
-labels="nvrtc;mpi;faults;seeds;install;smoke"
+labels="nvrtc;mpi;faults;seeds;install;opencl;smoke"
 [ -z "${PIMG_PLAIN_ONLY:-}" ] || labels=all
 phase deps bash scripts/install-deps.sh
 phase build bash scripts/build.sh "-DPIMG_TEST_LABELS=$labels"

@@ -25,16 +25,6 @@ std::string json_ms(double ms) { return std::isfinite(ms) ? fmt::format("{:.6g}"
 
 std::size_t limit(int top, std::size_t n) { return top > 0 ? std::min<std::size_t>(n, top) : n; }
 
-std::string json_config(const Config& c) {
-  std::string out;
-  for (const auto& [k, v] : c.values()) {
-    const auto* n = std::get_if<std::int64_t>(&v);
-    out += fmt::format("{}{}:{}", out.empty() ? "" : ",", json_string(k),
-                       n ? std::to_string(*n) : json_string(std::get<std::string>(v)));
-  }
-  return "{" + out + "}";
-}
-
 // The decision of one (problem, device) in words: winner, interval, method, ties, baseline ratios.
 std::string decision_text(const Ranking& k) {
   const ResultRow& w = *k.winner;

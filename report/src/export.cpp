@@ -20,16 +20,12 @@ namespace {
 
 using namespace report_detail;
 
-std::string json_value(const Value& v) {
-  if (const auto* n = std::get_if<std::int64_t>(&v)) return std::to_string(*n);
-  return json_string(std::get<std::string>(v));
-}
-
-std::string json_config(const Config& c, const std::string& variant = "") {
+// The configuration with the variant's name among its fields, keys in order (T4's `configuration`).
+std::string json_config_with_variant(const Config& c, const std::string& variant) {
   std::string out;
   std::map<std::string, std::string> fields;
   for (const auto& [k, v] : c.values()) fields[k] = json_value(v);
-  if (!variant.empty()) fields[kVariantKey] = json_string(variant);
+  fields[kVariantKey] = json_string(variant);
   for (const auto& [k, v] : fields) out += fmt::format("{}{}:{}", out.empty() ? "" : ",", json_string(k), v);
   return "{" + out + "}";
 }
@@ -213,7 +209,7 @@ std::string export_t4(const std::vector<ResultRow>& rows) {
         "{}\n  {{\"timestamp\":{},\"configuration\":{},\"device\":{},\"problem\":{},\"objectives\":[\"time\"],"
         "\"times\":{{\"compilation\":{},\"benchmark\":{},\"framework\":{},\"search_algorithm\":0,\"validation\":0,"
         "\"runtimes\":{}}},\"invalidity\":\"{}\",\"correctness\":{},\"measurements\":[{}],\"{}\":{}}}",
-        i ? "," : "", json_string(r.created_at), json_config(r.config, r.variant.name),
+        i ? "," : "", json_string(r.created_at), json_config_with_variant(r.config, r.variant.name),
         json_string(r.device.backend + ":" + r.device.name), json_string(r.problem.label()), json_num(e.compile_ms),
         json_num(benchmark), json_num(framework), json_array(e.kernel_ms), invalidity(e.status),
         e.status == Status::ok ? 1 : 0, measurements, kPimgFieldsKey, pimg_fields(r));

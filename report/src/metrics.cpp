@@ -220,6 +220,17 @@ std::string json_string(std::string_view s) {
   return out + "\"";
 }
 
+std::string json_value(const Value& v) {
+  if (const auto* n = std::get_if<std::int64_t>(&v)) return std::to_string(*n);
+  return json_string(std::get<std::string>(v));
+}
+
+std::string json_config(const Config& c) {
+  std::string out;
+  for (const auto& [k, v] : c.values()) out += fmt::format("{}{}:{}", out.empty() ? "" : ",", json_string(k), json_value(v));
+  return "{" + out + "}";
+}
+
 }  // namespace pimg::report_detail
 
 namespace pimg::report_detail {

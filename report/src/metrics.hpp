@@ -87,6 +87,8 @@ std::string slug(std::string_view s);         // lower-case letters and digits, 
 // hash of the whole, so distinct long names stay distinct.
 std::string bounded_stem(const std::string& stem);
 std::string json_string(std::string_view s);  // a quoted, escaped JSON string
+std::string json_value(const Value& v);       // a number, or a quoted string
+std::string json_config(const Config& c);     // {"name":value,...}, names in order
 
 }  // namespace pimg::report_detail
 

@@ -23,6 +23,15 @@ inline const Registry& registry() {
   }();
   return reg;
 }
+// The first CUDA device, opened once; null without one.
+inline Device* gpu() {
+  static const std::unique_ptr<Device> dev = []() -> std::unique_ptr<Device> {
+    const Backend* b = Registry::builtin().backend("cuda");
+    if (!b || !b->status().available || b->devices().empty()) return nullptr;
+    return b->open(b->devices().front());
+  }();
+  return dev.get();
+}
 inline const Family& conv_family() { return *registry().family("conv"); }
 inline const Variant& variant(const std::string& name) {
   const Variant* v = registry().variant("conv", name);

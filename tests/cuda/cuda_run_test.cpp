@@ -223,7 +223,7 @@ TEST(CudaRun, WideKernelIsExactOnAlignedRows) {
 // the checked path; 256-pixel rows are vector-aligned, so interior threads take the fast path (the valid
 // border's 254/252-byte rows fall back except for vec 4 with gaussian5); 260 wide makes the valid gaussian5
 // output 256 pixels, aligned for every vec; 23, 40 and 41 rows leave partial row groups.
-std::vector<Config> vec_configs() {
+std::vector<Config> run_vec_configs() {
   return {
       config({{"block_x", 32}, {"block_y", 4}, {"vec", 4}, {"rows", 16}}),
       config({{"block_x", 64}, {"block_y", 2}, {"vec", 8}, {"rows", 1}, {"launch_bounds", 2}, {"host_mem", "pinned"}}),
@@ -243,7 +243,7 @@ TEST(CudaRun, VecKernelIsExactOnEveryLayoutBorderAndAlignment) {
       for (const char* border : kBorders)
         for (const char* filter : kFilters) {
           const Problem p = make_problem(shape, border, filter, width, height);
-          const std::vector<Config> configs = vec_configs();
+          const std::vector<Config> configs = run_vec_configs();
           for (std::size_t i = 0; i < 3; ++i) expect_exact(p, "cuda_vec", configs[(index + i) % configs.size()]);
           // Neighbours through shuffles (warp-edge lanes load, lanes past the row only share), and the
           // separable passes of gaussian5 with and without them.

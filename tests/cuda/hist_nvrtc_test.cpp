@@ -95,16 +95,6 @@ TEST(HistNvrtc, OnePassPlansOneLaunchWithItsScratch) {
   EXPECT_THROW(v->plan(p, w, config({{"onepass", i(2)}}), h100_like()), PlanError);
 }
 
-// The first CUDA device, opened once; null without one.
-Device* gpu() {
-  static const std::unique_ptr<Device> dev = []() -> std::unique_ptr<Device> {
-    const Backend* b = builtin().backend("cuda");
-    if (!b || !b->status().available || b->devices().empty()) return nullptr;
-    return b->open(b->devices().front());
-  }();
-  return dev.get();
-}
-
 // On the GPU: onepass=1 exact through the evaluator (scratch and bins poisoned before each of two runs) at odd
 // sizes, 1 and 3 channels, uniform and peaked input, one block and many, and at 8192x8192; then launched
 // three times in a row on a scratch filled once with zeros, exact every time (the last block puts the

@@ -15,16 +15,6 @@ namespace {
 
 using pixtest::problem;
 
-// The first CUDA device, opened once; null without one.
-Device* gpu() {
-  static const std::unique_ptr<Device> dev = []() -> std::unique_ptr<Device> {
-    const Backend* b = pixtest::registry().backend("cuda");
-    if (!b || !b->status().available || b->devices().empty()) return nullptr;
-    return b->open(b->devices().front());
-  }();
-  return dev.get();
-}
-
 void expect_exact_on_gpu(const Problem& p, const std::string& name, const Config& c) {
   const std::map<std::string, std::string> attrs = p.attrs;
   for (const Problem& q : {p, pixtest::problem(p.family, 37, 23, p.channels, attrs)}) {

@@ -22,17 +22,11 @@ namespace fs = std::filesystem;
 namespace pimg::mpi_test {
 namespace {
 
-const Registry& reg() { return Registry::builtin(); }
-const Family& family() { return *reg().family("semblance"); }
-const Variant& variant() { return *reg().variant("semblance", "mpi_cuda_grid"); }
+const Variant& variant() { return *Registry::builtin().variant("semblance", "mpi_cuda_grid"); }
 
 int host_gpus() {
-  const Backend* cuda = reg().backend("cuda");
+  const Backend* cuda = Registry::builtin().backend("cuda");
   return cuda && cuda->status().available ? static_cast<int>(cuda->devices().size()) : 0;
-}
-
-Problem semb_problem(int traces, const std::string& grid, const std::string& truth) {
-  return family().make_problem(traces, 1200, 1, {{"data", "synthetic"}, {"grid", grid}, {"truth", truth}});
 }
 
 Config gpu_config(std::int64_t ranks, const std::string& scheme, bool wide) {
@@ -65,7 +59,7 @@ TEST(MpiCudaGrid, PlanSharesOutAValuesAndPassesTheKnobs) {
   DeviceInfo d = mpi_device().info();
   d.limits["cuda_gpus"] = 1;
   const Problem p = semb_problem(32, "3,2,2,4,4", "1,0,1,2,3");
-  const Workload w = family().make_workload(p);
+  const Workload w = semblance_family().make_workload(p);
   const LaunchPlan plan = variant().plan(p, w, gpu_config(3, "best", true), d);
   EXPECT_EQ(plan.entry, "pimg-mpi-semblance-cuda");
   std::map<std::string, std::string> defines(plan.defines.begin(), plan.defines.end());
@@ -116,9 +110,9 @@ TEST_P(MpiCudaGridValid, FindsTheReferencesBestPoint) {
   for (std::size_t i = 0; i < std::size(problems); ++i) {
     const P& pr = problems[i];
     const Problem p = semb_problem(pr.traces, pr.grid, pr.truth);
-    const Workload w = family().make_workload(p);
-    const std::vector<std::uint8_t> expected = family().reference(p, w);
-    EvalContext ctx{family(), p, w, expected, mpi_device(), MeasureSpec::fixed(1, 2, 60)};
+    const Workload w = semblance_family().make_workload(p);
+    const std::vector<std::uint8_t> expected = semblance_family().reference(p, w);
+    EvalContext ctx{semblance_family(), p, w, expected, mpi_device(), MeasureSpec::fixed(1, 2, 60)};
     const EvalResult r = evaluate(ctx, variant(), gpu_config(k.ranks, k.scheme, i % 2 == 1));
     ASSERT_EQ(r.status, Status::ok) << "grid " << pr.grid << ": " << r.log;
     EXPECT_NE(r.validation.find(std::string("best (") + pr.truth + ")"), std::string::npos)
@@ -133,9 +127,9 @@ INSTANTIATE_TEST_SUITE_P(SchemesAndRanks, MpiCudaGridValid,
 TEST(MpiCudaGrid, AKnobTheGpuCannotTakeFailsTheRunWithTheRanksReason) {
   if (host_gpus() == 0) GTEST_SKIP() << "no CUDA GPU on this host";
   const Problem p = semb_problem(32, "2,2,2,4,4", "1,0,1,2,3");
-  const Workload w = family().make_workload(p);
-  const std::vector<std::uint8_t> expected = family().reference(p, w);
-  EvalContext ctx{family(), p, w, expected, mpi_device(), MeasureSpec::fixed(0, 1, 60)};
+  const Workload w = semblance_family().make_workload(p);
+  const std::vector<std::uint8_t> expected = semblance_family().reference(p, w);
+  EvalContext ctx{semblance_family(), p, w, expected, mpi_device(), MeasureSpec::fixed(0, 1, 60)};
   Config c = gpu_config(2, "cyclic", false);
   c.set("block_x", std::int64_t{64});
   c.set("block_y", std::int64_t{32});  // 64 x 32 x 4 = 8192 threads in a block, above every GPU's 1024

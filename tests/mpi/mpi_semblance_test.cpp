@@ -20,20 +20,13 @@
 namespace pimg::mpi_test {
 namespace {
 
-const Registry& reg() { return Registry::builtin(); }
-const Family& family() { return *reg().family("semblance"); }
-
-// Synthetic data with the reflection along grid point `truth`.
-Problem semb_problem(int traces, const std::string& grid, const std::string& truth) {
-  return family().make_problem(traces, 1200, 1, {{"data", "synthetic"}, {"grid", grid}, {"truth", truth}});
-}
 
 // One warm-up and two timed runs, each with the output poisoned and validated against the reference.
 EvalResult run(const Problem& p, const Config& c) {
-  const Workload w = family().make_workload(p);
-  const std::vector<std::uint8_t> expected = family().reference(p, w);
-  EvalContext ctx{family(), p, w, expected, mpi_device(), MeasureSpec::fixed(1, 2, 60)};
-  return evaluate(ctx, *reg().variant("semblance", "mpi_grid"), c);
+  const Workload w = semblance_family().make_workload(p);
+  const std::vector<std::uint8_t> expected = semblance_family().reference(p, w);
+  EvalContext ctx{semblance_family(), p, w, expected, mpi_device(), MeasureSpec::fixed(1, 2, 60)};
+  return evaluate(ctx, *Registry::builtin().variant("semblance", "mpi_grid"), c);
 }
 
 // A plan launched on the MPI device directly (no evaluator), its output poisoned first; the output
@@ -91,10 +84,10 @@ INSTANTIATE_TEST_SUITE_P(SchemesAndRanks, MpiGridValid,
 // headers differ, and the grid arrays of `best` stay as the evaluator poisoned them.
 TEST(MpiGrid, GatheringSchemesReturnTheGridBestOnlyTheBest) {
   const Problem p = semb_problem(32, "2,3,2,2,5", "1,2,0,1,3");
-  const Workload w = family().make_workload(p);
+  const Workload w = semblance_family().make_workload(p);
   for (const char* scheme : {"blocks", "cyclic", "best"}) {
     const LaunchPlan plan =
-        reg().variant("semblance", "mpi_grid")->plan(p, w, mpi_config(3, 1, scheme), mpi_device().info());
+        Registry::builtin().variant("semblance", "mpi_grid")->plan(p, w, mpi_config(3, 1, scheme), mpi_device().info());
     std::vector<std::uint8_t> out;
     const LaunchResult l = launch(w, plan, out);
     ASSERT_TRUE(l.ok) << scheme << ": " << l.error;
@@ -146,9 +139,9 @@ TEST(MpiGrid, BadParametersAreClearErrors) {
 // an error instead of running.
 TEST(MpiGrid, WorkerRefusesABadPlan) {
   const Problem p = semb_problem(32, "1,1,1,1,2", "0,0,0,0,1");
-  const Workload w = family().make_workload(p);
+  const Workload w = semblance_family().make_workload(p);
   const LaunchPlan good =
-      reg().variant("semblance", "mpi_grid")->plan(p, w, mpi_config(2, 1, "cyclic"), mpi_device().info());
+      Registry::builtin().variant("semblance", "mpi_grid")->plan(p, w, mpi_config(2, 1, "cyclic"), mpi_device().info());
   const std::pair<const char*, const char*> edits[] = {
       {"SCHEME", "diagonal"}, {"MPI_RANKS", "3"}, {"PIMG_W", "12"}};
   const char* expected[] = {"SCHEME must be blocks, cyclic or best, got 'diagonal'",

@@ -89,4 +89,10 @@ inline std::map<std::string, int> check_tuned(const std::string& db, const std::
   return ok;
 }
 
+// The semblance family of the built-in registry, and its synthetic data with the reflection along grid point `truth`.
+inline const Family& semblance_family() { return *Registry::builtin().family("semblance"); }
+inline Problem semb_problem(int traces, const std::string& grid, const std::string& truth) {
+  return semblance_family().make_problem(traces, 1200, 1, {{"data", "synthetic"}, {"grid", grid}, {"truth", truth}});
+}
+
 }  // namespace pimg::mpi_test

@@ -92,7 +92,7 @@ pimg::DeviceInfo device(const std::string& backend) {
   return d;
 }
 
-const pimg::Metric* find(const std::vector<pimg::Metric>& ms, const std::string& name) {
+const pimg::Metric* find_summary(const std::vector<pimg::Metric>& ms, const std::string& name) {
   auto it = std::find_if(ms.begin(), ms.end(), [&](const pimg::Metric& m) { return m.name == name && m.seq == -1; });
   return it == ms.end() ? nullptr : &*it;
 }
@@ -224,22 +224,22 @@ TEST(PerfObserver, CountsTheCountedRegionOrSaysWhyNot) {
     ::munmap(fresh, kBytes);
     for (int i = 0; i < 2000000; ++i) sink = sink + i * 0.5;
   });
-  ASSERT_NE(find(m, "perf.task_clock_ms"), nullptr);
-  EXPECT_GT(find(m, "perf.task_clock_ms")->value, 0);
-  ASSERT_NE(find(m, "perf.page_faults"), nullptr);
-  EXPECT_GT(find(m, "perf.page_faults")->value, 100);  // 2048 pages touched in the counted run
-  ASSERT_NE(find(m, "perf.hardware"), nullptr);
+  ASSERT_NE(find_summary(m, "perf.task_clock_ms"), nullptr);
+  EXPECT_GT(find_summary(m, "perf.task_clock_ms")->value, 0);
+  ASSERT_NE(find_summary(m, "perf.page_faults"), nullptr);
+  EXPECT_GT(find_summary(m, "perf.page_faults")->value, 100);  // 2048 pages touched in the counted run
+  ASSERT_NE(find_summary(m, "perf.hardware"), nullptr);
   const std::string refused = pimg::perf_hardware_refusal();
-  EXPECT_EQ(find(m, "perf.hardware")->value, refused.empty() ? 1.0 : 0.0);
+  EXPECT_EQ(find_summary(m, "perf.hardware")->value, refused.empty() ? 1.0 : 0.0);
   if (!refused.empty()) {
-    EXPECT_EQ(find(m, "perf.instructions"), nullptr);
+    EXPECT_EQ(find_summary(m, "perf.instructions"), nullptr);
     GTEST_SKIP() << "software counters checked; hardware counters not permitted here: " << refused;
   }
-  ASSERT_NE(find(m, "perf.instructions"), nullptr);
-  EXPECT_GT(find(m, "perf.instructions")->value, 2e6);  // the loop alone, in the counted run only
-  EXPECT_LT(find(m, "perf.instructions")->value, 1e9);
-  ASSERT_NE(find(m, "perf.ipc"), nullptr);
-  EXPECT_GT(find(m, "perf.ipc")->value, 0);
+  ASSERT_NE(find_summary(m, "perf.instructions"), nullptr);
+  EXPECT_GT(find_summary(m, "perf.instructions")->value, 2e6);  // the loop alone, in the counted run only
+  EXPECT_LT(find_summary(m, "perf.instructions")->value, 1e9);
+  ASSERT_NE(find_summary(m, "perf.ipc"), nullptr);
+  EXPECT_GT(find_summary(m, "perf.ipc")->value, 0);
 }
 
 TEST(FootprintObserver, PeakSeesMemoryHeldDuringTheEvaluation) {
@@ -251,10 +251,10 @@ TEST(FootprintObserver, PeakSeesMemoryHeldDuringTheEvaluation) {
     std::vector<char> big(kBytes);
     for (std::size_t i = 0; i < big.size(); i += 4096) big[i] = 1;
   });
-  ASSERT_NE(find(m, "memory.host_peak_bytes"), nullptr);
-  ASSERT_NE(find(m, "memory.host_rss_begin_bytes"), nullptr);
-  EXPECT_GE(find(m, "memory.host_peak_bytes")->value, find(m, "memory.host_rss_begin_bytes")->value + 0.9 * kBytes);
-  ASSERT_NE(find(m, "memory.host_peak_reset"), nullptr);
+  ASSERT_NE(find_summary(m, "memory.host_peak_bytes"), nullptr);
+  ASSERT_NE(find_summary(m, "memory.host_rss_begin_bytes"), nullptr);
+  EXPECT_GE(find_summary(m, "memory.host_peak_bytes")->value, find_summary(m, "memory.host_rss_begin_bytes")->value + 0.9 * kBytes);
+  ASSERT_NE(find_summary(m, "memory.host_peak_reset"), nullptr);
 }
 
 TEST(RaplObserver, EnergyWhereReadableElseSaysWhy) {
@@ -267,9 +267,9 @@ TEST(RaplObserver, EnergyWhereReadableElseSaysWhy) {
     GTEST_SKIP() << "RAPL is not readable here: " << why;
   }
   const auto m = observe(*o, 3, [] { std::this_thread::sleep_for(std::chrono::milliseconds(30)); });
-  ASSERT_NE(find(m, "energy.avg_w"), nullptr);
-  EXPECT_GT(find(m, "energy.timed_s")->value, 0.05);
-  EXPECT_GE(find(m, "energy.timed_j")->value, 0);
+  ASSERT_NE(find_summary(m, "energy.avg_w"), nullptr);
+  EXPECT_GT(find_summary(m, "energy.timed_s")->value, 0.05);
+  EXPECT_GE(find_summary(m, "energy.timed_j")->value, 0);
 }
 
 TEST(EnergyWindow, JoulesOverTheTimedRunsAndWraps) {
@@ -282,25 +282,25 @@ TEST(EnergyWindow, JoulesOverTheTimedRunsAndWraps) {
   w.sample(102.5);
   std::vector<pimg::Metric> out;
   w.put(out);
-  ASSERT_NE(find(out, "energy.timed_j"), nullptr);
-  EXPECT_DOUBLE_EQ(find(out, "energy.timed_j")->value, 2.5);
-  EXPECT_NEAR(find(out, "energy.avg_w")->value, 2.5 / find(out, "energy.timed_s")->value, 1e-9);
+  ASSERT_NE(find_summary(out, "energy.timed_j"), nullptr);
+  EXPECT_DOUBLE_EQ(find_summary(out, "energy.timed_j")->value, 2.5);
+  EXPECT_NEAR(find_summary(out, "energy.avg_w")->value, 2.5 / find_summary(out, "energy.timed_s")->value, 1e-9);
   pimg::EnergyWindow wrapped;
   wrapped.start(250.0);
   wrapped.sample(10.0);  // the counter passed its range of 262.144 J
   std::vector<pimg::Metric> after;
   wrapped.put(after, 262.144);
-  ASSERT_NE(find(after, "energy.timed_j"), nullptr);
-  EXPECT_NEAR(find(after, "energy.timed_j")->value, 22.144, 1e-9);
+  ASSERT_NE(find_summary(after, "energy.timed_j"), nullptr);
+  EXPECT_NEAR(find_summary(after, "energy.timed_j")->value, 22.144, 1e-9);
   // A counter that never moved measured nothing: no 0 W row for the energy ranking to put first.
   pimg::EnergyWindow still;
   still.start(40.0);
   still.sample(40.0);
   std::vector<pimg::Metric> unresolved;
   still.put(unresolved);
-  EXPECT_EQ(find(unresolved, "energy.avg_w"), nullptr);
-  EXPECT_EQ(find(unresolved, "energy.timed_j"), nullptr);
-  EXPECT_NE(find(unresolved, "energy.unresolved_s"), nullptr);
+  EXPECT_EQ(find_summary(unresolved, "energy.avg_w"), nullptr);
+  EXPECT_EQ(find_summary(unresolved, "energy.timed_j"), nullptr);
+  EXPECT_NE(find_summary(unresolved, "energy.unresolved_s"), nullptr);
   // Over a back-to-back window: its runs, one run's energy and the device's busy share besides.
   pimg::EnergyWindow runs;
   runs.start(10.0);
@@ -309,16 +309,16 @@ TEST(EnergyWindow, JoulesOverTheTimedRunsAndWraps) {
   runs.set_runs(200, 10.0);
   std::vector<pimg::Metric> per_run;
   runs.put(per_run);
-  ASSERT_NE(find(per_run, "energy.run_j"), nullptr);
-  EXPECT_DOUBLE_EQ(find(per_run, "energy.run_j")->value, 0.02);
-  EXPECT_DOUBLE_EQ(find(per_run, "energy.window_runs")->value, 200);
-  EXPECT_NEAR(find(per_run, "energy.busy_share")->value, 10.0 / (find(per_run, "energy.timed_s")->value * 1000), 1e-12);
-  EXPECT_EQ(find(out, "energy.run_j"), nullptr);  // the timed runs' window has no count of its own
+  ASSERT_NE(find_summary(per_run, "energy.run_j"), nullptr);
+  EXPECT_DOUBLE_EQ(find_summary(per_run, "energy.run_j")->value, 0.02);
+  EXPECT_DOUBLE_EQ(find_summary(per_run, "energy.window_runs")->value, 200);
+  EXPECT_NEAR(find_summary(per_run, "energy.busy_share")->value, 10.0 / (find_summary(per_run, "energy.timed_s")->value * 1000), 1e-12);
+  EXPECT_EQ(find_summary(out, "energy.run_j"), nullptr);  // the timed runs' window has no count of its own
   // A window shorter than the counter resolves (NVML's: 1 s) stores no energy either.
   std::vector<pimg::Metric> short_window;
   w.put(short_window, 0, 1.0);
-  EXPECT_EQ(find(short_window, "energy.avg_w"), nullptr);
-  EXPECT_NE(find(short_window, "energy.unresolved_s"), nullptr);
+  EXPECT_EQ(find_summary(short_window, "energy.avg_w"), nullptr);
+  EXPECT_NE(find_summary(short_window, "energy.unresolved_s"), nullptr);
 }
 
 TEST(ColdRun, ReadsNsightComputeCsv) {

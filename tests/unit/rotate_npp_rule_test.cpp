@@ -15,22 +15,20 @@
 namespace pimg::rotate {
 namespace {
 
-using rottest::family;
-
-Problem make(int w, int h, int ch, const std::string& angle, const std::string& layout = "interleaved",
+Problem npp_problem(int w, int h, int ch, const std::string& angle, const std::string& layout = "interleaved",
              const char* interp = "nearest") {
   return rottest::make_problem({"", ch, layout.c_str()}, interp, angle.c_str(), w, h);
 }
 
 std::vector<std::uint8_t> rule(const Problem& p, const std::string& name) {
-  return family().reference(p, family().make_workload(p), name);
+  return rottest::family().reference(p, rottest::family().make_workload(p), name);
 }
 
 TEST(RotateNppRule, ShiftKeepsTheCentreForEveryConvention) {
   for (const NppConvention& conv : npp_conventions())
     for (double angle : {30.0, -17.5, 123.25, 90.0, 200.0}) {
       if (conv.round == NppConvention::kFloor) continue;  // floor(4 - 1e-15) is 3: the centre sits on a boundary
-      const Problem p = make(9, 7, 1, fmt::format("{}", angle));
+      const Problem p = npp_problem(9, 7, 1, fmt::format("{}", angle));
       const NppModel m = npp_model(spec_of(p), conv);
       EXPECT_EQ(npp_pick(m, 4, 3), 3 * 9 + 4) << conv.name() << " at " << angle;
     }
@@ -38,7 +36,7 @@ TEST(RotateNppRule, ShiftKeepsTheCentreForEveryConvention) {
 
 TEST(RotateNppRule, PicksTheRealNearestPixelAwayFromBoundaries) {
   for (const char* angle : {"30", "-17.5", "123.25"}) {
-    const Problem p = make(101, 64, 1, angle);
+    const Problem p = npp_problem(101, 64, 1, angle);
     const RotateSpec s = spec_of(p);
     const NppModel m = npp_model(s);
     int checked = 0;
@@ -57,14 +55,14 @@ TEST(RotateNppRule, PicksTheRealNearestPixelAwayFromBoundaries) {
 }
 
 TEST(RotateNppRule, QuarterAndHalfTurnsAreTheFamilysPermutations) {
-  for (const Problem& p : {make(9, 9, 1, "90"), make(8, 8, 3, "-90", "planar"), make(10, 7, 3, "180"),
-                           make(12, 5, 1, "0")})
+  for (const Problem& p : {npp_problem(9, 9, 1, "90"), npp_problem(8, 8, 3, "-90", "planar"), npp_problem(10, 7, 3, "180"),
+                           npp_problem(12, 5, 1, "0")})
     EXPECT_EQ(rule(p, "npp"), rule(p, "")) << p.label();
 }
 
 TEST(RotateNppRule, LayoutsAgree) {
-  const Problem inter = make(23, 17, 3, "30");
-  const std::vector<std::uint8_t> in = family().make_workload(inter).input("in").bytes, a = rule(inter, "npp");
+  const Problem inter = npp_problem(23, 17, 3, "30");
+  const std::vector<std::uint8_t> in = rottest::family().make_workload(inter).input("in").bytes, a = rule(inter, "npp");
   std::vector<std::uint8_t> planar_in(in.size()), b(in.size());
   for (int i = 0; i < 23 * 17; ++i)
     for (int c = 0; c < 3; ++c) planar_in[c * 23 * 17 + i] = in[i * 3 + c];
@@ -87,11 +85,11 @@ TEST(RotateNppRule, LayoutsAgree) {
 TEST(RotateNppRule, BilinearBlendByHand) {
   const std::vector<std::uint8_t> in = {10, 20, 30, 41, 50, 60, 70, 80, 90, 100, 110, 120};
   std::vector<std::uint8_t> out(in.size());
-  RotateSpec s = spec_of(make(4, 3, 1, "90", "interleaved", "bilinear"));
+  RotateSpec s = spec_of(npp_problem(4, 3, 1, "90", "interleaved", "bilinear"));
   reference_npp(s, in.data(), out.data());
   EXPECT_EQ(out[1], 55);  // (30 + 41 + 70 + 80) / 4 = 55.25
   EXPECT_EQ(out[0], 11);  // the fill
-  s = spec_of(make(4, 3, 1, "0", "interleaved", "bilinear"));
+  s = spec_of(npp_problem(4, 3, 1, "0", "interleaved", "bilinear"));
   reference_npp(s, in.data(), out.data());
   EXPECT_EQ(out, in);
 }
@@ -104,7 +102,7 @@ TEST(RotateNppRule, ConventionsAreDistinct) {
 }
 
 TEST(RotateNppRule, PlanCarriesAngleAndShift) {
-  const Problem p = make(100, 30, 3, "30", "planar");
+  const Problem p = npp_problem(100, 30, 3, "30", "planar");
   const LaunchPlan plan = npp_plan(spec_of(p), 1);
   ASSERT_EQ(plan.args.size(), 13u);
   EXPECT_EQ(plan.args[12].i, 1);  // the fill inside the timed region by default
@@ -117,7 +115,7 @@ TEST(RotateNppRule, PlanCarriesAngleAndShift) {
   EXPECT_EQ(plan.args[9].f, 30.0);
   EXPECT_EQ(plan.args[10].f, shift[0]);
   EXPECT_EQ(plan.args[11].f, shift[1]);
-  EXPECT_EQ(npp_plan(spec_of(make(100, 30, 1, "30", "interleaved", "bilinear")), 1).args[6].i, 1);
+  EXPECT_EQ(npp_plan(spec_of(npp_problem(100, 30, 1, "30", "interleaved", "bilinear")), 1).args[6].i, 1);
   EXPECT_THROW(npp_plan(spec_of(p), 4), PlanError);
 }
 
@@ -126,9 +124,9 @@ TEST(RotateNppRule, PlanCarriesAngleAndShift) {
 // value that none of its candidates has.
 TEST(RotateNppRule, CompareAcceptsTheOtherNeighbourOnlyAtTies) {
   for (const auto& [ch, layout] : {std::pair{1, "interleaved"}, std::pair{3, "planar"}}) {
-    const Problem p = make(511, 383, ch, "30", layout);  // odd: the centre column gives exact ties
-    const Workload w = family().make_workload(p);
-    const std::vector<std::uint8_t> expected = family().reference(p, w, "npp");
+    const Problem p = npp_problem(511, 383, ch, "30", layout);  // odd: the centre column gives exact ties
+    const Workload w = rottest::family().make_workload(p);
+    const std::vector<std::uint8_t> expected = rottest::family().reference(p, w, "npp");
     const RotateSpec s = spec_of(p);
     const NppModel m = npp_model(s);
     const double eps = npp_tie_eps(s.width, s.height);
@@ -154,17 +152,17 @@ TEST(RotateNppRule, CompareAcceptsTheOtherNeighbourOnlyAtTies) {
         if (differs) ++ties, tx = x, ty = y;
       }
     ASSERT_GT(ties, 10) << "ties: sin 30 = 1/2 on the centre column, and points within eps of k + 1/2";
-    const Validation ok = family().compare_rule(p, w, expected, npp, "npp");
+    const Validation ok = rottest::family().compare_rule(p, w, expected, npp, "npp");
     EXPECT_TRUE(ok.ok) << ok.detail;
     EXPECT_EQ(ok.detail.rfind(fmt::format("within NPP's float ties: {} pixels", ties), 0), 0u) << ok.detail;
     // The family's own rule (no tolerance) and the plain comparison refuse the same output.
-    EXPECT_FALSE(family().compare_rule(p, w, expected, npp, "").ok);
-    EXPECT_FALSE(family().compare(p, expected, npp).ok);
+    EXPECT_FALSE(rottest::family().compare_rule(p, w, expected, npp, "").ok);
+    EXPECT_FALSE(rottest::family().compare(p, expected, npp).ok);
 
     std::vector<std::uint8_t> off = npp;
     ASSERT_GE(plain_x, 0);
     off[idx(plain_x, plain_y, 0)] ^= 1;
-    const Validation away = family().compare_rule(p, w, expected, off, "npp");
+    const Validation away = rottest::family().compare_rule(p, w, expected, off, "npp");
     EXPECT_FALSE(away.ok);
     EXPECT_EQ(away.detail.rfind("1 pixels differ away from NPP's float ties", 0), 0u) << away.detail;
 
@@ -174,7 +172,7 @@ TEST(RotateNppRule, CompareAcceptsTheOtherNeighbourOnlyAtTies) {
     int v = 0;
     while (seen.count(v)) ++v;
     off[idx(tx, ty, 0)] = static_cast<std::uint8_t>(v);
-    EXPECT_FALSE(family().compare_rule(p, w, expected, off, "npp").ok);
+    EXPECT_FALSE(rottest::family().compare_rule(p, w, expected, off, "npp").ok);
   }
 }
 

@@ -30,7 +30,7 @@ std::string read_error(const std::string& name) {
   return "no error";
 }
 
-Problem synthetic(const std::string& grid, const std::string& truth, const std::string& noise = "0.2") {
+Problem synthetic_problem(const std::string& grid, const std::string& truth, const std::string& noise = "0.2") {
   return SemblanceFamily().make_problem(48, 700, 1, {{"data", "synthetic"}, {"params", "synth"}, {"grid", grid},
                                                     {"truth", truth}, {"noise", noise}});
 }
@@ -52,7 +52,7 @@ std::int64_t argmax(const std::vector<std::uint8_t>& out, std::int64_t n) {
 
 // A small synthetic problem, its spec and its reference output.
 struct Solved {
-  Problem p = synthetic("4", "1,2,3,0,2");
+  Problem p = synthetic_problem("4", "1,2,3,0,2");
   SembSpec s = spec_of(p);
   std::int64_t n = s.points();
   std::vector<std::uint8_t> ref = SemblanceFamily().reference(p, SemblanceFamily().make_workload(p));
@@ -138,7 +138,7 @@ TEST(SemblanceProblem, AttributesAndErrors) {
 TEST(SemblanceReference, RecoversTheSyntheticTruth) {
   SemblanceFamily f;
   for (const std::string truth : {"2,1,3,2,4", "0,4,1,3,2", "3,3,0,1,1"}) {
-    const Problem p = synthetic("5", truth);
+    const Problem p = synthetic_problem("5", truth);
     const SembSpec s = spec_of(p);
     const Workload w = f.make_workload(p);
     const std::vector<std::uint8_t> out = f.reference(p, w);
@@ -158,7 +158,7 @@ TEST(SemblanceReference, RecoversTheSyntheticTruth) {
 // The validation reference shares the grid's planes among threads; the bytes are the serial loop's.
 TEST(SemblanceReference, ThreadsChangeNothing) {
   SemblanceFamily f;
-  const Problem p = synthetic("3,4,5,2,7", "1,2,3,0,4");
+  const Problem p = synthetic_problem("3,4,5,2,7", "1,2,3,0,4");
   const SembSpec s = spec_of(p);
   const Workload w = f.make_workload(p);
   auto run = [&](int threads) {
@@ -175,7 +175,7 @@ TEST(SemblanceReference, ThreadsChangeNothing) {
 
 TEST(SemblanceReference, NoiseFreeDataIsFullyCoherentAtTheTruth) {
   SemblanceFamily f;
-  const Problem p = synthetic("4", "1,2,3,0,2", "0");
+  const Problem p = synthetic_problem("4", "1,2,3,0,2", "0");
   const SembSpec s = spec_of(p);
   const std::vector<std::uint8_t> out = f.reference(p, f.make_workload(p));
   const std::int64_t best = argmax(out, s.points());
@@ -264,7 +264,7 @@ TEST(SemblanceCompare, BestLayoutRule) {
 
 TEST(SemblanceFamily, WorkAndTraffic) {
   SemblanceFamily f;
-  const Problem p = synthetic("4", "1,2,3,0,2");
+  const Problem p = synthetic_problem("4", "1,2,3,0,2");
   const SembSpec s = spec_of(p);
   EXPECT_DOUBLE_EQ(flops_per_point(s), 48.0 * (12 + 8 * 5) + 3 * 5 + 2);
   EXPECT_DOUBLE_EQ(f.work(p), flops_per_point(s) * 1024 / 1e3);

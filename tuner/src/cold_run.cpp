@@ -30,6 +30,7 @@
 #include "pimg/registry.hpp"
 #include "tuner_impl.hpp"
 #include "wire.hpp"
+#include "stopwatch.hpp"
 
 extern char** environ;
 
@@ -38,7 +39,6 @@ namespace {
 
 namespace fs = std::filesystem;
 using Clock = std::chrono::steady_clock;
-double ms_since(Clock::time_point t0) { return std::chrono::duration<double, std::milli>(Clock::now() - t0).count(); }
 long long now_ns() {
   return std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now().time_since_epoch()).count();
 }

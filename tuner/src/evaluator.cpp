@@ -9,12 +9,12 @@
 
 #include "pimg/executor.hpp"
 #include "pimg/registry.hpp"
+#include "stopwatch.hpp"
 
 namespace pimg {
 namespace {
 
 using Clock = std::chrono::steady_clock;
-double ms_since(Clock::time_point t0) { return std::chrono::duration<double, std::milli>(Clock::now() - t0).count(); }
 
 // The untimed run in which observers that count inside the timed region count (Observer::counts_region);
 // true when there is none or it succeeded.

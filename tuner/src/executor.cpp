@@ -18,12 +18,12 @@
 #include "pimg/evaluator.hpp"
 #include "pimg/registry.hpp"
 #include "plan_metrics.hpp"
+#include "stopwatch.hpp"
 
 namespace pimg {
 namespace {
 
 using Clock = std::chrono::steady_clock;
-double ms_since(Clock::time_point t0) { return std::chrono::duration<double, std::milli>(Clock::now() - t0).count(); }
 
 const KernelSource& source_for(const Variant& v, KernelSource& builtin) {
   if (const auto call = v.native()) {

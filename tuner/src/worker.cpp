@@ -31,6 +31,7 @@
 #include "pimg/isolation.hpp"
 #include "pimg/registry.hpp"
 #include "wire.hpp"
+#include "stopwatch.hpp"
 
 #if defined(__SANITIZE_ADDRESS__)
 #define PIMG_ASAN 1
@@ -80,7 +81,6 @@ bool is_stopped(pid_t pid) {
   return paren != std::string::npos && paren + 2 < text.size() && (text[paren + 2] == 'T' || text[paren + 2] == 't');
 }
 
-double ms_since(Clock::time_point t0) { return std::chrono::duration<double, std::milli>(Clock::now() - t0).count(); }
 
 Message encode_measure(const MeasureSpec& m) {
   return {std::to_string(m.warmups), std::to_string(m.repeats), num(m.timeout_s), std::to_string(m.max_repeats),

@@ -8,7 +8,7 @@
 namespace pimg::conv {
 namespace {
 
-constexpr CudaKnobSet kSet{true, true};
+constexpr CudaKnobSet kDirectKnobs{true, true};
 
 class CudaDirect final : public Variant {
  public:
@@ -20,7 +20,7 @@ class CudaDirect final : public Variant {
     return "CUDA direct convolution from global memory, ITEMS_X x ITEMS_Y pixels (or 16-byte vectors) per thread";
   }
   std::vector<ParamDecl> parameters() const override {
-    std::vector<ParamDecl> out = cuda_knob_params(kSet);
+    std::vector<ParamDecl> out = cuda_knob_params(kDirectKnobs);
     out.push_back(channel_z_param());
     return out;
   }
@@ -37,7 +37,7 @@ class CudaDirect final : public Variant {
                                 d);
     LaunchPlan plan;
     plan.entry = k.wide ? "conv_cuda_wide" : "conv_cuda_direct";
-    cuda_add_defines(plan, w, k, kSet);
+    cuda_add_defines(plan, w, k, kDirectKnobs);
     add_define(plan, "CHANNEL_Z", std::to_string(channel_z));
     if (k.wide)
       cuda_set_wide_geometry(plan, s, k, d);

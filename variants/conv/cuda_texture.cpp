@@ -8,7 +8,7 @@
 namespace pimg::conv {
 namespace {
 
-constexpr CudaKnobSet kSet{false, false};
+constexpr CudaKnobSet kTextureKnobs{false, false};
 
 class CudaTexture final : public Variant {
  public:
@@ -19,7 +19,7 @@ class CudaTexture final : public Variant {
   std::string help() const override {
     return "CUDA direct convolution reading the input through a texture object (tex2D, point sampling)";
   }
-  std::vector<ParamDecl> parameters() const override { return cuda_knob_params(kSet); }
+  std::vector<ParamDecl> parameters() const override { return cuda_knob_params(kTextureKnobs); }
 
   // args: in (texture), weights, out, width, height, out_width, out_height
   LaunchPlan plan(const Problem& p, const Workload& w, const Config& c, const DeviceInfo& d) const override {
@@ -34,7 +34,7 @@ class CudaTexture final : public Variant {
     if (k.filter_mem == 1) cuda_check_constant_bytes(w.input("weights").bytes.size() + w.input("taps").bytes.size(), d);
     LaunchPlan plan;
     plan.entry = "conv_cuda_texture";
-    cuda_add_defines(plan, w, k, kSet);
+    cuda_add_defines(plan, w, k, kTextureKnobs);
     cuda_set_geometry(plan, s, k, d);
     plan.args = {KernelArg::image("in", texels_x, texels_y), KernelArg::buf("weights"), KernelArg::buf("out")};
     cuda_add_scalar_args(plan, s);

@@ -7,7 +7,7 @@
 namespace pimg::conv {
 namespace {
 
-constexpr CudaKnobSet kSet{false, false};
+constexpr CudaKnobSet kTiledKnobs{false, false};
 
 class CudaTiled final : public Variant {
  public:
@@ -18,7 +18,7 @@ class CudaTiled final : public Variant {
   std::string help() const override {
     return "CUDA convolution from a shared-memory input tile with halo, loaded cooperatively by the block";
   }
-  std::vector<ParamDecl> parameters() const override { return cuda_knob_params(kSet); }
+  std::vector<ParamDecl> parameters() const override { return cuda_knob_params(kTiledKnobs); }
 
   // args: in, weights, out, width, height, out_width, out_height
   LaunchPlan plan(const Problem& p, const Workload& w, const Config& c, const DeviceInfo& d) const override {
@@ -33,7 +33,7 @@ class CudaTiled final : public Variant {
     if (k.filter_mem == 1) cuda_check_constant_bytes(w.input("weights").bytes.size() + w.input("taps").bytes.size(), d);
     LaunchPlan plan;
     plan.entry = "conv_cuda_tiled";
-    cuda_add_defines(plan, w, k, kSet);
+    cuda_add_defines(plan, w, k, kTiledKnobs);
     cuda_set_geometry(plan, s, k, d);
     plan.args = {KernelArg::buf("in"), KernelArg::buf("weights"), KernelArg::buf("out")};
     cuda_add_scalar_args(plan, s);

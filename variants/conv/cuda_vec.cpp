@@ -10,7 +10,7 @@ namespace pimg::conv {
 namespace {
 
 // Literal weights and full unrolling: the knob set's arith and wide are not declared.
-constexpr CudaKnobSet kSet{false, false};
+constexpr CudaKnobSet kVecKnobs{false, false};
 
 class CudaVec final : public Variant {
  public:
@@ -24,7 +24,7 @@ class CudaVec final : public Variant {
   }
   std::vector<ParamDecl> parameters() const override {
     std::vector<ParamDecl> out;
-    for (ParamDecl& d : cuda_knob_params(kSet))
+    for (ParamDecl& d : cuda_knob_params(kVecKnobs))
       if (d.name == "block_x" || d.name == "block_y" || d.name == "launch_bounds" || d.name == "maxrregcount" ||
           d.name == "host_mem")
         out.push_back(std::move(d));
@@ -57,7 +57,7 @@ class CudaVec final : public Variant {
 
     LaunchPlan plan;
     plan.entry = "conv_cuda_vec";
-    cuda_add_defines(plan, w, k, kSet);
+    cuda_add_defines(plan, w, k, kVecKnobs);
     add_define(plan, "VEC", std::to_string(vec));
     add_define(plan, "ROWS", std::to_string(rows));
     add_define(plan, "SEPARABLE", std::to_string(separable));

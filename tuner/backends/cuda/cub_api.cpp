@@ -10,21 +10,21 @@
 namespace pimg::cuda {
 namespace {
 
-struct Loaded {
+struct LoadedCub {
   CubApi api;
   std::string error;
   bool ok = false;
 };
 
 template <class F>
-bool resolve(void* lib, const char* name, F& fn, std::string& error) {
+bool resolve_cub(void* lib, const char* name, F& fn, std::string& error) {
   fn = reinterpret_cast<F>(dlsym(lib, name));
   if (!fn) error = std::string("libpimg_cub lacks ") + name;
   return fn != nullptr;
 }
 
-Loaded load() {
-  Loaded l;
+LoadedCub load() {
+  LoadedCub l;
   std::vector<std::string> candidates;
   if (const char* env = std::getenv("PIMG_CUB_LIBRARY"); env && *env) candidates.emplace_back(env);
 #ifdef PIMG_CUB_LIBRARY
@@ -43,18 +43,18 @@ Loaded load() {
     l.error = "libpimg_cub.so not found (built only where nvcc is; set PIMG_CUB_LIBRARY): " + tried;
     return l;
   }
-  l.ok = resolve(lib, "pimg_cub_histogram_even", l.api.histogram_even, l.error) &&
-         resolve(lib, "pimg_cub_histogram_prepare", l.api.histogram_prepare, l.error) &&
-         resolve(lib, "pimg_cub_histeq_lut", l.api.histeq_lut, l.error) &&
-         resolve(lib, "pimg_cub_synchronize", l.api.synchronize, l.error) &&
-         resolve(lib, "pimg_cub_error", l.api.error, l.error);
+  l.ok = resolve_cub(lib, "pimg_cub_histogram_even", l.api.histogram_even, l.error) &&
+         resolve_cub(lib, "pimg_cub_histogram_prepare", l.api.histogram_prepare, l.error) &&
+         resolve_cub(lib, "pimg_cub_histeq_lut", l.api.histeq_lut, l.error) &&
+         resolve_cub(lib, "pimg_cub_synchronize", l.api.synchronize, l.error) &&
+         resolve_cub(lib, "pimg_cub_error", l.api.error, l.error);
   return l;
 }
 
 }  // namespace
 
 const CubApi* cub_api(std::string& error) {
-  static const Loaded loaded = load();
+  static const LoadedCub loaded = load();
   if (!loaded.ok) {
     error = loaded.error;
     return nullptr;
