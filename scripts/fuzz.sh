@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
-# Runs each libFuzzer target (fuzz/) for FUZZ_SECONDS (default 60) from a seed corpus taken from
+# Runs each libFuzzer target (fuzz/) for FUZZ_SECONDS (default 40) from a seed corpus taken from
 # the test data; a finding (crash, sanitizer report, leak of a message over two lines) fails the
 # script and leaves the input under build-asan/fuzz-findings/. Needs build-asan (scripts/sanitize.sh).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-seconds="${FUZZ_SECONDS:-60}"
+seconds="${FUZZ_SECONDS:-40}"
 out=build-asan/fuzz-findings
 mkdir -p "$out"
 [ -x build-asan/fuzz/pimg_space_fuzz ] || { echo "fuzz: build-asan/fuzz is missing; run scripts/sanitize.sh" >&2; exit 1; }

@@ -10,6 +10,8 @@
 # into out/gpu/seeds.db within PIMG_SEEDS_BUDGET seconds (default 360), their reports and pictures, the seed
 # report and seed 004's author's program timed beside the tuned OpenMP configuration (scripts/gpu-seeds.sh);
 # no tests (unless PIMG_TEST_REGEX) and no benchmarks. Carry ../shared/peers with scripts/gpu-carry.sh.
+# PIMG_T1_BAT=1 (issue 35): BAT's CUDA T1 files tuned by random search, PIMG_T1_BUDGET configurations each
+# (scripts/t1-bat.sh), into out/gpu/t1-bat.db.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 root=$PWD
@@ -78,6 +80,11 @@ elif [ -z "${PIMG_SKIP_TESTS:-}" ] && [ -z "${PIMG_SEEDS:-}" ]; then
 fi
 
 spaces=("$@")
+# PIMG_T1_BAT=1 (issue 35): BAT's T1 files instead (scripts/t1-bat.sh; the files given, or all of them).
+if [ -n "${PIMG_T1_BAT:-}" ]; then
+  bash scripts/t1-bat.sh "$exe" "$out/t1-bat.db" "${spaces[@]}"
+  exit $?
+fi
 if [ -n "${PIMG_SEEDS:-}" ]; then
   bash scripts/gpu-seeds.sh "$exe" "$out" "${spaces[@]}"
   rc=$?

@@ -39,15 +39,15 @@ const std::map<std::string, Expected> kExpected = {
     {"bat/nbody/nbody-CAFF.json",
      {"131072", 0, {"8 parameters", "warning: KernelSpecification.Arguments[0].FillType"}}},
     {"bat/MD5Hash/MD5Hash-CAFF.json",
-     {"1000000", 2, {"Arguments[7].AccessType: a ReadWrite output is not supported"}}},
-    {"bat/TRIAD/TRIAD-CAFF.json", {"4096", 2, {"Arguments[0].FillType: 'Generator' is not supported"}}},
+     {"1000000", 0, {"8 parameters", "warning: KernelSpecification.Arguments[8].Output: 'foundKey' is not compared"}}},
+    {"bat/TRIAD/TRIAD-CAFF.json", {"4096", 0, {"3 parameters", "4320 valid"}}},
     {"bat/hotspot/hotspot-CAFF.json",
-     {"4096,4096", 2, {"Arguments[2].AccessType: a ReadWrite output is not supported"}}},
-    {"bat/pnpoly/pnpoly-CAFF.json",
-     {"", 2, {"Arguments[2].AccessType: a ReadWrite output is not supported"}}},
-    {"bat/others/FFT/FFT-CAFF.json", {"262144", 2, {"Arguments[0].AccessType: a ReadWrite output is not supported"}}},
-    {"bat/others/builtin_vectors/builtin_vectors-CAFF.json",
-     {"4096", 2, {"Arguments[0].Type: 'double3' is not a type of the schema"}}},
+     {"4096,4096", 0, {"13 parameters", "349853 valid", "TuningParameters[6].Default: 1 is not one of the values"}}},
+    {"bat/pnpoly/pnpoly-CAFF.json", {"", 0, {"4 parameters", "warning: KernelSpecification.ProblemSize: one number"}}},
+    {"bat/others/FFT/FFT-CAFF.json",
+     {"262144", 0, {"806215680000 raw configurations, too many to list: the search draws from a uniform sample",
+                    "warning: KernelSpecification.KernelFile: #include <math.h> left out"}}},
+    {"bat/others/builtin_vectors/builtin_vectors-CAFF.json", {"4096", 0, {"1 parameters", "32 valid"}}},
     {"bat/others/MD/MD-CAFF.json", {"", 2, {"T1: missing 'KernelSpecification'"}}},
     {"bat/others/Reduction/Reduction-CAFF.json", {"", 2, {"T1: missing 'KernelSpecification'"}}},
     {"bat/others/SPMV/SPMV-CAFF.json", {"", 2, {"T1: missing 'KernelSpecification'"}}},
@@ -84,7 +84,9 @@ TEST(T1Shared, EveryFilePassesCheckOrIsRefusedNamingWhatIsMissing) {
     EXPECT_EQ(r.signal, 0) << rel;
     EXPECT_NE(r.out.find(file), std::string::npos) << rel << ": " << r.out;
     for (const auto& m : x.messages) EXPECT_NE(r.out.find(m), std::string::npos) << rel << ": " << m << "\n" << r.out;
-    if (x.code == 0) EXPECT_NE(r.out.find("valid configurations"), std::string::npos) << rel << ": " << r.out;
+    if (x.code == 0)
+      EXPECT_TRUE(r.out.find("valid configurations") != std::string::npos || r.out.find("valid ones") != std::string::npos)
+          << rel << ": " << r.out;
     EXPECT_EQ(bytes(e.path()), before) << rel << " changed";
     if (rel.rfind("bat/", 0) == 0) {
       ++bat;
@@ -93,7 +95,7 @@ TEST(T1Shared, EveryFilePassesCheckOrIsRefusedNamingWhatIsMissing) {
   }
   EXPECT_EQ(files, kExpected.size());
   EXPECT_EQ(bat, 14u);
-  EXPECT_EQ(bat_passing, 3u);  // GEMM, convolution, nbody; see the refusals above for the others
+  EXPECT_EQ(bat_passing, 9u);  // all but BAT's five drafts (MD, Reduction, SPMV, Scan, Sort)
 }
 
 const std::string kSharpen = std::string(PIMG_TEST_DATA) + "/t1/sharpen.json";

@@ -61,7 +61,9 @@ TEST(MpiBackend, StatusAndDevice) {
 
 // Each scheme x rank count over problems chosen so that every code path of the worker runs: 3x3
 // and 5x5, zero / replicate / valid borders, 1 channel, 3 interleaved and 3 planar, heights 61
-// and 37 (prime: no rank count divides them), widths narrower than the window's interior.
+// and 37 (prime: no rank count divides them), widths narrower than the window's interior. A covering
+// array, not the product: each scheme meets all 12 (problem, size) pairs over its three rank counts,
+// and each rank count meets both sizes, both filters and all three borders.
 class MpiRowsExact : public ::testing::TestWithParam<Case> {};
 
 TEST_P(MpiRowsExact, ValidatesExactly) {
@@ -77,16 +79,26 @@ TEST_P(MpiRowsExact, ValidatesExactly) {
       {"gaussian5", "zero", 3, "interleaved"}, {"gaussian5", "replicate", 1, "interleaved"},
       {"gaussian5", "valid", 3, "planar"},     {"sharpen3", "replicate", 3, "planar"},
   };
-  for (const P& pr : problems)
-    for (const auto& [w, h] : {std::pair{67, 61}, std::pair{9, 37}}) {
-      const Problem p = conv_problem(w, h, pr.channels, pr.layout, pr.border, pr.filter);
-      const std::int64_t threads = (w + h) % 2 + 1;  // 1 and 2 threads per rank
-      const EvalResult r = run(p, mpi_config(k.ranks, threads, k.scheme));
-      EXPECT_EQ(r.status, Status::ok) << pr.filter << " " << pr.border << " " << pr.channels << pr.layout << " " << w
-                                      << "x" << h << ": " << r.log;
-      EXPECT_EQ(r.validation, "exact");
-      mpi_test::expect_run_times(r, 2);
-    }
+  const std::pair<int, int> sizes[] = {{67, 61}, {9, 37}};
+  // (problem, size) pairs at 1, 2 and 3 ranks.
+  const std::vector<std::pair<int, int>> at_ranks[] = {
+      {{4, 0}, {0, 1}, {1, 0}, {3, 1}},
+      {{4, 1}, {2, 0}, {5, 1}, {0, 0}},
+      {{4, 0}, {1, 1}, {2, 1}, {3, 0}, {5, 0}},
+  };
+  ASSERT_GE(k.ranks, 1);
+  ASSERT_LE(k.ranks, 3);
+  for (const auto& [pi, si] : at_ranks[k.ranks - 1]) {
+    const P& pr = problems[pi];
+    const auto [w, h] = sizes[si];
+    const Problem p = conv_problem(w, h, pr.channels, pr.layout, pr.border, pr.filter);
+    const std::int64_t threads = si + 1;  // 1 and 2 threads per rank (each rank count meets both sizes)
+    const EvalResult r = run(p, mpi_config(k.ranks, threads, k.scheme));
+    EXPECT_EQ(r.status, Status::ok) << pr.filter << " " << pr.border << " " << pr.channels << pr.layout << " " << w
+                                    << "x" << h << ": " << r.log;
+    EXPECT_EQ(r.validation, "exact");
+    mpi_test::expect_run_times(r, 2);
+  }
 }
 
 INSTANTIATE_TEST_SUITE_P(SchemesAndRanks, MpiRowsExact,

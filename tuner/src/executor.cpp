@@ -157,6 +157,9 @@ struct PreparedPlan::Impl {
   std::map<std::string, std::shared_ptr<DeviceBuffer>> owned;
   std::map<std::string, DeviceBuffer*> buffers;
   std::vector<std::pair<std::string, std::size_t>> poisoned;  // buffer, bytes before its canary
+  // Buffers uploaded again before every run, after the poison: an output's initial contents, inputs
+  // the kernels rewrite (Workload::output_initial, HostBuffer::rewritten).
+  std::vector<std::pair<std::string, const std::vector<std::uint8_t>*>> restored;
   std::vector<std::uint8_t> output, canary, host_in, host_out;
   std::function<void()> region_begin = {}, region_end = {};  // set_region_hooks
   std::vector<double> d2h_ms = {};                            // every run's download of the output
@@ -313,6 +316,12 @@ PreparedPlan::PreparedPlan(const Family& family, const Problem& problem, const W
       m.owned["out"] = device.alloc(workload.output_bytes + kCanaryBytes);
       m.buffers["out"] = m.owned["out"].get();
       m.poisoned.emplace_back("out", workload.output_bytes);
+      if (!workload.output_initial.empty()) {
+        if (workload.output_initial.size() != workload.output_bytes)
+          throw std::runtime_error(fmt::format("the output's initial contents have {} bytes, the output {}",
+                                               workload.output_initial.size(), workload.output_bytes));
+        m.restored.emplace_back("out", &workload.output_initial);
+      }
       for (const ScratchBuffer& s : m.plan.scratch) {
         const bool clash = std::any_of(workload.inputs.begin(), workload.inputs.end(),
                                        [&](const HostBuffer& b) { return b.name == s.name; });
@@ -334,11 +343,12 @@ PreparedPlan::PreparedPlan(const Family& family, const Problem& problem, const W
           if (a.kind == ArgKind::Image2D) {
             dev = device.alloc_image(a.image_width, a.image_height);
             upload(*dev, host);
-          } else if (m.residency->active()) {
+          } else if (m.residency->active() && !host.rewritten) {
             dev = resident_input(host);
           } else {
             dev = device.alloc(host.bytes.size());
             upload(*dev, host);
+            if (host.rewritten) m.restored.emplace_back(a.buffer, &host.bytes);
           }
           m.buffers[a.buffer] = dev.get();
           m.owned[a.buffer] = std::move(dev);
@@ -424,6 +434,7 @@ std::optional<RunTimes> PreparedPlan::run(std::int64_t seq) {
     try {
       const auto t_poison = Clock::now();
       for (const auto& [name, bytes] : m.poisoned) m.device.fill(*m.buffers[name], poison);
+      for (const auto& [name, bytes] : m.restored) m.device.upload(*m.buffers[name], *bytes);
       m.time.poison_ms += ms_since(t_poison);
       for (const Step& step : m.steps)
         if (!step.host) m.device.prepare_launch(*step.program, step.plan, m.buffers);

@@ -193,6 +193,10 @@ Tuner::Tuner(const Registry& reg, const Space& space, const TuneOptions& opt, Ru
       on_some_device = true;
       SearchSpace points = vs.search_space(m.devices[d].info);
       if (points.size() == 0) continue;
+      if (points.sampled_from() > 0)
+        obs.on_message(fmt::format("{}: {} has {} raw configurations, too many to list: its search draws from a uniform "
+                                   "sample of {} valid ones", m.devices[d].info.id(), vs.variant, points.sampled_from(),
+                                   points.size()));
       nonempty = true;
       for (std::size_t p = 0; p < space.problems.size(); ++p) m.tasks.push_back({d, p, v, points, nullptr});
     }

@@ -10,7 +10,9 @@
 #include <cmath>
 #include <map>
 #include <memory>
+#include <random>
 #include <set>
+#include <unordered_set>
 
 #include "pimg/errors.hpp"
 #include "pimg/space.hpp"
@@ -166,6 +168,8 @@ std::uint64_t VariantSpace::raw_size() const {
   return n;
 }
 
+struct TooManyToList {};
+
 // The cartesian product walked as a tree, parameters in name order: a constraint is evaluated as
 // soon as every parameter it names is bound and every constraint before it has been evaluated (so
 // the documented order holds: a later constraint is never evaluated where an earlier one is zero),
@@ -248,16 +252,50 @@ SearchSpace VariantSpace::search_space(const DeviceInfo& device) const {
       idx[d] = v;
       vars[d] = numeric[d][v];
       if (!pass(d + 1)) continue;
-      if (d + 1 == n)
+      if (d + 1 == n) {
         for (std::size_t i = 0; i < n; ++i) coords.push_back(static_cast<std::uint32_t>(idx[i]));
-      else
+        if (coords.size() > kMaxSpaceEntries) throw TooManyToList{};
+      } else {
         self(self, d + 1);
+      }
     }
     idx[d] = 0;
     vars[d] = numeric[d][0];
   };
-  walk(walk, 0);
-  return SearchSpace(std::move(space_params), std::move(coords));
+  try {
+    walk(walk, 0);
+    return SearchSpace(std::move(space_params), std::move(coords));
+  } catch (const TooManyToList&) {
+  }
+  // Too many valid points to list: a uniform sample of kSampledPoints of them, drawn by rejection with a seed
+  // of the variant's name, so that every run (and a resumed one) searches the same points.
+  coords.clear();
+  const std::size_t want = std::min(kSampledPoints, kMaxSpaceEntries / n);
+  std::uint64_t seed = 0xcbf29ce484222325ull;  // FNV-1a of the name
+  for (char c : variant) seed = (seed ^ static_cast<unsigned char>(c)) * 0x100000001b3ull;
+  std::mt19937_64 rng(seed);
+  std::unordered_set<std::uint64_t> drawn;
+  std::size_t found = 0;
+  for (std::size_t attempt = 0; found < want && attempt < 50 * want; ++attempt) {
+    std::uint64_t h = 0x243f6a8885a308d3ull;
+    for (std::size_t i = 0; i < n; ++i) {
+      idx[i] = static_cast<std::size_t>(rng() % numeric[i].size());
+      vars[i] = numeric[i][idx[i]];
+      h = (h ^ idx[i]) * 0x9e3779b97f4a7c15ull + i;
+    }
+    bool valid = true;
+    for (std::size_t d = 1; d <= n && valid; ++d) valid = pass(d);
+    if (!valid || !drawn.insert(h).second) continue;
+    for (std::size_t i = 0; i < n; ++i) coords.push_back(static_cast<std::uint32_t>(idx[i]));
+    ++found;
+  }
+  if (found == 0)
+    throw UsageError(fmt::format("variant {}: {} raw configurations, too many to list, and none of {} drawn at random "
+                                 "passes its constraints: fix parameters (--set) or narrow their values",
+                                 variant, raw_size(), 50 * want));
+  SearchSpace sample(std::move(space_params), std::move(coords));
+  sample.mark_sampled(raw_size());
+  return sample;
 }
 
 std::vector<Config> VariantSpace::enumerate(const DeviceInfo& device) const {

@@ -21,15 +21,16 @@ struct T1Type {
   std::string name;
   char kind = 'f';  // 'i' signed, 'u' unsigned, 'f' floating point, 'b' bool
   int lane_bytes = 4;
-  int lanes = 1;
+  int lanes = 1;  // 1, 2, 3 (CUDA only: 3 lanes without padding, a double3 is 24 bytes), 4, 8 or 16
   int bytes() const { return lane_bytes * lanes; }
 };
 
 struct T1Fill {
-  std::string type = "Constant";  // Constant | Random | BinaryRaw
+  std::string type = "Constant";  // Constant | Random | BinaryRaw | Generator
   double value = 0;
   std::uint64_t seed = 0;
-  std::string data_source;  // BinaryRaw: resolved path
+  std::string data_source;  // BinaryRaw: resolved path; Generator: the expression of the element index i
+  std::optional<PyExpr> generator;  // Generator: data_source parsed
 };
 
 struct T1Argument {
@@ -37,7 +38,7 @@ struct T1Argument {
   T1Type type;
   std::string memory;  // Scalar | Vector | Symbol
   std::string access;  // ReadOnly | WriteOnly | ReadWrite
-  bool output = false;
+  bool output = false;  // the one argument validated (a ReadWrite output starts from its fill before each run)
   bool constant_symbol = false;  // CUDA: also copied to the __constant__ symbol of the same name
   std::uint64_t count = 1;       // elements of a vector
   T1Fill fill;

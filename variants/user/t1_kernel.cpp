@@ -97,13 +97,31 @@ std::uint64_t splitmix(std::uint64_t& s) {
 }
 
 // Constant: every lane the value. Random: floating point uniform in [0, value), integers uniform in
-// [0, value] (value <= 0: the type's whole non-negative range), from the seed. BinaryRaw: the file.
+// [0, value] (value <= 0: the type's whole non-negative range), from the seed. Generator: every lane of
+// element i the expression's value at i. BinaryRaw: the file.
 std::vector<std::uint8_t> fill(const T1Fill& f, const T1Type& t, std::uint64_t count) {
   std::vector<std::uint8_t> out(count * static_cast<std::uint64_t>(t.bytes()));
   if (f.type == "BinaryRaw") {
     std::ifstream in(f.data_source, std::ios::binary);
     in.read(reinterpret_cast<char*>(out.data()), static_cast<std::streamsize>(out.size()));
     if (!in) throw UsageError(fmt::format("{}: cannot read {} bytes", f.data_source, out.size()));
+    return out;
+  }
+  if (f.generator) {
+    for (std::uint64_t i = 0; i < count; ++i) {
+      const auto index = [i](const std::string& n) -> std::optional<PyValue> {
+        if (n == "i") return PyValue::integer(static_cast<std::int64_t>(i));
+        return std::nullopt;
+      };
+      double v = 0;
+      try {
+        v = f.generator->eval(index).number();
+      } catch (const PyError& e) {
+        throw UsageError(fmt::format("the Generator '{}' at i={}: {}", f.data_source, i, e.what()));
+      }
+      for (int l = 0; l < t.lanes; ++l)
+        put(out.data() + i * static_cast<std::uint64_t>(t.bytes()) + static_cast<std::uint64_t>(l * t.lane_bytes), t, v);
+    }
     return out;
   }
   std::uint64_t state = f.seed;
@@ -147,9 +165,10 @@ class T1Family final : public Family, public DeviceComparable {
       if (a.memory == "Scalar") continue;
       if (a.output) {
         w.output_bytes = a.count * static_cast<std::uint64_t>(a.type.bytes());
+        if (a.access == "ReadWrite") w.output_initial = fill(a.fill, a.type, a.count);  // read and updated
         continue;
       }
-      w.inputs.push_back({buffer_name(a), fill(a.fill, a.type, a.count)});
+      w.inputs.push_back({buffer_name(a), fill(a.fill, a.type, a.count), a.access == "ReadWrite"});
     }
     return w;
   }

@@ -121,6 +121,94 @@ std::string read_file(const std::string& path, const std::string& what) {
   return ss.str();
 }
 
+// A kernel file as one text: each `#include "x"` (and `#include <x>`) that names a file in the including file's
+// folder, the kernel file's or the T1 file's is replaced by that file's text, each file once (as #pragma once
+// would), between #line directives so that compiler messages name the real file and line. So NVRTC and OpenCL
+// compile it without include paths, and an edited header changes the kernel's text and identity. `dropped`:
+// for CUDA, the C headers that NVRTC does not have but builds in what kernels use from them (math functions,
+// printf, the runtime's types); each line is kept as a comment. Any other include is left to the compiler.
+// `root`: the kernel file's folder; #line names files relative to it, so the text (and the identity) does not
+// depend on where the checkout lies.
+std::string expand_includes(const fs::path& file, const fs::path& root, const std::vector<fs::path>& dirs, bool cuda,
+                            std::set<std::string>& seen, std::vector<std::string>& dropped, int depth = 0) {
+  if (depth > 32) throw UsageError(fmt::format("{}: includes nested more than 32 deep", file.string()));
+  static const std::set<std::string> kNvrtcBuiltIn = {"math.h", "cmath", "stdio.h", "cstdio", "cuda.h",
+                                                      "cuda_runtime.h", "stdlib.h", "cstdlib"};
+  const std::string text = read_file(file.string(), "kernel file");
+  std::string out;
+  std::size_t pos = 0;
+  int line_no = 0;
+  bool in_comment = false;
+  const auto shown = [&root](const fs::path& f) { return f.lexically_relative(root).generic_string(); };
+  while (pos < text.size()) {
+    std::size_t end = text.find('\n', pos);
+    if (end == std::string::npos) end = text.size();
+    const std::string newline = end < text.size() ? "\n" : "";
+    const std::string line = text.substr(pos, end - pos);
+    ++line_no;
+    const bool commented = in_comment;  // the line starts inside a /* */ comment
+    for (std::size_t c = 0; c + 1 < line.size(); ++c) {
+      if (!in_comment && line[c] == '/' && line[c + 1] == '/') break;
+      if (line[c] == (in_comment ? '*' : '/') && line[c + 1] == (in_comment ? '/' : '*')) {
+        in_comment = !in_comment;
+        ++c;
+      }
+    }
+    std::size_t k = line.find_first_not_of(" \t");
+    std::string name;
+    if (!commented && k != std::string::npos && line[k] == '#') {
+      k = line.find_first_not_of(" \t", k + 1);
+      if (k != std::string::npos && line.compare(k, 7, "include") == 0) {
+        k = line.find_first_not_of(" \t", k + 7);
+        if (k != std::string::npos && (line[k] == '"' || line[k] == '<')) {
+          const std::size_t close = line.find(line[k] == '"' ? '"' : '>', k + 1);
+          if (close != std::string::npos) name = line.substr(k + 1, close - k - 1);
+        }
+      }
+    }
+    fs::path found;
+    if (!name.empty()) {
+      std::vector<fs::path> where = {file.parent_path()};
+      where.insert(where.end(), dirs.begin(), dirs.end());
+      for (const fs::path& d : where) {
+        std::error_code ec;
+        if (fs::is_regular_file(d / name, ec)) {
+          found = (d / name).lexically_normal();
+          break;
+        }
+      }
+    }
+    if (!found.empty()) {
+      if (seen.insert(fs::weakly_canonical(found).string()).second) {
+        out += fmt::format("#line 1 \"{}\"\n", shown(found));
+        out += expand_includes(found, root, dirs, cuda, seen, dropped, depth + 1);
+        out += fmt::format("\n#line {} \"{}\"{}", line_no + 1, shown(file), newline);
+      } else {
+        out += "// " + line + "  (included above)" + newline;
+      }
+    } else if (cuda && !name.empty() && kNvrtcBuiltIn.count(name)) {
+      dropped.push_back(name);
+      out += "// " + line + "  (left out: NVRTC builds in what kernels use of it)\n";
+      if (name == "math.h" || name == "cmath") {  // its functions are built in; its POSIX constants are not
+        static const std::pair<const char*, const char*> kConstants[] = {
+            {"M_E", "2.7182818284590452354"},     {"M_LOG2E", "1.4426950408889634074"},
+            {"M_LOG10E", "0.43429448190325182765"}, {"M_LN2", "0.69314718055994530942"},
+            {"M_LN10", "2.30258509299404568402"},  {"M_PI", "3.14159265358979323846"},
+            {"M_PI_2", "1.57079632679489661923"},  {"M_PI_4", "0.78539816339744830962"},
+            {"M_1_PI", "0.31830988618379067154"},  {"M_2_PI", "0.63661977236758134308"},
+            {"M_2_SQRTPI", "1.12837916709551257390"}, {"M_SQRT2", "1.41421356237309504880"},
+            {"M_SQRT1_2", "0.70710678118654752440"}};
+        for (const auto& [macro, value] : kConstants) out += fmt::format("#ifndef {0}\n#define {0} {1}\n#endif\n", macro, value);
+      }
+      out += fmt::format("#line {} \"{}\"{}", line_no + 1, shown(file), newline);
+    } else {
+      out += line + newline;
+    }
+    pos = end + 1;
+  }
+  return out;
+}
+
 // JSON allows tabs between tokens where YAML's flow style does not; a tab is one column either way.
 std::string untab(std::string s) {
   bool in_string = false;
@@ -139,7 +227,7 @@ std::optional<T1Type> type_named(const std::string& t) {
   for (const auto& [base, kb] : scalars) {
     if (t == base) return T1Type{t, kb.first, kb.second, 1};
     if (kb.first == 'f' && t.rfind(base, 0) == 0)
-      for (int lanes : {2, 4, 8, 16})
+      for (int lanes : {2, 3, 4, 8, 16})
         if (t == base + std::to_string(lanes)) return T1Type{t, kb.first, kb.second, lanes};
   }
   return std::nullopt;
@@ -266,11 +354,28 @@ T1Fill read_fill(const Reader& r, const YAML::Node& a, const std::string& field,
   T1Fill f;
   const YAML::Node type = r.need(a, "FillType", field);
   f.type = r.text(type, field + ".FillType");
-  if (f.type == "Generator" || f.type == "Script" || f.type == "BinaryHDF")
+  if (f.type == "Script" || f.type == "BinaryHDF")
     r.fail(type, field + ".FillType",
-           fmt::format("'{}' is not supported (it needs a script or HDF5); use Constant, Random or BinaryRaw", f.type));
-  if (f.type != "Constant" && f.type != "Random" && f.type != "BinaryRaw")
-    r.fail(type, field + ".FillType", fmt::format("'{}' is not one of Constant, Random, BinaryRaw", f.type));
+           fmt::format("'{}' is not supported (it needs a script or HDF5); use Constant, Random, Generator or BinaryRaw",
+                       f.type));
+  if (f.type != "Constant" && f.type != "Random" && f.type != "BinaryRaw" && f.type != "Generator")
+    r.fail(type, field + ".FillType", fmt::format("'{}' is not one of Constant, Random, Generator, BinaryRaw", f.type));
+  if (f.type == "Generator") {  // DataSource: an expression of the element's index i
+    const YAML::Node src = r.need(a, "DataSource", field);
+    f.data_source = r.text(src, field + ".DataSource");
+    f.generator = r.expr(src, field + ".DataSource");
+    for (const std::int64_t i : {std::int64_t{0}, std::int64_t{1}}) {
+      const auto names = [i](const std::string& n) -> std::optional<PyValue> {
+        if (n == "i") return PyValue::integer(i);
+        return std::nullopt;
+      };
+      try {
+        f.generator->eval(names).number();
+      } catch (const PyError& e) {
+        r.fail_expr(src, field + ".DataSource", e, fmt::format(" (a number of the element index i was expected, at i={})", i));
+      }
+    }
+  }
   if (const YAML::Node v = a["FillValue"]) f.value = r.number(v, field + ".FillValue").number();
   else if (f.type == "Random") f.value = 1.0;
   if (const YAML::Node s = a["RandomSeed"]) {
@@ -356,6 +461,9 @@ T1Argument read_argument(const Reader& r, const YAML::Node& a, const std::string
     t = type_named(*schema);
   }
   out.type = *t;
+  if (out.type.lanes == 3 && s.language != "CUDA")
+    r.fail(type, field + ".Type", fmt::format("'{}': a 3-lane vector is stored as 4 lanes in OpenCL, whose fourth lane "
+                                              "a kernel leaves undefined; use a 4-lane type", tname));
   const YAML::Node mem = r.need(a, "MemoryType", field);
   out.memory = r.text(mem, field + ".MemoryType");
   if (out.memory == "Local")
@@ -540,7 +648,20 @@ T1Spec load_t1(const std::string& path, const T1Overrides& overrides) {
       r.fail(kf, "KernelSpecification.KernelFile", fmt::format("{} is not a readable file", kernel.string()));
   }
   s.kernel_path = kernel.lexically_normal().string();
-  s.kernel_text = read_file(s.kernel_path, "kernel file");
+  {
+    std::set<std::string> seen = {fs::weakly_canonical(kernel).string()};
+    std::vector<std::string> dropped;
+    const fs::path root = kernel.lexically_normal().parent_path();
+    s.kernel_text = expand_includes(kernel.lexically_normal(), root, {root, dir}, s.language == "CUDA", seen, dropped);
+    if (!dropped.empty())
+      r.assume(kf, "KernelSpecification.KernelFile",
+               fmt::format("#include <{}> left out: NVRTC builds in what CUDA kernels use of {}{}", fmt::join(dropped, ">, <"),
+                           dropped.size() == 1 ? "it" : "them",
+                           std::any_of(dropped.begin(), dropped.end(), [](const std::string& h) { return h == "math.h" || h == "cmath"; })
+                               ? " (math.h's M_PI and other M_ constants are defined in its place)"
+                               : ""),
+               "KernelFile.include=" + fmt::format("{}", fmt::join(dropped, "+")));
+  }
   if (s.kernel_text.find(s.kernel_name) == std::string::npos)
     r.fail(ks["KernelName"], "KernelSpecification.KernelName",
            fmt::format("'{}' does not occur in {}", s.kernel_name, s.kernel_path));
@@ -665,13 +786,17 @@ T1Spec load_t1(const std::string& path, const T1Overrides& overrides) {
       ++outputs;
       if (s.args[i].memory != "Vector")
         r.fail(args[i], fmt::format("KernelSpecification.Arguments[{}]", i), "an output must be a Vector");
-      if (s.args[i].access == "ReadWrite")
-        r.fail(args[i], fmt::format("KernelSpecification.Arguments[{}].AccessType", i),
-               "a ReadWrite output is not supported (the output is poisoned before every run); make it WriteOnly");
+      if (outputs > 1) {  // the first is validated; the others are written, not compared
+        s.args[i].output = false;
+        const int first = s.output_index();
+        r.assume(args[i]["Output"], fmt::format("KernelSpecification.Arguments[{}].Output", i),
+                 fmt::format("'{}' is not compared: pimg-tune validates one output, the first ('{}')", s.args[i].name,
+                             s.args[static_cast<std::size_t>(first)].name),
+                 fmt::format("{}.Output=0", s.args[i].name));
+      }
     }
-  if (outputs != 1)
-    r.fail(args, "KernelSpecification.Arguments",
-           fmt::format("{} outputs; pimg-tune validates exactly one (mark it \"Output\": 1)", outputs));
+  if (outputs == 0)
+    r.fail(args, "KernelSpecification.Arguments", "no output; pimg-tune validates one (mark it \"Output\": 1)");
 
   if (const YAML::Node refs = ks["ReferenceArguments"]) {
     r.list(refs, "KernelSpecification.ReferenceArguments");
@@ -763,11 +888,17 @@ T1Spec load_t1(const std::string& path, const T1Overrides& overrides) {
   // The problem's identity: everything that decides the inputs and the reference.
   std::string id = fmt::format("{}|{}|{}", s.language, s.kernel_name, fmt::join(s.problem_size, "x"));
   for (const auto& a : s.args)
-    id += fmt::format("|{}:{}:{}:{}:{}:{}:{}:{}", a.name, a.type.name, a.memory, a.count, a.fill.type, a.fill.value,
-                      a.fill.seed, a.fill.data_source.empty() ? "" : hash128(read_file(a.fill.data_source, "data file")));
+    id += fmt::format("|{}:{}:{}:{}:{}:{}:{}:{}{}", a.name, a.type.name, a.memory, a.count, a.fill.type, a.fill.value,
+                      a.fill.seed,
+                      a.fill.generator             ? a.fill.data_source
+                      : a.fill.data_source.empty() ? ""
+                                                   : hash128(read_file(a.fill.data_source, "data file")),
+                      a.access == "ReadWrite" ? ":rw" : "");  // read and updated: its fill is an input too
   for (const auto& ref : s.refs)
     id += fmt::format("|ref:{}:{}:{}:{}", ref.fill.type, ref.fill.value,
-                      ref.fill.data_source.empty() ? "" : hash128(read_file(ref.fill.data_source, "data file")),
+                      ref.fill.generator             ? ref.fill.data_source
+                      : ref.fill.data_source.empty() ? ""
+                                                     : hash128(read_file(ref.fill.data_source, "data file")),
                       ref.method);
   s.identity = hash128(id).substr(0, 16);
   return s;

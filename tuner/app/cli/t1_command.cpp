@@ -14,6 +14,7 @@
 #include "pimg/evaluator.hpp"
 #include "pimg/report.hpp"
 #include "pimg/runner.hpp"
+#include "pimg/strategy.hpp"
 #include "pimg/store.hpp"
 #include "user/t1.hpp"
 
@@ -88,6 +89,10 @@ T1Command::T1Command(CLI::App& app) {
   cmd_->add_option("--top", top_, "rows per group in the ranked table")->capture_default_str();
   cmd_->add_flag("--quiet", quiet_, "no progress output");
   cmd_->add_flag("--check", check_, "only load and check the file, print its space; no device, no database");
+  cmd_->add_option("--strategy", strategy_, "the search instead of the file's Search (pimg-tune strategies lists them)");
+  cmd_->add_option("--budget", budget_, "configurations the search measures, instead of the file's Budget")
+      ->check(CLI::Range(std::int64_t{1}, std::int64_t{1} << 40));
+  cmd_->add_option("--seed", seed_, "the search's seed, instead of the file's");
   cmd_->add_option("--problem-size", problem_size_,
                    "the ProblemSize a runner would supply (N, NxM or N,M,K); replaces the file's");
   cmd_->add_option("--set", sets_,
@@ -132,10 +137,42 @@ int T1Command::run(Registry& reg, const std::string& command_line) {
   user::export_to_env({user::t1_env_entry(file_, o)});
   for (const auto& a : spec.assumptions) fmt::print(stderr, "pimg-tune: {}\n", a.warning());
   Space space = user::t1_space(spec);
+  if (!strategy_.empty() || budget_ || seed_) {  // the command line's search replaces the file's
+    StrategySpec& st = space.strategy;
+    if (!strategy_.empty() && strategy_ != st.name) {
+      st.name = strategy_;
+      st.options.clear();
+    }
+    if (budget_ && strategy_.empty() && st.name == "exhaustive") st.name = "random";  // a budget alone: random, as in T1
+    if (budget_) st.options["budget"] = std::to_string(*budget_);
+    if (seed_) st.seed = *seed_;
+    const StrategyInfo* info = reg.strategy(st.name);
+    if (!info) throw UsageError(fmt::format("--strategy {}: no such strategy (pimg-tune strategies lists them)", st.name));
+    try {
+      resolve_options(*info, st.options);
+    } catch (const std::invalid_argument& e) {
+      throw UsageError(fmt::format("--strategy {}{}: {}", st.name, budget_ ? fmt::format(" --budget {}", *budget_) : "",
+                                   e.what()));
+    }
+  }
   if (check_) {
     std::size_t valid = 0;
     DeviceInfo any;
-    valid = space.variants[0].search_space(any).size();
+    std::uint64_t sampled_from = 0;
+    try {
+      const SearchSpace points = space.variants[0].search_space(any);
+      valid = points.size();
+      sampled_from = points.sampled_from();
+    } catch (const UsageError& e) {
+      throw UsageError(fmt::format("{}: ConfigurationSpace: {}", spec.file, e.what()));
+    }
+    if (sampled_from > 0) {
+      fmt::print("{}: family {}, kernel {} ({}), {} parameters, {} raw configurations, too many to list: the search "
+                 "draws from a uniform sample of {} valid ones, reference: {}\n",
+                 spec.file, spec.name, spec.kernel_name, spec.language, spec.params.size(), sampled_from, valid,
+                 spec.refs.empty() ? "the default configuration's output" : "the file's reference argument");
+      return 0;
+    }
     fmt::print("{}: family {}, kernel {} ({}), {} parameters, {} raw and {} valid configurations, reference: {}\n",
                spec.file, spec.name, spec.kernel_name, spec.language, spec.params.size(), space.variants[0].raw_size(),
                valid, spec.refs.empty() ? "the default configuration's output" : "the file's reference argument");

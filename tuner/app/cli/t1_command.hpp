@@ -4,6 +4,7 @@
 #pragma once
 #include <CLI/CLI.hpp>
 
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <vector>
@@ -20,7 +21,9 @@ class T1Command {
 
  private:
   CLI::App* cmd_;
-  std::string file_, db_ = "pimg-tune.db", problem_size_;
+  std::string file_, db_ = "pimg-tune.db", problem_size_, strategy_;
+  std::optional<std::int64_t> budget_;
+  std::optional<std::uint64_t> seed_;
   std::vector<std::string> sets_;
   std::vector<std::string> backends_, devices_;
   std::optional<int> repeats_;

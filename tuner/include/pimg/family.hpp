@@ -15,16 +15,22 @@
 namespace pimg {
 
 // A named host buffer handed to variants (the image, filter weights, lookup tables, ...).
+// `rewritten`: the kernels write it in place (an argument that is read and updated), so each configuration gets
+// its own device copy, uploaded again before every run, instead of one copy shared by the configurations.
 struct HostBuffer {
   std::string name;
   std::vector<std::uint8_t> bytes;
+  bool rewritten = false;
 };
 
 // Everything one problem needs on the host: inputs, the size of the output, and the problem's own
 // scalars and compile-time defines that every variant of the family may use.
+// `output_initial`: what the output holds before each run, for kernels that read and update their output
+// (output_bytes of them); empty, the output is poisoned before each run, so an element never written shows.
 struct Workload {
   std::vector<HostBuffer> inputs;
   std::size_t output_bytes = 0;
+  std::vector<std::uint8_t> output_initial;
   std::map<std::string, std::int64_t> scalars;      // width, height, out_width, ...
   std::map<std::string, std::string> defines;       // PIMG_K=3, PIMG_CHANNELS=1, ...
   const HostBuffer& input(const std::string& name) const;  // throws naming the buffer

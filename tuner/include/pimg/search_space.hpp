@@ -44,6 +44,10 @@ class SearchSpace {
   void neighbours(PointId p, std::vector<PointId>& out) const;
   // Points whose coordinate `param` is `value` (a posting list, in id order).
   std::span<const PointId> with_value(std::size_t param, std::uint32_t value) const;
+  // A space too large to list is a uniform sample of its valid points (VariantSpace::search_space):
+  // then the number of raw configurations it was drawn from; 0 when every valid point is here.
+  std::uint64_t sampled_from() const { return sampled_from_; }
+  void mark_sampled(std::uint64_t raw) { sampled_from_ = raw; }
 
  private:
   std::uint64_t hash(std::span<const std::uint32_t> coords) const;
@@ -52,6 +56,7 @@ class SearchSpace {
   std::vector<SpaceParam> params_;
   std::vector<std::uint32_t> coords_;
   std::size_t size_ = 0;
+  std::uint64_t sampled_from_ = 0;
   std::vector<PointId> table_;  // open addressing, kEmpty where free
   std::vector<std::vector<std::vector<PointId>>> postings_;  // [param][value] (kAbsent: last slot)
 };
