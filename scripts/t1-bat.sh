@@ -39,7 +39,9 @@ for f in "${files[@]}"; do
     continue
   fi
   t0=$(date +%s)
-  "$exe" "${args[@]}" --strategy random --budget "$budget" --seed 1 --db "$db" --top 3 --quiet > "$db.$(basename "$f").txt" 2>&1
+  # PIMG_TUNE_TIMEOUT (seconds) bounds each file, so a call ends inside the device's limit; a later call resumes.
+  timeout "${PIMG_TUNE_TIMEOUT:-0}" "$exe" "${args[@]}" --strategy random --budget "$budget" --seed 1 --db "$db" --top 3 \
+    --quiet > "$db.$(basename "$f").txt" 2>&1
   rc=$?
   echo "$f: exit $rc in $(( $(date +%s) - t0 )) s; $(tail -1 "$db.$(basename "$f").txt")" | tee -a "$summary"
 done

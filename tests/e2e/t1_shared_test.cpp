@@ -173,7 +173,7 @@ TEST(T1Shared, AssumptionsAndSettingsTravelWithTheRun) {
             {R"("Name": "height", "Type": "int32", "MemoryType": "Scalar", "FillType": "Constant", "FillValue": 96)",
              R"("Name": "height", "Type": "int32", "MemoryType": "Scalar")"}});
   const fs::path db = dir / "t.db";
-  const e2e::Ran r = e2e::run("t1 " + f.string() + " --db " + db.string() + " --set height=96 --set ppx=1 --set block_size_y=1 "
+  const e2e::Ran r = e2e::run("t1 " + f.string() + " --device 0 --db " + db.string() + " --set height=96 --set ppx=1 --set block_size_y=1 "
                               "--repeats 1 --quiet", "PIMG_CACHE_DIR=" + (dir / "cache").string());
   ASSERT_EQ(r.code, 0) << r.out;
   EXPECT_NE(r.out.find("2 measured, 2 ok"), std::string::npos) << r.out;

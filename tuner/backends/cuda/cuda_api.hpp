@@ -20,7 +20,7 @@ namespace pimg::cuda {
   X(cuMemsetD8) X(cuMemHostAlloc) X(cuMemFreeHost) X(cuArrayCreate) X(cuArrayDestroy) X(cuMemcpy2D)             \
   X(cuTexObjectCreate) X(cuTexObjectDestroy) X(cuEventCreate) X(cuEventDestroy) X(cuEventRecord)                \
   X(cuEventSynchronize) X(cuEventElapsedTime) X(cuMemHostGetDevicePointer) X(cuMemsetD32Async)                 \
-  X(cuMemcpyDtoDAsync) X(cuModuleGetGlobal) X(cuMemcpyDtoD)
+  X(cuMemcpyDtoDAsync) X(cuModuleGetGlobal) X(cuMemcpyDtoD) X(cuFuncSetAttribute)
 
 #define PIMG_CUDA_MEMBER(fn) decltype(&::fn) fn = nullptr;
 

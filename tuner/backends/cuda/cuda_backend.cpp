@@ -257,6 +257,7 @@ class CuProgram final : public Program {
 
   CUmodule module = nullptr;
   CUfunction function = nullptr;
+  std::size_t dynamic_shared_allowed = 0;  // bytes of dynamic shared memory the function was opted in to
 
  private:
   std::shared_ptr<const Context> ctx_;
@@ -766,6 +767,14 @@ class CudaDevice final : public Device {
       symbols_filled_.erase(f);
     else
       fill_symbols(program, plan, buffers);
+    // Past 48 KiB of shared memory per block (static and dynamic together) a kernel must opt in to the dynamic
+    // part; the device's limit (227 KiB on the H100 and H200) then decides, and cuFuncSetAttribute says why not.
+    if (plan.shared_bytes > program.dynamic_shared_allowed) {
+      check(api().cuFuncSetAttribute(program.function, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+                                     static_cast<int>(plan.shared_bytes)),
+            fmt::format("cuFuncSetAttribute (dynamic shared memory of {} bytes)", plan.shared_bytes).c_str());
+      program.dynamic_shared_allowed = plan.shared_bytes;
+    }
     return timed([&] {
       check(api().cuLaunchKernel(program.function, grid[0], grid[1], grid[2], block[0], block[1], block[2],
                                  static_cast<unsigned>(plan.shared_bytes), nullptr, params.data(), nullptr),
