@@ -19,7 +19,7 @@ export UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1"
 export PIMG_CACHE_DIR="${PIMG_CACHE_DIR:-$(mktemp -d)}"
 # OpenMP kernels are compiled by the system's g++, as in the ordinary build: the process already holds GCC's
 # OpenMP runtime (libgomp, through OpenCV), and kernels built by clang would load a second one (libomp), whose
-# threads spin for 200 ms after every parallel region: the OpenMP tests took 2.1 times as long.
+# threads spin for 200 ms after every parallel region (scripts/asan-costs.sh measures both).
 export PIMG_HOST_CXX="${PIMG_HOST_CXX:-g++}"
 phase sanitize-ctest ctest --test-dir build-asan --output-on-failure -j "$jobs" -L '^(unit|openmp|e2e)$' \
   --output-junit "$PWD/build-asan/ctest-junit.xml"

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Installs dependencies, builds, and runs every check once (docs/ci.md): the ordinary build (GCC) compiles and runs
 # the labels that need it (nvrtc, mpi, faults, seeds, install), the PoCL kernel tests (opencl: PoCL's compiler runs
-# 2-3 times slower inside an ASan process) and one end-to-end tune (smoke); the sanitizer build (scripts/sanitize.sh:
+# about twice as slow inside an ASan process, scripts/asan-costs.sh) and one end-to-end tune (smoke); the sanitizer build (scripts/sanitize.sh:
 # clang, ASan + UBSan) compiles and runs the unit, OpenMP and end-to-end labels. PIMG_PLAIN_ONLY=1 builds and runs every label in the ordinary build instead (no clang needed).
 set -euo pipefail
 cd "$(dirname "$0")/.."
