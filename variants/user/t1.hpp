@@ -110,6 +110,14 @@ struct T1Spec {
 // The names a size expression of a configuration sees: its parameters and ProblemSize.
 PyNames geometry_names(const T1Spec& spec, const Config& c);
 
+// The one name a Generator fill's expression sees: the element index i.
+inline PyNames element_index(std::int64_t i) {
+  return [i](const std::string& n) -> std::optional<PyValue> {
+    if (n == "i") return PyValue::integer(i);
+    return std::nullopt;
+  };
+}
+
 // Reads and checks a T1 file; every refusal is a UsageError naming FILE:LINE:COLUMN and the field
 // (and, for an expression, the column inside it).
 T1Spec load_t1(const std::string& path, const T1Overrides& overrides = {});

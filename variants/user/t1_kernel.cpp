@@ -109,13 +109,9 @@ std::vector<std::uint8_t> fill(const T1Fill& f, const T1Type& t, std::uint64_t c
   }
   if (f.generator) {
     for (std::uint64_t i = 0; i < count; ++i) {
-      const auto index = [i](const std::string& n) -> std::optional<PyValue> {
-        if (n == "i") return PyValue::integer(static_cast<std::int64_t>(i));
-        return std::nullopt;
-      };
       double v = 0;
       try {
-        v = f.generator->eval(index).number();
+        v = f.generator->eval(element_index(static_cast<std::int64_t>(i))).number();
       } catch (const PyError& e) {
         throw UsageError(fmt::format("the Generator '{}' at i={}: {}", f.data_source, i, e.what()));
       }

@@ -209,6 +209,12 @@ std::string expand_includes(const fs::path& file, const fs::path& root, const st
   return out;
 }
 
+// What a fill's DataSource contributes to the problem's identity: a Generator's expression, a raw file's hash.
+std::string fill_source_id(const T1Fill& f) {
+  if (f.generator) return f.data_source;
+  return f.data_source.empty() ? "" : hash128(read_file(f.data_source, "data file"));
+}
+
 // JSON allows tabs between tokens where YAML's flow style does not; a tab is one column either way.
 std::string untab(std::string s) {
   bool in_string = false;
@@ -365,12 +371,8 @@ T1Fill read_fill(const Reader& r, const YAML::Node& a, const std::string& field,
     f.data_source = r.text(src, field + ".DataSource");
     f.generator = r.expr(src, field + ".DataSource");
     for (const std::int64_t i : {std::int64_t{0}, std::int64_t{1}}) {
-      const auto names = [i](const std::string& n) -> std::optional<PyValue> {
-        if (n == "i") return PyValue::integer(i);
-        return std::nullopt;
-      };
       try {
-        f.generator->eval(names).number();
+        f.generator->eval(element_index(i)).number();
       } catch (const PyError& e) {
         r.fail_expr(src, field + ".DataSource", e, fmt::format(" (a number of the element index i was expected, at i={})", i));
       }
@@ -890,15 +892,11 @@ T1Spec load_t1(const std::string& path, const T1Overrides& overrides) {
   for (const auto& a : s.args)
     id += fmt::format("|{}:{}:{}:{}:{}:{}:{}:{}{}", a.name, a.type.name, a.memory, a.count, a.fill.type, a.fill.value,
                       a.fill.seed,
-                      a.fill.generator             ? a.fill.data_source
-                      : a.fill.data_source.empty() ? ""
-                                                   : hash128(read_file(a.fill.data_source, "data file")),
+                      fill_source_id(a.fill),
                       a.access == "ReadWrite" ? ":rw" : "");  // read and updated: its fill is an input too
   for (const auto& ref : s.refs)
     id += fmt::format("|ref:{}:{}:{}:{}", ref.fill.type, ref.fill.value,
-                      ref.fill.generator             ? ref.fill.data_source
-                      : ref.fill.data_source.empty() ? ""
-                                                     : hash128(read_file(ref.fill.data_source, "data file")),
+                      fill_source_id(ref.fill),
                       ref.method);
   s.identity = hash128(id).substr(0, 16);
   return s;
