@@ -1,10 +1,13 @@
 #!/usr/bin/env bash
-# Runs each libFuzzer target (fuzz/) for FUZZ_SECONDS (default 40) from a seed corpus taken from
-# the test data; a finding (crash, sanitizer report, leak of a message over two lines) fails the
-# script and leaves the input under build-asan/fuzz-findings/. Needs build-asan (scripts/sanitize.sh).
+# Runs each libFuzzer target (fuzz/) for FUZZ_SECONDS (default 40) from a seed corpus taken from the test
+# data, with libFuzzer's random seed FUZZ_SEED (default 1: CI meets much the same inputs on every run of a
+# commit, so a red run is the commit's doing; FUZZ_SEED=0 draws a new seed, for searching). A finding (crash,
+# sanitizer report, timeout) fails the script and leaves the input under build-asan/fuzz-findings/.
+# Needs build-asan (scripts/sanitize.sh).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 seconds="${FUZZ_SECONDS:-40}"
+fuzz_seed="${FUZZ_SEED:-1}"
 out=build-asan/fuzz-findings
 mkdir -p "$out"
 [ -x build-asan/fuzz/pimg_space_fuzz ] || { echo "fuzz: build-asan/fuzz is missing; run scripts/sanitize.sh" >&2; exit 1; }
@@ -13,7 +16,7 @@ seeds=$(mktemp -d)
 mkdir -p "$seeds/space" "$seeds/constraint" "$seeds/image" "$seeds/su" "$seeds/pyexpr"
 cp tests/data/spaces/good/*.yaml tests/data/e2e/*.yaml spaces/*.yaml "$seeds/space/"
 find tests/data/spaces/bad -name '*.yaml' -size -20k -exec cp {} "$seeds/space/" \;
-cp tests/data/images/bad/* "$seeds/image/"
+find tests/data/images -type f -exec cp {} "$seeds/image/" \;
 cp tests/data/su/*.su "$seeds/su/"
 i=0
 grep -rh -A3 'constraints' spaces tests/data/spaces/good tests/data/e2e | sed -n 's/^ *- *//p' | while read -r c; do
@@ -43,7 +46,7 @@ names=()
 for target in space constraint image su pyexpr; do
   while [ "$(jobs -rp | wc -l)" -ge "$parallel" ]; do sleep 1; done
   echo "fuzz: pimg_${target}_fuzz for ${seconds} s"
-  build-asan/fuzz/pimg_${target}_fuzz -max_total_time="$seconds" -timeout=10 -rss_limit_mb=4096 \
+  build-asan/fuzz/pimg_${target}_fuzz -max_total_time="$seconds" -seed="$fuzz_seed" -timeout=10 -rss_limit_mb=4096 \
     -artifact_prefix="$out/${target}-" -print_final_stats=1 "$seeds/$target" >"$logs/$target.log" 2>&1 &
   pids+=($!)
   names+=("$target")

@@ -10,6 +10,7 @@
 #include <filesystem>
 #include <algorithm>
 #include <fstream>
+#include <limits>
 #include <map>
 #include <numeric>
 #include <optional>
@@ -22,7 +23,22 @@ namespace {
 
 using T = JsonNode::Type;
 
-std::string read_file(const std::string& path) {
+// A whole file, decompressed when it is gzip. Only regular files are read (a FIFO would wait for a writer,
+// a device such as /dev/zero never ends), and neither the file nor what it expands to may exceed `max_bytes`.
+std::string read_file(const std::string& path, std::uint64_t max_bytes) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  const fs::file_status st = fs::status(path, ec);
+  if (st.type() == fs::file_type::not_found) throw UsageError(fmt::format("{}: no such file", path));
+  if (st.type() == fs::file_type::directory) throw UsageError(fmt::format("{}: a directory, not a file", path));
+  if (ec || st.type() != fs::file_type::regular)
+    throw UsageError(fmt::format("{}: not a regular file (a FIFO, device or socket); import reads files only", path));
+  const std::uintmax_t size = fs::file_size(path, ec);
+  if (ec) throw UsageError(fmt::format("{}: cannot read ({})", path, ec.message()));
+  const auto limit = [&](const std::string& what) {
+    return UsageError(fmt::format("{}: {} the import limit of {} MiB (--max-size)", path, what, max_bytes >> 20));
+  };
+  if (size > max_bytes) throw limit(fmt::format("{} bytes, more than", size));
   std::ifstream in(path, std::ios::binary);
   if (!in) throw UsageError(fmt::format("{}: cannot read", path));
   std::string raw((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
@@ -44,6 +60,10 @@ std::string read_file(const std::string& path) {
       throw UsageError(fmt::format("{}: corrupt gzip data ({})", path, z.msg ? z.msg : "inflate failed"));
     }
     out.append(buf, sizeof buf - z.avail_out);
+    if (out.size() > max_bytes) {
+      inflateEnd(&z);
+      throw limit("expands past");
+    }
   } while (rc != Z_STREAM_END && (z.avail_in > 0 || z.avail_out == 0));
   inflateEnd(&z);
   if (rc != Z_STREAM_END) throw UsageError(fmt::format("{}: truncated gzip data", path));
@@ -80,6 +100,16 @@ struct Ctx {
     if (v != std::floor(v) || v > 9e15) fail(*obj.find(key), where + "." + key, "must be a whole number");
     return static_cast<std::int64_t>(v);
   }
+  // A whole number the store keeps in a 32-bit column (problem sizes, channels, compute units).
+  int count32(const JsonNode& v, const std::string& field) const {
+    const double x = number(v, field);
+    if (x != std::floor(x) || x > std::numeric_limits<std::int32_t>::max())
+      fail(v, field, fmt::format("must be a whole number from 0 to {}", std::numeric_limits<std::int32_t>::max()));
+    return static_cast<int>(x);
+  }
+  int count32(const JsonNode& obj, const std::string& key, const std::string& where) const {
+    return count32(need(obj, key, T::number, where), where + "." + key);
+  }
   bool flag(const JsonNode& obj, const std::string& key, const std::string& where) const {
     return need(obj, key, T::boolean, where).boolean;
   }
@@ -90,6 +120,15 @@ struct Ctx {
     return out;
   }
 };
+
+// A correct configuration ranks by its times, so it must have been measured: at least one run, every
+// run's time positive (an "ok" row of 0 ms with no samples would win every ranking).
+void check_measured(const Ctx& c, const JsonNode& at, const std::string& field, const EvalResult& r) {
+  if (r.status != Status::ok) return;
+  if (r.kernel_ms.empty()) c.fail(at, field, "a correct configuration without a timed run");
+  for (const double ms : r.kernel_ms)
+    if (!(ms > 0)) c.fail(at, field, fmt::format("a correct configuration with a run of {} ms (times must be positive)", ms));
+}
 
 Value parameter_value(const Ctx& c, const JsonNode& v, const std::string& field) {
   if (v.is(T::boolean)) return static_cast<std::int64_t>(v.boolean);
@@ -131,7 +170,7 @@ void read_pimg_fields(const Ctx& c, const JsonNode& p, const std::string& where,
   entry.device.vendor = c.text(d, "vendor", wd);
   entry.device.driver = c.text(d, "driver", wd);
   entry.device.platform = c.text(d, "platform", wd);
-  entry.device.compute_units = static_cast<int>(c.count(d, "compute_units", wd));
+  entry.device.compute_units = c.count32(d, "compute_units", wd);
   entry.device.global_mem_bytes = static_cast<std::uint64_t>(c.count(d, "global_mem_bytes", wd));
   entry.device.local_mem_bytes = static_cast<std::uint64_t>(c.count(d, "local_mem_bytes", wd));
   entry.device.max_work_group_size = c.count(d, "max_work_group_size", wd);
@@ -140,9 +179,9 @@ void read_pimg_fields(const Ctx& c, const JsonNode& p, const std::string& where,
   const std::string wp = where + ".problem";
   entry.problem.family = c.text(pr, "family", wp);
   if (entry.problem.family.empty()) c.fail(pr, wp + ".family", "must not be empty");
-  entry.problem.width = static_cast<int>(c.count(pr, "width", wp));
-  entry.problem.height = static_cast<int>(c.count(pr, "height", wp));
-  entry.problem.channels = static_cast<int>(c.count(pr, "channels", wp));
+  entry.problem.width = c.count32(pr, "width", wp);
+  entry.problem.height = c.count32(pr, "height", wp);
+  entry.problem.channels = c.count32(pr, "channels", wp);
   for (const auto& [k, v] : c.need(pr, "attributes", T::object, wp).fields) {
     if (!v.is(T::string)) c.fail(v, wp + ".attributes." + k, "must be a string");
     entry.problem.attrs[k] = v.text;
@@ -180,6 +219,8 @@ void read_pimg_fields(const Ctx& c, const JsonNode& p, const std::string& where,
     c.fail(p, where + ".wall_ms", "kernel_ms, wall_ms and comm_ms must have one value per timed run each");
   r.kernel = {c.num(p, "min_ms", where), c.num(p, "median_ms", where), c.num(p, "mean_ms", where),
               c.num(p, "stddev_ms", where)};
+  check_measured(c, p, where + ".kernel_ms", r);
+  if (r.status == Status::ok && !(r.kernel.median > 0)) c.fail(p, where + ".median_ms", "must be positive for a correct configuration");
   r.method = c.text(p, "method", where);
   r.ci_low_ms = c.num(p, "ci_low_ms", where);
   r.ci_high_ms = c.num(p, "ci_high_ms", where);
@@ -292,6 +333,7 @@ void read_t4(const Ctx& c, const JsonNode& doc, ImportedFile& f) {
           r.kernel_ms.push_back(c.number(c.need(m, "value", T::number, where + ".measurements"), where + ".measurements.value") * scale);
       if (r.kernel_ms.empty()) c.fail(e, where + ".times.runtimes", "a correct configuration without runtimes or a time measurement");
     }
+    check_measured(c, times, where + ".times.runtimes", r);
     finish(r, time("compilation"), time("framework"), time("validation"));
     f.entries.push_back(std::move(entry));
   }
@@ -335,6 +377,7 @@ void read_cache(const Ctx& c, const JsonNode& doc, ImportedFile& f) {
       const JsonNode* v = node.find(k);
       return v ? c.number(*v, where + "." + k) : 0.0;
     };
+    check_measured(c, e, where + ".time", r);
     finish(r, time("compile_time"), time("framework_time"), time("verification_time"));
     f.entries.push_back(std::move(entry));
   }
@@ -347,7 +390,7 @@ bool is_imported_family(const std::string& family) {
 }
 
 ImportedFile read_import(const std::string& path, const ImportOptions& options) {
-  const std::string text = read_file(path);
+  const std::string text = read_file(path, options.max_bytes);
   JsonNode doc;
   try {
     doc = parse_json(text);
@@ -368,8 +411,8 @@ ImportedFile read_import(const std::string& path, const ImportOptions& options) 
     if (const JsonNode* k = doc.find("kernel_name"); k && k->is(T::string)) kernel = k->text;
     read_cache(c, doc, f);
     if (const JsonNode* ps = doc.find("problem_size"); ps && ps->is(T::array) && !ps->items.empty()) {
-      f.problem.width = static_cast<int>(c.number(ps->items[0], "problem_size[0]"));
-      if (ps->items.size() > 1) f.problem.height = static_cast<int>(c.number(ps->items[1], "problem_size[1]"));
+      f.problem.width = c.count32(ps->items[0], "problem_size[0]");
+      if (ps->items.size() > 1) f.problem.height = c.count32(ps->items[1], "problem_size[1]");
     }
   } else {
     c.fail(doc, "results", "missing (neither a T4 results file nor a Kernel Tuner cache with 'cache')");

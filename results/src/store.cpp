@@ -293,7 +293,29 @@ Store::Store(const std::string& path, Mode mode) : path_(path) {
     }
     return;
   }
-  // An older schema is migrated (written) even for a reading command: the file is a pimg-tune database.
+  if (mode == Mode::read_only) {
+    // An older schema: a reading command never writes, so the file is copied into memory and the copy migrated.
+    sqlite3* file = open_read_only(path);
+    try {
+      if (sqlite3_open(":memory:", &db_) != SQLITE_OK) throw SqliteError(SQLITE_NOMEM, "cannot open a database in memory");
+      sqlite3_backup* copy = sqlite3_backup_init(db_, "main", file, "main");
+      if (!copy) throw SqliteError(sqlite3_errcode(db_), sqlite3_errmsg(db_));
+      const int rc = sqlite3_backup_step(copy, -1);
+      sqlite3_backup_finish(copy);
+      if (rc != SQLITE_DONE) throw SqliteError(rc, sqlite3_errstr(rc));
+      sqlite3_close(file);
+      file = nullptr;
+      migrate();
+    } catch (const std::runtime_error& e) {
+      sqlite3_close(file);
+      sqlite3_close(db_);
+      db_ = nullptr;
+      if (dynamic_cast<const UsageError*>(&e)) throw;
+      throw UsageError(fmt::format("{}: cannot read schema version {} ({})", path, in.version, e.what()));
+    }
+    return;
+  }
+  // An older schema is migrated (written) by a writing command.
   int flags = SQLITE_OPEN_READWRITE | (mode == Mode::create ? SQLITE_OPEN_CREATE : 0);
   if (sqlite3_open_v2(path.c_str(), &db_, flags, nullptr) != SQLITE_OK) {
     std::string msg = db_ ? sqlite3_errmsg(db_) : "out of memory";

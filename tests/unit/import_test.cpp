@@ -150,7 +150,23 @@ TEST(Import, MalformedFilesAreRefusedNamingFileAndField) {
   EXPECT_NE(bad("{\"other\": 1}").find("results: missing"), std::string::npos);
   EXPECT_NE(bad("{\"results\": []}").find("results: no configuration to import"), std::string::npos);
   EXPECT_NE(error_of(dir.write("x.json.gz", "\x1f\x8b garbage")).find("gzip"), std::string::npos);
-  EXPECT_NE(error_of((dir.path / "missing.json").string()).find("cannot read"), std::string::npos);
+  EXPECT_NE(error_of((dir.path / "missing.json").string()).find("no such file"), std::string::npos);
+  EXPECT_NE(error_of(dir.path.string()).find("a directory, not a file"), std::string::npos);
+  EXPECT_NE(error_of("/dev/zero").find("not a regular file"), std::string::npos);
+  // A correct configuration must have been measured: an "ok" of 0 ms would win every ranking.
+  EXPECT_NE(bad(R"({"results": [{"configuration": {"a": 1}, "invalidity": "correct", "times": {"runtimes": [0]}}]})")
+                .find("results[0].times.runtimes: a correct configuration with a run of 0 ms"),
+            std::string::npos);
+  // The limit on a file and on what gzip expands it to.
+  const std::string big = dir.write("k_D_T4.json", "{\"results\": [" + std::string(2 << 20, ' ') + "]}");
+  pimg::ImportOptions small;
+  small.max_bytes = 1 << 20;
+  try {
+    pimg::read_import(big, small);
+    ADD_FAILURE() << "a 2 MiB file read under a 1 MiB limit";
+  } catch (const pimg::UsageError& e) {
+    EXPECT_NE(std::string(e.what()).find("more than the import limit of 1 MiB (--max-size)"), std::string::npos) << e.what();
+  }
 }
 
 // pimg-tune's own export tags each configuration with its variant: that key names the variant (the

@@ -326,7 +326,7 @@ TEST(SpaceEnumerate, DivisionByZeroNamesTheConstraint) {
     FAIL() << "no error";
   } catch (const UsageError& e) {
     EXPECT_EQ(std::string(e.what()),
-              "t.yaml:9:9: constraint '64 / items_x > 2': division by zero or undefined operation at block_x=16 "
+              "t.yaml:9:9: constraint '64 / items_x > 2': division by zero, overflow or undefined operation at block_x=16 "
               "block_y=1 filter_mem=global items_x=0 unroll=1 on opencl:0 (result 1); guard it with '?:', since "
               "&& and || evaluate both sides");
   }
@@ -372,7 +372,7 @@ TEST(EvalConstraint, ErrorsNameThePosition) {
   EXPECT_EQ(error("c > 1", {{"a", 1}}), "x.yaml:3:7: constraint 'c > 1': unknown name 'c' (variables: a)");
   EXPECT_EQ(error("a = 2", {{"a", 1}}), "x.yaml:3:7: constraint 'a = 2': '=' at offset 2 assigns; compare with '=='");
   EXPECT_EQ(error("1 / a > 2", {{"a", 0}}),
-            "x.yaml:3:7: constraint '1 / a > 2': division by zero or undefined operation at the given values "
+            "x.yaml:3:7: constraint '1 / a > 2': division by zero, overflow or undefined operation at the given values "
             "(result 1); guard it with '?:', since && and || evaluate both sides");
   EXPECT_NE(error("a % 0", {{"a", 0}}).find("division by zero"), std::string::npos);
   EXPECT_TRUE(eval_constraint({"a == 0 ? 1 : 8 / a > 2", {}}, {{"a", 0}}));

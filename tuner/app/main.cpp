@@ -87,9 +87,14 @@ void check_output_path(const std::string& flag, const std::string& path) {
     if (::access(path.c_str(), W_OK) != 0) throw UsageError(fmt::format("{} {}: not writable", flag, path));
     return;
   }
+  // The nearest folder that exists, and the outermost one to be made (`rep` of `rep/r.md` in a new folder).
   fs::path dir = p.parent_path().empty() ? fs::path(".") : p.parent_path(), missing;
-  while (!fs::exists(dir, ec) && dir.has_parent_path() && dir.parent_path() != dir) {
+  while (!fs::exists(dir, ec)) {
     missing = dir;
+    if (!dir.has_parent_path() || dir.parent_path() == dir) {
+      dir = ".";
+      break;
+    }
     dir = dir.parent_path();
   }
   if (!fs::is_directory(dir, ec))
@@ -108,10 +113,26 @@ void check_output_path(const std::string& flag, const std::string& path) {
 // The pictures of `tune --report DIR/X.md` go to DIR/pictures (pimg/picture.hpp).
 constexpr const char* kPicturesDir = "pictures";
 
+// Written beside and renamed into place: a reader never sees half a file, and a symbolic link at `p` is
+// replaced, never written through.
 void write_file(const fs::path& p, const std::string& text) {
-  std::ofstream o(p);
-  o << text;
-  if (!o) throw UsageError(fmt::format("{}: cannot write", p.string()));
+  const fs::path tmp = p.string() + fmt::format(".tmp{}", ::getpid());
+  {
+    std::ofstream o(tmp, std::ios::binary);
+    o << text;
+    o.flush();
+    if (!o) {
+      std::error_code ec;
+      fs::remove(tmp, ec);
+      throw UsageError(fmt::format("{}: cannot write", p.string()));
+    }
+  }
+  std::error_code ec;
+  fs::rename(tmp, p, ec);
+  if (ec) {
+    fs::remove(tmp, ec);
+    throw UsageError(fmt::format("{}: cannot write ({})", p.string(), ec.message()));
+  }
 }
 
 // Writes the report, its plots beside it and the same as one self-contained HTML file (the markdown's
@@ -176,11 +197,11 @@ Comparison run_compare(const Registry& reg, const std::vector<std::string>& dbs,
   if (dbs.size() == 2) {
     if (!runs.empty() || !devices.empty())
       throw UsageError("compare: two databases compare their latest rows; --runs and --devices take one database");
-    Store a(dbs[0], Store::Mode::existing), b(dbs[1], Store::Mode::existing);
+    Store a(dbs[0], Store::Mode::read_only), b(dbs[1], Store::Mode::read_only);
     return compare_rows(cli::select_rows(a, reg, f, false, true, "compare"), cli::select_rows(b, reg, f, false, true, "compare"),
                         dbs[0], dbs[1], true, alpha);
   }
-  Store store(dbs[0], Store::Mode::existing);
+  Store store(dbs[0], Store::Mode::read_only);
   if (!runs.empty() && !devices.empty()) throw UsageError("compare: give --runs or --devices, not both");
   if (!devices.empty()) {
     if (devices.size() != 2) throw UsageError("compare: --devices takes two device selectors");
@@ -380,6 +401,10 @@ int main(int argc, char** argv) {
   importer->add_option("--db", db, "SQLite database")->capture_default_str();
   importer->add_option("--device", import_opt.device, "device name (default: from the file or its name)");
   importer->add_option("--kernel", import_opt.kernel, "kernel name (default: from the file or its name)");
+  std::uint64_t import_max_mib = kImportMaxBytes >> 20;
+  importer->add_option("--max-size", import_max_mib, "the most a file may hold or a gzip file expand to (MiB)")
+      ->capture_default_str()
+      ->check(CLI::Range(std::uint64_t{1}, std::uint64_t{1} << 24));
 
   cli::T1Command t1(app);
   CLI::App* devices = app.add_subcommand("devices", "list backends and devices (and why a backend is unavailable)");
@@ -559,6 +584,7 @@ int main(int argc, char** argv) {
     if (importer->parsed()) {
       // Every file is read and checked before the database is opened: bad input changes nothing.
       std::vector<ImportedFile> files;
+      import_opt.max_bytes = import_max_mib << 20;
       for (const auto& path : import_files) files.push_back(read_import(path, import_opt));
       Store store(db);
       for (const auto& f : files) {

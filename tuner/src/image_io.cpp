@@ -12,6 +12,8 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <optional>
+#include <tuple>
 
 #include "pimg/errors.hpp"
 
@@ -38,8 +40,15 @@ std::vector<std::uint8_t> read_file(const std::string& path) {
 }
 
 // Binary PNM (P5 grey, P6 RGB): header "Pn W H MAX" with comments, one whitespace, then the pixels.
-void check_pnm(std::span<const std::uint8_t> b, const std::string& label) {
-  if (b.size() < 2 || b[0] != 'P' || (b[1] != '5' && b[1] != '6')) return;
+struct PnmHeader {
+  std::int64_t width = 0, height = 0, max = 0;
+  int channels = 0;
+  std::size_t pixels_at = 0;  // first byte of the pixel data
+};
+
+// The header of a binary PNM whose pixel data is complete, or nothing when `b` is not a binary PNM.
+std::optional<PnmHeader> check_pnm(std::span<const std::uint8_t> b, const std::string& label) {
+  if (b.size() < 2 || b[0] != 'P' || (b[1] != '5' && b[1] != '6')) return std::nullopt;
   std::size_t i = 2;
   std::int64_t fields[3] = {0, 0, 0};
   for (auto& f : fields) {
@@ -64,11 +73,39 @@ void check_pnm(std::span<const std::uint8_t> b, const std::string& label) {
   if (w * h > kMaxImagePixels)  // each at most 2^31, so the product fits
     throw UsageError(fmt::format("{}: image of {}x{} pixels is larger than the {} accepted", label, w, h,
                                  kMaxImagePixels));
-  const std::int64_t need = w * h * (b[1] == '6' ? 3 : 1) * (max > 255 ? 2 : 1);
+  const int channels = b[1] == '6' ? 3 : 1;
+  const std::int64_t need = w * h * channels * (max > 255 ? 2 : 1);
   const std::int64_t have = static_cast<std::int64_t>(b.size()) - static_cast<std::int64_t>(i);
   if (have < need)
     throw UsageError(fmt::format("{}: truncated PNM: {}x{} needs {} bytes of pixels, the file has {}", label, w, h,
                                  need, have < 0 ? 0 : have));
+  return PnmHeader{w, h, max, channels, i};
+}
+
+// A PNM of two bytes per sample (maximum value above 255), which stb 2.27 reads wrongly: it keeps the high
+// byte whatever the maximum, and converting the channel count overruns its buffer (a fuzzing finding).
+// Samples are big-endian and scaled to 0..255 by the maximum value, as the Netpbm format defines them;
+// grey becomes RGB by copying, RGB becomes grey by stb's own weights.
+Image decode_pnm16(std::span<const std::uint8_t> b, const PnmHeader& pnm, int channels) {
+  const auto w = static_cast<int>(pnm.width), h = static_cast<int>(pnm.height);
+  const std::size_t n = static_cast<std::size_t>(w) * h;
+  Image img{w, h, channels, std::vector<std::uint8_t>(n * channels)};
+  auto sample = [&](std::size_t k) {  // k-th sample of the file, scaled to 0..255
+    const std::uint32_t v = std::min<std::uint32_t>(
+        static_cast<std::uint32_t>(b[pnm.pixels_at + 2 * k]) << 8 | b[pnm.pixels_at + 2 * k + 1],
+        static_cast<std::uint32_t>(pnm.max));
+    return static_cast<std::uint8_t>((v * 255 + pnm.max / 2) / pnm.max);
+  };
+  for (std::size_t p = 0; p < n; ++p) {
+    if (pnm.channels == channels) {
+      for (int c = 0; c < channels; ++c) img.pixels[p * channels + c] = sample(p * channels + c);
+    } else if (pnm.channels == 1) {
+      std::fill_n(&img.pixels[p * channels], channels, sample(p));
+    } else {
+      img.pixels[p] = static_cast<std::uint8_t>((sample(3 * p) * 77 + sample(3 * p + 1) * 150 + sample(3 * p + 2) * 29) >> 8);
+    }
+  }
+  return img;
 }
 
 std::uint32_t le32(std::span<const std::uint8_t> b, std::size_t at) {
@@ -89,7 +126,13 @@ void check_bmp(std::span<const std::uint8_t> b, const std::string& label) {
   if (w * h > kMaxImagePixels)
     throw UsageError(fmt::format("{}: image of {}x{} pixels is larger than the {} accepted", label, w, h,
                                  kMaxImagePixels));
-  if (compression != 0 && compression != 3) return;  // RLE: stb checks as it decodes
+  // stb refuses run-length BMP (1, 2) itself but decodes every other unknown code as uncompressed pixels,
+  // reading zeros past the end: 65 bytes claiming 2097216x48 pixels kept it busy for seconds (fuzzing).
+  if (compression == 1 || compression == 2)
+    throw UsageError(fmt::format("{}: run-length compressed BMP is not supported", label));
+  if (compression != 0 && compression != 3)
+    throw UsageError(fmt::format("{}: BMP compression {} is not supported (only uncompressed or bit fields)", label,
+                                 compression));
   const std::int64_t row = (w * bpp + 31) / 32 * 4;
   if (static_cast<std::int64_t>(offset) + row * h > static_cast<std::int64_t>(b.size()))
     throw UsageError(fmt::format("{}: truncated BMP: {}x{} at {} bits needs {} bytes, the file has {}", label, w, h,
@@ -220,7 +263,8 @@ void check_signature(std::span<const std::uint8_t> b, const std::string& label) 
 Image decode_image(std::span<const std::uint8_t> bytes, const std::string& label, int channels) {
   if (bytes.empty()) throw UsageError(fmt::format("{}: empty image file", label));
   check_signature(bytes, label);
-  check_pnm(bytes, label);
+  const std::optional<PnmHeader> pnm = check_pnm(bytes, label);
+  if (pnm && pnm->max > 255) return decode_pnm16(bytes, *pnm, channels);
   check_png(bytes, label);
   check_bmp(bytes, label);
   check_jpeg(bytes, label);

@@ -51,7 +51,9 @@ std::string join(const std::vector<std::string>& v) {
 
 // One line even when the expression came from a multi-line YAML scalar.
 [[noreturn]] void fail(const Constraint& c, const std::string& message) {
-  std::string m = fmt::format("{}: constraint '{}': {}", c.pos.str(), c.expr, message);
+  constexpr std::size_t kShown = 160;  // a generated expression can be 100 KB long
+  const std::string expr = c.expr.size() > kShown ? c.expr.substr(0, kShown) + "..." : c.expr;
+  std::string m = fmt::format("{}: constraint '{}': {}", c.pos.str(), expr, message);
   std::replace(m.begin(), m.end(), '\n', ' ');
   throw UsageError(m);
 }
@@ -94,14 +96,15 @@ double first_eval(mu::Parser& p, const Constraint& c, const std::string& unknown
   }
 }
 
-// Evaluates a compiled constraint; a division by zero or undefined operation anywhere in it is an
-// error (the floating-point flags see it even where the result stays finite).
+// Evaluates a compiled constraint; a division by zero, an overflow (`block_size_x ** 400 > 0` is true of an
+// infinity, and `8 ** 400 == 8 ** 401` would be too) or an undefined operation anywhere in it is an error (the
+// floating-point flags see it even where the result stays finite).
 template <class Where>
 double checked_eval(mu::Parser& p, const Constraint& c, Where where) {
-  std::feclearexcept(FE_DIVBYZERO | FE_INVALID);
+  std::feclearexcept(FE_DIVBYZERO | FE_INVALID | FE_OVERFLOW);
   double r = p.Eval();
-  if (!std::isfinite(r) || std::fetestexcept(FE_DIVBYZERO | FE_INVALID))
-    fail(c, fmt::format("division by zero or undefined operation at {} (result {}); guard it with '?:', "
+  if (!std::isfinite(r) || std::fetestexcept(FE_DIVBYZERO | FE_INVALID | FE_OVERFLOW))
+    fail(c, fmt::format("division by zero, overflow or undefined operation at {} (result {}); guard it with '?:', "
                         "since && and || evaluate both sides",
                         where(), r));
   return r;

@@ -2,6 +2,7 @@
 // what real files contain (sizes as expressions, Python conditions, value lists as strings or arrays)
 // and refusing, with FILE:LINE:COLUMN and the field, what pimg-tune cannot run.
 #include <fmt/format.h>
+#include <unistd.h>
 #include <yaml-cpp/yaml.h>
 
 #include <algorithm>
@@ -775,6 +776,23 @@ T1Spec load_t1(const std::string& path, const T1Overrides& overrides) {
     s.args.push_back(read_argument(r, args[i], field, s, dir));
     if (!arg_names.insert(s.args.back().name).second)
       r.fail(args[i], field + ".Name", fmt::format("argument '{}' is declared twice", s.args.back().name));
+  }
+  // Host memory, checked before anything is allocated: the tuner holds each input once and each written
+  // argument three times (its fill, the reference output and the read-back).
+  {
+    const std::uint64_t host = static_cast<std::uint64_t>(::sysconf(_SC_PHYS_PAGES)) *
+                               static_cast<std::uint64_t>(::sysconf(_SC_PAGESIZE));
+    std::uint64_t need = 0;
+    for (std::size_t i = 0; i < s.args.size(); ++i) {
+      const T1Argument& a = s.args[i];
+      if (a.memory != "Vector") continue;
+      need += a.count * static_cast<std::uint64_t>(a.type.bytes()) * (a.access == "ReadOnly" ? 1 : 3);
+      if (host > 0 && need > host)
+        r.fail(args[i]["Size"], fmt::format("KernelSpecification.Arguments[{}].Size", i),
+               fmt::format("the arguments up to this one need {} MiB of host memory (inputs once, written arguments "
+                           "three times: fill, reference and read-back), more than this host's {} MiB",
+                           need >> 20, host >> 20));
+    }
   }
   if (s.output_index() < 0)  // no Output flag: the one written argument
     for (auto& a : s.args)

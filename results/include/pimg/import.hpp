@@ -6,6 +6,7 @@
 // each result's "pimg" object restores the device, problem, variant, status and measurement.
 #pragma once
 #include <cstddef>
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -21,9 +22,15 @@ bool is_imported_family(const std::string& family);
 inline constexpr const char* kVariantKey = "variant";
 inline constexpr const char* kPimgFieldsKey = "pimg";
 
+// The default limit on an imported file and on what a gzip file expands to: 64 MiB (the largest public T4 file,
+// dedispersion on the A100, expands to 19 MB; reading one takes about 9 times its size in memory).
+inline constexpr std::uint64_t kImportMaxBytes = std::uint64_t{64} << 20;
+
 struct ImportOptions {
   std::string device;  // device name; default: the file's (cache) or its name's second part (T4)
   std::string kernel;  // kernel name; default: the file's (cache) or its name's first part (T4)
+  // The most a file may hold, and the most a gzip file may expand to (bytes); more is refused.
+  std::uint64_t max_bytes = kImportMaxBytes;
 };
 
 struct ImportedEntry {

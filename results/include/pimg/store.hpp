@@ -95,7 +95,8 @@ class Store {
   // writer is active, so another user's file or a read-only mount can be queried.
   enum class Mode { create, existing, read_only };
   // Validates the file reading only (a regular file, empty or a pimg-tune database of a known
-  // schema), then opens it (creating it in Mode::create) and migrates an older schema. Throws
+  // schema), then opens it (creating it in Mode::create) and migrates an older schema (read_only: a copy in
+  // memory, so a reading command never writes the file). Throws
   // UsageError, with the file left byte for byte as it was, when the name would discard results
   // ('', ':memory:'), the file is missing (existing, read_only), empty (read_only), not a pimg-tune
   // database or written by a newer schema; EnvironmentError when a write fails for a fault of the

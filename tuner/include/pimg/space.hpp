@@ -100,10 +100,10 @@ struct ColdSpec {
 // The largest space file read (16 MiB): a larger one, or one without an end (/dev/zero), is refused.
 inline constexpr std::uintmax_t kMaxFileBytes = 16u << 20;
 // A variant's valid configurations are listed in memory, one 4-byte index per parameter: at most this many indices
-// (256 MiB). A larger space is searched as a uniform sample of kSampledPoints of its valid configurations
+// (64 MiB; listing them evaluates the constraints for each, a few seconds at most). A larger space is searched as a uniform sample of kSampledPoints of its valid configurations
 // (VariantSpace::search_space, SearchSpace::sampled_from).
-inline constexpr std::size_t kMaxSpaceEntries = std::size_t{1} << 26;
-inline constexpr std::size_t kSampledPoints = 1000000;
+inline constexpr std::size_t kMaxSpaceEntries = std::size_t{1} << 24;
+inline constexpr std::size_t kSampledPoints = 100000;
 inline constexpr int kMaxWarmups = 1000;
 inline constexpr int kMaxRepeats = 100000;
 
