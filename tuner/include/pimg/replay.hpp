@@ -49,7 +49,7 @@ struct ReplaySpace {
 std::vector<ReplaySpace> replay_spaces(const std::vector<ResultRow>& rows, const ReplayOptions& options = {});
 
 struct ReplayRun {
-  std::vector<double> best;     // best stored median found after each evaluation (+infinity before any ok)
+  std::vector<double> best;     // best cost found after each evaluation (+infinity before any ok)
   std::vector<double> time_ms;  // tuning time spent after each evaluation (sum of the points' eval_ms)
 };
 
