@@ -4,8 +4,9 @@
 # best ranks among the other's, and Spearman's rank correlation over the configurations valid on both.
 # Reads the stores read-only; prints a markdown section. Usage:
 #   scripts/t1-vs-t4.py DB FAMILY OTHER [OTHER ...]     (FAMILY: t1-convolution_milo)
-# OTHER: a store made by `pimg-tune import T4_FILE --db OTHER.db` (each of its devices, its ok rows' medians as
-# imported), or a T4 file itself (its "time" measurement of every correct configuration).
+# OTHER: a store made by `pimg-tune import T4_FILE --db OTHER.db` (each of its devices, its ok rows' times by the
+# writer's objective as imported: the file's "time", else the median of the runs), or a T4 file itself (its "time"
+# measurement of every correct configuration).
 import gzip, json, sqlite3, sys
 
 
@@ -44,7 +45,10 @@ def others(paths):
             con = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
             devices = con.execute("SELECT DISTINCT d.id, d.name FROM latest e JOIN devices d ON d.id = e.device_id").fetchall()
             for dev_id, dev_name in devices:
-                rows = con.execute("SELECT c.canonical, e.median_ms FROM latest e JOIN configs c ON c.id = e.config_id "
+                # The writer's objective as imported (import.objective_ms), else the median of the runs.
+                rows = con.execute("SELECT c.canonical, COALESCE((SELECT m.value FROM metrics m WHERE m.evaluation_id = e.id "
+                                   "AND m.name = 'import.objective_ms' AND m.seq = -1), e.median_ms) "
+                                   "FROM latest e JOIN configs c ON c.id = e.config_id "
                                    "WHERE e.device_id = ? AND e.status = 'ok'", (dev_id,)).fetchall()
                 yield f"{dev_name} (Kernel Tuner, imported)", {key(json.loads(c)): ms for c, ms in rows}
             continue

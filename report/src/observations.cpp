@@ -405,7 +405,8 @@ Objective objective_from_string(const std::string& s) {
   if (s == "time") return Objective::time;
   if (s == "end-to-end") return Objective::end_to_end;
   if (s == "energy") return Objective::energy;
-  throw std::invalid_argument("objective '" + s + "' is not time, end-to-end or energy");
+  if (s == "writer") return Objective::writer;
+  throw std::invalid_argument("objective '" + s + "' is not time, end-to-end, energy or writer");
 }
 
 const char* objective_unit(Objective o) {
@@ -413,6 +414,7 @@ const char* objective_unit(Objective o) {
     case Objective::time: return "median ms";
     case Objective::end_to_end: return "end-to-end ms";
     case Objective::energy: return "J per run";
+    case Objective::writer: return "writer's time ms";
   }
   return "";
 }
@@ -432,6 +434,7 @@ std::optional<double> objective_value(const ResultRow& r, Objective o) {
       if (!w) return std::nullopt;
       return *w * median / 1000.0;
     }
+    case Objective::writer: return writer_objective_ms(r.result).value_or(median);
   }
   return std::nullopt;
 }

@@ -18,8 +18,9 @@ std::optional<double> metric_value(const ResultRow& r, const std::string& name);
 
 // What `best --objective` ranks by: the median kernel time; end-to-end (the median kernel time plus the
 // median upload and download, which is how host_mem is judged); the energy of one run (the timed runs'
-// average watts times the median time). nullopt where a row lacks what the objective needs.
-enum class Objective { time, end_to_end, energy };
+// average watts times the median time); the time the result's writer ranked by (writer_objective_ms(),
+// else the median). nullopt where a row lacks what the objective needs.
+enum class Objective { time, end_to_end, energy, writer };
 Objective objective_from_string(const std::string& s);  // throws std::invalid_argument
 std::optional<double> objective_value(const ResultRow& r, Objective o);
 const char* objective_unit(Objective o);

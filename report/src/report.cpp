@@ -13,6 +13,7 @@
 #include "charts.hpp"
 #include "metrics.hpp"
 #include "observations.hpp"
+#include "pimg/import.hpp"
 #include "pimg/ranking.hpp"
 #include "table.hpp"
 
@@ -264,6 +265,10 @@ void FamilyReport::summary() {
         "overlaps the winner's or whose median is within {:g}% of it (the resolution of the tool from one run "
         "to the next).\n\n",
         md_escape(problem_labels_.shared()), kTieResolution * 100);
+    if (is_imported_family(family_))
+      md_ += "These results are imported: this report ranks them by the median of their stored runs; `pimg-tune best` "
+             "(by default) and `pimg-tune strategies` rank them by the objective their writer recorded (a T4 file's "
+             "`time`, Kernel Tuner's mean of the runs).\n\n";
   }
   md_ += fmt::format("{} stored evaluations ({} ok, {} failed) of {} variants on {} devices and {} problems.\n\n",
                      rows_.size(), ok, rows_.size() - ok, variants.size(), devices_.size(), problems.size());

@@ -1,6 +1,6 @@
 // `pimg-tune strategies`: the replay comparison as terminal tables and as a markdown section with two
 // convergence plots per replay space (mean over seeds of the fraction of the optimum found so far,
-// against evaluations and against tuning time; one line per strategy).
+// against evaluations and against tuning time; one line per strategy), naming the objective and the priors used.
 #include <fmt/format.h>
 
 #include <cmath>
@@ -34,13 +34,20 @@ Table score_table(const ReplayComparison& c) {
   return t;
 }
 
+// "strategy", then one column per budget ("25", ..., "1% (44)").
+std::vector<Table::Column> budget_columns(const ReplayComparison& c) {
+  std::vector<Table::Column> cols{{"strategy"}};
+  if (!c.scores.empty())
+    for (const auto& b : c.scores.front().budgets)
+      cols.push_back({b.label.back() == '%' ? fmt::format("{} ({})", b.label, b.evaluations) : b.label, Table::Align::right});
+  return cols;
+}
+
 // The field's metrics: mean (and standard deviation) of the fraction of the optimum at each budget,
 // the share of seeds that found the optimum within the largest fixed budget, the time-based score.
 Table fraction_table(const ReplayComparison& c) {
-  std::vector<Table::Column> cols{{"strategy"}};
+  std::vector<Table::Column> cols = budget_columns(c);
   if (c.scores.empty()) return Table(cols);
-  for (const auto& b : c.scores.front().budgets)
-    cols.push_back({b.label.back() == '%' ? fmt::format("{} ({})", b.label, b.evaluations) : b.label, Table::Align::right});
   cols.push_back({"optimum found", Table::Align::right});
   cols.push_back({"time score [95% CI]", Table::Align::right});
   Table t(cols);
@@ -61,11 +68,23 @@ Table fraction_table(const ReplayComparison& c) {
   return t;
 }
 
+// The worst seed's fraction of the optimum and the 10th percentile's after N evaluations.
+Table tail_table(const ReplayComparison& c) {
+  Table t(budget_columns(c));
+  for (const auto& s : c.scores) {
+    std::vector<std::string> row{s.strategy};
+    for (const auto& b : s.budgets) row.push_back(fmt::format("{:.3f} / {:.3f}", b.worst, b.p10));
+    t.add(row);
+  }
+  return t;
+}
+
 std::string heading(const ReplayComparison& c) {
-  return fmt::format("{}: {} configurations ({} ok), optimum {:.4g} ms, {} seeds{}", c.label, c.points, c.ok_points,
-                     c.optimum_ms, c.seeds,
+  return fmt::format("{}: {} configurations ({} ok), optimum {:.4g} ms by {}, {} seeds{}", c.label, c.points,
+                     c.ok_points, c.optimum_ms, c.objective, c.seeds,
                      c.first_seed == 1 ? std::string() : fmt::format(" ({}..{})", c.first_seed, c.first_seed + c.seeds - 1));
 }
+
 
 }  // namespace
 
@@ -73,9 +92,11 @@ std::string strategies_table(const std::vector<ReplayComparison>& comparisons) {
   if (comparisons.empty()) return "No stored results to replay (no ok rows of tuned variants).\n";
   std::string out;
   for (const auto& c : comparisons) {
-    out += fmt::format("\n{}\n", heading(c)) + score_table(c).text("  ");
+    out += fmt::format("\n{}\n  {}\n", heading(c), priors_note(c.priors)) + score_table(c).text("  ");
     out += fmt::format("  fraction of the optimum (mean \u00b1sd over seeds) after N evaluations; time budget {:.4g} s\n",
                        c.time_budget_ms / 1e3) + fraction_table(c).text("  ");
+    out += "  fraction of the optimum of the worst seed / of the 10th-percentile seed after N evaluations\n" +
+           tail_table(c).text("  ");
   }
   return out;
 }
@@ -85,14 +106,17 @@ Report strategies_report(const std::vector<ReplayComparison>& comparisons, const
   std::string& md = r.markdown;
   md += "## Search strategies on stored results\n\n";
   md += "Each strategy replayed on the stored results (no device): per device and problem, the tuned variants of "
-        "the backend form one space; a configuration costs its stored median time and its stored tuning time "
+        "the backend form one space; a configuration costs its stored time by the objective and its stored tuning time "
         "(compile, framework, validation and runs), a failed one costs an evaluation and its time. The first table: "
         "evaluations until the best found is within 5% and 1% of the stored optimum, median over seeds (percent of "
         "the space in brackets); \"vs random\" divides random search's median by the strategy's. The second: the "
         "fraction of the optimum (optimum / best found, 0 before any ok point) after N evaluations, mean and "
         "standard deviation over seeds; the seeds that found the optimum; and the time-based score P = (random - "
         "strategy) / (random - optimum) of the best found, averaged over the time budget, with its 95% bootstrap "
-        "interval (docs/strategies.md defines it).\n\n";
+        "interval (docs/strategies.md defines it). The third: the fraction of the optimum of the worst seed and of the "
+        "10th-percentile seed (the ceil(n/10)-th worst of n). The heading names the objective the times are ranked by "
+        "(by default the one the results' writer recorded); the line below it, the stored results of other devices "
+        "and problems the strategies were given as priors (only with --transfer).\n\n";
   if (comparisons.empty()) md += "No stored results to replay (no ok rows of tuned variants).\n\n";
   auto add_chart = [&](const charts::LineChart& chart, const std::string& what, const std::string& label) {
     std::string base = report_detail::slug(plot_prefix + " " + what + " " + label);
@@ -102,8 +126,10 @@ Report strategies_report(const std::vector<ReplayComparison>& comparisons, const
     md += fmt::format("![{}: {}]({})\n\n", what, report_detail::md_escape(label), name);
   };
   for (const auto& c : comparisons) {
-    md += fmt::format("### {}\n\n", report_detail::md_escape(heading(c))) + score_table(c).markdown() + "\n";
+    md += fmt::format("### {}\n\n{}\n\n", report_detail::md_escape(heading(c)), report_detail::md_escape(priors_note(c.priors))) +
+          score_table(c).markdown() + "\n";
     md += fraction_table(c).markdown() + "\n";
+    md += "Worst seed / 10th-percentile seed:\n\n" + tail_table(c).markdown() + "\n";
     charts::LineChart chart{"Convergence over evaluations: " + c.label, "evaluations (log2 scale)",
                             "fraction of the optimum, mean over seeds (log scale)", {}};
     for (const auto& s : c.scores) {

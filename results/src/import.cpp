@@ -248,7 +248,8 @@ void read_pimg_fields(const Ctx& c, const JsonNode& p, const std::string& where,
   }
 }
 
-void finish(EvalResult& r, double compile, double framework, double validation) {
+// Completes an imported result from its runs; `objective` is the time its writer ranked it by.
+void finish(EvalResult& r, double compile, double framework, double validation, std::optional<double> objective) {
   r.compile_ms = compile;
   r.kernel = Stats::of(r.kernel_ms);
   r.eval_ms = compile + framework + validation + std::accumulate(r.kernel_ms.begin(), r.kernel_ms.end(), 0.0);
@@ -256,6 +257,17 @@ void finish(EvalResult& r, double compile, double framework, double validation) 
   r.validation = r.status == Status::ok ? "imported" : "";
   r.metrics.push_back({"import.framework_ms", "ms", -1, framework});
   r.metrics.push_back({"import.validation_ms", "ms", -1, validation});
+  if (objective) r.metrics.push_back({kWriterObjectiveMetric, "ms", -1, *objective});
+}
+
+// Whether a T4 result's objective is its time: no `objectives` list, or one that names "time" first.
+bool time_is_objective(const Ctx& c, const JsonNode& e, const std::string& where) {
+  const JsonNode* o = e.find("objectives");
+  if (!o) return true;
+  if (!o->is(T::array)) c.fail(*o, where + ".objectives", "must be an array");
+  if (o->items.empty()) return true;
+  if (!o->items[0].is(T::string)) c.fail(o->items[0], where + ".objectives[0]", "must be a string");
+  return o->items[0].text == "time";
 }
 
 // "convolution_A100_T4.json.gz" -> {"convolution", "A100"}
@@ -325,16 +337,27 @@ void read_t4(const Ctx& c, const JsonNode& doc, ImportedFile& f) {
       for (std::size_t k = 0; k < runs->items.size(); ++k)
         r.kernel_ms.push_back(c.number(runs->items[k], fmt::format("{}.times.runtimes[{}]", where, k)) * scale);
     }
+    // The writer's objective: the "time" measurement (in the file's unit), unless the result names
+    // another objective first.
+    std::optional<double> objective;
+    if (r.status == Status::ok && time_is_objective(c, e, where))
+      if (const JsonNode* ms = e.find("measurements")) {
+        if (!ms->is(T::array)) c.fail(*ms, where + ".measurements", "must be an array");
+        for (std::size_t k = 0; k < ms->items.size(); ++k)
+          if (const JsonNode* n = ms->items[k].find("name"); n && n->is(T::string) && n->text == "time") {
+            const std::string wm = fmt::format("{}.measurements[{}]", where, k);
+            objective = c.number(c.need(ms->items[k], "value", T::number, wm), wm + ".value") * scale;
+          }
+      }
     if (r.status == Status::ok && r.kernel_ms.empty()) {
-      // No runtimes: the "time" objective (in the file's unit) stands for the one run.
-      const JsonNode& ms = c.need(e, "measurements", T::array, where);
-      for (const auto& m : ms.items)
-        if (const JsonNode* n = m.find("name"); n && n->is(T::string) && n->text == "time")
-          r.kernel_ms.push_back(c.number(c.need(m, "value", T::number, where + ".measurements"), where + ".measurements.value") * scale);
-      if (r.kernel_ms.empty()) c.fail(e, where + ".times.runtimes", "a correct configuration without runtimes or a time measurement");
+      // No runtimes: the "time" objective stands for the one run.
+      if (!objective) c.fail(e, where + ".times.runtimes", "a correct configuration without runtimes or a time measurement");
+      r.kernel_ms.push_back(*objective);
     }
     check_measured(c, times, where + ".times.runtimes", r);
-    finish(r, time("compilation"), time("framework"), time("validation"));
+    if (r.status == Status::ok && objective && !(*objective > 0))
+      c.fail(e, where + ".measurements", "a correct configuration's time must be positive");
+    finish(r, time("compilation"), time("framework"), time("validation"), objective);
     f.entries.push_back(std::move(entry));
   }
 }
@@ -355,6 +378,7 @@ void read_cache(const Ctx& c, const JsonNode& doc, ImportedFile& f) {
     EvalResult& r = entry.result;
     const JsonNode* t = e.find("time");
     if (!t) c.fail(e, where + ".time", "missing");
+    std::optional<double> objective;  // Kernel Tuner's: its `time`, the mean of the runs
     if (t->is(T::string)) {
       if (t->text == "InvalidConfig") {
         ++f.constraint_violations;
@@ -366,11 +390,11 @@ void read_cache(const Ctx& c, const JsonNode& doc, ImportedFile& f) {
         c.fail(*t, where + ".time", fmt::format("unknown failure '{}' (InvalidConfig, CompilationFailedConfig, RuntimeFailedConfig)", t->text));
       r.log = "imported: " + t->text;
     } else {
-      const double ms = c.number(*t, where + ".time");
+      objective = c.number(*t, where + ".time");
       if (const JsonNode* runs = e.find("times"); runs && runs->is(T::array))
         for (std::size_t k = 0; k < runs->items.size(); ++k)
           r.kernel_ms.push_back(c.number(runs->items[k], fmt::format("{}.times[{}]", where, k)));
-      if (r.kernel_ms.empty()) r.kernel_ms.push_back(ms);
+      if (r.kernel_ms.empty()) r.kernel_ms.push_back(*objective);
     }
     const JsonNode& node = e;  // clang 14 cannot capture a structured binding
     auto time = [&](const char* k) {
@@ -378,7 +402,9 @@ void read_cache(const Ctx& c, const JsonNode& doc, ImportedFile& f) {
       return v ? c.number(*v, where + "." + k) : 0.0;
     };
     check_measured(c, e, where + ".time", r);
-    finish(r, time("compile_time"), time("framework_time"), time("verification_time"));
+    if (r.status == Status::ok && objective && !(*objective > 0))
+      c.fail(e, where + ".time", "a correct configuration's time must be positive");
+    finish(r, time("compile_time"), time("framework_time"), time("verification_time"), objective);
     f.entries.push_back(std::move(entry));
   }
 }

@@ -1,6 +1,7 @@
 // `pimg-tune import` and `strategies` on an imported family end to end: a malformed file exits with
 // code 2 naming the file and field and creates no database; a second import adds nothing; the
-// replay of the imported space prints the field's metrics and writes both convergence plots.
+// replay of the imported space prints the field's metrics and writes both convergence plots; in a store of
+// two devices a replay names its objective and uses the other device's results only with --transfer.
 #include <gtest/gtest.h>
 
 #include "e2e_util.hpp"
@@ -46,5 +47,44 @@ TEST(Import, CommandLine) {
   auto bad_option = e2e::run("strategies --db " + db + " --family t4:toy --option gp.length=-1");
   EXPECT_EQ(bad_option.code, 2) << bad_option.out;
   EXPECT_NE(bad_option.out.find("--option gp.length=-1"), std::string::npos) << bad_option.out;
+  fs::remove_all(dir);
+}
+
+// Two devices' T4 files in one store (tests/data/t4/stencil_*): `strategies` on one device names its
+// objective and its priors, ranks by the writer's objective (the median with --objective median) and
+// uses the other device's results only with --transfer; `best` ranks imported results by the writer's, and
+// the markdown report says that it ranks them by the median.
+TEST(Import, OneStoreOfTwoDevices) {
+  const fs::path dir = e2e::temp_dir("import-two");
+  const std::string db = (dir / "t.db").string();
+  const std::string data = std::string(PIMG_TEST_DATA) + "/t4/";
+  auto imported = e2e::run("import " + data + "stencil_GPUA_T4.json " + data + "stencil_GPUB_T4.json --db " + db);
+  ASSERT_EQ(imported.code, 0) << imported.out;
+  const std::string replay = "strategies --db " + db + " --family t4:stencil --device GPUA --seeds 3 --strategy gp";
+  auto own = e2e::run(replay);
+  ASSERT_EQ(own.code, 0) << own.out;
+  EXPECT_NE(own.out.find("optimum 1 ms by the writer's objective (its recorded time)"), std::string::npos) << own.out;
+  EXPECT_NE(own.out.find("priors: none"), std::string::npos) << own.out;
+  EXPECT_EQ(own.out.find("GPUB"), std::string::npos) << own.out;
+  EXPECT_NE(own.out.find("worst seed / of the 10th-percentile seed"), std::string::npos) << own.out;
+  auto transfer = e2e::run(replay + " --transfer");
+  ASSERT_EQ(transfer.code, 0) << transfer.out;
+  EXPECT_NE(transfer.out.find("priors (--transfer): imported:GPUB t4:stencil 0x0 c1 kernel=stencil (36)"), std::string::npos) << transfer.out;
+  auto median = e2e::run(replay + " --objective median");
+  EXPECT_NE(median.out.find("optimum 0.9 ms by the median of the runs"), std::string::npos) << median.out;
+  auto bad = e2e::run(replay + " --objective mean");
+  EXPECT_EQ(bad.code, 2) << bad.out;
+  EXPECT_NE(bad.out.find("--objective"), std::string::npos) << bad.out;
+
+  auto best = e2e::run("best t4:stencil --db " + db + " --device GPUA --top 1");
+  ASSERT_EQ(best.code, 0) << best.out;
+  EXPECT_NE(best.out.find("by writer's time ms"), std::string::npos) << best.out;
+  EXPECT_NE(best.out.find("bx=8 tile=2"), std::string::npos) << best.out;
+  auto by_median = e2e::run("best t4:stencil --db " + db + " --device GPUA --top 1 --objective time");
+  EXPECT_NE(by_median.out.find("winner: stencil bx=1 tile=1 0.9000 ms"), std::string::npos) << by_median.out;
+  auto report = e2e::run("report --db " + db + " --family t4:stencil --out " + (dir / "r.md").string());
+  ASSERT_EQ(report.code, 0) << report.out;
+  EXPECT_NE(e2e::slurp(dir / "r.md").find("These results are imported: this report ranks them by the median"),
+            std::string::npos);
   fs::remove_all(dir);
 }

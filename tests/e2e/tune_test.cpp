@@ -1,6 +1,7 @@
 // End to end: the pimg-tune binary tunes a small conv space on PoCL, OpenMP and the host into a
 // temporary database, every ok row validated, self-test variants stored as failures; then resume,
-// best, report, devices, and bad input that must exit 2 and leave the database byte-identical.
+// best, report, devices, and bad input that must exit 2 and leave the database byte-identical; a search
+// gets other sizes' results as priors only with --transfer.
 #include <gtest/gtest.h>
 #include <sys/wait.h>
 
@@ -153,4 +154,23 @@ TEST(Cli, DevicesAndList) {
   ASSERT_EQ(l.code, 0) << l.out;
   for (const char* name : {"cl_direct", "cl_tiled", "cl_image", "omp_rows", "omp_tiles", "serial", "exhaustive"})
     EXPECT_NE(l.out.find(name), std::string::npos) << name;
+}
+
+// A search learns from the family's stored results of other sizes and devices only when asked, and
+// then says which it was given.
+TEST(TuneTransfer, PriorsOnlyWithTransferAndNamed) {
+  const fs::path dir = e2e::temp_dir("tune-transfer");
+  const std::string tune = "conv --space " + e2e::data("conv-transfer.yaml") + " --db " + (dir / "t.db").string() +
+                           " --no-isolation --size ";
+  Ran first = run(tune + "32x16");
+  ASSERT_EQ(first.code, 0) << first.out;
+  Ran plain = run(tune + "48x16");
+  ASSERT_EQ(plain.code, 0) << plain.out;
+  EXPECT_EQ(plain.out.find("priors"), std::string::npos) << plain.out;
+  Ran transfer = run(tune + "48x16 --no-resume --transfer");
+  ASSERT_EQ(transfer.code, 0) << transfer.out;
+  EXPECT_NE(transfer.out.find("pthread_rows: priors (--transfer): host:"), std::string::npos) << transfer.out;
+  EXPECT_NE(transfer.out.find(" conv 32x16 c1 "), std::string::npos) << transfer.out;
+  EXPECT_NE(transfer.out.find(" (3)"), std::string::npos) << transfer.out;
+  fs::remove_all(dir);
 }

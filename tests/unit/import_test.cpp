@@ -1,10 +1,12 @@
 // Imports of other tuners' results: T4 files (plain and gzip) and Kernel Tuner caches become one
 // device, problem and variant with statuses, times and metrics; importing twice adds nothing;
 // malformed files are refused naming the file and field; the shared T4 spaces replay with failures
-// counted as spent evaluations.
+// counted as spent evaluations; replays rank by the writer's objective and use other devices' results
+// only when asked.
 #include <gtest/gtest.h>
 #include <zlib.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 
@@ -233,4 +235,74 @@ TEST(Import, SharedConvolutionSpaceReplaysWithFailuresSpent) {
   const ReplayRun run = replay(s, *st, 30);
   ASSERT_EQ(run.best.size(), 30u);
   EXPECT_GT(run.time_ms.back(), 30 * 100.0);  // compiles alone take several hundred ms each
+}
+
+// Two devices' T4 files in one store (tests/data/t4/stencil_*): a replay on one device is ranked by the
+// writer's objective (the median only when asked) and knows nothing of the other device unless asked.
+TEST(Import, ReplayUsesTheWritersObjectiveAndOtherDevicesOnlyWithTransfer) {
+  synthetic::TempDb db("import-two-devices");
+  Store store(db.path.string());
+  for (const char* dev : {"GPUA", "GPUB"})
+    store_import(store, read_import(std::string(PIMG_TEST_DATA) + "/t4/stencil_" + dev + "_T4.json"),
+                 {"h", "t", "c", "import", "v"});
+  auto rows = store.rows();
+  store.add_metrics(rows);
+  auto on_a = [](const std::vector<ReplaySpace>& spaces) -> const ReplaySpace& {
+    for (const auto& s : spaces)
+      if (s.device.name == "GPUA") return s;
+    throw std::runtime_error("no GPUA space");
+  };
+  const auto plain = replay_spaces(rows);
+  ASSERT_EQ(plain.size(), 2u);
+  const ReplaySpace& a = on_a(plain);
+  EXPECT_DOUBLE_EQ(a.optimum_ms, 1.0);  // the mean, as written: bx 1 tile 1 (median 0.9) is 2.3 ms
+  EXPECT_EQ(a.objective, "the writer's objective (its recorded time)");
+  EXPECT_TRUE(a.priors.empty());
+  const auto by_median = replay_spaces(rows, {ReplayObjective::median, false});
+  EXPECT_DOUBLE_EQ(on_a(by_median).optimum_ms, 0.9);
+  EXPECT_EQ(on_a(by_median).objective, "the median of the runs");
+  const auto transfer = replay_spaces(rows, {ReplayObjective::writer, true});
+  const ReplaySpace& at = on_a(transfer);
+  ASSERT_EQ(at.priors.size(), 36u);  // GPUB's 35 ok configurations and its failure
+  EXPECT_EQ(prior_groups(at.priors), std::vector<std::string>{"imported:GPUB " + a.problem.label() + " (36)"});
+
+  // gp starts from the best points by its prior: with GPUB's results its first evaluation on GPUA is
+  // GPUB's optimum (GPUA's too) on every seed; without them, its first points are random.
+  const Registry& reg = Registry::builtin();
+  auto after_one = [&](const ReplaySpace& s) {  // the 1% budget: one evaluation of the 36
+    const auto c = compare_strategies({s}, reg, 20, {"gp"});
+    const auto& budgets = c[0].scores.back().budgets;
+    const auto it = std::find_if(budgets.begin(), budgets.end(), [](const BudgetScore& x) { return x.label == "1%"; });
+    EXPECT_NE(it, budgets.end());
+    const BudgetScore b = it != budgets.end() ? *it : BudgetScore{};
+    EXPECT_EQ(b.evaluations, 1u);
+    EXPECT_LE(b.worst, b.p10);
+    EXPECT_LE(b.p10, b.mean + 1e-12);
+    return b;
+  };
+  EXPECT_DOUBLE_EQ(after_one(at).worst, 1.0);
+  EXPECT_LT(after_one(a).mean, 0.9);
+}
+
+// The writer's objective as imported: T4's `time` measurement unless the result names another
+// objective first; a Kernel Tuner cache's `time`; a correct result's time that is no number is refused.
+TEST(Import, WritersObjectiveIsStoredAsAMetric) {
+  TempDir dir("objective");
+  const ImportedFile f = read_import(dir.write("k_D_T4.json", kT4));
+  ASSERT_TRUE(writer_objective_ms(f.entries[0].result));
+  EXPECT_DOUBLE_EQ(*writer_objective_ms(f.entries[0].result), 3.0);
+  EXPECT_FALSE(writer_objective_ms(f.entries[2].result));  // failed
+  const ImportedFile other = read_import(dir.write("k_D_T4.json", R"({"results": [{"configuration": {"a": 1},
+    "invalidity": "correct", "times": {"runtimes": [1, 2]}, "measurements": [{"name": "time", "value": 1.5},
+    {"name": "GFLOP/s", "value": 9}], "objectives": ["GFLOP/s"]}]})"));
+  EXPECT_FALSE(writer_objective_ms(other.entries[0].result));
+  const ImportedFile cache = read_import(dir.write("c.json", R"({"device_name": "D", "kernel_name": "k",
+    "tune_params_keys": ["x"], "cache": {"1": {"x": 1, "time": 2.5, "times": [2, 2, 3.5]}}})"));
+  ASSERT_TRUE(writer_objective_ms(cache.entries[0].result));
+  EXPECT_DOUBLE_EQ(*writer_objective_ms(cache.entries[0].result), 2.5);
+  EXPECT_DOUBLE_EQ(cache.entries[0].result.kernel.median, 2.0);
+  EXPECT_NE(error_of(dir.write("k_D_T4.json", R"({"results": [{"configuration": {"a": 1}, "invalidity": "correct",
+    "times": {"runtimes": [1]}, "measurements": [{"name": "time", "value": "fast"}]}]})"))
+                .find("results[0].measurements[0].value: must be a number, is a string"),
+            std::string::npos);
 }

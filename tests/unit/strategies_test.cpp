@@ -31,7 +31,7 @@ const std::vector<ReplaySpace>& spaces() {
     synthetic::TempDb db("strategies");
     Store store(db.path.string());
     synthetic::fill(store, synthetic::gpu("Test GPU 16GB", 16), 1.0, {256, 512});
-    return replay_spaces(store.rows());
+    return replay_spaces(store.rows(), {ReplayObjective::writer, true});  // the other problem's rows as priors
   }();
   return s;
 }

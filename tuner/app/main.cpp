@@ -265,7 +265,8 @@ int main(int argc, char** argv) {
     std::string space, db = kDefaultDb, report;
     std::vector<std::string> backends, devices, retry_failed, sizes;
     std::optional<int> repeats;
-    bool no_resume = false, quiet = false, no_isolation = false, share_devices = false, ladder_only = false;
+    bool no_resume = false, quiet = false, no_isolation = false, share_devices = false, ladder_only = false,
+         transfer = false;
     int top = 5;
   } tune_args;
   std::vector<std::pair<CLI::App*, std::string>> family_cmds;
@@ -280,6 +281,8 @@ int main(int argc, char** argv) {
         ->check(CLI::Range(1, 100000));
     cmd->add_option("--size", tune_args.sizes, "only the space's problems of this image size WxH (repeatable)");
     cmd->add_flag("--no-resume", tune_args.no_resume, "measure again configurations already in the database");
+    cmd->add_flag("--transfer", tune_args.transfer,
+                  "give the search strategy the family's stored results of other devices and problems as priors");
     cmd->add_flag("--ladder-only", tune_args.ladder_only,
                   "measure only the space's ladder: no search, confirmation, whole-program or picture stage");
     cmd->add_option("--retry-failed", tune_args.retry_failed,
@@ -311,12 +314,12 @@ int main(int argc, char** argv) {
   best->add_option("--top", best_top, "configurations per group")->capture_default_str()->check(CLI::Range(1, 1000000));
   best->add_flag("--json", json, "JSON instead of a table");
   best->add_flag("--all-builds", all_builds, all_builds_help);
-  std::string objective = "time";
+  std::string objective;  // default: writer for imported families, time for the others
   best->add_option("--objective", objective,
-                   "rank by the median kernel time, by end-to-end time (kernel plus upload and download medians) or "
-                   "by the energy of one run (docs/observers.md)")
-      ->capture_default_str()
-      ->check(CLI::IsMember({"time", "end-to-end", "energy"}));
+                   "rank by the median kernel time, by end-to-end time (kernel plus upload and download medians), "
+                   "by the energy of one run (docs/observers.md) or by the time the results' writer recorded (writer: "
+                   "an imported file's own time); default: writer for imported families (t4:NAME), else time")
+      ->check(CLI::IsMember({"time", "end-to-end", "energy", "writer"}));
 
   int report_top = 10;
   CLI::App* report = app.add_subcommand(
@@ -355,6 +358,15 @@ int main(int argc, char** argv) {
   strategies->add_option("--meta-tune", meta_strategy,
                          "meta-tune this strategy's options: replay every combination of --grid, print the best");
   strategies->add_option("--grid", meta_grid, "values to try for --meta-tune, OPTION=V1,V2,... (repeatable)");
+  std::string replay_objective = "writer";
+  strategies->add_option("--objective", replay_objective,
+                         "what a configuration costs: the time its writer ranked by (an imported file's own time, "
+                         "Kernel Tuner's mean; else the median of the runs) or the median of the runs")
+      ->capture_default_str()
+      ->check(CLI::IsMember({"writer", "median"}));
+  bool replay_transfer = false;
+  strategies->add_flag("--transfer", replay_transfer,
+                       "give the strategies the family's stored results of other devices and problems as priors");
 
   std::string format = "json", export_out, metadata_out;
   CLI::App* exporter = app.add_subcommand("export", "export the best configurations (json, header) or all results (t4)");
@@ -459,6 +471,7 @@ int main(int argc, char** argv) {
       opt.devices = tune_args.devices;
       opt.repeats = tune_args.repeats;
       opt.resume = !tune_args.no_resume;
+      opt.transfer = tune_args.transfer;
       opt.ladder_only = tune_args.ladder_only;
       if (!tune_args.sizes.empty()) {  // --size: only those problems of the space
         std::set<std::string> sizes, had;
@@ -562,6 +575,7 @@ int main(int argc, char** argv) {
         return 0;
       }
       store.add_metrics(rows);
+      if (objective.empty()) objective = is_imported_family(family) ? "writer" : "time";
       if (objective != "time") {
         fmt::print("{}", json ? best_objective_json(rows, objective, best_top) : best_objective_table(rows, objective, best_top));
         return 0;
@@ -631,11 +645,16 @@ int main(int argc, char** argv) {
         if (!metadata_out.empty()) write_file(metadata_out, export_t4_metadata(rows, store.runs()));
         return 0;
       }
-      // Priors come from every stored row of the family; the filters choose the spaces replayed.
+      // Priors (with --transfer) come from every stored row of the family; the filters choose the spaces replayed.
       RowFilter all;
       all.family = family;
+      ReplayOptions replay_opt;
+      replay_opt.objective = replay_objective == "median" ? ReplayObjective::median : ReplayObjective::writer;
+      replay_opt.transfer = replay_transfer;
+      std::vector<ResultRow> rows = store.rows(all);
+      store.add_metrics(rows);  // the writer's objective
       std::vector<ReplaySpace> spaces;
-      for (auto& s : replay_spaces(store.rows(all))) {
+      for (auto& s : replay_spaces(rows, replay_opt)) {
         const bool dev_ok = device.empty() || cli::stored_device_matches(reg, s.device, device);
         if (dev_ok && (size.empty() || s.problem.size() == size)) spaces.push_back(std::move(s));
       }
@@ -646,6 +665,7 @@ int main(int argc, char** argv) {
         const StrategyInfo* info = reg.strategy(meta_strategy);
         if (!info) throw UsageError(fmt::format("--meta-tune {}: unknown strategy", meta_strategy));
         const OptionGrid grid = parse_option_grid(meta_grid, *info);
+        for (const auto& s : spaces) fmt::print("{}: by {}; {}\n", s.label(), s.objective, priors_note(prior_groups(s.priors)));
         fmt::print("{}", meta_tune_table(meta_strategy, meta_tune(spaces, reg, meta_strategy, grid, seeds, first_seed)));
         return 0;
       }

@@ -34,13 +34,29 @@ double median(std::vector<double> v) {
   return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
 
+// A row's cost by the objective: +infinity for a failure.
+double cost_of(const ResultRow& r, ReplayObjective o) {
+  if (r.result.status != Status::ok) return kInf;
+  if (o == ReplayObjective::writer)
+    if (const auto w = writer_objective_ms(r.result)) return *w;
+  return r.result.kernel.median;
+}
+
+// The objective in words, for `written` of `ok` rows with a recorded writer's objective.
+std::string objective_words(ReplayObjective o, std::size_t written, std::size_t ok) {
+  if (o == ReplayObjective::median) return "the median of the runs";
+  if (written == 0) return "the writer's objective (the median of the runs)";
+  if (written < ok) return "the writer's objective (its recorded time, else the median of the runs)";
+  return "the writer's objective (its recorded time)";
+}
+
 }  // namespace
 
 std::string ReplaySpace::label() const {
   return fmt::format("{}:{}, {}", device.backend, device.name, problem.label());
 }
 
-std::vector<ReplaySpace> replay_spaces(const std::vector<ResultRow>& rows) {
+std::vector<ReplaySpace> replay_spaces(const std::vector<ResultRow>& rows, const ReplayOptions& options) {
   std::map<std::string, std::vector<const ResultRow*>> groups;
   for (const auto& r : rows)
     if (!r.variant.baseline) groups[group_of(r)].push_back(&r);
@@ -66,6 +82,7 @@ std::vector<ReplaySpace> replay_spaces(const std::vector<ResultRow>& rows) {
     std::vector<std::uint32_t> coords;
     std::vector<double> cost, eval_ms;
     double optimum = kInf;
+    std::size_t ok = 0, written = 0;
     for (const auto& [_, r] : latest) {
       Config c = r->config;
       c.set("variant", r->variant.name);
@@ -77,7 +94,9 @@ std::vector<ReplaySpace> replay_spaces(const std::vector<ResultRow>& rows) {
         auto it = std::find(prm.values.begin(), prm.values.end(), c.at(prm.name));
         coords.push_back(static_cast<std::uint32_t>(it - prm.values.begin()));
       }
-      const double ms = r->result.status == Status::ok ? r->result.kernel.median : kInf;
+      const double ms = cost_of(*r, options.objective);
+      ok += std::isfinite(ms);
+      written += std::isfinite(ms) && writer_objective_ms(r->result).has_value();
       cost.push_back(ms);
       eval_ms.push_back(std::max(r->result.eval_ms, kMinEvalMs));
       optimum = std::min(optimum, ms);
@@ -90,15 +109,16 @@ std::vector<ReplaySpace> replay_spaces(const std::vector<ResultRow>& rows) {
     s.cost = std::move(cost);
     s.eval_ms = std::move(eval_ms);
     s.optimum_ms = optimum;
+    s.objective = objective_words(options.objective, written, ok);
     for (const auto& r : rows) {
-      if (r.variant.baseline || group_of(r) == key || r.problem.family != s.problem.family ||
+      if (!options.transfer || r.variant.baseline || group_of(r) == key || r.problem.family != s.problem.family ||
           !variants.count(r.variant.name))
         continue;
       Config c = r.config;
       c.set("variant", r.variant.name);
       std::optional<double> ms;
-      if (r.result.status == Status::ok) ms = r.result.kernel.median;
-      s.priors.push_back({group_of(r), std::move(c), ms});
+      if (const double v = cost_of(r, options.objective); std::isfinite(v)) ms = v;
+      s.priors.push_back({r.device.backend + ":" + r.device.name + " " + r.problem.label(), std::move(c), ms});
     }
     out.push_back(std::move(s));
   }
@@ -233,6 +253,8 @@ std::vector<ReplayComparison> compare_strategies(const std::vector<ReplaySpace>&
       if (std::isfinite(c)) ok.push_back(c);
     cmp.ok_points = ok.size();
     cmp.optimum_ms = s.optimum_ms;
+    cmp.objective = s.objective;
+    cmp.priors = prior_groups(s.priors);
     cmp.seeds = seeds;
     cmp.first_seed = first_seed;
     const double opt = s.optimum_ms, within5 = opt * 1.05, within1 = opt * 1.01, start = space_mean(s);
@@ -326,7 +348,9 @@ std::vector<ReplayComparison> compare_strategies(const std::vector<ReplaySpace>&
         score.mean_fraction.push_back(sum / static_cast<double>(runs.size()));
       }
       for (const auto& [label, n] : budgets) {
-        BudgetScore b{label, n, 0, 0, 0};
+        BudgetScore b;
+        b.label = label;
+        b.evaluations = n;
         std::vector<double> f;
         for (const auto& r : runs) {
           const double best = best_at_eval(r, n);
@@ -336,6 +360,11 @@ std::vector<ReplayComparison> compare_strategies(const std::vector<ReplaySpace>&
         for (double x : f) b.mean += x / static_cast<double>(f.size());
         for (double x : f) b.sd += (x - b.mean) * (x - b.mean);
         b.sd = f.size() > 1 ? std::sqrt(b.sd / static_cast<double>(f.size() - 1)) : 0;
+        if (!f.empty()) {
+          std::sort(f.begin(), f.end());
+          b.worst = f.front();
+          b.p10 = f[(f.size() + 9) / 10 - 1];
+        }
         score.budgets.push_back(std::move(b));
       }
       for (double t : cmp.time_points) {

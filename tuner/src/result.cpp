@@ -45,6 +45,12 @@ std::vector<std::string> split_flags(const std::string& text) {
   return out;
 }
 
+std::optional<double> writer_objective_ms(const EvalResult& r) {
+  for (const Metric& m : r.metrics)
+    if (m.seq == -1 && m.name == kWriterObjectiveMetric) return m.value;
+  return std::nullopt;
+}
+
 Stats Stats::of(std::vector<double> v) {
   Stats s;
   if (v.empty()) return s;

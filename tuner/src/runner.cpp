@@ -66,7 +66,7 @@ std::vector<PriorResult> prior_results(const Store& store, const DeviceInfo& dev
     if (r.variant.name != variant || (same_device && r.problem == problem)) continue;
     std::optional<double> ms;
     if (r.result.status == Status::ok) ms = r.result.kernel.median;
-    out.push_back({r.device.backend + ":" + r.device.name + " " + r.problem.canonical(), r.config, ms});
+    out.push_back({r.device.backend + ":" + r.device.name + " " + r.problem.label(), r.config, ms});
   }
   return out;
 }
@@ -324,7 +324,11 @@ TaskRows begin_task(Tuner::Impl& m, Task& t, const DeviceInfo& device, Store& st
   if (compile_now && ks && ahead_source(m, t))
     precompile(t, problem, m.workloads[t.problem], m.opt, backend, device, *ks, store, rows.device,
                rows.problem, rows.variant, obs);
-  t.strategy->prior(prior_results(store, device, problem, t.variant->name()));
+  if (m.opt.transfer) {
+    const auto priors = prior_results(store, device, problem, t.variant->name());
+    obs.on_message(fmt::format("{} {}: {}", device.id(), t.variant->name(), priors_note(prior_groups(priors))));
+    t.strategy->prior(priors);
+  }
   return rows;
 }
 

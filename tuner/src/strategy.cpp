@@ -1,11 +1,12 @@
 // Validation of strategy options against their typed declarations, and the configuration-level
-// ask/tell every strategy offers on top of its point-level one.
+// ask/tell every strategy offers on top of its point-level one; the summary of priors.
 #include "pimg/strategy.hpp"
 
 #include <fmt/format.h>
 
 #include "pimg/errors.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <stdexcept>
 
@@ -42,6 +43,25 @@ OptionValues resolve_options(const StrategyInfo& info, const std::map<std::strin
     }
     out[k] = v;
   }
+  return out;
+}
+
+std::vector<std::string> prior_groups(const std::vector<PriorResult>& priors) {
+  std::vector<std::pair<std::string, std::size_t>> counts;
+  for (const auto& p : priors) {
+    auto it = std::find_if(counts.begin(), counts.end(), [&](const auto& c) { return c.first == p.group; });
+    if (it == counts.end()) it = counts.insert(counts.end(), {p.group, 0});
+    ++it->second;
+  }
+  std::vector<std::string> out;
+  for (const auto& [group, n] : counts) out.push_back(fmt::format("{} ({})", group, n));
+  return out;
+}
+
+std::string priors_note(const std::vector<std::string>& groups) {
+  if (groups.empty()) return "priors: none (other devices' and problems' results are used only with --transfer)";
+  std::string out = "priors (--transfer):";
+  for (std::size_t i = 0; i < groups.size(); ++i) out += (i ? ", " : " ") + groups[i];
   return out;
 }
 

@@ -85,6 +85,8 @@ T1Command::T1Command(CLI::App& app) {
   cmd_->add_option("--device", devices_, "only devices whose index or name matches (repeatable)");
   cmd_->add_option("--repeats", repeats_, "timed runs per configuration")->check(CLI::Range(1, 100000));
   cmd_->add_flag("--no-resume", no_resume_, "measure again configurations already in the database");
+  cmd_->add_flag("--transfer", transfer_,
+                 "give the search strategy the family's stored results of other devices and problems as priors");
   cmd_->add_flag("--no-isolation", no_isolation_, "evaluate in this process instead of a supervised worker");
   cmd_->add_option("--top", top_, "rows per group in the ranked table")->capture_default_str();
   cmd_->add_flag("--quiet", quiet_, "no progress output");
@@ -183,6 +185,7 @@ int T1Command::run(Registry& reg, const std::string& command_line) {
   opt.devices = devices_;
   opt.repeats = repeats_;
   opt.resume = !no_resume_;
+  opt.transfer = transfer_;
   opt.isolation = !no_isolation_;
   opt.command_line = command_line;
   Progress progress(stderr, quiet_);

@@ -1,8 +1,9 @@
 // Replay ("simulation mode"): strategies run against the stored results of an exhaustive run, with
 // no device. The space of a replay is one device and one problem with every tuned variant of that
 // device's backend combined: points are the stored configurations tagged with a `variant`
-// parameter; a point's cost is its stored median time, and a failed configuration costs an
-// evaluation and gives no value; each evaluation also takes its stored tuning time (compile,
+// parameter; a point's cost is its time by the replay's objective (by default the one its writer
+// ranked by: an imported file's own time, else the median of the runs), and a failed configuration
+// costs an evaluation and gives no value; each evaluation also takes its stored tuning time (compile,
 // framework, validation and runs), so runs are measured over evaluations and over tuning time.
 // compare_strategies() is what `pimg-tune strategies` prints; docs/strategies.md defines its metrics.
 #pragma once
@@ -20,23 +21,35 @@
 
 namespace pimg {
 
+// What a replayed point costs: the time its writer ranked it by (writer_objective_ms(), else the
+// median of the runs), or the median of the runs.
+enum class ReplayObjective { writer, median };
+
+struct ReplayOptions {
+  ReplayObjective objective = ReplayObjective::writer;
+  // Other devices' and problems' stored results as priors; off, a replay knows only its own space.
+  bool transfer = false;
+};
+
 struct ReplaySpace {
   DeviceInfo device;
   Problem problem;
   SearchSpace space;               // parameter `variant`, then every parameter of any variant
-  std::vector<double> cost;        // per point: stored median ms, +infinity for a failure
+  std::vector<double> cost;        // per point: stored ms by the objective, +infinity for a failure
   std::vector<double> eval_ms;     // per point: the tuning time its evaluation took (stored eval_ms)
-  double optimum_ms = 0;           // the best stored median
-  std::vector<PriorResult> priors; // the same variants on the family's other devices and problems
+  double optimum_ms = 0;           // the best cost
+  std::string objective;           // what the cost is, in words ("the writer's: imported time", ...)
+  std::vector<PriorResult> priors; // with transfer: the same variants on the family's other devices and problems
   std::string label() const;       // "backend:device, problem"
 };
 
 // One replay space per (device, problem) that has ok rows of tuned (non-baseline) variants; value
-// lists are the stored values in ascending order.
-std::vector<ReplaySpace> replay_spaces(const std::vector<ResultRow>& rows);
+// lists are the stored values in ascending order. The writer's objective is read from the rows'
+// metrics: give rows with them (Store::add_metrics).
+std::vector<ReplaySpace> replay_spaces(const std::vector<ResultRow>& rows, const ReplayOptions& options = {});
 
 struct ReplayRun {
-  std::vector<double> best;     // best stored median found after each evaluation (+infinity before any ok)
+  std::vector<double> best;     // best cost found after each evaluation (+infinity before any ok)
   std::vector<double> time_ms;  // tuning time spent after each evaluation (sum of the points' eval_ms)
 };
 
@@ -55,6 +68,7 @@ struct BudgetScore {
   std::string label;            // "25", "1%"
   std::size_t evaluations = 0;
   double mean = 0, sd = 0;      // fraction of the optimum (optimum / best found; 0 before any ok) over seeds
+  double worst = 0, p10 = 0;    // the worst seed's fraction and the 10th percentile's (the ceil(n/10)-th worst)
   std::size_t found_optimum = 0;  // seeds whose best found by then is the optimum
 };
 
@@ -78,6 +92,8 @@ struct ReplayComparison {
   std::string label;
   std::size_t points = 0, ok_points = 0;
   double optimum_ms = 0;
+  std::string objective;            // the space's
+  std::vector<std::string> priors;  // prior_groups() of the space's priors (empty: none used)
   std::size_t seeds = 0, first_seed = 1;  // seeds first_seed..first_seed+seeds-1
   double time_budget_ms = 0;        // the time budget of the time-based score (see compare_strategies)
   std::vector<double> time_points;  // where the time curves are sampled, ms (up to the time budget)

@@ -1,5 +1,6 @@
 // The outcome of evaluating one configuration. Failure is a result: every status is stored.
 #pragma once
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -53,5 +54,12 @@ struct EvalResult {
   std::string stage = "search";   // "search", or "confirm" for the confirmation stage's rows
   std::vector<Metric> metrics;    // observers' measurements
 };
+
+// The objective an imported result's writer ranked it by, stored as this whole-evaluation metric (ms):
+// a T4 file's `time` measurement, a Kernel Tuner cache's `time` (Kernel Tuner's: the mean of the runs).
+inline constexpr const char* kWriterObjectiveMetric = "import.objective_ms";
+// That objective of a result, nullopt where its writer recorded none (pimg-tune's own results: their
+// writer ranks by the median of the runs).
+std::optional<double> writer_objective_ms(const EvalResult& r);
 
 }  // namespace pimg

@@ -42,6 +42,9 @@ struct TuneOptions {
   std::vector<std::string> devices;   // index or name substring; empty: the space file's
   std::optional<int> repeats;         // exactly this many timed runs (measure.repeats and max_repeats)
   bool resume = true;                 // skip configurations already stored (but env_error ones)
+  // Offer the strategy the family's stored results of other devices and problems as priors (and say
+  // which); off, a search knows only its own space's results.
+  bool transfer = false;
   std::set<Status> retry;             // stored failures of these statuses are measured again
   // Only the space's ladder is measured (the steps of a seed's table, when the search would take too long):
   // no search, no confirmation, whole-program or picture stage.

@@ -41,6 +41,12 @@ struct PriorResult {
   std::optional<double> median_ms;  // nullopt: the evaluation failed
 };
 
+// The groups of priors with their counts in order of first appearance: "cuda:A4000 conv 512x512 (285)".
+std::vector<std::string> prior_groups(const std::vector<PriorResult>& priors);
+// Which stored results of other devices and problems a search was given, for its output:
+// "priors: none (...)" or "priors (--transfer): GROUP (N), ..." from prior_groups().
+std::string priors_note(const std::vector<std::string>& groups);
+
 class Strategy {
  public:
   virtual ~Strategy() = default;
