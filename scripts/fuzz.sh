@@ -1,19 +1,19 @@
 #!/usr/bin/env bash
-# Runs each libFuzzer target (fuzz/) for FUZZ_SECONDS (default 40) from a seed corpus taken from the test
+# Runs each libFuzzer target (fuzz/) for FUZZ_SECONDS (default 60) from a seed corpus taken from the test
 # data, with libFuzzer's random seed FUZZ_SEED (default 1: CI meets much the same inputs on every run of a
 # commit, so a red run is the commit's doing; FUZZ_SEED=0 draws a new seed, for searching). A finding (crash,
 # sanitizer report, timeout) fails the script and leaves the input under build-asan/fuzz-findings/.
 # Needs build-asan (scripts/sanitize.sh).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-seconds="${FUZZ_SECONDS:-40}"
+seconds="${FUZZ_SECONDS:-60}"
 fuzz_seed="${FUZZ_SEED:-1}"
 out=build-asan/fuzz-findings
 mkdir -p "$out"
 [ -x build-asan/fuzz/pimg_space_fuzz ] || { echo "fuzz: build-asan/fuzz is missing; run scripts/sanitize.sh" >&2; exit 1; }
 export ASAN_OPTIONS="detect_leaks=0:max_allocation_size_mb=1000:allocator_may_return_null=1"
 seeds=$(mktemp -d)
-mkdir -p "$seeds/space" "$seeds/constraint" "$seeds/image" "$seeds/su" "$seeds/pyexpr"
+mkdir -p "$seeds/space" "$seeds/constraint" "$seeds/image" "$seeds/su" "$seeds/pyexpr" "$seeds/import"
 cp tests/data/spaces/good/*.yaml tests/data/e2e/*.yaml spaces/*.yaml "$seeds/space/"
 find tests/data/spaces/bad -name '*.yaml' -size -20k -exec cp {} "$seeds/space/" \;
 find tests/data/images -type f -exec cp {} "$seeds/image/" \;
@@ -36,6 +36,8 @@ done || true
 printf '[2**i for i in range(0, 6)] + [x for x in (1, 2) if x %% 2]' > "$seeds/pyexpr/comprehension"
 printf '(-9223372036854775807-1) // -1 if not ppx in [1, 2] else abs(big)' > "$seeds/pyexpr/overflow"
 printf 'max(ProblemSize[0] // block_size_x, 1 ** 9223372036854775807) < 2.5e3 <= mode == "global"' > "$seeds/pyexpr/mixed"
+# The importer: the hostile corpus's files (its 80 MiB gzip bomb left out: the target's limit is 1 MiB).
+find tests/data/hostile/import -type f ! -name 'bomb-*' -exec cp {} "$seeds/import/" \;
 # The targets run side by side, as many at a time as there are cores (each libFuzzer process uses one), each for
 # the full FUZZ_SECONDS; the script fails when any of them found something.
 parallel=$(nproc 2>/dev/null || echo 2)
@@ -43,7 +45,7 @@ logs=$(mktemp -d)
 trap 'rm -rf "$seeds" "$logs"' EXIT
 pids=()
 names=()
-for target in space constraint image su pyexpr; do
+for target in space constraint image su pyexpr import; do
   while [ "$(jobs -rp | wc -l)" -ge "$parallel" ]; do sleep 1; done
   echo "fuzz: pimg_${target}_fuzz for ${seconds} s"
   build-asan/fuzz/pimg_${target}_fuzz -max_total_time="$seconds" -seed="$fuzz_seed" -timeout=10 -rss_limit_mb=4096 \

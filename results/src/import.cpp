@@ -274,7 +274,7 @@ bool time_is_objective(const Ctx& c, const JsonNode& e, const std::string& where
 std::pair<std::string, std::string> names_from_file(const std::string& path) {
   std::string stem = std::filesystem::path(path).filename().string();
   for (const char* ext : {".gz", ".json", "_T4", "_t4"})
-    if (stem.size() > std::strlen(ext) && stem.ends_with(ext)) stem.resize(stem.size() - std::strlen(ext));
+    if (stem.size() > std::strlen(ext) && stem.ends_with(ext)) stem = stem.substr(0, stem.size() - std::strlen(ext));
   const auto cut = stem.rfind('_');
   if (cut == std::string::npos || cut == 0 || cut + 1 == stem.size()) return {stem, ""};
   return {stem.substr(0, cut), stem.substr(cut + 1)};

@@ -4,6 +4,7 @@
 
 #include <fmt/format.h>
 #include <sqlite3.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -47,8 +48,9 @@ class SqliteError : public std::runtime_error {
 class Stmt {
  public:
   Stmt(sqlite3* db, const char* sql) : db_(db) {
+    // Preparing reads the schema, so it meets a full disk or an I/O error as a step does.
     if (sqlite3_prepare_v2(db, sql, -1, &st_, nullptr) != SQLITE_OK)
-      throw std::runtime_error(fmt::format("sqlite: {} in: {}", sqlite3_errmsg(db), sql));
+      throw SqliteError(sqlite3_errcode(db), fmt::format("sqlite: {} in: {}", sqlite3_errmsg(db), sql));
   }
   ~Stmt() { sqlite3_finalize(st_); }
   Stmt(const Stmt&) = delete;
@@ -268,6 +270,13 @@ std::string process_start(pid_t pid) {
   return field;
 }
 
+// The file at `path` (device and inode), or {0, 0} when there is none.
+std::pair<std::uint64_t, std::uint64_t> file_identity(const std::string& path) {
+  struct stat st {};
+  if (::stat(path.c_str(), &st) != 0) return {0, 0};
+  return {static_cast<std::uint64_t>(st.st_dev), static_cast<std::uint64_t>(st.st_ino)};
+}
+
 double unix_now() {
   return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
 }
@@ -325,6 +334,15 @@ Store::Store(const std::string& path, Mode mode) : path_(path) {
   }
   sqlite3_busy_timeout(db_, busy_timeout_ms());
   try {
+    // A damaged store is refused before a run appends to it (reading only; a writer beside us is fine). An I/O
+    // error on the way is the machine's (below), not the store's.
+    if (in.exists && !in.empty) {
+      Stmt check(db_, "PRAGMA integrity_check(1)");
+      if (check.step() && check.text(0) != "ok")
+        throw UsageError(fmt::format("{}: fails SQLite's integrity check ({}); nothing is written to it: read what "
+                                     "it holds with pimg-tune best or export, or recover it with sqlite3's .recover",
+                                     path, check.text(0)));
+    }
     // Two processes opening a new database at once: switching it to WAL can answer SQLITE_BUSY
     // without calling the busy handler (it needs an exclusive lock), so the set-up is retried for as
     // long as the busy timeout would have waited. Migrations themselves run under BEGIN IMMEDIATE.
@@ -355,9 +373,19 @@ Store::Store(const std::string& path, Mode mode) : path_(path) {
       throw EnvironmentError(fmt::format("{}: cannot write ({})", path, e.what()));
     throw UsageError(fmt::format("{}: not a usable pimg-tune database ({})", path, e.what()));
   }
+  std::tie(file_dev_, file_ino_) = file_identity(path);
 }
 
 Store::~Store() { sqlite3_close(db_); }
+
+void Store::check_still_there() const {
+  if (file_ino_ == 0) return;
+  const auto [dev, ino] = file_identity(path_);
+  if (dev != file_dev_ || ino != file_ino_)
+    throw UsageError(fmt::format("{}: the database was {} during the run; what this run measured since then went to "
+                                 "the old file, and nothing more is written",
+                                 path_, ino == 0 ? "deleted" : "replaced by another file"));
+}
 
 int Store::schema_version() const {
   Stmt s(db_, "PRAGMA user_version");
@@ -484,7 +512,7 @@ std::optional<ResultRow> Store::find(std::int64_t device, std::int64_t problem, 
 
 std::int64_t Store::save(std::int64_t run, std::int64_t device, std::int64_t problem, std::int64_t variant,
                          const Config& c, const EvalResult& r, const std::string& created_at) {
-  return with_retries(db_, path_, [&] {
+  const std::int64_t id = with_retries(db_, path_, [&] {
     Transaction t(db_);
     {
       Stmt ins(db_, "INSERT OR IGNORE INTO configs (hash, canonical) VALUES (?,?)");
@@ -528,9 +556,12 @@ std::int64_t Store::save(std::int64_t run, std::int64_t device, std::int64_t pro
     t.commit();
     return eval_id;
   });
+  check_still_there();
+  return id;
 }
 
-bool Store::claim(std::int64_t device, std::int64_t problem, std::int64_t variant, const Config& c) {
+bool Store::claim(std::int64_t device, std::int64_t problem, std::int64_t variant, const Config& c,
+                  LeaseHolder* holder) {
   static const std::string me_host = host_name();
   const pid_t me_pid = ::getpid();  // not cached: a forked child is another owner
   const std::string me_start = process_start(me_pid);
@@ -545,7 +576,10 @@ bool Store::claim(std::int64_t device, std::int64_t problem, std::int64_t varian
       const bool mine = host == me_host && pid == me_pid && start == me_start;
       const bool fresh = unix_now() - q.real(3) < kLeaseS;
       const bool owner_runs = host != me_host || (process_start(pid) == start && !start.empty());
-      if (!mine && fresh && owner_runs) return false;
+      if (!mine && fresh && owner_runs) {
+        if (holder) *holder = {fmt::format("{} pid {}", host, pid), unix_now() - q.real(3)};
+        return false;
+      }
     }
     Stmt ins(db_, "INSERT OR REPLACE INTO leases (device_id, problem_id, variant_id, config_hash, host, pid, "
                   "pid_start, claimed_at) VALUES (?,?,?,?,?,?,?,?)");

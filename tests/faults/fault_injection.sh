@@ -38,6 +38,7 @@ EOF
 }
 space small.yaml 64x64 3 5
 space slow.yaml 4096x4096 10 2 sharpen3
+space claim.yaml 8192x8192 100 30 sharpen3  # each configuration measured for about a second
 HEALTHY=4
 
 tune() { "$TUNE" conv --quiet "$@"; }
@@ -303,6 +304,26 @@ worker=$(children $tuner | head -1)
 [ -n "$worker" ] && kill -STOP "$worker" && sleep 3 && kill -CONT "$worker" 2>/dev/null
 wait $tuner
 recovered worker-stopped stopw.db slow.yaml
+# A tuner stopped (Ctrl-Z) while it holds a claim: a second tuner on the same database says who holds it and
+# gives up after PIMG_LEASE_WAIT_S (600 s by default) with exit 3 and the resume hint, instead of waiting for
+# the claim's six hours.
+setsid "$TUNE" conv --quiet --space claim.yaml --db claim.db >/dev/null 2>&1 &
+tuner=$!
+wait_rows claim.db 1
+sleep 0.3
+kill -STOP -- -$tuner 2>/dev/null
+FAULTS=$((FAULTS + 1))
+PIMG_LEASE_WAIT_S=2 timeout 60 "$T" conv --space claim.yaml --db claim.db >/dev/null 2>"$L/claim.err"
+rc=$?
+if [ $rc = 3 ] && grep -q "is claimed by another tuner on claim.db" "$L/claim.err" &&
+  grep -q "pid $tuner" "$L/claim.err" && grep -q "resume with:" "$L/claim.err"; then
+  RECOVERED=$((RECOVERED + 1))
+else
+  fail "a stopped tuner's claim: exit $rc: $(head -c 400 "$L/claim.err")"
+fi
+kill -CONT -- -$tuner 2>/dev/null
+wait $tuner
+recovered claim-of-a-stopped-tuner claim.db claim.yaml
 
 # --- faults: a held write lock ----------------------------------------------------------------------------
 section "held write lock"

@@ -272,14 +272,22 @@ TEST(Store, RefusesNamesThatDiscardResults) {
   for (const char* name : {"", ":memory:", "file:x.db?mode=memory"}) EXPECT_THROW(Store{name}, UsageError) << name;
 }
 
+// A run, device, problem and variant in `s`, for tests that store a few evaluations.
+struct Ids {
+  std::int64_t run, dev, prob, var;
+};
+Ids some_ids(Store& s) {
+  const auto run = s.begin_run({"host", "2026-01-01T00:00:00Z", "abc", "cmd", "1"});
+  Problem p{"conv", 64, 64, 1, {{"filter", "box3"}}};
+  return {run, s.device_id(device()), s.problem_id(p, {4096, "MPix/s", {}}),
+          s.variant_id({"conv", "cl_direct", "opencl", "h1"})};
+}
+
 TEST(Store, ReadOnlyOpeningReadsWithoutWritingOrSideFiles) {
   TempDb db;
   {
     Store s(db.path.string());
-    const auto run = s.begin_run({"host", "2026-01-01T00:00:00Z", "abc", "cmd", "1"});
-    Problem p{"conv", 64, 64, 1, {{"filter", "box3"}}};
-    const auto dev = s.device_id(device()), prob = s.problem_id(p, {4096, "MPix/s", {}}),
-               var = s.variant_id({"conv", "cl_direct", "opencl", "h1"});
+    const auto [run, dev, prob, var] = some_ids(s);
     s.save(run, dev, prob, var, config_of(8), ok_result(1));
   }
   ASSERT_FALSE(side_files(db.path));
@@ -296,6 +304,60 @@ TEST(Store, ReadOnlyOpeningReadsWithoutWritingOrSideFiles) {
   EXPECT_THROW(Store(empty.path.string(), Store::Mode::read_only), UsageError);
   EXPECT_EQ(fs::file_size(empty.path), 0u);
   EXPECT_FALSE(side_files(empty.path));
+}
+
+// A store deleted or replaced during a run: SQLite would go on writing to the deleted file, so the next save
+// ends the run naming it.
+TEST(Store, DeletedOrReplacedDuringARunEndsTheRun) {
+  for (const bool replace : {false, true}) {
+    TempDb db;
+    Store s(db.path.string());
+    const auto [run, dev, prob, var] = some_ids(s);
+    s.save(run, dev, prob, var, config_of(8), ok_result(1));
+    fs::remove(db.path);
+    if (replace) std::ofstream(db.path) << "another file";
+    try {
+      s.save(run, dev, prob, var, config_of(16), ok_result(1));
+      ADD_FAILURE() << "a save into a " << (replace ? "replaced" : "deleted") << " store went unnoticed";
+    } catch (const UsageError& e) {
+      EXPECT_NE(std::string(e.what()).find(replace ? "replaced by another file" : "was deleted"), std::string::npos)
+          << e.what();
+    }
+  }
+}
+
+// A store that fails SQLite's integrity check is refused before anything is written to it; reading it stays
+// possible.
+TEST(Store, DamagedStoreIsRefusedBeforeWriting) {
+  TempDb db;
+  {
+    Store s(db.path.string());
+    const auto [run, dev, prob, var] = some_ids(s);
+    for (int i = 1; i <= 200; ++i) s.save(run, dev, prob, var, config_of(i), ok_result(i));
+  }
+  {  // checkpoint the WAL into the file, then damage the last page (rows, not the schema)
+    sqlite3* raw = nullptr;
+    ASSERT_EQ(sqlite3_open(db.path.c_str(), &raw), SQLITE_OK);
+    sqlite3_exec(raw, "PRAGMA journal_mode = DELETE", nullptr, nullptr, nullptr);
+    sqlite3_close(raw);
+  }
+  ASSERT_FALSE(side_files(db.path));
+  const auto size = fs::file_size(db.path);
+  ASSERT_GT(size, 8192u);
+  {
+    std::fstream f(db.path, std::ios::in | std::ios::out | std::ios::binary);
+    f.seekp(static_cast<std::streamoff>(size - 4096 + 8));
+    const std::string junk(512, '\x5a');
+    f.write(junk.data(), static_cast<std::streamsize>(junk.size()));
+  }
+  const std::string before = bytes_of(db.path);
+  try {
+    Store s(db.path.string(), Store::Mode::existing);
+    ADD_FAILURE() << "a damaged store was opened for writing";
+  } catch (const UsageError& e) {
+    EXPECT_NE(std::string(e.what()).find("fails SQLite's integrity check"), std::string::npos) << e.what();
+  }
+  EXPECT_EQ(bytes_of(db.path), before);
 }
 
 std::string start_time_of(pid_t pid) {
@@ -330,7 +392,11 @@ TEST(Store, LeasesKeepOutLiveOwnersAndExpireDeadOnes) {
   // A live process (our parent) holds it: kept out.
   const pid_t parent = ::getppid();
   lease_of(parent, start_time_of(parent));
-  EXPECT_FALSE(s.claim(dev, prob, var, theirs));
+  Store::LeaseHolder holder;
+  EXPECT_FALSE(s.claim(dev, prob, var, theirs, &holder));
+  EXPECT_EQ(holder.who, std::string(host) + " pid " + std::to_string(parent));
+  EXPECT_GE(holder.age_s, 0);
+  EXPECT_LT(holder.age_s, 60);
   // The same pid but another start time (a reused pid): the owner is gone.
   lease_of(parent, "1");
   EXPECT_TRUE(s.claim(dev, prob, var, theirs));
@@ -380,6 +446,13 @@ TEST(Store, MigratesAVersionOneDatabase) {
     char* err = nullptr;
     ASSERT_EQ(sqlite3_exec(raw, script.c_str(), nullptr, nullptr, &err), SQLITE_OK) << (err ? err : "");
     sqlite3_close(raw);
+  }
+  {  // A reading command migrates a copy in memory and leaves the file as it was.
+    const std::string before = bytes_of(db.path);
+    Store r(db.path.string(), Store::Mode::read_only);
+    EXPECT_EQ(r.rows().size(), 1u);
+    EXPECT_EQ(bytes_of(db.path), before);
+    EXPECT_FALSE(side_files(db.path));
   }
   Store s(db.path.string(), Store::Mode::existing);
   EXPECT_EQ(s.schema_version(), Store::kSchemaVersion);

@@ -486,8 +486,25 @@ bool tell_if_stored(const Tuner::Impl& m, Task& t, PointId p, const TaskRows& ro
 bool claim_unstored(const Tuner::Impl& m, Task& t, PointId p, const TaskRows& rows, Store& store, RunObserver& obs,
                     TuneSummary& summary) {
   const Config c = t.space.config(p);
-  while (!store.claim(rows.device, rows.problem, rows.variant, c))
+  // Another tuner on this database is measuring it: wait for its result, saying for whom, and give up after
+  // lease_wait_s() (a tuner stopped with Ctrl-Z keeps its claims; the run ends and can be resumed later).
+  Store::LeaseHolder holder;
+  const auto since = std::chrono::steady_clock::now();
+  for (bool said = false; !store.claim(rows.device, rows.problem, rows.variant, c, &holder);) {
+    const double waited = std::chrono::duration<double>(std::chrono::steady_clock::now() - since).count();
+    if (!said) {
+      obs.on_message(fmt::format("{} {}: another tuner ({}, claimed {:.0f} s ago) is measuring it; waiting for its "
+                                 "result, at most {:.0f} s",
+                                 t.variant->name(), c.canonical(), holder.who, holder.age_s, lease_wait_s()));
+      said = true;
+    }
+    if (waited > lease_wait_s())
+      throw EnvironmentError(fmt::format("{} {} is claimed by another tuner on {} ({}, claimed {:.0f} s ago), which "
+                                         "did not store it within {:.0f} s: is it stopped?",
+                                         t.variant->name(), c.canonical(), store.path(), holder.who, holder.age_s,
+                                         lease_wait_s()));
     std::this_thread::sleep_for(std::chrono::milliseconds(kLeasePollMs));
+  }
   if (!tell_if_stored(m, t, p, rows, store, obs, summary)) return true;
   store.release(rows.device, rows.problem, rows.variant, c);
   return false;

@@ -1,6 +1,7 @@
 // The runners' shared inside (not installed): what a Tuner prepares once, and the steps every way of
 // running it takes (the sequential runner in runner.cpp, the distributed one in distributed_runner.cpp).
 #pragma once
+#include <cstdlib>
 #include <cstdint>
 #include <map>
 #include <memory>
@@ -77,6 +78,15 @@ bool tell_if_stored(const Tuner::Impl& m, Task& t, PointId p, const TaskRows& ro
 // live tuner holds it), then true when it is still to be measured; false when it was stored
 // meanwhile (told to the strategy and reported as skipped, the claim dropped).
 inline constexpr int kLeasePollMs = 100;
+// How long a tuner waits for another tuner's claim on a configuration before the run ends (seconds): 600, or
+// PIMG_LEASE_WAIT_S (tests shorten it).
+inline double lease_wait_s() {
+  if (const char* env = std::getenv("PIMG_LEASE_WAIT_S"); env && *env) {
+    const double v = std::strtod(env, nullptr);
+    if (v > 0 && v <= 86400) return v;
+  }
+  return 600;
+}
 bool claim_unstored(const Tuner::Impl& m, Task& t, PointId p, const TaskRows& rows, Store& store, RunObserver& obs,
                     TuneSummary& summary);
 // Configuration c of task t measured on an opened device, validated against the task's reference. A

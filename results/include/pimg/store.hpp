@@ -102,6 +102,7 @@ class Store {
   // database or written by a newer schema; EnvironmentError when a write fails for a fault of the
   // machine (a lock held beyond the busy timeout and the retries, a full disk, an I/O error).
   explicit Store(const std::string& path, Mode mode = Mode::create);
+  const std::string& path() const { return path_; }
   ~Store();
   Store(const Store&) = delete;
   Store& operator=(const Store&) = delete;
@@ -119,6 +120,9 @@ class Store {
                                 const Config& c, const std::string& stage = "search");
   // Stores the configuration (if new), the evaluation and its raw samples in one transaction.
   // `created_at` (ISO 8601) is the evaluation's time when it was made elsewhere (an import); empty: now.
+  // Throws UsageError when the file at the store's path was deleted or replaced since it was opened (SQLite
+  // would go on writing to the deleted file); save() checks it after each evaluation it stores.
+  void check_still_there() const;
   std::int64_t save(std::int64_t run, std::int64_t device, std::int64_t problem, std::int64_t variant,
                     const Config& c, const EvalResult& r, const std::string& created_at = "");
 
@@ -127,7 +131,13 @@ class Store {
   // process's; false while another live process holds it. A claim whose owner is gone (same host and
   // its pid not running, or running since another time) or older than kLeaseS is taken over.
   static constexpr double kLeaseS = 6 * 3600;
-  bool claim(std::int64_t device, std::int64_t problem, std::int64_t variant, const Config& c);
+  // Who holds a claim this process could not take: "host pid N", and how long ago it was claimed.
+  struct LeaseHolder {
+    std::string who;
+    double age_s = 0;
+  };
+  bool claim(std::int64_t device, std::int64_t problem, std::int64_t variant, const Config& c,
+             LeaseHolder* holder = nullptr);
   // Drops this process's claim (after the evaluation is stored, or when it is not measured).
   void release(std::int64_t device, std::int64_t problem, std::int64_t variant, const Config& c);
 
@@ -173,6 +183,7 @@ class Store {
   std::vector<BandwidthRow> query_bandwidths(bool latest_only) const;
   sqlite3* db_ = nullptr;
   std::string path_;
+  std::uint64_t file_dev_ = 0, file_ino_ = 0;  // the file opened (0: a copy in memory)
 };
 
 }  // namespace pimg
