@@ -325,6 +325,23 @@ kill -CONT -- -$tuner 2>/dev/null
 wait $tuner
 recovered claim-of-a-stopped-tuner claim.db claim.yaml
 
+# --- faults: a damaged compile cache -----------------------------------------------------------------------
+# Every cache entry truncated to half (the issue's case: all 80 healthy configurations were stored as crash):
+# entries carry a checksum, so each is discarded and rebuilt, and every configuration is ok; afterwards every
+# entry is whole again (ends in its checksum's magic).
+section "damaged compile cache"
+FAULTS=$((FAULTS + 1))
+PIMG_CACHE_DIR=$W/cache-dmg tune --space small.yaml --db cache-a.db >/dev/null 2>&1
+find "$W/cache-dmg" -type f | while read -r f; do truncate -s $(($(stat -c %s "$f") / 2)) "$f"; done
+PIMG_CACHE_DIR=$W/cache-dmg tune --space small.yaml --db cache-b.db >/dev/null 2>"$L/cache-dmg.err"
+rc=$?
+whole=$(find "$W/cache-dmg" -type f | while read -r f; do [ "$(tail -c 8 "$f")" = pimgsum1 ] || echo "$f"; done)
+if [ $rc = 0 ] && HEALTHY=4 all_ok cache-b.db && [ -z "$whole" ] && [ -n "$(find "$W/cache-dmg" -type f)" ]; then
+  RECOVERED=$((RECOVERED + 1))
+else
+  fail "truncated compile cache: exit $rc, $(q cache-b.db "SELECT group_concat(status) FROM latest"), not whole: $whole: $(head -c 300 "$L/cache-dmg.err")"
+fi
+
 # --- faults: a held write lock ----------------------------------------------------------------------------
 section "held write lock"
 hold_lock() {  # db seconds

@@ -39,20 +39,20 @@ ResultRow row(std::int64_t id, const DeviceInfo& d, const std::string& variant, 
   return r;
 }
 
-const DeviceInfo kGpu = device("cuda", "GPU");
-const DeviceInfo kHost = device("host", "CPU");
+const DeviceInfo kRankGpu = device("cuda", "GPU");
+const DeviceInfo kRankHost = device("host", "CPU");
 
 TEST(Ranking, ConfirmationRowsDecideAndTiesOverlap) {
   std::vector<ResultRow> rows{
-      row(1, kGpu, "vec", 1, 1.00, 0.98, 1.02),  // search: fastest
-      row(2, kGpu, "vec", 2, 1.10, 1.08, 1.12),
-      row(3, kGpu, "vec", 3, 1.30, 1.25, 1.35),
-      row(4, kGpu, "npp", 0, 2.00, 1.95, 2.05),
+      row(1, kRankGpu, "vec", 1, 1.00, 0.98, 1.02),  // search: fastest
+      row(2, kRankGpu, "vec", 2, 1.10, 1.08, 1.12),
+      row(3, kRankGpu, "vec", 3, 1.30, 1.25, 1.35),
+      row(4, kRankGpu, "npp", 0, 2.00, 1.95, 2.05),
       // confirmation: x=2 wins, x=1 overlaps it, npp measured in the same series
-      row(5, kGpu, "vec", 1, 1.06, 1.03, 1.09, "confirm"),
-      row(6, kGpu, "vec", 2, 1.05, 1.04, 1.07, "confirm"),
-      row(7, kGpu, "npp", 0, 2.10, 2.05, 2.15, "confirm"),
-      row(8, kHost, "serial", 0, 40.0),
+      row(5, kRankGpu, "vec", 1, 1.06, 1.03, 1.09, "confirm"),
+      row(6, kRankGpu, "vec", 2, 1.05, 1.04, 1.07, "confirm"),
+      row(7, kRankGpu, "npp", 0, 2.10, 2.05, 2.15, "confirm"),
+      row(8, kRankHost, "serial", 0, 40.0),
   };
   const auto all = rank_all(rows);
   ASSERT_EQ(all.size(), 2u);  // the GPU and the host
@@ -72,32 +72,32 @@ TEST(Ranking, ConfirmationRowsDecideAndTiesOverlap) {
 }
 
 TEST(Ranking, SearchRowsWithoutIntervalsAreNeverTied) {
-  std::vector<ResultRow> rows{row(1, kGpu, "vec", 1, 1.0), row(2, kGpu, "vec", 2, 1.0), row(3, kGpu, "vec", 3, 1.0, 0.9, 1.1)};
+  std::vector<ResultRow> rows{row(1, kRankGpu, "vec", 1, 1.0), row(2, kRankGpu, "vec", 2, 1.0), row(3, kRankGpu, "vec", 3, 1.0, 0.9, 1.1)};
   const auto all = rank_all(rows);
   ASSERT_EQ(all.size(), 1u);
   EXPECT_FALSE(all[0].confirmed);
   EXPECT_EQ(all[0].winner->id, 1);  // ties broken by the total order
   EXPECT_TRUE(all[0].ties.empty());
   EXPECT_FALSE(tied(rows[0], rows[2]));
-  EXPECT_TRUE(tied(rows[2], row(4, kGpu, "vec", 4, 1.2, 1.05, 1.3)));
-  EXPECT_FALSE(tied(rows[2], row(4, kGpu, "vec", 4, 1.2, 1.11, 1.3)));
+  EXPECT_TRUE(tied(rows[2], row(4, kRankGpu, "vec", 4, 1.2, 1.05, 1.3)));
+  EXPECT_FALSE(tied(rows[2], row(4, kRankGpu, "vec", 4, 1.2, 1.11, 1.3)));
 }
 
 // Medians within the tool's resolution (2%) are tied even when their intervals are apart; beyond it,
 // only overlapping intervals tie.
 TEST(Ranking, MediansWithinTheResolutionAreTied) {
-  const ResultRow w = row(1, kGpu, "vec", 1, 1.000, 0.999, 1.001);
-  EXPECT_TRUE(tied(w, row(2, kGpu, "vec", 2, 1.019, 1.018, 1.020)));
-  EXPECT_FALSE(tied(w, row(3, kGpu, "vec", 3, 1.021, 1.020, 1.022)));
-  EXPECT_TRUE(tied(row(4, kGpu, "vec", 4, 1.019, 1.018, 1.020), w));  // symmetric
-  EXPECT_FALSE(tied(w, row(5, kGpu, "vec", 5, 1.001)));               // no interval: never tied
+  const ResultRow w = row(1, kRankGpu, "vec", 1, 1.000, 0.999, 1.001);
+  EXPECT_TRUE(tied(w, row(2, kRankGpu, "vec", 2, 1.019, 1.018, 1.020)));
+  EXPECT_FALSE(tied(w, row(3, kRankGpu, "vec", 3, 1.021, 1.020, 1.022)));
+  EXPECT_TRUE(tied(row(4, kRankGpu, "vec", 4, 1.019, 1.018, 1.020), w));  // symmetric
+  EXPECT_FALSE(tied(w, row(5, kRankGpu, "vec", 5, 1.001)));               // no interval: never tied
 }
 
 // Two runs' confirmation stages are two series measured apart: only the latest run's rows decide.
 TEST(Ranking, OnlyTheLatestConfirmingRunDecides) {
-  std::vector<ResultRow> rows{row(1, kGpu, "vec", 1, 1.00, 0.99, 1.01, "confirm"),  // run 1
-                              row(2, kGpu, "vec", 2, 1.50, 1.49, 1.51, "confirm"),  // run 2
-                              row(3, kGpu, "vec", 3, 1.60, 1.59, 1.61, "confirm")};
+  std::vector<ResultRow> rows{row(1, kRankGpu, "vec", 1, 1.00, 0.99, 1.01, "confirm"),  // run 1
+                              row(2, kRankGpu, "vec", 2, 1.50, 1.49, 1.51, "confirm"),  // run 2
+                              row(3, kRankGpu, "vec", 3, 1.60, 1.59, 1.61, "confirm")};
   rows[0].run_id = 1;
   rows[1].run_id = rows[2].run_id = 2;
   const auto all = rank_all(rows);
@@ -107,19 +107,19 @@ TEST(Ranking, OnlyTheLatestConfirmingRunDecides) {
 }
 
 TEST(Ranking, FailuresNeverWinAndATunedRowBeatsAFasterBaseline) {
-  std::vector<ResultRow> rows{row(1, kGpu, "vec", 1, 0.5, 0, 0, "search", Status::wrong_result),
-                              row(2, kGpu, "npp", 0, 0.8), row(3, kGpu, "vec", 2, 1.0)};
+  std::vector<ResultRow> rows{row(1, kRankGpu, "vec", 1, 0.5, 0, 0, "search", Status::wrong_result),
+                              row(2, kRankGpu, "npp", 0, 0.8), row(3, kRankGpu, "vec", 2, 1.0)};
   const auto all = rank_all(rows);
   ASSERT_EQ(all.size(), 1u);
   EXPECT_EQ(all[0].winner->id, 3);
   ASSERT_EQ(all[0].baselines.size(), 1u);
   EXPECT_NEAR(all[0].baselines[0].ratio, 0.8, 1e-12);  // the baseline is faster: below 1x
-  EXPECT_TRUE(rank_all({row(1, kGpu, "vec", 1, 0.5, 0, 0, "search", Status::timeout)}).empty());
+  EXPECT_TRUE(rank_all({row(1, kRankGpu, "vec", 1, 0.5, 0, 0, "search", Status::timeout)}).empty());
 }
 
 TEST(Ranking, BestJsonCarriesTheDecision) {
-  std::vector<ResultRow> rows{row(1, kGpu, "vec", 1, 1.00, 0.98, 1.02), row(2, kGpu, "vec", 2, 1.01, 0.99, 1.03),
-                              row(3, kGpu, "npp", 0, 2.00, 1.9, 2.1)};
+  std::vector<ResultRow> rows{row(1, kRankGpu, "vec", 1, 1.00, 0.98, 1.02), row(2, kRankGpu, "vec", 2, 1.01, 0.99, 1.03),
+                              row(3, kRankGpu, "npp", 0, 2.00, 1.9, 2.1)};
   const Json j = JsonParser(best_json(rows, {}, 5)).document();
   ASSERT_EQ(j.items.size(), 1u);
   const Json& g = j.items[0];
@@ -160,8 +160,8 @@ TEST(MannWhitney, NormalApproximationWithTies) {
 }
 
 TEST(Compare, MatchesConfigurationsAndSummarisesTheGeometricMean) {
-  std::vector<ResultRow> a{row(1, kGpu, "vec", 1, 1.0), row(2, kGpu, "vec", 2, 2.0), row(3, kGpu, "vec", 3, 3.0)};
-  std::vector<ResultRow> b{row(11, kGpu, "vec", 1, 0.5), row(12, kGpu, "vec", 2, 2.0), row(14, kGpu, "vec", 4, 1.0)};
+  std::vector<ResultRow> a{row(1, kRankGpu, "vec", 1, 1.0), row(2, kRankGpu, "vec", 2, 2.0), row(3, kRankGpu, "vec", 3, 3.0)};
+  std::vector<ResultRow> b{row(11, kRankGpu, "vec", 1, 0.5), row(12, kRankGpu, "vec", 2, 2.0), row(14, kRankGpu, "vec", 4, 1.0)};
   const Comparison c = compare_rows(a, b, "old", "new", true);
   ASSERT_EQ(c.pairs.size(), 2u);
   EXPECT_EQ(c.only_a, 1u);

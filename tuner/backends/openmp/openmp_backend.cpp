@@ -239,7 +239,7 @@ class Toolchain {
   void* load_or_build(const KernelSource& source, const std::vector<std::string>& flags, const std::string& key,
                       CompileResult& r) {
     const std::string cached_path = cache_path("openmp", key + ".so");
-    if (fs::exists(cached_path)) {
+    if (cache_exists("openmp", key + ".so")) {  // checksum intact
       if (void* lib = dlopen(cached_path.c_str(), RTLD_NOW | RTLD_LOCAL)) {
         r.cached = true;
         r.log = fmt::format("loaded {} from the disk cache", cached_path);
