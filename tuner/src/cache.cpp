@@ -1,6 +1,8 @@
 // On-disk compile cache with atomic writes and a checksum trailing each entry.
 #include "pimg/cache.hpp"
 
+#include "pimg/config.hpp"
+
 #include <unistd.h>
 
 #include <atomic>
@@ -39,14 +41,12 @@ std::string cache_path(const std::string& sub, const std::string& key) {
 
 namespace {
 
-// The trailer: 8 bytes of FNV-1a-64 of the payload, then this magic.
+// The trailer: 8 bytes of FNV-1a-64 of the payload (Config::hash's function), then this magic.
 constexpr char kMagic[8] = {'p', 'i', 'm', 'g', 's', 'u', 'm', '1'};
 constexpr std::size_t kTrailer = 16;
 
 std::uint64_t fnv1a(const unsigned char* p, std::size_t n) {
-  std::uint64_t h = 0xcbf29ce484222325ull;
-  for (std::size_t i = 0; i < n; ++i) h = (h ^ p[i]) * 0x100000001b3ull;
-  return h;
+  return fnv1a64(std::string_view(reinterpret_cast<const char*>(p), n));
 }
 
 }  // namespace

@@ -495,13 +495,13 @@ bool claim_unstored(const Tuner::Impl& m, Task& t, PointId p, const TaskRows& ro
     if (!said) {
       obs.on_message(fmt::format("{} {}: another tuner ({}, claimed {:.0f} s ago) is measuring it; waiting for its "
                                  "result, at most {:.0f} s",
-                                 t.variant->name(), c.canonical(), holder.who, holder.age_s, lease_wait_s()));
+                                 t.variant->name(), c.brief(), holder.who, holder.age_s, lease_wait_s()));
       said = true;
     }
     if (waited > lease_wait_s())
       throw EnvironmentError(fmt::format("{} {} is claimed by another tuner on {} ({}, claimed {:.0f} s ago), which "
                                          "did not store it within {:.0f} s: is it stopped?",
-                                         t.variant->name(), c.canonical(), store.path(), holder.who, holder.age_s,
+                                         t.variant->name(), c.brief(), store.path(), holder.who, holder.age_s,
                                          lease_wait_s()));
     std::this_thread::sleep_for(std::chrono::milliseconds(kLeasePollMs));
   }
