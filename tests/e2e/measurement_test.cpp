@@ -6,6 +6,7 @@
 
 #include <cstdlib>
 #include <filesystem>
+#include <fstream>
 #include <string>
 
 #include "e2e/e2e_util.hpp"
@@ -80,5 +81,23 @@ TEST(Measurement, RowsCarryMethodIntervalIdentityAndTheConfirmationStageRuns) {
   ASSERT_TRUE(WIFEXITED(code) && WEXITSTATUS(code) <= 1) << e2e::slurp(dir / "repro.txt");
   const std::string report = e2e::slurp(json);
   EXPECT_NE(report.find("\"counted\": 1"), std::string::npos) << report;  // omp_rows on openmp (serial alone has no winner)
+  fs::remove_all(dir);
+}
+
+// PIMG_LLC_BYTES (docs/measurement.md) that is not a size is said on stderr, and the detected size is used (a hot
+// run: the message comes when the device is listed).
+TEST(Measurement, AnUnreadableCacheSizeIsSaidAndTheDetectedOneUsed) {
+  const fs::path dir = e2e::temp_dir("measurement-llc");
+  const std::string space = (dir / "s.yaml").string();
+  std::ofstream(space) << "family: conv\nproblems:\n  - {filter: box3, sizes: [32x16], channels: 1}\nbackends:\n"
+                          "  host: {}\nvariants:\n  serial: {}\n"
+                          "measure: {repeats: 2, max_repeats: 2, cache: hot, confirm: {top: 0}, cold: {top: 0}}\n";
+  for (const char* bad : {"12Q", "300M"}) {
+    const e2e::Ran r = e2e::run("conv --quiet --space " + space + " --db " + (dir / "t.db").string() + " --no-resume",
+                                std::string("PIMG_LLC_BYTES=") + bad);
+    ASSERT_EQ(r.code, 0) << r.out;
+    EXPECT_NE(r.out.find(std::string("PIMG_LLC_BYTES=") + bad + " is not a size from 1 to 256M"), std::string::npos)
+        << r.out;
+  }
   fs::remove_all(dir);
 }

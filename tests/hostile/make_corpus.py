@@ -102,6 +102,28 @@ cases = {
     "kernel-file-directory": kspec(KernelFile="."),
 }
 
+
+def faulty_default(fault):
+    """The default configuration (the reference run, there being no reference argument) is a fault of
+    reference-faults.cl; the file's other configuration is healthy."""
+    def f(d):
+        d["ConfigurationSpace"]["TuningParameters"] = [
+            {"Name": "fault", "Type": "int", "Values": f"[{fault}, 0]", "Default": fault},
+            {"Name": "block_size_x", "Type": "int", "Values": "[16]", "Default": 16},
+            {"Name": "block_size_y", "Type": "int", "Values": "[1]", "Default": 1},
+            {"Name": "ppx", "Type": "int", "Values": "[1]", "Default": 1}]
+        d["ConfigurationSpace"]["Conditions"] = []
+        d["KernelSpecification"]["KernelFile"] = "reference-faults.cl"
+        d["KernelSpecification"]["ProblemSize"] = [64, 8]
+        for a in d["KernelSpecification"]["Arguments"]:
+            if a["Name"] in ("width", "height"):
+                a["FillValue"] = 64 if a["Name"] == "width" else 8
+    return f
+
+
+for name, fault in (("crash", 1), ("hang", 2), ("past-the-end", 3), ("unwritten", 4)):
+    cases["reference-" + name] = faulty_default(fault)
+
 for name, change in cases.items():
     d = copy.deepcopy(base)
     change(d)
@@ -124,7 +146,7 @@ def ok(cfg, runs):
 
 
 def gz(name, text):
-    with gzip.open(name, "wb", 9) as g:
+    with gzip.GzipFile(name, "wb", 9, mtime=0) as g:
         g.write(text.encode())
 
 
@@ -147,12 +169,12 @@ open("bad-escape_A100_T4.json", "w").write('{"results": [{"configuration": {"\\u
 open("nan_A100_T4.json", "w").write(
     '{"results": [{"configuration": {"block": NaN}, "invalidity": "correct", "times": {"runtimes": [1]}}]}')
 # 80 MiB of spaces inside a valid document: past the 64 MiB default limit on what a gzip file expands to.
-with gzip.open("bomb-80MiB_A100_T4.json.gz", "wb", 9) as g:
+with gzip.GzipFile("bomb-80MiB_A100_T4.json.gz", "wb", 9, mtime=0) as g:
     g.write(b'{"results": [')
     for _ in range(80):
         g.write(b" " * (1 << 20))
     g.write(b"]}")
-raw = gzip.compress(json.dumps(t4([ok({"block": 8}, [1.0])])).encode())
+raw = gzip.compress(json.dumps(t4([ok({"block": 8}, [1.0])])).encode(), mtime=0)
 open("truncated_A100_T4.json.gz", "wb").write(raw[: len(raw) // 2])
 bad = bytearray(raw)
 bad[len(bad) // 2] ^= 0xFF

@@ -43,7 +43,7 @@ namespace {
 double mod_op(double a, double b) { return std::fmod(a, b); }
 double not_op(double a) { return a == 0 ? 1.0 : 0.0; }
 
-std::string join(const std::vector<std::string>& v) {
+std::string join_names(const std::vector<std::string>& v) {
   std::string out;
   for (const auto& s : v) out += (out.empty() ? "" : ", ") + s;
   return out.empty() ? "none" : out;
@@ -150,8 +150,8 @@ void check_constraint(const Constraint& c, const std::vector<std::string>& param
     fail(c, fmt::format("cannot define name '{}': {}", e.GetToken(), e.GetMsg()));
   }
   first_eval(*p, c,
-             fmt::format("parameters: {}; text values: {}; device limits: {}", join(params), join(constants),
-                         join(limit_names())));
+             fmt::format("parameters: {}; text values: {}; device limits: {}", join_names(params), join_names(constants),
+                         join_names(limit_names())));
 }
 
 }  // namespace detail
@@ -320,7 +320,7 @@ bool eval_constraint(const Constraint& c, const std::map<std::string, double>& v
   }
   std::vector<std::string> names;
   for (const auto& [n, _] : values) names.push_back(n);
-  first_eval(*p, c, "variables: " + join(names));
+  first_eval(*p, c, "variables: " + join_names(names));
   return checked_eval(*p, c, [&] { return std::string("the given values"); }) != 0;
 }
 

@@ -26,6 +26,7 @@
 #include <stdexcept>
 #include <thread>
 
+#include "pimg/cache.hpp"
 #include "pimg/errors.hpp"
 #include "pimg/evaluator.hpp"
 #include "pimg/isolation.hpp"
@@ -125,6 +126,13 @@ class InProcess final : public DeviceSession {
   std::vector<EvalResult> confirm(const ConfirmJob& job) override {
     return confirm_candidates(family_, job.problem, job.workload, *device_, measure_, job.candidates, job.seed);
   }
+  EvalResult capture(const EvalJob& job, const std::string& sub, const std::string& key) override {
+    EvalContext ctx{family_, job.problem, job.workload, job.expected, *device_, measure_};
+    std::vector<std::uint8_t> output;
+    EvalResult r = capture_output(ctx, job.variant, job.config, output);
+    if (r.status == Status::ok) cache_write(sub, key, {output.begin(), output.end()});
+    return r;
+  }
   std::optional<Ceiling> ceiling(std::size_t bytes, int repeats) override {
     return measure_ceiling(backend_, *device_, bytes, repeats, measure_.timing);
   }
@@ -162,7 +170,7 @@ class Worker final : public DeviceSession {
   EvalResult evaluate(const EvalJob& job) override {
     for (int attempt = 1;; ++attempt) {
       const unsigned continued = g_continued.load();
-      EvalResult r = evaluate_once(job);
+      EvalResult r = evaluate_once(job, {"eval"});
       if (g_continued.load() == continued) return r;
       // The tuner was stopped while this configuration ran: its times include the stop.
       if (attempt == kStoppedAttempts) {
@@ -176,7 +184,13 @@ class Worker final : public DeviceSession {
     }
   }
 
-  EvalResult evaluate_once(const EvalJob& job) {
+  EvalResult capture(const EvalJob& job, const std::string& sub, const std::string& key) override {
+    return evaluate_once(job, {"capture", sub, key});
+  }
+
+  // `head`: {"eval"}, or {"capture", cache sub, cache key} (a warm-up and one run); the variant, configuration and
+  // context follow.
+  EvalResult evaluate_once(const EvalJob& job, const Message& head) {
     const auto t0 = Clock::now();
     if (pid_ < 0) start();
     tail_.clear();
@@ -184,7 +198,9 @@ class Worker final : public DeviceSession {
     // evaluation's on this worker ("same" otherwise); the variant and configuration always.
     Message context = encode_measure(measure_);
     for (auto& f : encode_problem(job.problem)) context.push_back(std::move(f));
-    Message req = {"eval", job.variant.name(), job.config.canonical()};
+    Message req = head;
+    req.push_back(job.variant.name());
+    req.push_back(job.config.canonical());
     if (context == sent_context_) {
       req.push_back("same");
     } else {
@@ -212,7 +228,7 @@ class Worker final : public DeviceSession {
       }
       const std::string phase =
           run < 0 ? "before the first run (reference, compile, upload)"
-                  : fmt::format("in run {} of {}", run + 1, measure_.warmups + measure_.repeats);
+                  : fmt::format("in run {} of {}", run + 1, head[0] == "capture" ? 2 : measure_.warmups + measure_.repeats);
       if (reply.kind == Reply::timed_out) {
         const bool stopped = is_stopped(pid_);
         kill_now();
@@ -561,12 +577,13 @@ class Server {
           send(encode_result(r));
         return true;
       }
-      if (what == "eval") {
-        const Variant* variant = reg_.variant(family_->name(), m.at(1));
-        if (!variant) throw std::runtime_error("unknown variant " + m.at(1));
-        const Config config = Config::parse_canonical(m.at(2));
-        if (m.at(3) == "new") {  // the measurement and problem, sent when they changed
-          std::size_t i = 4;
+      if (what == "eval" || what == "capture") {
+        const std::size_t at = what == "capture" ? 3 : 1;  // a capture's cache entry comes first
+        const Variant* variant = reg_.variant(family_->name(), m.at(at));
+        if (!variant) throw std::runtime_error("unknown variant " + m.at(at));
+        const Config config = Config::parse_canonical(m.at(at + 1));
+        if (m.at(at + 2) == "new") {  // the measurement and problem, sent when they changed
+          std::size_t i = at + 3;
           context_measure_ = decode_measure(m, i);
           context_problem_ = decode_problem(m, i);
         } else if (!context_problem_) {
@@ -574,6 +591,16 @@ class Server {
         }
         const MeasureSpec& measure = context_measure_;
         const Problem& problem = *context_problem_;
+        if (what == "capture") {  // no reference yet: this configuration's output becomes it
+          static const std::vector<std::uint8_t> none;
+          EvalContext ctx{*family_, problem, workload(problem), none, *device_, measure};
+          ctx.on_run = [this](int run) { send({"run", std::to_string(run)}); };
+          std::vector<std::uint8_t> output;
+          const EvalResult r = capture_output(ctx, *variant, config, output);
+          if (r.status == Status::ok) cache_write(m.at(1), m.at(2), {output.begin(), output.end()});
+          send(encode_result(r));
+          return true;
+        }
         EvalContext ctx{*family_, problem, workload(problem), expected(problem, *variant), *device_, measure};
         ctx.resident = resident_.get();
         ctx.on_run = [this](int run) { send({"run", std::to_string(run)}); };

@@ -12,6 +12,7 @@
 #include "pimg/cache.hpp"
 #include "pimg/errors.hpp"
 #include "pimg/evaluator.hpp"
+#include "pimg/isolation.hpp"
 #include "pimg/report.hpp"
 #include "pimg/runner.hpp"
 #include "pimg/strategy.hpp"
@@ -21,31 +22,9 @@
 namespace pimg::cli {
 namespace {
 
-// The family of a T1 kernel with its comparison replaced by keeping what the kernel wrote: one
-// evaluation through it yields the default configuration's output with the evaluator's own
-// buffer handling, compile and launch.
-class Capture final : public Family {
- public:
-  explicit Capture(const Family& f) : f_(f) {}
-  std::string name() const override { return f_.name(); }
-  std::vector<AttrSpec> attributes() const override { return f_.attributes(); }
-  Problem make_problem(int w, int h, int c, std::map<std::string, std::string> a) const override {
-    return f_.make_problem(w, h, c, std::move(a));
-  }
-  Workload make_workload(const Problem& p) const override { return f_.make_workload(p); }
-  std::vector<std::uint8_t> reference(const Problem&, const Workload&, const std::string&) const override { return {}; }
-  Validation compare(const Problem&, std::span<const std::uint8_t>, std::span<const std::uint8_t> actual) const override {
-    output.assign(actual.begin(), actual.end());
-    return {true, "captured"};
-  }
-  Traffic traffic(const Problem& p) const override { return f_.traffic(p); }
-  double work(const Problem& p) const override { return f_.work(p); }
-  mutable std::vector<std::uint8_t> output;
-
- private:
-  const Family& f_;
-};
-
+// The default configuration's output, kept as the reference (evaluator.hpp's capture_output) where the file gives
+// none: run in a worker under the run timeout like every configuration (in this process with --no-isolation), so a
+// default that crashes, hangs, writes past its output or leaves it unwritten is refused with that reason.
 void compute_default_reference(const Registry& reg, const user::T1Spec& spec, const Space& space,
                                const TuneOptions& opt, RunObserver& obs) {
   const std::string key = user::default_reference_key(spec);
@@ -60,17 +39,14 @@ void compute_default_reference(const Registry& reg, const user::T1Spec& spec, co
   const Problem& problem = space.problems.at(0);
   const Workload workload = family.make_workload(problem);
   const Config config = spec.default_config();
-  Capture capture(family);
   const std::vector<std::uint8_t> none;
-  std::unique_ptr<Device> device = sd.backend->open(sd.info);
-  MeasureSpec once;
-  once.warmups = 0;
-  once.repeats = 1;
-  const EvalResult r = evaluate({capture, problem, workload, none, *device, once}, variant, config);
+  const auto session = opt.isolation && space.measure.isolation
+                           ? open_worker(opt.worker_exe, family, *sd.backend, sd.info, space.measure)
+                           : open_in_process(family, *sd.backend, sd.info, space.measure);
+  const EvalResult r = session->capture({problem, workload, none, variant, config}, "t1-reference", key);
   if (r.status != Status::ok)
     throw UsageError(fmt::format("{}: the default configuration ({}) gives no reference on {}: {}: {}", spec.file,
                                  config.brief(), sd.info.id(), to_string(r.status), r.log.substr(0, 2000)));
-  cache_write("t1-reference", key, {capture.output.begin(), capture.output.end()});
   obs.on_message(fmt::format("reference: the default configuration's output ({}) on {} {}", config.brief(),
                              sd.info.id(), sd.info.name));
 }
@@ -84,6 +60,9 @@ T1Command::T1Command(CLI::App& app) {
   cmd_->add_option("--backend", backends_, "only these backends (default: cuda for CUDA kernels, opencl for OpenCL)");
   cmd_->add_option("--device", devices_, "only devices whose index or name matches (repeatable)");
   cmd_->add_option("--repeats", repeats_, "timed runs per configuration")->check(CLI::Range(1, 100000));
+  cmd_->add_option("--timeout", timeout_s_,
+                   "seconds a run may take (the default configuration's reference run too) before it is a timeout")
+      ->check(CLI::Range(0.01, 86400.0));
   cmd_->add_flag("--no-resume", no_resume_, "measure again configurations already in the database");
   cmd_->add_flag("--transfer", transfer_,
                  "give the search strategy the family's stored results of other devices and problems as priors");
@@ -139,6 +118,7 @@ int T1Command::run(Registry& reg, const std::string& command_line) {
   user::export_to_env({user::t1_env_entry(file_, o)});
   for (const auto& a : spec.assumptions) fmt::print(stderr, "pimg-tune: {}\n", a.warning());
   Space space = user::t1_space(spec);
+  if (timeout_s_) space.measure.timeout_s = *timeout_s_;
   if (!strategy_.empty() || budget_ || seed_) {  // the command line's search replaces the file's
     StrategySpec& st = space.strategy;
     if (!strategy_.empty() && strategy_ != st.name) {

@@ -27,6 +27,7 @@ class T1Command {
   std::vector<std::string> sets_;
   std::vector<std::string> backends_, devices_;
   std::optional<int> repeats_;
+  std::optional<double> timeout_s_;
   bool no_resume_ = false, no_isolation_ = false, quiet_ = false, check_ = false, transfer_ = false;
   int top_ = 5;
 };

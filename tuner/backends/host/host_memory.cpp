@@ -5,7 +5,9 @@
 #include <sys/utsname.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <chrono>
+#include <cstdlib>
 #include <cstring>
 #include <fstream>
 #include <stdexcept>
@@ -36,7 +38,8 @@ DeviceInfo host_device_info(const std::string& backend) {
   d.max_work_group_size = d.compute_units;
   d.limits = {{"compute_units", d.compute_units},
               {"max_threads", d.compute_units},
-              {"global_mem_size", static_cast<double>(d.global_mem_bytes)}};
+              {"global_mem_size", static_cast<double>(d.global_mem_bytes)},
+              {"last_level_cache_size", static_cast<double>(last_level_cache_bytes())}};
   return d;
 }
 
@@ -100,7 +103,30 @@ LaunchResult host_copy(DeviceBuffer& dst, const DeviceBuffer& src) {
   return {true, "", std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count(), 0};
 }
 
-std::size_t last_level_cache_bytes() {
+namespace {
+
+// PIMG_LLC_BYTES: a size in bytes, or with a K, M or G suffix; 0 (not given or unreadable: said once on stderr).
+std::size_t llc_from_environment() {
+  const char* text = std::getenv("PIMG_LLC_BYTES");
+  if (text == nullptr || *text == '\0') return 0;
+  char* end = nullptr;
+  errno = 0;
+  const unsigned long long n = std::strtoull(text, &end, 10);
+  int shift = 0;
+  if (*end == 'K' || *end == 'k') shift = 10;
+  if (*end == 'M' || *end == 'm') shift = 20;
+  if (*end == 'G' || *end == 'g') shift = 30;
+  if (shift != 0) ++end;
+  if (errno != 0 || end == text || *end != '\0' || n == 0 || n > (kMaxFlushBytes >> shift)) {
+    fmt::print(stderr, "pimg-tune: PIMG_LLC_BYTES={} is not a size from 1 to 256M (bytes, or with K, M or G); "
+               "the detected size is used\n", text);
+    return 0;
+  }
+  return static_cast<std::size_t>(n) << shift;
+}
+
+std::size_t detect_last_level_cache_bytes() {
+  if (const std::size_t n = llc_from_environment(); n > 0) return n;
   // sysfs first: it gives one cache instance (32 MiB of an EPYC's L3), where sysconf may sum them all.
   for (int index = 4; index >= 0; --index) {
     std::ifstream in(fmt::format("/sys/devices/system/cpu/cpu0/cache/index{}/size", index));
@@ -109,14 +135,21 @@ std::size_t last_level_cache_bytes() {
       std::size_t n = std::strtoull(text.c_str(), nullptr, 10);
       if (text.back() == 'K') n <<= 10;
       if (text.back() == 'M') n <<= 20;
-      if (n > 0) return std::min(n, std::size_t{256} << 20);
+      if (n > 0) return std::min(n, kMaxFlushBytes);
     }
   }
   for (int name : {_SC_LEVEL4_CACHE_SIZE, _SC_LEVEL3_CACHE_SIZE, _SC_LEVEL2_CACHE_SIZE}) {
     const long v = ::sysconf(name);
-    if (v > 0) return std::min(static_cast<std::size_t>(v), std::size_t{256} << 20);
+    if (v > 0) return std::min(static_cast<std::size_t>(v), kMaxFlushBytes);
   }
   return std::size_t{32} << 20;
+}
+
+}  // namespace
+
+std::size_t last_level_cache_bytes() {
+  static const std::size_t bytes = detect_last_level_cache_bytes();
+  return bytes;
 }
 
 void HostTiming::begin(const TimingMethod& method) {

@@ -31,7 +31,10 @@ void host_fill(DeviceBuffer& dst, std::uint8_t value);
 void host_download_range(const DeviceBuffer& src, std::size_t offset, std::span<std::uint8_t> dst);
 LaunchResult host_copy(DeviceBuffer& dst, const DeviceBuffer& src);  // memcpy, timed by the host clock
 
-// The last-level cache's size in bytes (sysconf, else sysfs; 32 MiB when neither says).
+// The last-level cache's size in bytes, which cold runs flush twice over: PIMG_LLC_BYTES where set (for machines
+// that misreport it, such as virtual machines whose sysconf sums every instance), else sysfs's one instance, else
+// sysconf; at most kMaxFlushBytes, 32 MiB when nothing says. Read once per process.
+inline constexpr std::size_t kMaxFlushBytes = std::size_t{256} << 20;
 std::size_t last_level_cache_bytes();
 
 // The host backends' timing (docs/measurement.md): the host clock around each call; when cold, a

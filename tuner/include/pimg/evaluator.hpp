@@ -40,6 +40,14 @@ LaunchPlan step_plan(const LaunchPlan& plan, const LaunchStep& step);
 
 EvalResult evaluate(const EvalContext& ctx, const Variant& variant, const Config& config);
 
+// A reference computed by a configuration (a T1 file's default configuration): `variant` at `config` evaluated
+// as every configuration is (compile, canaries, the run timeout), a warm-up and one timed run with the output
+// poisoned differently before each, its output kept instead of compared with ctx.expected (ignored). An output
+// that differs between the two runs is refused as wrong_result: elements that keep the poison were never written,
+// others show a kernel that is not deterministic. Stage "reference"; `output` receives the output when ok.
+EvalResult capture_output(const EvalContext& ctx, const Variant& variant, const Config& config,
+                          std::vector<std::uint8_t>& output);
+
 // The device's bandwidth ceiling for a working set of `bytes` (docs/measurement.md): the best of the
 // API's own device-to-device copy and the backend's copy kernel at several launch geometries, each timed
 // by `timing` (median of `repeats` runs) and checked; GB/s count bytes read + written.

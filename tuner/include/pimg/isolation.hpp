@@ -47,6 +47,11 @@ class DeviceSession {
   virtual EvalResult evaluate(const EvalJob& job) = 0;
   // One result per candidate, stage "confirm"; empty when the worker died on the way (nothing to store).
   virtual std::vector<EvalResult> confirm(const ConfirmJob& job) = 0;
+  // A reference computed by a configuration (evaluator.hpp's capture_output; job.expected is ignored), isolated as
+  // every evaluation is: when it is ok, its output is written to the compile cache's entry (cache_sub, cache_key),
+  // where the family's reference() reads it. A crash, hang, write past the end or unwritten output is the result's
+  // status and log.
+  virtual EvalResult capture(const EvalJob& job, const std::string& cache_sub, const std::string& cache_key) = 0;
   // The device's bandwidth ceiling for a working set of `bytes` (see measure_ceiling); nullopt when
   // unavailable.
   virtual std::optional<Ceiling> ceiling(std::size_t bytes, int repeats) = 0;
