@@ -196,6 +196,11 @@ TEST(PyExpr, LimitsRefuseInsteadOfExhaustingStackOrMemory) {
   for (int k = 1; k < 20; ++k) filters += " or i < 0";
   EXPECT_ERROR("[0 for i in range(100000) if " + filters + "]", 43, "more than 5000000 steps");
   EXPECT_ERROR(std::string(300000, ' ') + "1", 1, "at most 262144");
+  // Nested lists count every value they hold: the fuzz finding of 2026-11-29 made 27,664 copies of a list of
+  // 958,464 integers (26 billion values) through a list of one element; a comprehension copying a large element three times.
+  EXPECT_ERROR("[2**6*6*[2**6*6*4]* 2*2* 26* 24]* 2*2* 26* 266", 33, "at most 1000000");
+  EXPECT_ERROR("[y for y in [[0] * 600000] for i in range(3)]", 1, "more than 2000000 list elements");
+  EXPECT_EQ(eval("len([[0] * 1000] * 999)"), "999");
 }
 
 // 20,000 terms: one flat node, evaluated, written out for muparser and freed without recursion.

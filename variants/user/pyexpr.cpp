@@ -453,8 +453,17 @@ std::pair<double, double> real_divmod(double x, double y) {
   return {floordiv, mod};
 }
 
+// Every value inside v, nested lists' too: a list's copies copy them all ([[0] * 999999] * 1000 is a thousand
+// copies of a million integers, though the outer list has a thousand elements), so limits count this.
+std::uint64_t weight(const PyValue& v) {
+  if (v.kind != VK::List) return 1;
+  std::uint64_t w = 1;
+  for (const PyValue& e : v.list) w += weight(e);
+  return w;
+}
+
 PyValue concat(const PyValue& a, const PyValue& b, std::size_t at, Ctx& ctx) {
-  ctx.grow(at, a.list.size() + b.list.size());
+  ctx.grow(at, weight(a) + weight(b));
   PyValue out = a;
   out.list.insert(out.list.end(), b.list.begin(), b.list.end());
   return out;
@@ -463,9 +472,10 @@ PyValue concat(const PyValue& a, const PyValue& b, std::size_t at, Ctx& ctx) {
 PyValue repeat(const PyValue& l, std::int64_t times, std::size_t at, Ctx& ctx) {
   PyValue out = PyValue::make_list({});
   if (times <= 0 || l.list.empty()) return out;
-  if (static_cast<std::uint64_t>(times) > kPyMaxListElements / l.list.size())
-    throw PyError(at, fmt::format("a list of {} x {} elements; at most {} are allowed", l.list.size(), times, kPyMaxListElements));
-  ctx.grow(at, l.list.size() * static_cast<std::uint64_t>(times));
+  const std::uint64_t w = weight(l) - 1;  // the values copied per repetition (the list itself not)
+  if (static_cast<std::uint64_t>(times) > kPyMaxListElements / w)
+    throw PyError(at, fmt::format("a list of {} x {} values; at most {} are allowed", w, times, kPyMaxListElements));
+  ctx.grow(at, w * static_cast<std::uint64_t>(times));
   for (std::int64_t k = 0; k < times; ++k) out.list.insert(out.list.end(), l.list.begin(), l.list.end());
   return out;
 }
@@ -632,7 +642,7 @@ PyValue call(const std::string& f, const std::vector<PyValue>& args, std::size_t
     if (args.empty()) return PyValue::make_list({});
     if (args.size() != 1 || args[0].kind != VK::List)
       throw PyError(at, fmt::format("list() takes one list, range or tuple, not {}", args.empty() ? "nothing" : type_name(args[0])));
-    ctx.grow(at, args[0].list.size());
+    ctx.grow(at, weight(args[0]));
     return args[0];
   }
   if (f == "len") {
@@ -663,8 +673,9 @@ PyValue eval(const Node& n, Ctx& ctx);
 // The clauses of a comprehension from clause k on, appending elements to out.
 void comprehend(const Node& n, std::size_t k, Ctx& ctx, PyValue& out) {
   if (k == n.kids.size()) {
-    ctx.grow_to(n.at, out.list.size() + 1, 1);
-    out.list.push_back(eval(*n.kids[0], ctx));
+    PyValue v = eval(*n.kids[0], ctx);
+    ctx.grow_to(n.at, out.list.size() + 1, weight(v));
+    out.list.push_back(std::move(v));
     return;
   }
   if (n.vars[k].empty()) {
