@@ -10,7 +10,7 @@
 #define PIMG_GROUP 256
 
 /* One element of a floating-point output against the reference, as the T1 family's compare() decides on
-   the host: never written (all bytes 0xA5 where the reference is not), NaN on one side only, or an error
+   the host: never written (every byte the run's poison where the reference is not), NaN on one side only, or an error
    above the tolerance (|a - e| in the absolute modes, |a - e| / max(1, |e|) in the relative ones). */
 bool pimg_bad_real(double x, double y, bool poisoned, int relative, double tol, double* err) {
   const double diff = fabs(x - y);
@@ -51,8 +51,8 @@ kernel void pimg_check(global const uchar* out, global const uchar* ref, ulong b
     const global uchar* e = ref + k * lane;
     bool a_poison = true, e_poison = true;
     for (int b = 0; b < lane; ++b) {
-      a_poison = a_poison && a[b] == 0xA5;
-      e_poison = e_poison && e[b] == 0xA5;
+      a_poison = a_poison && a[b] == (uchar)poison;
+      e_poison = e_poison && e[b] == (uchar)poison;
     }
     const double x = lane == 4 ? (double)*(global const float*)a : *(global const double*)a;
     const double y = lane == 4 ? (double)*(global const float*)e : *(global const double*)e;

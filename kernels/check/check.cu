@@ -50,8 +50,8 @@ extern "C" __global__ void pimg_check(const unsigned char* out, const unsigned c
     const unsigned char* e = ref + k * lane;
     bool a_poison = true, e_poison = true;
     for (int b = 0; b < lane; ++b) {
-      a_poison = a_poison && a[b] == 0xA5;
-      e_poison = e_poison && e[b] == 0xA5;
+      a_poison = a_poison && a[b] == (unsigned char)poison;
+      e_poison = e_poison && e[b] == (unsigned char)poison;
     }
     const double x = lane == 4 ? (double)*reinterpret_cast<const float*>(a) : *reinterpret_cast<const double*>(a);
     const double y = lane == 4 ? (double)*reinterpret_cast<const float*>(e) : *reinterpret_cast<const double*>(e);

@@ -170,17 +170,17 @@ class ConvJob {
     if (scheme_ == "owned") read_rows(plan.path("in"), me_.own0, me_.own1, in_, me_.own0 - me_.need0);
   }
 
-  void poison() {
-    std::fill(out_local_.begin(), out_local_.end(), pimg::mpi::kPoison);
-    std::fill(out_.begin(), out_.end(), pimg::mpi::kPoison);
+  void poison(std::uint8_t value) {
+    std::fill(out_local_.begin(), out_local_.end(), value);
+    std::fill(out_.begin(), out_.end(), value);
     if (scheme_ == "scatter") {
-      std::fill(in_.begin(), in_.end(), pimg::mpi::kPoison);
+      std::fill(in_.begin(), in_.end(), value);
       return;
     }
     // Halo rows only: the owned rows are this rank's input, kept between runs like device memory.
     for (int plane = 0; plane < c_.planes; ++plane) {
-      std::fill(row(in_, plane, me_.need0), row(in_, plane, me_.own0), pimg::mpi::kPoison);
-      std::fill(row(in_, plane, me_.own1), row(in_, plane, me_.need1), pimg::mpi::kPoison);
+      std::fill(row(in_, plane, me_.need0), row(in_, plane, me_.own0), value);
+      std::fill(row(in_, plane, me_.own1), row(in_, plane, me_.need1), value);
     }
   }
 
@@ -360,7 +360,7 @@ class ConvJob {
 int main(int argc, char** argv) {
   return pimg::mpi::serve(argc, argv, [](const PlanFile& plan) {
     auto job = std::make_shared<ConvJob>(plan, conv_of(plan));
-    return pimg::mpi::Job{[job] { job->poison(); }, [job] { return job->run(); },
+    return pimg::mpi::Job{[job](std::uint8_t value) { job->poison(value); }, [job] { return job->run(); },
                           [job]() -> const std::vector<std::uint8_t>& { return job->output(); }};
   });
 }

@@ -114,10 +114,10 @@ class SembJob {
     if (rank_ == 0) out_.resize(kHeaderBytes + 8 * static_cast<std::size_t>(s_.points));
   }
 
-  void poison() {
+  void poison(std::uint8_t value) {
     for (auto* v : {&sem_, &stk_})
-      std::fill_n(reinterpret_cast<std::uint8_t*>(v->data()), v->size() * sizeof(float), pimg::mpi::kPoison);
-    std::fill(out_.begin(), out_.end(), pimg::mpi::kPoison);
+      std::fill_n(reinterpret_cast<std::uint8_t*>(v->data()), v->size() * sizeof(float), value);
+    std::fill(out_.begin(), out_.end(), value);
     best_ = {-1.0, -1};
   }
 
@@ -207,7 +207,7 @@ class SembJob {
 int main(int argc, char** argv) {
   return pimg::mpi::serve(argc, argv, [](const PlanFile& plan) {
     auto job = std::make_shared<SembJob>(plan, semb_of(plan));
-    pimg::mpi::Job j{[job] { job->poison(); }, [job] { return job->run(); },
+    pimg::mpi::Job j{[job](std::uint8_t value) { job->poison(value); }, [job] { return job->run(); },
                      [job]() -> const std::vector<std::uint8_t>& { return job->output(); }};
     j.check = [job] { return job->check(); };
     return j;

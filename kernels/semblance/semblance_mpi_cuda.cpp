@@ -98,11 +98,11 @@ class GpuJob {
     if (r_.rank == 0) out_.resize(kHeaderBytes + 8 * static_cast<std::size_t>(p_.points));
   }
 
-  void poison() {
-    dev_->fill(*out_dev_, pimg::mpi::kPoison);
-    for (auto& [name, buf] : scratch_) dev_->fill(*buf, pimg::mpi::kPoison);
-    std::fill(sub_out_.begin(), sub_out_.end(), pimg::mpi::kPoison);
-    std::fill(out_.begin(), out_.end(), pimg::mpi::kPoison);
+  void poison(std::uint8_t value) {
+    dev_->fill(*out_dev_, value);
+    for (auto& [name, buf] : scratch_) dev_->fill(*buf, value);
+    std::fill(sub_out_.begin(), sub_out_.end(), value);
+    std::fill(out_.begin(), out_.end(), value);
     best_ = {-1.0, -1};
     error_.clear();
   }
@@ -321,7 +321,7 @@ int main(int argc, char** argv) {
   if (argc == 2 && std::strcmp(argv[1], "--gpus") == 0) return gpus_command();
   return pimg::mpi::serve(argc, argv, [](const PlanFile& plan) {
     auto job = std::make_shared<GpuJob>(plan);
-    pimg::mpi::Job j{[job] { job->poison(); }, [job] { return job->run(); },
+    pimg::mpi::Job j{[job](std::uint8_t value) { job->poison(value); }, [job] { return job->run(); },
                      [job]() -> const std::vector<std::uint8_t>& { return job->output(); }};
     j.check = [job] { return job->check(); };
     return j;

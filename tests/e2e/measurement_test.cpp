@@ -101,3 +101,37 @@ TEST(Measurement, AnUnreadableCacheSizeIsSaidAndTheDetectedOneUsed) {
   }
   fs::remove_all(dir);
 }
+
+// Racing (docs/measurement.md): a configuration with thirty times the work of the one measured before it stops
+// after its `repeats` runs, stored ok and flagged raced; the fast one runs on; `race: 0` measures both fully.
+TEST(Measurement, AConfigurationThatCannotWinStopsAfterItsRepeats) {
+  const fs::path dir = e2e::temp_dir("measurement-race");
+  setenv("PIMG_CACHE_DIR", (dir / "cache").c_str(), 0);
+  const std::string src = std::string(PIMG_TEST_DATA) + "/e2e/race/";
+  fs::copy_file(src + "race.yaml", dir / "race.yaml");
+  fs::copy_file(src + "sharpen_reps.cpp", dir / "sharpen_reps.cpp");
+  // Flags other than raced (a loaded machine's) may come too.
+  const std::string rows = "SELECT c.canonical, e.status, instr(e.flags, 'raced') > 0, (SELECT count(*) FROM samples s WHERE "
+                           "s.evaluation_id = e.id) FROM evaluations e JOIN configs c ON c.id = e.config_id "
+                           "ORDER BY c.canonical";
+  const std::string on = (dir / "on.db").string();
+  e2e::Ran r = e2e::run("conv --quiet --space " + (dir / "race.yaml").string() + " --db " + on);
+  ASSERT_EQ(r.code, 0) << r.out;
+  auto got = e2e::query(on, rows);
+  ASSERT_EQ(got.size(), 2u);
+  EXPECT_EQ(got[0].substr(0, got[0].rfind('|')), "{\"REPS\":1}|ok|0") << got[0];
+  EXPECT_GT(std::stoi(got[0].substr(got[0].rfind('|') + 1)), 5) << got[0];
+  EXPECT_EQ(got[1], "{\"REPS\":30}|ok|1|5");
+  // Off: the slow one measured as long as any.
+  std::string text = e2e::slurp(dir / "race.yaml");
+  text.replace(text.find("noise: 0.0001"), 13, "noise: 0.0001, race: 0");
+  std::ofstream(dir / "race.yaml") << text;
+  const std::string off = (dir / "off.db").string();
+  r = e2e::run("conv --quiet --space " + (dir / "race.yaml").string() + " --db " + off);
+  ASSERT_EQ(r.code, 0) << r.out;
+  got = e2e::query(off, rows);
+  ASSERT_EQ(got.size(), 2u);
+  EXPECT_EQ(got[1].substr(0, got[1].rfind('|')), "{\"REPS\":30}|ok|0") << got[1];
+  EXPECT_GT(std::stoi(got[1].substr(got[1].rfind('|') + 1)), 5) << got[1];
+  fs::remove_all(dir);
+}

@@ -2,7 +2,12 @@
 // distribution-free interval of a median.
 #include <gtest/gtest.h>
 
+#include <cmath>
+#include <random>
+
+#include "pimg/evaluator.hpp"
 #include "pimg/executor.hpp"
+#include "pimg/space.hpp"
 
 namespace pimg {
 namespace {
@@ -89,4 +94,48 @@ TEST(PoolSessions, PoolsSamplesAndKeepsAFailure) {
   EXPECT_EQ(kept.status, pimg::Status::wrong_result);
   EXPECT_EQ(kept.log, "pixel (3, 4)");
   EXPECT_THROW(pimg::pool_sessions({}), std::invalid_argument);
+}
+
+// Racing's rule (pimg::raced, docs/measurement.md): only after `least` runs, only against a bar, and only when
+// the lower end of the median's interval is above (1 + margin) times the bar.
+TEST(Racing, DropsOnlyWhatItsOwnRunsPutAboveTheBar) {
+  const std::vector<double> slow = {1.20, 1.25, 1.21, 1.30, 1.22};  // every run > 1.05 x 1.0
+  EXPECT_TRUE(pimg::raced(slow, 5, 1.0, 0.05));
+  EXPECT_FALSE(pimg::raced(slow, 6, 1.0, 0.05)) << "before `least` runs";
+  EXPECT_FALSE(pimg::raced(slow, 5, 0.0, 0.05)) << "nothing measured yet to race against";
+  EXPECT_FALSE(pimg::raced(slow, 5, 1.0, 0.0)) << "racing off";
+  EXPECT_FALSE(pimg::raced(slow, 5, 1.0, 0.25)) << "within the margin";
+  // Below 6 runs the interval is the whole range: one run near the bar keeps the configuration in.
+  EXPECT_FALSE(pimg::raced({1.20, 1.25, 1.04, 1.30, 1.22}, 5, 1.0, 0.05));
+}
+
+// A configuration 2% slower than the best is not dropped at the default margin on noise as wide as the 2-core
+// CPU's (runs spread log-normally by 5%, one run in 20 an outlier 30% slow) in 2,000 races of up to 60 runs against
+// the upper end of the best's interval over 5 runs (scripts/race-replay.py --simulate gives the rates: about 1 in
+// 100,000 at 0.1, 1 in 900 at 0.05); one 50% slower is dropped in nine races of ten at least.
+TEST(Racing, TwoPercentSlowerIsNotDroppedOnCpuNoise) {
+  std::mt19937_64 rng(34);
+  std::normal_distribution<double> spread(0.0, 0.05);
+  std::uniform_real_distribution<double> u(0, 1);
+  auto run = [&](double true_ms) { return true_ms * std::exp(spread(rng)) * (u(rng) < 0.05 ? 1.3 : 1.0); };
+  const double margin = pimg::MeasureSpec{}.race;
+  ASSERT_GT(margin, 0);
+  auto race = [&](double true_ms, double bar) {
+    std::vector<double> runs;
+    for (int i = 0; i < 60; ++i) {
+      runs.push_back(run(true_ms));
+      if (pimg::raced(runs, 5, bar, margin)) return true;
+    }
+    return false;
+  };
+  int near_dropped = 0, far_dropped = 0;
+  for (int trial = 0; trial < 2000; ++trial) {
+    std::vector<double> best;
+    for (int i = 0; i < 5; ++i) best.push_back(run(1.0));
+    const double bar = pimg::median_interval(best).second;
+    near_dropped += race(1.02, bar);
+    far_dropped += race(1.5, bar);
+  }
+  EXPECT_EQ(near_dropped, 0);
+  EXPECT_GE(far_dropped, 1800);
 }

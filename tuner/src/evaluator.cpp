@@ -59,6 +59,11 @@ LaunchPlan step_plan(const LaunchPlan& plan, const LaunchStep& step) {
   return p;
 }
 
+bool raced(const std::vector<double>& samples, std::size_t least, double bar_ms, double margin) {
+  if (!(bar_ms > 0) || !(margin > 0) || samples.size() < std::max<std::size_t>(least, 1)) return false;
+  return median_interval(samples).first > (1 + margin) * bar_ms;
+}
+
 EvalResult evaluate(const EvalContext& ctx, const Variant& variant, const Config& config) {
   const auto t0 = Clock::now();
   PreparedPlan prepared(ctx.family, ctx.problem, ctx.workload, ctx.expected, ctx.device, ctx.measure, variant, config,
@@ -88,6 +93,10 @@ EvalResult evaluate(const EvalContext& ctx, const Variant& variant, const Config
           const auto [lo, hi] = median_interval(r.kernel_ms);
           const double median = Stats::of(r.kernel_ms).median;
           if (median > 0 && (hi - lo) <= 2.0 * m.noise * median) break;
+          if (raced(r.kernel_ms, static_cast<std::size_t>(least), ctx.race_bar_ms, m.race)) {
+            r.flags.push_back("raced");
+            break;
+          }
           if (ms_since(t_timed) >= m.max_time_s * 1000.0) break;
         }
       }

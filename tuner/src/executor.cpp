@@ -435,6 +435,7 @@ std::optional<RunTimes> PreparedPlan::run(std::int64_t seq) {
       const auto t_poison = Clock::now();
       for (const auto& [name, bytes] : m.poisoned) m.device.fill(*m.buffers[name], poison);
       for (const auto& [name, bytes] : m.restored) m.device.upload(*m.buffers[name], *bytes);
+      m.device.begin_run({seq, poison});
       m.time.poison_ms += ms_since(t_poison);
       for (const Step& step : m.steps)
         if (!step.host) m.device.prepare_launch(*step.program, step.plan, m.buffers);

@@ -478,6 +478,7 @@ bool tell_if_stored(const Tuner::Impl& m, Task& t, PointId p, const TaskRows& ro
   // A row made by other code (another plan, build or reference) is not this configuration's result.
   if (stored->result.identity != current_identity(m, t, c)) return false;
   t.strategy->observe(p, {stored->result.status, stored->result.kernel.median});
+  note_for_race(m, t, stored->result);
   ++summary.skipped;
   obs.on_result({&m.devices[t.device].info, &m.space.problems[t.problem], t.variant, &c, &stored->result, true});
   return true;
@@ -512,7 +513,7 @@ bool claim_unstored(const Tuner::Impl& m, Task& t, PointId p, const TaskRows& ro
 
 EvalResult evaluate_point(const Tuner::Impl& m, const Task& t, DeviceSession& session, const Config& c) {
   const auto& expected = m.expected.at({t.problem, t.variant->validation_rule()});
-  const EvalJob job{m.space.problems[t.problem], m.workloads[t.problem], expected, *t.variant, c};
+  const EvalJob job{m.space.problems[t.problem], m.workloads[t.problem], expected, *t.variant, c, race_bar(m, t)};
   // A result the supervisor made itself (the worker died or hung before answering) carries the identity
   // the configuration has, so resume knows it as this code's.
   auto identified = [&](EvalResult r) {
@@ -532,6 +533,7 @@ void record(const Tuner::Impl& m, Task& t, PointId p, const Config& c, const Eva
             Store& store, RunObserver& obs, TuneSummary& summary) {
   store.save(summary.run_id, rows.device, rows.problem, rows.variant, c, r);
   t.strategy->observe(p, {r.status, r.kernel.median});
+  note_for_race(m, t, r);
   ++summary.measured;
   (r.status == Status::ok ? summary.ok : summary.failed)++;
   obs.on_result({&m.devices[t.device].info, &m.space.problems[t.problem], t.variant, &c, &r, false});

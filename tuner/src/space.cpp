@@ -754,7 +754,7 @@ class Loader {
   MeasureSpec measure(const YAML::Node& n) const {
     MeasureSpec m;
     bool max_given = false, cold_given = false;
-    for (const auto& e : entries(n, "measure", {"warmups", "repeats", "max_repeats", "noise", "max_time_s", "cache",
+    for (const auto& e : entries(n, "measure", {"warmups", "repeats", "max_repeats", "noise", "max_time_s", "race", "cache",
                                                 "launch", "confirm", "cold", "timeout_s", "isolation",
                                                 "energy_s"})) {
       const std::string what = "measure." + e.key;
@@ -767,6 +767,10 @@ class Loader {
       }
       if (e.key == "noise") m.noise = real(v, what, 0, 1);
       if (e.key == "max_time_s") m.max_time_s = real(v, what, 0, 86400);
+      if (e.key == "race") {  // 0 turns racing off
+        m.race = real(v, what, -1, 100);
+        if (m.race < 0) fail(v, fmt::format("{} must be 0 (off) or a margin up to 100, got {}", what, scalar(v, what)));
+      }
       if (e.key == "cache") m.timing.cold = choice(v, what, {"cold", "hot"}) == "cold";
       if (e.key == "launch") m.timing.hide_launch = choice(v, what, {"hidden", "call"}) == "hidden";
       if (e.key == "confirm") m.confirm = confirm(e.value);

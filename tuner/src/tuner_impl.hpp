@@ -43,7 +43,23 @@ struct Tuner::Impl {
   std::vector<Workload> workloads;
   std::map<std::pair<std::size_t, std::string>, std::vector<std::uint8_t>> expected;  // (problem, rule)
   std::size_t planned = 0;
+  // Racing (MeasureSpec::race): per (device, problem), the lowest upper end of an ok search row's median interval
+  // so far, this run's or resumed; what later configurations race against.
+  mutable std::map<std::pair<std::size_t, std::size_t>, double> race_bars;
 };
+
+// A search result of task t the race bar learns from (record, tell_if_stored).
+inline void note_for_race(const Tuner::Impl& m, const Task& t, const EvalResult& r) {
+  if (r.status != Status::ok || (r.stage != "search" && r.stage != "confirm") || !(r.ci_high_ms > 0)) return;
+  double& bar = m.race_bars[{t.device, t.problem}];
+  if (bar == 0 || r.ci_high_ms < bar) bar = r.ci_high_ms;
+}
+// The bar task t's next configuration races against; 0 (no racing) before any result or with racing off.
+inline double race_bar(const Tuner::Impl& m, const Task& t) {
+  if (!(m.measure.race > 0)) return 0;
+  const auto bar = m.race_bars.find({t.device, t.problem});
+  return bar == m.race_bars.end() ? 0 : bar->second;
+}
 
 
 // Stored results of this variant on other problems or devices: prior knowledge for strategies.

@@ -56,6 +56,44 @@ Problem decode_problem(const Message& m, std::size_t& i) {
   return p;
 }
 
+Message encode_measure(const MeasureSpec& m) {
+  const auto flag = [](bool b) { return std::string(b ? "1" : "0"); };
+  const auto n = [](long v) { return std::to_string(v); };
+  return {n(m.warmups),           n(m.repeats),          num(m.timeout_s),          flag(m.isolation),
+          n(m.max_repeats),       num(m.noise),          num(m.max_time_s),         num(m.race), flag(m.timing.cold),
+          flag(m.timing.hide_launch), num(m.energy_s),   n(m.confirm.top),          num(m.confirm.within),
+          n(m.confirm.max),       n(m.confirm.rounds),   n(m.confirm.max_rounds),   num(m.confirm.max_time_s),
+          n(m.confirm.preparations), n(m.confirm.sessions), n(m.cold.top)};
+}
+
+MeasureSpec decode_measure(const Message& m, std::size_t& i) {
+  const auto integer = [&] { return static_cast<int>(to_long(m.at(i++))); };
+  const auto real = [&] { return to_double(m.at(i++)); };
+  const auto flag = [&] { return m.at(i++) == "1"; };
+  MeasureSpec s;
+  s.warmups = integer();
+  s.repeats = integer();
+  s.timeout_s = real();
+  s.isolation = flag();
+  s.max_repeats = integer();
+  s.noise = real();
+  s.max_time_s = real();
+  s.race = real();
+  s.timing.cold = flag();
+  s.timing.hide_launch = flag();
+  s.energy_s = real();
+  s.confirm.top = integer();
+  s.confirm.within = real();
+  s.confirm.max = integer();
+  s.confirm.rounds = integer();
+  s.confirm.max_rounds = integer();
+  s.confirm.max_time_s = real();
+  s.confirm.preparations = integer();
+  s.confirm.sessions = integer();
+  s.cold.top = integer();
+  return s;
+}
+
 Message encode_result(const EvalResult& r) {
   Message m = {"result", to_string(r.status), r.log, r.validation, num(r.compile_ms), r.compile_cached ? "1" : "0",
                num(r.h2d_ms), num(r.d2h_ms), num(r.eval_ms), std::to_string(r.kernel_ms.size())};

@@ -11,6 +11,7 @@
 
 #include "pimg/problem.hpp"
 #include "pimg/result.hpp"
+#include "pimg/space.hpp"
 
 namespace pimg::wire {
 
@@ -28,6 +29,11 @@ long to_long(const std::string& s);
 // A problem as fields (family, size, channels, attributes), read back from field i on (i moves past it).
 Message encode_problem(const Problem& p);
 Problem decode_problem(const Message& m, std::size_t& i);
+
+// A measurement specification as fields, every one of its fields (a worker measures by exactly the supervisor's
+// spec), read back from field i on (i moves past it).
+Message encode_measure(const MeasureSpec& m);
+MeasureSpec decode_measure(const Message& m, std::size_t& i);
 
 // {"result", status, log, validation, times...}
 Message encode_result(const EvalResult& r);

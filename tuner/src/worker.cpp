@@ -83,32 +83,6 @@ bool is_stopped(pid_t pid) {
 }
 
 
-Message encode_measure(const MeasureSpec& m) {
-  return {std::to_string(m.warmups), std::to_string(m.repeats), num(m.timeout_s), std::to_string(m.max_repeats),
-          num(m.noise), num(m.max_time_s), m.timing.cold ? "1" : "0", m.timing.hide_launch ? "1" : "0",
-          std::to_string(m.confirm.top), std::to_string(m.confirm.rounds), std::to_string(m.confirm.max_rounds),
-          num(m.confirm.max_time_s), std::to_string(m.confirm.preparations), num(m.energy_s)};
-}
-
-MeasureSpec decode_measure(const Message& m, std::size_t& i) {
-  MeasureSpec s;
-  s.warmups = static_cast<int>(to_long(m.at(i++)));
-  s.repeats = static_cast<int>(to_long(m.at(i++)));
-  s.timeout_s = to_double(m.at(i++));
-  s.max_repeats = static_cast<int>(to_long(m.at(i++)));
-  s.noise = to_double(m.at(i++));
-  s.max_time_s = to_double(m.at(i++));
-  s.timing.cold = m.at(i++) == "1";
-  s.timing.hide_launch = m.at(i++) == "1";
-  s.confirm.top = static_cast<int>(to_long(m.at(i++)));
-  s.confirm.rounds = static_cast<int>(to_long(m.at(i++)));
-  s.confirm.max_rounds = static_cast<int>(to_long(m.at(i++)));
-  s.confirm.max_time_s = to_double(m.at(i++));
-  s.confirm.preparations = static_cast<int>(to_long(m.at(i++)));
-  s.energy_s = to_double(m.at(i++));
-  return s;
-}
-
 // --- in process ---------------------------------------------------------------------------------
 
 class InProcess final : public DeviceSession {
@@ -120,6 +94,7 @@ class InProcess final : public DeviceSession {
   EvalResult evaluate(const EvalJob& job) override {
     EvalContext ctx{family_, job.problem, job.workload, job.expected, *device_, measure_};
     ctx.resident = resident_.get();
+    ctx.race_bar_ms = job.race_bar_ms;
     for (const auto& o : observers_) ctx.observers.push_back(o.get());
     return pimg::evaluate(ctx, job.variant, job.config);
   }
@@ -188,8 +163,8 @@ class Worker final : public DeviceSession {
     return evaluate_once(job, {"capture", sub, key});
   }
 
-  // `head`: {"eval"}, or {"capture", cache sub, cache key} (a warm-up and one run); the variant, configuration and
-  // context follow.
+  // `head`: {"eval"}, or {"capture", cache sub, cache key} (a warm-up and one run); the variant, configuration, race
+  // bar and context follow.
   EvalResult evaluate_once(const EvalJob& job, const Message& head) {
     const auto t0 = Clock::now();
     if (pid_ < 0) start();
@@ -201,6 +176,7 @@ class Worker final : public DeviceSession {
     Message req = head;
     req.push_back(job.variant.name());
     req.push_back(job.config.canonical());
+    req.push_back(num(job.race_bar_ms));
     if (context == sent_context_) {
       req.push_back("same");
     } else {
@@ -582,8 +558,9 @@ class Server {
         const Variant* variant = reg_.variant(family_->name(), m.at(at));
         if (!variant) throw std::runtime_error("unknown variant " + m.at(at));
         const Config config = Config::parse_canonical(m.at(at + 1));
-        if (m.at(at + 2) == "new") {  // the measurement and problem, sent when they changed
-          std::size_t i = at + 3;
+        const double race_bar_ms = to_double(m.at(at + 2));
+        if (m.at(at + 3) == "new") {  // the measurement and problem, sent when they changed
+          std::size_t i = at + 4;
           context_measure_ = decode_measure(m, i);
           context_problem_ = decode_problem(m, i);
         } else if (!context_problem_) {
@@ -603,6 +580,7 @@ class Server {
         }
         EvalContext ctx{*family_, problem, workload(problem), expected(problem, *variant), *device_, measure};
         ctx.resident = resident_.get();
+        ctx.race_bar_ms = race_bar_ms;
         ctx.on_run = [this](int run) { send({"run", std::to_string(run)}); };
         for (const auto& o : observers_) ctx.observers.push_back(o.get());
         send(encode_result(pimg::evaluate(ctx, *variant, config)));

@@ -14,6 +14,7 @@
 #include "pimg/cache.hpp"
 #include "pimg/device_compare.hpp"
 #include "pimg/errors.hpp"
+#include "pimg/executor.hpp"
 #include "pimg/family.hpp"
 #include "pimg/variant.hpp"
 #include "t1.hpp"
@@ -195,13 +196,16 @@ class T1Family final : public Family, public DeviceComparable {
     }
     const std::string method = s_->refs.empty() ? "SideBySideRelativeComparison" : s_->refs[0].method;
     const double tol = !s_->refs.empty() && s_->refs[0].threshold ? *s_->refs[0].threshold : default_tolerance(t);
-    std::vector<std::uint8_t> poison(lane, 0xA5);
+    // Runs alternate the poison (kPoisonValues): an element that holds either, where the reference does not, was
+    // never written.
+    std::vector<std::uint8_t> poison_a(lane, kPoisonValues[0]), poison_b(lane, kPoisonValues[1]);
     double sum = 0, worst = 0;
     for (std::size_t k = 0; k < lanes; ++k) {
       const std::uint8_t* a = &actual[k * lane];
       const std::uint8_t* e = &expected[k * lane];
       const double x = get(a, t), y = get(e, t);
-      const bool poisoned = std::memcmp(a, poison.data(), lane) == 0 && std::memcmp(e, poison.data(), lane) != 0;
+      const bool poisoned = (std::memcmp(a, poison_a.data(), lane) == 0 && std::memcmp(e, poison_a.data(), lane) != 0) ||
+                            (std::memcmp(a, poison_b.data(), lane) == 0 && std::memcmp(e, poison_b.data(), lane) != 0);
       const double diff = std::fabs(x - y);
       const double err = method == "AbsoluteDifference" ? diff
                          : method == "SideBySideComparison" ? diff

@@ -287,10 +287,10 @@ class Server {
   std::uint64_t serial() const { return serial_; }
   bool alive() const { return pid_ > 0; }
 
-  // One timed run; the output lands in `out`.
-  LaunchResult run(DeviceBuffer& out, double limit_s) {
+  // One timed run, the ranks' buffers poisoned with `poison` first; the output lands in `out`.
+  LaunchResult run(DeviceBuffer& out, double limit_s, std::uint8_t poison) {
     LaunchResult r;
-    if (!send("run\n")) {
+    if (!send(fmt::format("run {}\n", poison))) {
       r.error = "cannot send a command to the MPI worker";
       return r;
     }
@@ -396,6 +396,7 @@ class MpiDevice final : public Device {
   void download(const DeviceBuffer& src, std::span<std::uint8_t> dst) override { host_download(src, dst); }
   void fill(DeviceBuffer& dst, std::uint8_t value) override { host_fill(dst, value); }
   void set_run_timeout(double seconds) override { timeout_s_ = seconds; }
+  void begin_run(const RunSpec& run) override { poison_ = run.poison; }  // the ranks poison with it
 
   // The first launch of a program starts its worker with the inputs as they are now; later
   // launches of the same program reuse it (one mpirun per configuration).
@@ -416,7 +417,7 @@ class MpiDevice final : public Device {
         server_.reset();
         server_ = std::make_unique<Server>(found_, *p, plan, buffers, limit_s);
       }
-      r = server_->run(*out->second, limit_s);
+      r = server_->run(*out->second, limit_s, poison_);
     } catch (const std::exception& e) {
       r.error = e.what();
     }
@@ -428,6 +429,7 @@ class MpiDevice final : public Device {
   DeviceInfo info_;
   Found found_;
   double timeout_s_ = 60;
+  std::uint8_t poison_ = 0xA5;  // the current run's (begin_run); the executor's first poison before any
   std::unique_ptr<Server> server_;
 };
 

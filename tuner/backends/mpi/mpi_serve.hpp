@@ -24,7 +24,9 @@
 
 namespace pimg::mpi {
 
-// The poison the evaluator fills outputs with; workers fill every buffer a run must write with it.
+// What workers fill buffers with at set-up; before each run they fill every buffer the run must write with that
+// run's poison (the "run POISON" command: the executor alternates 0xA5 and 0x5A, so a pixel a rank skips shows
+// whatever its correct value).
 constexpr std::uint8_t kPoison = 0xA5;
 
 // The plan as the backend wrote it (dir/plan.txt): "define NAME VALUE", "int V", "real V" and
@@ -144,7 +146,7 @@ class Laps {
 // Everything a worker implements: set-up (outside every timed region), one timed run, and where
 // rank 0 finds the gathered output after a run.
 struct Job {
-  std::function<void()> poison;           // before each run, outside the timed region
+  std::function<void(std::uint8_t)> poison;  // before each run, outside the timed region: the run's poison
   std::function<RunTimes()> run;          // every rank, after a barrier
   std::function<const std::vector<std::uint8_t>&()> output;  // rank 0, after a run
   // Optional, rank 0 after a run, outside the timed region: a worker's own consistency check of the
@@ -203,8 +205,8 @@ inline bool write_output(const std::string& path, const std::vector<std::uint8_t
 }  // namespace detail
 
 // The worker's main: `worker DIR`. Sets up with make_job (every rank; an exception on any rank is
-// reported by rank 0 as "error ..."), answers "ready", then serves "run" commands until "quit" or
-// end of file: poison, barrier, run, max of the times over ranks, rank 0 runs the job's check (if
+// reported by rank 0 as "error ..."), answers "ready", then serves "run POISON" commands until "quit" or
+// end of file: poison (with POISON, 0-255), barrier, run, max of the times over ranks, rank 0 runs the job's check (if
 // any), writes DIR/out.bin and answers "ok TOTAL_MS COMM_MS COMP_MS".
 inline int serve(int argc, char** argv, const std::function<Job(const PlanFile&)>& make_job) {
   // Die with mpirun: a killed mpirun (timeout) must not leave ranks running.
@@ -244,10 +246,16 @@ inline int serve(int argc, char** argv, const std::function<Job(const PlanFile&)
   }
   if (rank == 0) detail::reply(reply_fd, "ready");
   for (;;) {
-    int command = 0;
-    if (rank == 0) command = detail::read_command(cmd_fd) == "run" ? 1 : 0;
-    if (detail::bcast_command(command) != 1) break;
-    job.poison();
+    int command = 0;  // 0: quit; 1 + the poison: run
+    if (rank == 0) {
+      const std::string line = detail::read_command(cmd_fd);
+      unsigned value = 0;
+      char extra = 0;
+      if (std::sscanf(line.c_str(), "run %u %c", &value, &extra) == 1 && value <= 255) command = 1 + static_cast<int>(value);
+    }
+    command = detail::bcast_command(command);
+    if (command < 1) break;
+    job.poison(static_cast<std::uint8_t>(command - 1));
     MPI_Barrier(MPI_COMM_WORLD);
     const RunTimes t = job.run();
     double mine[3] = {t.total, t.comm, t.comp}, most[3] = {0, 0, 0};

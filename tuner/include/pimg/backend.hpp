@@ -172,6 +172,14 @@ struct LaunchResult {
 struct TimingMethod {
   bool cold = true;
   bool hide_launch = true;
+  bool operator==(const TimingMethod&) const = default;
+};
+
+// One run of a prepared plan: its 0-based number (warm-ups included) and the byte its outputs and scratch
+// buffers were filled with before it (the executor alternates kPoisonValues: 0xA5, 0x5A).
+struct RunSpec {
+  std::int64_t seq = 0;
+  std::uint8_t poison = 0xA5;
 };
 
 // An opened device. Not thread-safe; one evaluation at a time.
@@ -191,6 +199,10 @@ class Device {
   // The measurement's per-run timeout, told before the runs of a configuration. Backends whose
   // launches run in other processes (MPI) kill them past it; the others ignore it.
   virtual void set_run_timeout(double /*seconds*/) {}
+  // Called before each run of a prepared plan, after its outputs and scratch buffers were filled with run.poison
+  // and before prepare_launch() and begin_timing(): a backend whose own workers fill buffers of theirs (the MPI
+  // ranks) poisons them with run.poison.
+  virtual void begin_run(const RunSpec& /*run*/) {}
 
   // A timed region around every launch of one run: begin_timing() before the first step (it flushes
   // the cache when the method is cold, and where the backend can, holds the launches back so that their

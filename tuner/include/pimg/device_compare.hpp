@@ -13,7 +13,7 @@ namespace pimg {
 // A condition under which the family's compare() passes, so the output need not be downloaded. A run whose
 // output fails it is downloaded and compared on the host as before: the condition may be stricter than
 // compare(), never weaker. `bytes`: every byte equal to the reference's. `f32`/`f64`: the T1 rule per lane
-// of that width (never written: all bytes 0xA5 where the reference's are not; NaN on one side only; an error
+// of that width (never written: all bytes the run's poison where the reference's are not; NaN on one side only; an error
 // above `tolerance`: |a - e|, or |a - e| / max(1, |e|) when `relative`). `detail`: what compare() says of a
 // passing output, from the largest error seen; empty: what it says of the reference itself.
 struct DeviceCompare {

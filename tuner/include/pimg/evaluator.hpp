@@ -32,7 +32,15 @@ struct EvalContext {
   // The device copies of the problem's inputs and reference kept between configurations (not owned; null:
   // this evaluation uploads its own).
   DeviceResidency* resident = nullptr;
+  // Racing (MeasureSpec::race): the upper end of the best median interval of this configuration's (problem, device)
+  // so far, in ms; 0: nothing to race against (and racing off).
+  double race_bar_ms = 0;
 };
+
+// The racing rule (MeasureSpec::race, docs/measurement.md): true when a configuration whose timed runs so far are
+// `samples` cannot win against a best interval whose upper end is `bar_ms`: the lower end of its median's 95%
+// interval above (1 + margin) * bar_ms. Never before `least` runs, never without a bar or a margin.
+bool raced(const std::vector<double>& samples, std::size_t least, double bar_ms, double margin);
 
 // The plan of one kernel step of `plan` (LaunchStep without `host`): the plan's compile-time settings
 // (defines, options) with the step's entry, geometry and arguments, compiled and launched like a plan.

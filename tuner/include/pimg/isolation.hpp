@@ -29,6 +29,7 @@ struct EvalJob {
   const std::vector<std::uint8_t>& expected;
   const Variant& variant;
   const Config& config;
+  double race_bar_ms = 0;  // EvalContext::race_bar_ms
 };
 
 // The confirmation stage's configurations of one problem (executor.hpp's confirm_candidates); the

@@ -85,6 +85,7 @@ struct ConfirmSpec {
   // the next process; a PoCL configuration measured 0.86 ms in one process and 0.53 ms in the next, with
   // tight intervals in each) then shows as a wide interval. Samples of one session share its drift alike.
   int sessions = 2;
+  bool operator==(const ConfirmSpec&) const = default;
 };
 
 // The whole-program stage (docs/observers.md): after the search and confirmation on a device, the `top`
@@ -94,6 +95,7 @@ struct ConfirmSpec {
 // turns this one off too unless it sets `cold` itself.
 struct ColdSpec {
   int top = 2;  // 0 turns the stage off
+  bool operator==(const ColdSpec&) const = default;
 };
 
 // Limits on the counts a space may ask for (a run's count must fit every loop and every store column).
@@ -117,12 +119,19 @@ struct MeasureSpec {
   int max_repeats = 100;
   double noise = 0.005;
   double max_time_s = 1.0;
+  // Racing (docs/measurement.md): once `repeats` timed runs are in, a search configuration stops as soon as the
+  // lower end of its median's 95% interval is above (1 + race) times the upper end of the best interval of its
+  // (problem, device) so far: it cannot be the winner nor within the confirmation stage's reach. It is stored ok,
+  // flagged `raced`, its median honest and its interval wide. 0 turns racing off.
+  double race = 0.1;
   TimingMethod timing;    // cold by default, launch latency hidden
   // Seconds of back-to-back runs after every configuration's timed runs, for the observers that need a window
   // that long (Observer::wants_window: NVML's energy); 0, the default, runs none.
   double energy_s = 0;
   ConfirmSpec confirm;
   ColdSpec cold;
+  // Every field crosses to a worker (wire::encode_measure; tests/unit/wire_test.cpp round-trips each).
+  bool operator==(const MeasureSpec&) const = default;
 
   // Exactly `repeats` timed runs after `warmups`, hot, no confirmation stage: what fixtures and
   // harnesses that check correctness (not speed) ask for; no whole-program stage either.
