@@ -11,7 +11,8 @@
 # report and seed 004's author's program timed beside the tuned OpenMP configuration (scripts/gpu-seeds.sh);
 # no tests (unless PIMG_TEST_REGEX) and no benchmarks. Carry ../shared/peers with scripts/gpu-carry.sh.
 # PIMG_T1_BAT=1 (issue 35): BAT's CUDA T1 files tuned by random search, PIMG_T1_BUDGET configurations each
-# (scripts/t1-bat.sh), into out/gpu/t1-bat.db.
+# (scripts/t1-bat.sh), into out/gpu/t1-bat.db. PIMG_RACE=1 (issue 34): each space given tuned with racing and
+# without, timed and compared (scripts/race-bench.sh), into out/gpu/race.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 root=$PWD
@@ -84,6 +85,13 @@ spaces=("$@")
 if [ -n "${PIMG_T1_BAT:-}" ]; then
   bash scripts/t1-bat.sh "$exe" "$out/t1-bat.db" "${spaces[@]}"
   exit $?
+fi
+# PIMG_RACE=1 (issue 34): racing against no racing on the spaces given (scripts/race-bench.sh), into out/gpu/race.
+if [ -n "${PIMG_RACE:-}" ]; then
+  bash scripts/race-bench.sh "$exe" "$out/race" "${spaces[@]}"
+  rc=$?
+  cat "$out/race/race-summary.txt" >> "$out/summary.txt"
+  exit $rc
 fi
 if [ -n "${PIMG_SEEDS:-}" ]; then
   bash scripts/gpu-seeds.sh "$exe" "$out" "${spaces[@]}"
