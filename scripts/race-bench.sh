@@ -40,7 +40,7 @@ for space in "$@"; do
     printf '%s racing %-3s exit %s in %.1f s, %s configurations raced; %s\n' "$name" "$mode" "$rc" \
       "$(( (t1 - t0) / 1000000000 )).$(( (t1 - t0) / 100000000 % 10 ))" "$raced" "$(tail -1 "$out/$name-$mode.txt")" | tee -a "$summary"
   done
-  python3 scripts/reproduce.py "$out/$name-on.db" "$out/$name-off.db" > "$out/$name-reproduce.txt" 2>&1
+  python3 scripts/reproduce.py "$out/$name-on.db" "$out/$name-off.db" --tune "$exe" > "$out/$name-reproduce.txt" 2>&1
   echo "$name: reproduce.py (racing on vs off) exit $?: $(tail -1 "$out/$name-reproduce.txt")" | tee -a "$summary"
   python3 scripts/race-replay.py "$out/$name-off.db" > "$out/$name-replay.txt" 2>&1
   echo "$name: race-replay.py on the run without racing: $(tail -1 "$out/$name-replay.txt")" | tee -a "$summary"

@@ -94,7 +94,10 @@ def replay(db, margin, least, within):
             dropped = False
             for ms in runs[eid]:
                 bisect.insort(seen, ms)
-                if len(seen) >= least and bar > 0 and margin > 0 and interval(seen)[0] > (1 + margin) * bar:
+                # Dropped only where it stops the configuration earlier than its stored runs did (a configuration
+                # whose noise target or limit ended it at that run is not counted as raced).
+                if len(seen) >= least and len(seen) < len(runs[eid]) and bar > 0 and margin > 0 and \
+                        interval(seen)[0] > (1 + margin) * bar:
                     dropped = True
                     break
             out["runs"] += len(runs[eid])
