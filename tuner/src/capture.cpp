@@ -7,6 +7,7 @@
 #include <functional>
 #include <numeric>
 
+#include "pimg/cache.hpp"
 #include "pimg/evaluator.hpp"
 #include "pimg/executor.hpp"
 
@@ -40,7 +41,7 @@ class OutputKeeper final : public Family {
 }  // namespace
 
 EvalResult capture_output(const EvalContext& ctx, const Variant& variant, const Config& config,
-                          std::vector<std::uint8_t>& output) {
+                          const std::string& cache_sub, const std::string& cache_key) {
   OutputKeeper capture(ctx.family);
   static const std::vector<std::uint8_t> none;
   EvalContext c{capture, ctx.problem, ctx.workload, none, ctx.device, ctx.measure, ctx.on_run, ctx.observers, nullptr};
@@ -76,7 +77,7 @@ EvalResult capture_output(const EvalContext& ctx, const Variant& variant, const 
     return r;
   }
   r.validation = "the output of this configuration, kept as the reference (two runs, the same)";
-  output = b;
+  cache_write(cache_sub, cache_key, {b.begin(), b.end()});
   return r;
 }
 

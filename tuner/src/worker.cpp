@@ -26,7 +26,6 @@
 #include <stdexcept>
 #include <thread>
 
-#include "pimg/cache.hpp"
 #include "pimg/errors.hpp"
 #include "pimg/evaluator.hpp"
 #include "pimg/isolation.hpp"
@@ -103,10 +102,7 @@ class InProcess final : public DeviceSession {
   }
   EvalResult capture(const EvalJob& job, const std::string& sub, const std::string& key) override {
     EvalContext ctx{family_, job.problem, job.workload, job.expected, *device_, measure_};
-    std::vector<std::uint8_t> output;
-    EvalResult r = capture_output(ctx, job.variant, job.config, output);
-    if (r.status == Status::ok) cache_write(sub, key, {output.begin(), output.end()});
-    return r;
+    return capture_output(ctx, job.variant, job.config, sub, key);
   }
   std::optional<Ceiling> ceiling(std::size_t bytes, int repeats) override {
     return measure_ceiling(backend_, *device_, bytes, repeats, measure_.timing);
@@ -572,10 +568,7 @@ class Server {
           static const std::vector<std::uint8_t> none;
           EvalContext ctx{*family_, problem, workload(problem), none, *device_, measure};
           ctx.on_run = [this](int run) { send({"run", std::to_string(run)}); };
-          std::vector<std::uint8_t> output;
-          const EvalResult r = capture_output(ctx, *variant, config, output);
-          if (r.status == Status::ok) cache_write(m.at(1), m.at(2), {output.begin(), output.end()});
-          send(encode_result(r));
+          send(encode_result(capture_output(ctx, *variant, config, m.at(1), m.at(2))));
           return true;
         }
         EvalContext ctx{*family_, problem, workload(problem), expected(problem, *variant), *device_, measure};

@@ -52,9 +52,10 @@ EvalResult evaluate(const EvalContext& ctx, const Variant& variant, const Config
 // as every configuration is (compile, canaries, the run timeout), a warm-up and one timed run with the output
 // poisoned differently before each, its output kept instead of compared with ctx.expected (ignored). An output
 // that differs between the two runs is refused as wrong_result: elements that keep the poison were never written,
-// others show a kernel that is not deterministic. Stage "reference"; `output` receives the output when ok.
+// others show a kernel that is not deterministic. Stage "reference"; when ok, the output is written to the compile
+// cache's entry (cache_sub, cache_key), where the family's reference() reads it.
 EvalResult capture_output(const EvalContext& ctx, const Variant& variant, const Config& config,
-                          std::vector<std::uint8_t>& output);
+                          const std::string& cache_sub, const std::string& cache_key);
 
 // The device's bandwidth ceiling for a working set of `bytes` (docs/measurement.md): the best of the
 // API's own device-to-device copy and the backend's copy kernel at several launch geometries, each timed
