@@ -27,7 +27,7 @@ TEST(Measurement, RowsCarryMethodIntervalIdentityAndTheConfirmationStageRuns) {
                                  "FROM evaluations e WHERE e.stage = 'search' AND e.status = 'ok'");
   ASSERT_EQ(search.size(), 5u);  // 4 omp_rows configurations and serial
   for (const std::string& row : search) {
-    EXPECT_EQ(row.substr(0, row.find('|')), "host-clock cold-llc") << row;
+    EXPECT_EQ(row.substr(0, row.find('|')), "host-clock cold-evict") << row;
     EXPECT_NE(row.find("|1|32|"), std::string::npos) << row;
     EXPECT_GE(std::stoi(row.substr(row.rfind('|') + 1)), 5) << row;
   }
@@ -60,7 +60,7 @@ TEST(Measurement, RowsCarryMethodIntervalIdentityAndTheConfirmationStageRuns) {
   const auto ceilings = e2e::query(a, "SELECT run_id, bytes, method FROM bandwidth");
   ASSERT_FALSE(ceilings.empty());
   EXPECT_EQ(ceilings[0].rfind("1|", 0), 0u) << ceilings[0];
-  EXPECT_NE(ceilings[0].find("host-clock cold-llc"), std::string::npos) << ceilings[0];
+  EXPECT_NE(ceilings[0].find("host-clock cold-evict"), std::string::npos) << ceilings[0];
   // The run records its commit and build.
   const auto run = e2e::query(a, "SELECT git_commit != '' AND git_commit != 'unknown', length(build_id) > 0 FROM runs");
   EXPECT_EQ(run, std::vector<std::string>{"1|1"});

@@ -89,6 +89,7 @@ pimg::DeviceInfo device(const std::string& backend) {
   pimg::DeviceInfo d;
   d.backend = backend;
   d.name = backend;
+  d.caps.host_cores = backend != "cuda";  // as the backends set it
   return d;
 }
 

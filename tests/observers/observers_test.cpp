@@ -27,6 +27,7 @@ pimg::DeviceInfo host_device() {
   pimg::DeviceInfo d;
   d.backend = "host";
   d.name = "host";
+  d.caps.host_cores = true;
   return d;
 }
 
@@ -146,12 +147,16 @@ TEST(CpuLoadObserver, AppliesToCpuBackendsOnly) {
   gpu.backend = "cuda";
   EXPECT_EQ(make("cpu_load", gpu, why), nullptr);
   EXPECT_EQ(why, "cpu_load observes CPU backends only");
-  pimg::DeviceInfo pocl;
+  pimg::DeviceInfo pocl;  // decided by capability: a CPU OpenCL device computes on the host's cores
   pocl.backend = "opencl";
-  pocl.limits["device_type_cpu"] = 1;
+  pocl.caps.host_cores = true;
   EXPECT_NE(make("cpu_load", pocl, why), nullptr);
-  pocl.limits["device_type_cpu"] = 0;
+  pocl.caps.host_cores = false;
   EXPECT_EQ(make("cpu_load", pocl, why), nullptr);
+  pimg::DeviceInfo ranks;  // MPI ranks are processes of their own: their work is not another's load
+  ranks.backend = "mpi";
+  ranks.caps.host_cores = ranks.caps.distributed = true;
+  EXPECT_EQ(make("cpu_load", ranks, why), nullptr);
 }
 
 TEST(CpuLoadObserver, OwnWorkIsNotLoad) {

@@ -235,6 +235,27 @@ TEST(SpaceLoad, StrategyAndMeasure) {
   EXPECT_EQ(load(kHead + "variants: {serial: }\nstrategy: random\n").strategy.name, "random");
 }
 
+TEST(SpaceLoad, NoiseTargetsComeFromTheDeviceClassUnlessTheSpaceGivesThem) {
+  pimg::DeviceCaps cpu, gpu;
+  cpu.host_cores = true;
+  const pimg::MeasureSpec none = load(kHead + "variants: {serial: {}}\n").measure;
+  EXPECT_EQ(none.for_device(gpu).noise, pimg::kAcceleratorNoise.noise);
+  EXPECT_EQ(none.for_device(gpu).max_time_s, pimg::kAcceleratorNoise.max_time_s);
+  EXPECT_EQ(none.for_device(gpu).confirm.max_time_s, pimg::kAcceleratorNoise.confirm_max_time_s);
+  EXPECT_EQ(none.for_device(cpu).noise, pimg::kHostCoresNoise.noise);
+  EXPECT_EQ(none.for_device(cpu).max_time_s, pimg::kHostCoresNoise.max_time_s);
+  EXPECT_EQ(none.for_device(cpu).confirm.max_time_s, pimg::kHostCoresNoise.confirm_max_time_s);
+  EXPECT_GT(pimg::kHostCoresNoise.noise, pimg::kAcceleratorNoise.noise);
+  // What the space says holds on every device; what it leaves out still follows the class.
+  const pimg::MeasureSpec some =
+      load(kHead + "variants: {serial: {}}\nmeasure: {noise: 0.003, confirm: {max_time_s: 5}}\n").measure;
+  for (const pimg::DeviceCaps& caps : {cpu, gpu}) {
+    EXPECT_EQ(some.for_device(caps).noise, 0.003);
+    EXPECT_EQ(some.for_device(caps).confirm.max_time_s, 5);
+  }
+  EXPECT_EQ(some.for_device(cpu).max_time_s, pimg::kHostCoresNoise.max_time_s);
+}
+
 TEST(SpaceLoad, ASearchWithoutAStrategyNamedIsTheDefaultStrategy) {
   // No strategy entry: every configuration. Options without a name (a budget): the registry's
   // default search strategy, with those options; `default` names it too and is stored as its name.

@@ -15,7 +15,7 @@ namespace wire = pimg::wire;
 
 // Adding a field to MeasureSpec (or to the specs it holds) changes its size: the field must then travel
 // (wire::encode_measure, decode_measure) and be set to a non-default value below.
-static_assert(sizeof(MeasureSpec) == 120,
+static_assert(sizeof(MeasureSpec) == 136,
               "MeasureSpec changed: make wire::encode_measure carry the new field and set it in this test");
 
 MeasureSpec unusual() {
@@ -40,6 +40,9 @@ MeasureSpec unusual() {
   m.confirm.preparations = 3;
   m.confirm.sessions = 5;
   m.cold.top = 6;
+  m.noise_given = true;
+  m.max_time_given = true;
+  m.confirm.max_time_given = true;
   return m;
 }
 

@@ -144,11 +144,7 @@ class CpuLoad final : public Observer {
 
 }  // namespace
 
-bool runs_on_cpu(const DeviceInfo& d) {
-  if (d.backend == "host" || d.backend == "openmp") return true;
-  auto cpu = d.limits.find("device_type_cpu");
-  return d.backend == "opencl" && cpu != d.limits.end() && cpu->second != 0;
-}
+bool runs_on_cpu(const DeviceInfo& d) { return d.caps.host_cores && !d.caps.distributed; }
 
 ObserverInfo cpu_load_observer() {
   return {"cpu_load",

@@ -23,7 +23,8 @@ std::string perf_hardware_refusal();
 // Why the RAPL energy counters cannot be read here, empty when they can.
 std::string rapl_refusal();
 
-// Whether evaluations on `d` run on the host's CPUs: host, openmp, OpenCL CPU devices (PoCL).
+// Whether evaluations on `d` run on the host's CPUs in the observing process's reach: DeviceCaps::host_cores
+// and not distributed (MPI ranks are processes of their own).
 bool runs_on_cpu(const DeviceInfo& d);
 
 // NVML's clock-event (throttle) reason bits, as nvmlDeviceGetCurrentClocksEventReasons returns them.

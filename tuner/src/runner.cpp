@@ -359,6 +359,23 @@ std::map<std::string, const Variant*> device_variants(const Tuner::Impl& m, std:
   return variants;
 }
 
+// A top configuration could still be tied when the lower end of its interval is within `within` of the upper end
+// of the fastest's: one racing dropped, or any other clearly slower one, is left out, so the stage is as large as
+// the contest (rows without an interval count by their median).
+std::size_t confirm_candidates_count(const std::vector<const ResultRow*>& tuned, const ConfirmSpec& spec) {
+  if (tuned.empty()) return 0;
+  const EvalResult& best = tuned.front()->result;
+  const double reach = (best.ci_high_ms > 0 ? best.ci_high_ms : best.kernel.median) * (1 + spec.within);
+  const auto contender = [&](const ResultRow* r) {
+    return (r->result.ci_low_ms > 0 ? r->result.ci_low_ms : r->result.kernel.median) <= reach;
+  };
+  const std::size_t most = std::min<std::size_t>(tuned.size(), static_cast<std::size_t>(std::max(1, spec.max)));
+  std::size_t keep = 1;
+  while (keep < most && keep < static_cast<std::size_t>(spec.top) && contender(tuned[keep])) ++keep;
+  while (keep < most && tuned[keep]->result.kernel.median <= best.kernel.median * (1 + spec.within)) ++keep;
+  return keep;
+}
+
 void confirm_device(const Tuner::Impl& m, std::size_t device, std::unique_ptr<DeviceSession>& session, Store& store,
                     TuneSummary& summary, RunObserver& obs) {
   const ConfirmSpec& spec = m.measure.confirm;
@@ -395,11 +412,7 @@ void confirm_device(const Tuner::Impl& m, std::size_t device, std::unique_ptr<De
     if (tuned.empty() && baselines.empty()) continue;
     std::sort(tuned.begin(), tuned.end(),
               [](const ResultRow* a, const ResultRow* b) { return a->result.kernel.median < b->result.kernel.median; });
-    std::size_t keep = std::min<std::size_t>(tuned.size(), static_cast<std::size_t>(spec.top));
-    while (keep < tuned.size() && keep < static_cast<std::size_t>(spec.max) &&
-           tuned[keep]->result.kernel.median <= tuned.front()->result.kernel.median * (1 + spec.within))
-      ++keep;
-    tuned.resize(keep);
+    tuned.resize(confirm_candidates_count(tuned, spec));
     for (const auto& [name, r] : baselines) tuned.push_back(r);
     Confirming c{p, tuned, ConfirmJob{problem, m.workloads[p], {}, fnv1a64(canonical + sd.info.id())}, {}};
     for (const ResultRow* r : tuned) {
@@ -454,8 +467,9 @@ void confirm_device(const Tuner::Impl& m, std::size_t device, std::unique_ptr<De
 }
 
 std::unique_ptr<DeviceSession> open_session(const Tuner::Impl& m, const SelectedDevice& sd) {
-  return m.opt.isolation && m.measure.isolation ? open_worker(m.opt.worker_exe, *m.family, *sd.backend, sd.info, m.measure)
-                                                : open_in_process(*m.family, *sd.backend, sd.info, m.measure,
+  const MeasureSpec measure = m.measure.for_device(sd.info.caps);  // the device class's noise target (NoiseTarget)
+  return m.opt.isolation && m.measure.isolation ? open_worker(m.opt.worker_exe, *m.family, *sd.backend, sd.info, measure)
+                                                : open_in_process(*m.family, *sd.backend, sd.info, measure,
                                                                   m.reg.make_observers(sd.info));
 }
 
@@ -576,10 +590,10 @@ TuneSummary Tuner::run(Store& store, RunObserver& obs) {
     }
     if (m.opt.ladder_only) continue;
     // A device that computes on the host's cores (OpenMP, a CPU OpenCL device) would measure the compilers
-    // beside its kernels: there each evaluation compiles its own, as before the pipeline.
-    const bool on_cpu = sd.info.backend == "openmp" || sd.info.backend == "host" ||
-                        (sd.info.limits.count("device_type_cpu") && sd.info.limits.at("device_type_cpu") > 0);
-    const TaskRows rows = begin_task(m, t, sd.info, store, obs, false);
+    // beside its kernels: there the task's programs are compiled on every core before its first measurement,
+    // and none while it measures.
+    const bool on_cpu = sd.info.caps.host_cores;
+    const TaskRows rows = begin_task(m, t, sd.info, store, obs, on_cpu);
     const std::unique_ptr<CompilePipeline> pipeline = on_cpu ? nullptr : start_pipeline(m, t, sd.info, store, rows, obs);
     auto t_last = std::chrono::steady_clock::now();  // the end of the previous evaluation
     while (auto p = t.strategy->ask()) {

@@ -742,7 +742,10 @@ class Loader {
       if (e.key == "max") c.max = static_cast<int>(integer(v, what, 1, 1000));
       if (e.key == "rounds") c.rounds = static_cast<int>(integer(v, what, 1, 100000));
       if (e.key == "max_rounds") c.max_rounds = static_cast<int>(integer(v, what, 1, 100000));
-      if (e.key == "max_time_s") c.max_time_s = real(v, what, 0, 86400);
+      if (e.key == "max_time_s") {
+        c.max_time_s = real(v, what, 0, 86400);
+        c.max_time_given = true;
+      }
       if (e.key == "preparations") c.preparations = static_cast<int>(integer(v, what, 1, 8));
       if (e.key == "sessions") c.sessions = static_cast<int>(integer(v, what, 1, 8));
     }
@@ -765,8 +768,14 @@ class Loader {
         m.max_repeats = static_cast<int>(integer(v, what, 1, kMaxRepeats));
         max_given = true;
       }
-      if (e.key == "noise") m.noise = real(v, what, 0, 1);
-      if (e.key == "max_time_s") m.max_time_s = real(v, what, 0, 86400);
+      if (e.key == "noise") {
+        m.noise = real(v, what, 0, 1);
+        m.noise_given = true;
+      }
+      if (e.key == "max_time_s") {
+        m.max_time_s = real(v, what, 0, 86400);
+        m.max_time_given = true;
+      }
       if (e.key == "race") {  // 0 turns racing off
         m.race = real(v, what, -1, 100);
         if (m.race < 0) fail(v, fmt::format("{} must be 0 (off) or a margin up to 100, got {}", what, scalar(v, what)));

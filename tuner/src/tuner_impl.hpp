@@ -128,6 +128,10 @@ std::map<std::string, const Variant*> device_variants(const Tuner::Impl& m, std:
 // sessions pooled into one row with stage "confirm".
 void confirm_device(const Tuner::Impl& m, std::size_t device, std::unique_ptr<DeviceSession>& session, Store& store,
                     TuneSummary& summary, RunObserver& obs);
+// How many of `tuned` (the ok search rows of one problem and device, fastest median first) the stage measures
+// (docs/measurement.md, "The confirmation stage"): of the top spec.top, those that could still be tied with the
+// fastest, then every further one within spec.within of it; at most spec.max, at least one.
+std::size_t confirm_candidates_count(const std::vector<const ResultRow*>& tuned, const ConfirmSpec& spec);
 // The whole-program stage on one device (pimg/cold_run.hpp): the top measure.cold.top configurations of each
 // problem (confirmation-stage ranking where there is one) run once each in a fresh process, stored with stage
 // "cold"; with resume, one whose cold row of the same identity is stored is not run again. Called after

@@ -464,19 +464,19 @@ class Worker final : public DeviceSession {
 
 // --- the worker ---------------------------------------------------------------------------------
 
-// CPU backends get an address-space limit of the machine's memory, so a kernel that allocates
-// without bound fails inside the worker instead of driving the machine to the OOM killer. GPU
+// Devices on the host's cores get an address-space limit of the machine's memory, so a kernel that
+// allocates without bound fails inside the worker instead of driving the machine to the OOM killer. GPU
 // drivers reserve large address ranges, and AddressSanitizer its shadow, so they go without.
-void limit_memory(const std::string& backend) {
+void limit_memory(const DeviceInfo& device) {
 #ifndef PIMG_ASAN
-  if (backend != "openmp" && backend != "host") return;
+  if (!device.caps.host_cores || device.caps.distributed) return;
   const long pages = ::sysconf(_SC_PHYS_PAGES), page = ::sysconf(_SC_PAGESIZE);
   if (pages <= 0 || page <= 0) return;
   rlimit lim{};
   lim.rlim_cur = lim.rlim_max = static_cast<rlim_t>(pages) * static_cast<rlim_t>(page);
   ::setrlimit(RLIMIT_AS, &lim);
 #else
-  (void)backend;
+  (void)device;
 #endif
 }
 
@@ -514,7 +514,7 @@ class Server {
         const int index = static_cast<int>(to_long(m.at(3)));
         for (const auto& d : backend_->devices())
           if (d.index == index) {
-            limit_memory(d.backend);
+            limit_memory(d);
             resident_.reset();
             device_ = backend_->open(d);
             resident_ = std::make_unique<DeviceResidency>(*device_);

@@ -1,6 +1,8 @@
 // Host buffers and host device information.
 #include "host_memory.hpp"
 
+#include "pimg/cache_flush.hpp"
+
 #include <fmt/format.h>
 #include <sys/utsname.h>
 #include <unistd.h>
@@ -36,6 +38,7 @@ DeviceInfo host_device_info(const std::string& backend) {
   d.compute_units = static_cast<int>(sysconf(_SC_NPROCESSORS_ONLN));
   d.global_mem_bytes = static_cast<std::uint64_t>(sysconf(_SC_PHYS_PAGES)) * static_cast<std::uint64_t>(sysconf(_SC_PAGESIZE));
   d.max_work_group_size = d.compute_units;
+  d.caps.host_cores = true;
   d.limits = {{"compute_units", d.compute_units},
               {"max_threads", d.compute_units},
               {"global_mem_size", static_cast<double>(d.global_mem_bytes)},
@@ -152,8 +155,19 @@ std::size_t last_level_cache_bytes() {
   return bytes;
 }
 
+void HostTiming::track(const std::shared_ptr<HostBuffer_>& buffer) {
+  std::erase_if(live_, [](const std::weak_ptr<HostBuffer_>& b) { return b.expired(); });
+  live_.push_back(buffer);
+}
+
 void HostTiming::begin(const TimingMethod& method) {
   if (!method.cold) return;
+  if (!can_flush_cache_lines()) return sweep();
+  for (const auto& weak : live_)
+    if (const auto b = weak.lock()) flush_cache_lines(b->data.data(), b->data.size());
+}
+
+void HostTiming::sweep() {
   if (flush_.empty()) flush_.resize(2 * last_level_cache_bytes());
   std::memset(flush_.data(), ++value_, flush_.size());
   // Read it back too, so the lines are the cache's most recent and nothing of the run's buffers stays.
@@ -165,7 +179,14 @@ void HostTiming::begin(const TimingMethod& method) {
 }
 
 std::string HostTiming::name(const TimingMethod& method, bool region) {
-  return std::string("host-clock ") + (method.cold ? "cold-llc" : "hot") + (region ? "" : " (host steps)");
+  const char* cold = can_flush_cache_lines() ? "cold-evict" : "cold-llc";
+  return std::string("host-clock ") + (method.cold ? cold : "hot") + (region ? "" : " (host steps)");
+}
+
+std::shared_ptr<DeviceBuffer> HostClockDevice::alloc(std::size_t bytes) {
+  auto b = std::make_shared<HostBuffer_>(bytes);
+  timing_.track(b);
+  return b;
 }
 
 std::shared_ptr<DeviceBuffer> HostClockDevice::alloc_image(int, int) {

@@ -2,6 +2,7 @@
 // host and OpenMP backends (both call HostKernelFn functions).
 #pragma once
 #include <cstdint>
+#include <memory>
 #include <map>
 #include <string>
 #include <vector>
@@ -37,14 +38,19 @@ LaunchResult host_copy(DeviceBuffer& dst, const DeviceBuffer& src);  // memcpy, 
 inline constexpr std::size_t kMaxFlushBytes = std::size_t{256} << 20;
 std::size_t last_level_cache_bytes();
 
-// The host backends' timing (docs/measurement.md): the host clock around each call; when cold, a
-// buffer of twice the last-level cache is written and read before every run.
+// The host backends' timing (docs/measurement.md): the host clock around each call; when cold, every cache
+// line of the device's live buffers is evicted before every run (flush_cache_lines: the cost of the bytes the
+// run can touch), or, where lines cannot be evicted by address, a buffer of twice the last-level cache is
+// written and read.
 class HostTiming {
  public:
+  void track(const std::shared_ptr<HostBuffer_>& buffer);  // a buffer the device allocated
   void begin(const TimingMethod& method);
   static std::string name(const TimingMethod& method, bool region);
 
  private:
+  void sweep();
+  std::vector<std::weak_ptr<HostBuffer_>> live_;
   std::vector<std::uint8_t> flush_;
   std::uint8_t value_ = 0;
 };
@@ -55,7 +61,7 @@ class HostClockDevice : public Device {
  public:
   explicit HostClockDevice(DeviceInfo info) : info_(std::move(info)) {}
   const DeviceInfo& info() const override { return info_; }
-  std::shared_ptr<DeviceBuffer> alloc(std::size_t bytes) override { return host_alloc(bytes); }
+  std::shared_ptr<DeviceBuffer> alloc(std::size_t bytes) override;
   std::shared_ptr<DeviceBuffer> alloc_image(int, int) override;
   void upload(DeviceBuffer& dst, std::span<const std::uint8_t> src) override { host_upload(dst, src); }
   void download(const DeviceBuffer& src, std::span<std::uint8_t> dst) override { host_download(src, dst); }

@@ -441,6 +441,7 @@ class MpiBackend final : public Backend {
     const Found& f = found();
     if (!f.status.available) return {};
     DeviceInfo d = host_device_info("mpi");
+    d.caps.distributed = true;
     char host[256] = {};
     ::gethostname(host, sizeof host - 1);
     d.platform = d.name;  // the CPU model

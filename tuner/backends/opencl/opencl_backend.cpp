@@ -17,6 +17,7 @@
 #include <stdexcept>
 #include <type_traits>
 
+#include "cl_cold_cache.hpp"
 #include "pimg/cache.hpp"
 #include "pimg/config.hpp"
 #include "pimg/registry.hpp"
@@ -201,6 +202,7 @@ DeviceInfo describe(const ClDeviceRef& ref, int index) {
   l["compute_units"] = info.compute_units;
   l["global_mem_size"] = static_cast<double>(info.global_mem_bytes);
   l["device_type_cpu"] = (device_value<cl_device_type>(d, CL_DEVICE_TYPE) & CL_DEVICE_TYPE_CPU) ? 1 : 0;
+  info.caps.host_cores = l["device_type_cpu"] > 0;
   l["max_constant_buffer_size"] = static_cast<double>(device_value<cl_ulong>(d, CL_DEVICE_MAX_CONSTANT_BUFFER_SIZE));
   l["max_work_item_size_0"] = static_cast<double>(item_sizes[0]);
   l["max_work_item_size_1"] = static_cast<double>(item_sizes[1]);
@@ -250,6 +252,7 @@ class ClDevice final : public Device {
     check(err, "clCreateContext");
     queue_.reset(clCreateCommandQueue(context_.get(), device_, CL_QUEUE_PROFILING_ENABLE, &err));
     check(err, "clCreateCommandQueue");
+    cold_ = std::make_unique<ClColdCache>(context_.get(), queue_.get(), device_);
   }
 
   ~ClDevice() override { clFinish(queue_.get()); }
@@ -274,7 +277,10 @@ class ClDevice final : public Device {
     // OpenCL has no empty buffers: a zero-byte request gets one byte and reports size 0.
     ClPtr<cl_mem> mem(clCreateBuffer(context_.get(), CL_MEM_READ_WRITE, bytes ? bytes : 1, nullptr, &err));
     check(err, "clCreateBuffer");
-    return std::make_shared<ClBuffer>(std::move(mem), bytes);
+    const cl_mem handle = mem.get();
+    auto b = std::make_shared<ClBuffer>(std::move(mem), bytes);
+    cold_->track(b, handle, bytes, 0, 0);
+    return b;
   }
 
   std::shared_ptr<DeviceBuffer> alloc_image(int width, int height) override {
@@ -287,7 +293,11 @@ class ClDevice final : public Device {
     cl_int err = CL_SUCCESS;
     ClPtr<cl_mem> mem(clCreateImage(context_.get(), CL_MEM_READ_ONLY, &format, &desc, nullptr, &err));
     check(err, "clCreateImage");
-    return std::make_shared<ClBuffer>(std::move(mem), static_cast<std::size_t>(width) * height, width, height);
+    const cl_mem handle = mem.get();
+    const std::size_t bytes = static_cast<std::size_t>(width) * height;
+    auto b = std::make_shared<ClBuffer>(std::move(mem), bytes, width, height);
+    cold_->track(b, handle, bytes, width, height);
+    return b;
   }
 
   void upload(DeviceBuffer& dst, std::span<const std::uint8_t> src) override {
@@ -342,24 +352,13 @@ class ClDevice final : public Device {
   }
 
   // Kernel time from profiling events (queued to started-to-ended on the device: the host's launch
-  // latency is outside it); cold runs first write a buffer of twice the device's global-memory cache.
+  // latency is outside it); cold runs first evict or overwrite what the caches hold (cl_cold_cache.hpp).
   void begin_timing(const TimingMethod& method, bool) override {
-    if (!method.cold) return;
-    if (!flush_) {
-      cl_ulong cache = 0;
-      clGetDeviceInfo(device_, CL_DEVICE_GLOBAL_MEM_CACHE_SIZE, sizeof cache, &cache, nullptr);
-      const std::size_t bytes = std::max<std::size_t>(2 * static_cast<std::size_t>(cache), std::size_t{8} << 20);
-      flush_ = std::static_pointer_cast<ClBuffer>(alloc(bytes));
-    }
-    const cl_uint value = ++flush_value_;
-    check(clEnqueueFillBuffer(queue_.get(), flush_->mem.get(), &value, sizeof value, 0, flush_->size() / 4 * 4, 0,
-                              nullptr, nullptr),
-          "clEnqueueFillBuffer (cache flush)");
-    check(clFinish(queue_.get()), "clFinish");
+    if (method.cold) cold_->before_cold_run();
   }
 
   std::string timing_method(const TimingMethod& method, bool region) const override {
-    return std::string("opencl-profiling ") + (method.cold ? "cold-cache" : "hot") + (region ? "" : " (host steps)");
+    return std::string("opencl-profiling ") + (method.cold ? cold_->method() : "hot") + (region ? "" : " (host steps)");
   }
 
   void download_range(const DeviceBuffer& src, std::size_t offset, std::span<std::uint8_t> dst) override {
@@ -566,8 +565,7 @@ class ClDevice final : public Device {
   ClPtr<cl_context> context_;  // members release in reverse: programs, queue, then context
   ClPtr<cl_command_queue> queue_;
   std::map<std::string, Built> programs_;  // memory cache: compile key + entry -> program
-  std::shared_ptr<ClBuffer> flush_;        // cold runs: written before each
-  cl_uint flush_value_ = 0;
+  std::unique_ptr<ClColdCache> cold_;  // before context_ and queue_ are released (declared after them)
 };
 
 class OpenClBackend final : public Backend {

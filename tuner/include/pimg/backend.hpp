@@ -21,6 +21,16 @@ namespace pimg {
 // functions: buffers, integer and real arguments, each in the order they appear in the plan.
 using HostKernelFn = void (*)(void* const* buffers, const std::int64_t* ints, const double* reals);
 
+// What a device is, for the decisions the core makes about it (how it is measured, observed and run), so
+// that none of them names a backend. Its backend sets them; a device read back from a store has none.
+struct DeviceCaps {
+  // It computes on the host's cores (the host, OpenMP, MPI ranks, a CPU OpenCL device): compiling beside it
+  // would be measured with its kernels, and its medians take the host-cores noise target (NoiseTarget).
+  bool host_cores = false;
+  // Its work runs in processes of its own (MPI ranks): what other processes use of the CPU is its own work.
+  bool distributed = false;
+};
+
 struct DeviceInfo {
   std::string backend;   // "opencl", "openmp", "host", "cuda"
   int index = 0;         // position within the backend's device list
@@ -34,6 +44,7 @@ struct DeviceInfo {
   std::int64_t max_work_group_size = 0;
   // Named limits constraints may use (max_work_group_size, local_mem_size, compute_units, ...).
   std::map<std::string, double> limits;
+  DeviceCaps caps;
 
   std::string id() const { return backend + ":" + std::to_string(index); }
 };
@@ -214,7 +225,7 @@ class Device {
   virtual void begin_timing(const TimingMethod& /*method*/, bool /*region*/) {}
   virtual std::optional<double> end_timing() { return std::nullopt; }
   // The name of the method this device uses for `method`, stored with every evaluation
-  // ("cuda-events spin cold-l2", "host-clock cold-llc", ...).
+  // ("cuda-events spin cold-l2", "host-clock cold-evict", ...).
   virtual std::string timing_method(const TimingMethod& method, bool region) const {
     return std::string("per-launch") + (method.cold ? " cold" : " hot") + (region ? "" : " host-steps");
   }

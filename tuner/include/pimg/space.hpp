@@ -73,7 +73,7 @@ struct ConfirmSpec {
   int max = 20;
   int rounds = 10;
   int max_rounds = 60;
-  double max_time_s = 20;
+  double max_time_s = 20;  // the device class's (NoiseTarget) unless the space gives it: see max_time_given
   // Each candidate is prepared this many times over (its own buffers, allocated while the others live, and
   // its own program), and every round runs every preparation once: the samples of all preparations make
   // the candidate's median and interval, so an order that holds for one allocation only shows as a wide
@@ -85,6 +85,7 @@ struct ConfirmSpec {
   // the next process; a PoCL configuration measured 0.86 ms in one process and 0.53 ms in the next, with
   // tight intervals in each) then shows as a wide interval. Samples of one session share its drift alike.
   int sessions = 2;
+  bool max_time_given = false;  // the space set max_time_s: the device class's cap does not replace it
   bool operator==(const ConfirmSpec&) const = default;
 };
 
@@ -109,6 +110,20 @@ inline constexpr std::size_t kSampledPoints = 100000;
 inline constexpr int kMaxWarmups = 1000;
 inline constexpr int kMaxRepeats = 100000;
 
+// What a device class's medians can reach, and the time caps that go with it (docs/measurement.md, "Noise targets
+// per device class"): a GPU's median settles within 0.5% (NVBench's default) in a few dozen runs; on the host's
+// cores (the CPU backends, MPI ranks, PoCL) an interval rarely gets there in 100 runs (bench/results/
+// 2026-11-29-cpu-main-job-racing: 0.6-0.7% at the median configuration, 2-7% at the 90th percentile), and the
+// tool cannot tell two medians apart closer than its 2% resolution anyway (kTieResolution): half of that is
+// the target, with shorter caps. The confirmation stage still decides winners and ties.
+struct NoiseTarget {
+  double noise;
+  double max_time_s;
+  double confirm_max_time_s;
+};
+inline constexpr NoiseTarget kAcceleratorNoise{0.005, 1.0, 20};
+inline constexpr NoiseTarget kHostCoresNoise{0.01, 0.3, 8};
+
 struct MeasureSpec {
   int warmups = 1;
   int repeats = 5;        // timed runs at least (exactly, when max_repeats is not above it)
@@ -116,9 +131,13 @@ struct MeasureSpec {
   bool isolation = true;  // evaluate in a supervised worker process (docs/reliability.md)
   // Repetition driven by noise: after `repeats` timed runs, more until the 95% confidence interval of
   // the median is within +-noise of it, or max_repeats runs, or max_time_s seconds of runs.
+  // noise and max_time_s (and confirm.max_time_s) are the device class's (NoiseTarget, for_device()) unless the
+  // space gives them (noise_given, max_time_given).
   int max_repeats = 100;
-  double noise = 0.005;
-  double max_time_s = 1.0;
+  double noise = kAcceleratorNoise.noise;
+  double max_time_s = kAcceleratorNoise.max_time_s;
+  bool noise_given = false;
+  bool max_time_given = false;
   // Racing (docs/measurement.md): once `repeats` timed runs are in, a search configuration stops as soon as the
   // lower end of its median's 95% interval is above (1 + race) times the upper end of the best interval of its
   // (problem, device) so far: it cannot be the winner nor within the confirmation stage's reach. It is stored ok,
@@ -132,6 +151,16 @@ struct MeasureSpec {
   ColdSpec cold;
   // Every field crosses to a worker (wire::encode_measure; tests/unit/wire_test.cpp round-trips each).
   bool operator==(const MeasureSpec&) const = default;
+
+  // This spec for a device: its class's noise target and caps (NoiseTarget) where the space gave none.
+  MeasureSpec for_device(const DeviceCaps& caps) const {
+    const NoiseTarget& t = caps.host_cores ? kHostCoresNoise : kAcceleratorNoise;
+    MeasureSpec m = *this;
+    if (!noise_given) m.noise = t.noise;
+    if (!max_time_given) m.max_time_s = t.max_time_s;
+    if (!confirm.max_time_given) m.confirm.max_time_s = t.confirm_max_time_s;
+    return m;
+  }
 
   // Exactly `repeats` timed runs after `warmups`, hot, no confirmation stage: what fixtures and
   // harnesses that check correctness (not speed) ask for; no whole-program stage either.
