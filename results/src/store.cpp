@@ -625,7 +625,9 @@ std::vector<ResultRow> Store::confirm_rows(const RowFilter& f, bool samples) con
 
 std::vector<ResultRow> Store::ranking_rows(const RowFilter& f, bool samples, std::size_t* older) const {
   std::vector<ResultRow> all = query_rows(f, samples);
-  for (auto& r : confirm_rows(f, samples)) all.push_back(std::move(r));
+  std::vector<ResultRow> confirm = confirm_rows(f, samples);
+  add_samples(confirm);  // always: the probability of the answer is drawn from them (pimg/ranking.hpp)
+  for (auto& r : confirm) all.push_back(std::move(r));
   const std::size_t left = current_build(all, f.all_builds);
   if (older) *older = left;
   return all;
@@ -795,19 +797,24 @@ std::vector<ResultRow> Store::query_rows(const RowFilter& f, bool samples, const
     out.push_back(std::move(r));
   }
   if (samples) {
-    Stmt s(db_, "SELECT kernel_ms, wall_ms, comm_ms FROM samples WHERE evaluation_id=? ORDER BY seq");
-    for (auto& r : out) {
-      s.reset();
-      s.bind(1, r.id);
-      while (s.step()) {
-        r.result.kernel_ms.push_back(s.real(0));
-        r.result.wall_ms.push_back(s.real(1));
-        r.result.comm_ms.push_back(s.real(2));
-      }
-    }
+    add_samples(out);
     add_metrics(out);
   }
   return out;
+}
+
+void Store::add_samples(std::vector<ResultRow>& rows) const {
+  Stmt s(db_, "SELECT kernel_ms, wall_ms, comm_ms FROM samples WHERE evaluation_id=? ORDER BY seq");
+  for (auto& r : rows) {
+    if (!r.result.kernel_ms.empty()) continue;
+    s.reset();
+    s.bind(1, r.id);
+    while (s.step()) {
+      r.result.kernel_ms.push_back(s.real(0));
+      r.result.wall_ms.push_back(s.real(1));
+      r.result.comm_ms.push_back(s.real(2));
+    }
+  }
 }
 
 std::vector<BandwidthRow> Store::bandwidths() const { return query_bandwidths(true); }

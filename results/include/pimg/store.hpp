@@ -152,7 +152,8 @@ class Store {
 
   // The latest confirmation-stage row of each key (stage "confirm"), which decides winners.
   std::vector<ResultRow> confirm_rows(const RowFilter& f = {}, bool samples = false) const;
-  // rows() and confirm_rows() together: what rankings read. Only the rows of the current build of each
+  // rows() and confirm_rows() together: what rankings read, the confirmation rows always with their samples
+  // (the probability of the answer is drawn from them). Only the rows of the current build of each
   // (family, device) (the build id of its latest run) unless f.all_builds; `older` (when given) gets
   // the count of rows of older builds left out, or marked when f.all_builds.
   std::vector<ResultRow> ranking_rows(const RowFilter& f = {}, bool samples = false, std::size_t* older = nullptr) const;
@@ -176,6 +177,7 @@ class Store {
 
  private:
   void migrate();
+  void add_samples(std::vector<ResultRow>& rows) const;  // each row's samples, where it has none yet
   // Marks each row stored by an older build than its (family, device)'s latest run among `rows`
   // (ResultRow::older_build) and drops those unless all_builds; returns how many were older.
   std::size_t current_build(std::vector<ResultRow>& rows, bool all_builds) const;
