@@ -16,6 +16,7 @@
 #include "pimg/import.hpp"
 #include "pimg/ranking.hpp"
 #include "table.hpp"
+#include "time_spent.hpp"
 
 namespace pimg {
 namespace {
@@ -318,7 +319,7 @@ void FamilyReport::contents() {
   md_ += "\n";
 }
 
-// Where the rows come from: each run's date, host, commit, tool version and command line.
+// Where the rows come from: each run's date, host, commit, tool version and command line, and where its time went.
 void FamilyReport::provenance() {
   std::set<std::int64_t> ids;
   for (const ResultRow* r : rows_) ids.insert(r->run_id);
@@ -335,6 +336,9 @@ void FamilyReport::provenance() {
     md_ += t.markdown() + "\n";
   else
     md_ += fmt::format("Rows of runs {}; no run records were given to the report.\n\n", ids.size());
+  for (const Ranking& k : rankings_) ids.insert(k.winner->run_id);  // a run that only confirmed
+  if (!is_imported_family(family_))
+    md_ += time_spent_section(opt_.times, opt_.runs, ids, [this](const DeviceInfo& d) { return device_name(d); });
 }
 
 void FamilyReport::devices() {

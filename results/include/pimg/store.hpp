@@ -76,6 +76,20 @@ struct LadderRow {
   ResultRow row;
 };
 
+// What one stored evaluation took, for the report's time per run and device (Store::evaluation_times()).
+struct EvaluationTime {
+  std::int64_t run_id = 0;
+  DeviceInfo device;  // backend, name, driver
+  std::int64_t problem_id = 0;
+  std::string stage;    // "search", "confirm", "ladder", "cold", ...
+  bool raced = false;   // a search evaluation the race stopped early (flag "raced")
+  double eval_ms = 0;   // the executor's whole evaluation (confirmation and ladder rows: their stage's, per problem)
+  // The runner's wall time of a search evaluation: time.compile_wait_ms + time.session_ms + time.tuner_ms,
+  // where stored (docs/design.md, "Where the time goes"); nullopt for other rows and older stores.
+  std::optional<double> wall_ms;
+  std::string created_at;  // when it was stored, ISO 8601 UTC to the millisecond
+};
+
 struct RowFilter {
   std::optional<std::string> family;
   std::optional<std::string> backend;
@@ -174,6 +188,9 @@ class Store {
   std::optional<ResultRow> find_ladder_step(std::int64_t device, std::int64_t problem, std::int64_t variant,
                                             const Config& c, const std::string& ladder, const std::string& step);
   std::vector<LadderRow> ladder_rows(const RowFilter& f = {}) const;
+  // Every stored evaluation of every run (not only the latest of each key), in the order stored; filtered as
+  // rows() are.
+  std::vector<EvaluationTime> evaluation_times(const RowFilter& f = {}) const;
 
  private:
   void migrate();
