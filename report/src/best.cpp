@@ -40,6 +40,7 @@ std::string decision_text(const Ranking& k) {
                           time_with_interval(*t));
     out += fmt::format("tied (interval overlaps the winner's, or within {:g}%): {}\n", kTieResolution * 100, ties);
   }
+  out += probability_text(k) + "\n";
   if (!k.baselines.empty()) {
     std::string ratios;
     for (const auto& b : k.baselines)
@@ -69,9 +70,9 @@ std::string json_ranking(const Ranking& k) {
   return fmt::format(
       "\"winner\":{{\"variant\":{},\"baseline\":{},\"config\":{},\"median_ms\":{},\"ci_ms\":{},\"method\":{},"
       "\"stage\":{}}},"
-      "\"ties\":[{}],\"baselines\":[{}],",
+      "\"ties\":[{}],\"baselines\":[{}],{},",
       json_string(w.variant.name), w.variant.baseline ? "true" : "false", json_config(w.config), json_ms(w.result.kernel.median), interval(w),
-      json_string(k.method), json_string(w.result.stage), ties, baselines);
+      json_string(k.method), json_string(w.result.stage), ties, baselines, probability_json(k));
 }
 
 // The row's whole-evaluation metrics as `,"metrics":{name:value,...}`; nothing for rows without any.

@@ -33,11 +33,11 @@ std::string json_config_with_variant(const Config& c, const std::string& variant
 // The shortest text that reads back as the same double, so an export re-imports exactly.
 std::string json_num(double v) { return fmt::format("{}", std::isfinite(v) ? v : 0.0); }
 
-// The winner of each device and problem where it is a tuned variant, in report order.
-std::vector<const ResultRow*> best_rows(const std::vector<ResultRow>& rows) {
-  std::vector<const ResultRow*> out;
-  for (const Ranking& k : rank_all(rows))
-    if (!k.winner->variant.baseline) out.push_back(k.winner);
+// The ranking of each device and problem whose winner is a tuned variant, in report order.
+std::vector<Ranking> tuned_rankings(const std::vector<ResultRow>& rows) {
+  std::vector<Ranking> out;
+  for (Ranking& k : rank_all(rows))
+    if (!k.winner->variant.baseline) out.push_back(std::move(k));
   return out;
 }
 
@@ -76,17 +76,18 @@ const char* invalidity(Status s) {
 std::string export_json(const std::vector<ResultRow>& rows) {
   std::string out = "[";
   bool first = true;
-  for (const ResultRow* r : best_rows(rows)) {
+  for (const Ranking& ranking : tuned_rankings(rows)) {
+    const ResultRow* r = ranking.winner;
     std::string attrs;
     for (const auto& [k, v] : r->problem.attrs)
       attrs += fmt::format("{}{}:{}", attrs.empty() ? "" : ",", json_string(k), json_string(v));
     out += fmt::format(
         "{}\n  {{\"family\":{},\"backend\":{},\"device\":{},\"driver\":{},\"size\":{},\"width\":{},\"height\":{},"
-        "\"channels\":{},\"problem\":{{{}}},\"variant\":{},\"config\":{},\"median_ms\":{},\"source_hash\":{}}}",
+        "\"channels\":{},\"problem\":{{{}}},\"variant\":{},\"config\":{},\"median_ms\":{},\"source_hash\":{},{}}}",
         first ? "" : ",", json_string(r->problem.family), json_string(r->device.backend), json_string(r->device.name),
         json_string(r->device.driver), json_string(r->problem.size()), r->problem.width, r->problem.height,
         r->problem.channels, attrs, json_string(r->variant.name), json_config(r->config),
-        json_num(r->result.kernel.median), json_string(r->variant.source_hash));
+        json_num(r->result.kernel.median), json_string(r->variant.source_hash), probability_json(ranking));
     first = false;
   }
   return out + (first ? "]\n" : "\n]\n");
@@ -100,7 +101,11 @@ std::string export_header(const std::vector<ResultRow>& rows) {
   // Problems in report order, each with its winners per device; prefixes made unique.
   std::vector<std::pair<std::string, std::vector<const ResultRow*>>> problems;
   std::map<std::string, int> used;
-  for (const ResultRow* r : best_rows(rows)) {
+  const std::vector<Ranking> rankings = tuned_rankings(rows);
+  std::map<const ResultRow*, const Ranking*> ranking_of;
+  for (const Ranking& k : rankings) {
+    const ResultRow* r = k.winner;
+    ranking_of[r] = &k;
     if (problems.empty() || !(problems.back().second.front()->problem == r->problem)) {
       std::string p = problem_macro(r->problem);
       if (const int n = ++used[p]; n > 1) p += fmt::format("_{}", n);
@@ -119,8 +124,9 @@ std::string export_header(const std::vector<ResultRow>& rows) {
     for (std::size_t i = 0; i < winners.size(); ++i) {
       const ResultRow& r = *winners[i];
       out += fmt::format("#{} defined({})\n", i ? "elif" : "if", target_macro(r.device));
-      out += fmt::format("// {}:{} (driver {}): {}\n", r.device.backend, r.device.name,
-                         r.device.driver.empty() ? "-" : r.device.driver, time_with_interval(r));
+      out += fmt::format("// {}:{} (driver {}): {}\n// {}\n", r.device.backend, r.device.name,
+                         r.device.driver.empty() ? "-" : r.device.driver, time_with_interval(r),
+                         probability_text(*ranking_of.at(&r)));
       out += fmt::format("#define {}_VARIANT \"{}\"\n", p, r.variant.name);
       out += fmt::format("#define {}_MEDIAN_MS {}\n", p, json_num(r.result.kernel.median));
       for (const auto& [k, v] : r.config.values()) out += fmt::format("#define {}_{} {}\n", p, upper_ident(k), json_value(v));

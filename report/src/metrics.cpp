@@ -7,11 +7,25 @@
 #include <cctype>
 #include <charconv>
 #include <cmath>
+#include <cstdio>
+#include <ctime>
 #include <limits>
 #include <set>
 #include <tuple>
 
 namespace pimg::report_detail {
+
+std::optional<double> iso_epoch(const std::string& iso) {
+  std::tm tm{};
+  int year = 0, month = 0;
+  double sec = 0;
+  if (std::sscanf(iso.c_str(), "%d-%d-%dT%d:%d:%lf", &year, &month, &tm.tm_mday, &tm.tm_hour, &tm.tm_min, &sec) != 6)
+    return std::nullopt;
+  tm.tm_year = year - 1900;
+  tm.tm_mon = month - 1;
+  tm.tm_sec = 0;
+  return static_cast<double>(timegm(&tm)) + sec;
+}
 
 DeviceKey device_key(const DeviceInfo& d) { return {d.backend, d.name, d.driver}; }
 

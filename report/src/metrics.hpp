@@ -72,6 +72,9 @@ struct RankedGroup {
 };
 std::vector<RankedGroup> ranked_groups(const std::vector<ResultRow>& rows);
 
+// Seconds since the epoch of an ISO 8601 UTC time ("2026-11-24T12:00:00.123Z"); nullopt if malformed.
+std::optional<double> iso_epoch(const std::string& iso);
+
 std::string fmt_ms(double ms);  // 4 significant digits below 1 ms, then 3 and 1 decimals
 // Images a problem's run computes: its `batch` attribute (conv's images in one launch), else 1. A report
 // gives such a problem's times per image too (time / batch).

@@ -1,7 +1,8 @@
 // The winner of each (problem, device): confirmation-stage rows of the latest run that confirmed it
 // decide when present (one interleaved series re-measuring the top configurations and the baselines),
 // else the search rows; ties are rows whose median intervals overlap the winner's or whose medians are
-// within the tool's resolution of it.
+// within the tool's resolution of it; the probability of the answer is bootstrapped from the confirmation
+// rows' samples.
 #include "pimg/ranking.hpp"
 
 #include <fmt/format.h>
@@ -37,6 +38,22 @@ std::vector<const ResultRow*> deciding(const std::vector<const ResultRow*>& rows
   return ok;
 }
 
+// The winner's probability among the rows it was chosen from (the tuned ones, every one where none is
+// tuned), with its ties among them.
+std::optional<WinProbability> answer_probability(const Ranking& k) {
+  const bool tuned = !is_baseline(k.winner->variant);
+  std::vector<std::vector<double>> samples;
+  std::size_t winner = 0;
+  std::vector<std::size_t> ties;
+  for (const ResultRow* r : k.ranked) {
+    if (tuned && is_baseline(r->variant)) continue;
+    if (r == k.winner) winner = samples.size();
+    if (std::find(k.ties.begin(), k.ties.end(), r) != k.ties.end()) ties.push_back(samples.size());
+    samples.push_back(r->result.kernel_ms);
+  }
+  return bootstrap_win_probability(samples, winner, ties);
+}
+
 }  // namespace
 
 bool tied(const ResultRow& a, const ResultRow& b) {
@@ -60,6 +77,7 @@ Ranking rank_group(const std::vector<const ResultRow*>& group, const std::vector
   out.method = out.winner->result.method;
   for (const ResultRow* r : out.ranked)
     if (r != out.winner && tied(*out.winner, *r)) out.ties.push_back(r);
+  if (out.confirmed) out.probability = answer_probability(out);
   // Each baseline (variant on a device) by its own deciding rows.
   std::map<std::pair<std::string, DeviceKey>, std::vector<const ResultRow*>> by_baseline;
   for (const ResultRow* r : problem_baselines)
@@ -92,6 +110,27 @@ std::vector<Ranking> rank_all(const std::vector<ResultRow>& rows) {
     if (r.winner) out.push_back(std::move(r));
   }
   return out;
+}
+
+std::string probability_text(const Ranking& k) {
+  if (!k.confirmed) return "P(fastest) n/a (no confirmation stage: the search ranks)";
+  if (!k.probability) return "P(fastest) n/a (the confirmation rows' samples were not read or not stored)";
+  const WinProbability& p = *k.probability;
+  return fmt::format("P(fastest) {:.2f}, with ties {:.2f} (bootstrap of {} samples of {} confirmed configuration{})",
+                     p.fastest, p.fastest_or_tied, p.samples, p.candidates, p.candidates == 1 ? "" : "s");
+}
+
+std::string probability_cell(const Ranking& k) {
+  if (!k.probability) return kDash;
+  return fmt::format("{:.2f} [{:.2f}]", k.probability->fastest, k.probability->fastest_or_tied);
+}
+
+std::string probability_json(const Ranking& k) {
+  if (!k.probability) return "\"p_fastest\":null,\"p_fastest_or_tied\":null,\"p_bootstrap\":null";
+  const WinProbability& p = *k.probability;
+  return fmt::format("\"p_fastest\":{:.4f},\"p_fastest_or_tied\":{:.4f},\"p_bootstrap\":{{\"candidates\":{},"
+                     "\"samples\":{},\"resamples\":{}}}",
+                     p.fastest, p.fastest_or_tied, p.candidates, p.samples, p.resamples);
 }
 
 std::string time_with_interval(const ResultRow& r) {

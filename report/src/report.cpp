@@ -16,6 +16,7 @@
 #include "pimg/import.hpp"
 #include "pimg/ranking.hpp"
 #include "table.hpp"
+#include "time_spent.hpp"
 
 namespace pimg {
 namespace {
@@ -229,7 +230,8 @@ void FamilyReport::summary() {
   if (rankings_.empty()) {
     md_ += "No configuration succeeded (see Failures).\n\n";
   } else {
-    Table t({{"problem"}, {"device"}, {"winner"}, {"median ms [95% interval]"}, {"vs baselines"}, {"tied", Align::right}, {"method"}});
+    Table t({{"problem"}, {"device"}, {"winner"}, {"median ms [95% interval]"}, {"vs baselines"}, {"tied", Align::right},
+             {"P(fastest) [with ties]", Align::right}, {"method"}});
     // A baseline's device is named only where the same baseline ran on several devices.
     std::map<std::string, std::set<DeviceKey>> baseline_devices;
     for (const Ranking& k : rankings_)
@@ -253,7 +255,7 @@ void FamilyReport::summary() {
         when += fmt::format(", {} per image of {}", fmt_ms(w.result.kernel.median / images), images);
       t.add({problem, device_name(k.device),
              fmt::format("{} {}", w.variant.name, brief_or_dash(w.config)), when, vs.empty() ? kDash : vs,
-             std::to_string(k.ties.size()),
+             std::to_string(k.ties.size()), probability_cell(k),
              (k.method.empty() ? std::string(kDash) : k.method) + (k.confirmed ? " (confirmed)" : "")});
     }
     md_ += t.markdown() + "\n";
@@ -263,7 +265,8 @@ void FamilyReport::summary() {
         "tuned configuration on the device (median time with its 95% interval); \"vs\" gives each baseline's time "
         "over the winner's (above 1x the winner is faster); \"tied\" counts configurations whose interval "
         "overlaps the winner's or whose median is within {:g}% of it (the resolution of the tool from one run "
-        "to the next).\n\n",
+        "to the next); P(fastest) is how often the winner is the fastest confirmed tuned configuration over "
+        "bootstrap resamples of their samples, in brackets how often it or one of its ties is (docs/measurement.md).\n\n",
         md_escape(problem_labels_.shared()), kTieResolution * 100);
     if (is_imported_family(family_))
       md_ += "These results are imported: this report ranks them by the median of their stored runs; `pimg-tune best` "
@@ -316,7 +319,7 @@ void FamilyReport::contents() {
   md_ += "\n";
 }
 
-// Where the rows come from: each run's date, host, commit, tool version and command line.
+// Where the rows come from: each run's date, host, commit, tool version and command line, and where its time went.
 void FamilyReport::provenance() {
   std::set<std::int64_t> ids;
   for (const ResultRow* r : rows_) ids.insert(r->run_id);
@@ -333,6 +336,9 @@ void FamilyReport::provenance() {
     md_ += t.markdown() + "\n";
   else
     md_ += fmt::format("Rows of runs {}; no run records were given to the report.\n\n", ids.size());
+  for (const Ranking& k : rankings_) ids.insert(k.winner->run_id);  // a run that only confirmed
+  if (!is_imported_family(family_))
+    md_ += time_spent_section(opt_.times, opt_.runs, ids, [this](const DeviceInfo& d) { return device_name(d); });
 }
 
 void FamilyReport::devices() {
@@ -498,6 +504,7 @@ void FamilyReport::problem_on_device(const Problem& problem, const DeviceKey& dk
   const std::vector<const ResultRow*> shown(ok.begin(), ok.begin() + static_cast<std::ptrdiff_t>(top_count(ok.size())));
   md_ += fmt::format("Top {} of {} ok configurations{}.\n\n", shown.size(), ok.size(),
                      failed ? fmt::format(" ({} failed)", failed) : "");
+  if (const Ranking* k = ranking_of(problem, dk); k && k->confirmed) md_ += md_escape(probability_text(*k)) + ".\n\n";
   // A batch of images in one run: each time per image too.
   const int images = images_of(problem);
   std::vector<Table::Column> columns = {{"rank", Align::right}, {"variant"}, {"configuration"}, {"median ms", Align::right}};

@@ -2,8 +2,6 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <cstdio>
-#include <ctime>
 #include <optional>
 #include <map>
 
@@ -18,19 +16,6 @@ namespace {
 using namespace report_detail;
 
 constexpr std::size_t kLatestFailures = 5;
-
-// Seconds since the epoch of an ISO 8601 UTC time ("2026-11-24T12:00:00.123Z"); nullopt if malformed.
-std::optional<double> epoch(const std::string& iso) {
-  std::tm tm{};
-  int year = 0, month = 0;
-  double sec = 0;
-  if (std::sscanf(iso.c_str(), "%d-%d-%dT%d:%d:%lf", &year, &month, &tm.tm_mday, &tm.tm_hour, &tm.tm_min, &sec) != 6)
-    return std::nullopt;
-  tm.tm_year = year - 1900;
-  tm.tm_mon = month - 1;
-  tm.tm_sec = 0;
-  return static_cast<double>(timegm(&tm)) + sec;
-}
 
 std::string seconds_text(double s) {
   if (s < 120) return fmt::format("{:.0f} s", s);
@@ -58,7 +43,7 @@ std::string watch_screen(const RunRecord& run, const std::vector<ResultRow>& row
     if (last.empty() || r->created_at > last) last = r->created_at;
   }
   out += fmt::format("{} evaluations stored: {} ok, {} failed", rows.size(), ok, rows.size() - ok);
-  const auto t0 = epoch(first.empty() ? run.info.started_at : first), t1 = epoch(last), now = epoch(now_utc);
+  const auto t0 = iso_epoch(first.empty() ? run.info.started_at : first), t1 = iso_epoch(last), now = iso_epoch(now_utc);
   if (t0 && t1 && *t1 > *t0 && rows.size() > 1)
     out += fmt::format(", {:.1f} per minute", static_cast<double>(rows.size() - 1) / (*t1 - *t0) * 60);
   if (t1 && now) out += fmt::format("; the last {} ago", seconds_text(std::max(0.0, *now - *t1)));

@@ -74,6 +74,7 @@ class Stmt {
   }
   std::int64_t i64(int c) const { return sqlite3_column_int64(st_, c); }
   double real(int c) const { return sqlite3_column_double(st_, c); }
+  bool is_null(int c) const { return sqlite3_column_type(st_, c) == SQLITE_NULL; }
   std::string text(int c) const {
     const unsigned char* t = sqlite3_column_text(st_, c);
     return t ? std::string(reinterpret_cast<const char*>(t), static_cast<std::size_t>(sqlite3_column_bytes(st_, c)))
@@ -88,6 +89,23 @@ class Stmt {
   sqlite3* db_;
   sqlite3_stmt* st_ = nullptr;
 };
+
+// The conditions of a RowFilter on evaluations `e` joined with devices `d` and problems `p`, and their values.
+std::string row_filter_sql(const RowFilter& f) {
+  std::string sql;
+  if (f.family) sql += " AND p.family = ?1";
+  if (f.backend) sql += " AND d.backend = ?2";
+  if (f.device) sql += " AND (instr(lower(d.name), lower(?3)) > 0 OR d.backend || ':' || d.name = ?3)";
+  if (f.size) sql += " AND (p.width || 'x' || p.height) = ?4";
+  return sql;
+}
+
+void bind_row_filter(Stmt& q, const RowFilter& f) {
+  if (f.family) q.bind(1, *f.family);
+  if (f.backend) q.bind(2, *f.backend);
+  if (f.device) q.bind(3, *f.device);
+  if (f.size) q.bind(4, *f.size);
+}
 
 void exec(sqlite3* db, const std::string& sql) {
   char* err = nullptr;
@@ -625,7 +643,9 @@ std::vector<ResultRow> Store::confirm_rows(const RowFilter& f, bool samples) con
 
 std::vector<ResultRow> Store::ranking_rows(const RowFilter& f, bool samples, std::size_t* older) const {
   std::vector<ResultRow> all = query_rows(f, samples);
-  for (auto& r : confirm_rows(f, samples)) all.push_back(std::move(r));
+  std::vector<ResultRow> confirm = confirm_rows(f, samples);
+  add_samples(confirm);  // always: the probability of the answer is drawn from them (pimg/ranking.hpp)
+  for (auto& r : confirm) all.push_back(std::move(r));
   const std::size_t left = current_build(all, f.all_builds);
   if (older) *older = left;
   return all;
@@ -726,6 +746,32 @@ std::vector<LadderRow> Store::ladder_rows(const RowFilter& f) const {
   return out;
 }
 
+std::vector<EvaluationTime> Store::evaluation_times(const RowFilter& f) const {
+  std::string sql =
+      "SELECT e.run_id, d.backend, d.name, d.driver, e.problem_id, e.stage, instr(',' || e.flags || ',', ',raced,') > 0, "
+      "e.eval_ms, e.created_at, (SELECT m.value FROM metrics m WHERE m.evaluation_id = e.id AND m.seq = -1 AND "
+      "m.name = 'time.session_ms'), (SELECT coalesce(SUM(m.value), 0) FROM metrics m WHERE m.evaluation_id = e.id AND "
+      "m.seq = -1 AND m.name IN ('time.compile_wait_ms', 'time.tuner_ms')) "
+      "FROM evaluations e JOIN devices d ON d.id = e.device_id JOIN problems p ON p.id = e.problem_id WHERE 1=1";
+  Stmt q(db_, (sql + row_filter_sql(f) + " ORDER BY e.id").c_str());
+  bind_row_filter(q, f);
+  std::vector<EvaluationTime> out;
+  while (q.step()) {
+    EvaluationTime& t = out.emplace_back();
+    t.run_id = q.i64(0);
+    t.device.backend = q.text(1);
+    t.device.name = q.text(2);
+    t.device.driver = q.text(3);
+    t.problem_id = q.i64(4);
+    t.stage = q.text(5);
+    t.raced = q.i64(6) != 0;
+    t.eval_ms = q.real(7);
+    t.created_at = q.text(8);
+    if (!q.is_null(9)) t.wall_ms = q.real(9) + q.real(10);
+  }
+  return out;
+}
+
 std::vector<RunRecord> Store::runs() const {
   Stmt q(db_, "SELECT id, host, started_at, git_commit, command_line, version, build_id FROM runs ORDER BY id");
   std::vector<RunRecord> out;
@@ -743,16 +789,9 @@ std::vector<ResultRow> Store::query_rows(const RowFilter& f, bool samples, const
       "e.flags, e.stage "
       "FROM " + source + " e JOIN devices d ON d.id = e.device_id JOIN problems p ON p.id = e.problem_id "
       "JOIN variants v ON v.id = e.variant_id JOIN configs c ON c.id = e.config_id WHERE 1=1";
-  if (f.family) sql += " AND p.family = ?1";
-  if (f.backend) sql += " AND d.backend = ?2";
-  if (f.device) sql += " AND (instr(lower(d.name), lower(?3)) > 0 OR d.backend || ':' || d.name = ?3)";
-  if (f.size) sql += " AND (p.width || 'x' || p.height) = ?4";
-  sql += " ORDER BY e.id";
+  sql += row_filter_sql(f) + " ORDER BY e.id";
   Stmt q(db_, sql.c_str());
-  if (f.family) q.bind(1, *f.family);
-  if (f.backend) q.bind(2, *f.backend);
-  if (f.device) q.bind(3, *f.device);
-  if (f.size) q.bind(4, *f.size);
+  bind_row_filter(q, f);
   std::vector<ResultRow> out;
   while (q.step()) {
     ResultRow r;
@@ -795,19 +834,24 @@ std::vector<ResultRow> Store::query_rows(const RowFilter& f, bool samples, const
     out.push_back(std::move(r));
   }
   if (samples) {
-    Stmt s(db_, "SELECT kernel_ms, wall_ms, comm_ms FROM samples WHERE evaluation_id=? ORDER BY seq");
-    for (auto& r : out) {
-      s.reset();
-      s.bind(1, r.id);
-      while (s.step()) {
-        r.result.kernel_ms.push_back(s.real(0));
-        r.result.wall_ms.push_back(s.real(1));
-        r.result.comm_ms.push_back(s.real(2));
-      }
-    }
+    add_samples(out);
     add_metrics(out);
   }
   return out;
+}
+
+void Store::add_samples(std::vector<ResultRow>& rows) const {
+  Stmt s(db_, "SELECT kernel_ms, wall_ms, comm_ms FROM samples WHERE evaluation_id=? ORDER BY seq");
+  for (auto& r : rows) {
+    if (!r.result.kernel_ms.empty()) continue;
+    s.reset();
+    s.bind(1, r.id);
+    while (s.step()) {
+      r.result.kernel_ms.push_back(s.real(0));
+      r.result.wall_ms.push_back(s.real(1));
+      r.result.comm_ms.push_back(s.real(2));
+    }
+  }
 }
 
 std::vector<BandwidthRow> Store::bandwidths() const { return query_bandwidths(true); }

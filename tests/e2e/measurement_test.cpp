@@ -1,15 +1,18 @@
 // The measurement method end to end on the CPU (docs/measurement.md): every row names its timing method
 // and carries its median's interval and identity; the confirmation stage stores the top configurations
 // and the baseline again; ceilings are stored per run; resume re-measures nothing of the same code, and
-// two runs are compared by scripts/reproduce.py.
+// two runs are compared by scripts/reproduce.py; `best` gives the probability of the answer and the report
+// where each run's time went.
 #include <gtest/gtest.h>
 
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <regex>
 #include <string>
 
 #include "e2e/e2e_util.hpp"
+#include "json.hpp"
 
 namespace fs = std::filesystem;
 
@@ -133,5 +136,59 @@ TEST(Measurement, AConfigurationThatCannotWinStopsAfterItsRepeats) {
   ASSERT_EQ(got.size(), 2u);
   EXPECT_EQ(got[1].substr(0, got[1].rfind('|')), "{\"REPS\":30}|ok|0") << got[1];
   EXPECT_GT(std::stoi(got[1].substr(got[1].rfind('|') + 1)), 5) << got[1];
+  fs::remove_all(dir);
+}
+
+// The probability of the answer and the time per run and device (docs/measurement.md) on a real store: the
+// racing space with its confirmation stage on. REPS=30 is thirty times slower than REPS=1, so REPS=1 is the
+// fastest in about every resample; the report's time table names the raced configuration, its parts are
+// non-negative and with set-up make up the span.
+TEST(Measurement, BestSaysHowSureAndTheReportWhereTheTimeWent) {
+  const fs::path dir = e2e::temp_dir("measurement-spent");
+  setenv("PIMG_CACHE_DIR", (dir / "cache").c_str(), 0);
+  const std::string src = std::string(PIMG_TEST_DATA) + "/e2e/race/";
+  fs::copy_file(src + "sharpen_reps.cpp", dir / "sharpen_reps.cpp");
+  std::string text = e2e::slurp(src + "race.yaml");
+  text.replace(text.find("confirm: {top: 0}"), 17, "confirm: {top: 2}");
+  std::ofstream(dir / "race.yaml") << text;
+  const std::string db = (dir / "t.db").string();
+  e2e::Ran r = e2e::run("conv --quiet --space " + (dir / "race.yaml").string() + " --db " + db);
+  ASSERT_EQ(r.code, 0) << r.out;
+  EXPECT_NE(r.out.find("P(fastest) 1.00, with ties 1.00 (bootstrap of "), std::string::npos) << r.out;
+
+  r = e2e::run("best conv --json --db " + db);
+  ASSERT_EQ(r.code, 0) << r.out;
+  const Json best = JsonParser(r.out).document();
+  ASSERT_EQ(best.items.size(), 1u) << r.out;
+  EXPECT_GE(best.items[0]["p_fastest"].number, 0.99) << r.out;
+  EXPECT_GE(best.items[0]["p_fastest_or_tied"].number, best.items[0]["p_fastest"].number);
+  EXPECT_EQ(best.items[0]["p_bootstrap"]["candidates"].number, 2);
+  EXPECT_GE(best.items[0]["p_bootstrap"]["samples"].number, 2 * 2 * 10);  // 2 candidates, 2 sessions of 10 rounds
+
+  const std::string out = (dir / "report.md").string();
+  r = e2e::run("report --db " + db + " --out " + out);
+  ASSERT_EQ(r.code, 0) << r.out;
+  const std::string md = e2e::slurp(out);
+  EXPECT_NE(md.find("| 1.00 \\[1.00\\] |"), std::string::npos) << md;  // the summary's P(fastest) [with ties]
+  EXPECT_NE(md.find("\nP(fastest) 1.00, with ties 1.00 (bootstrap of "), std::string::npos) << md;  // the problem's
+  const auto at = md.find("### Time per run and device");
+  ASSERT_NE(at, std::string::npos) << md;
+  const auto row_at = md.find("\n| 1 | openmp:", at);
+  ASSERT_NE(row_at, std::string::npos) << md.substr(at);
+  const std::string row = md.substr(row_at + 1, md.find('\n', row_at + 1) - row_at - 1);
+  // | run | device | span | contenders | dropped by the race | confirmation | whole programs | set-up and the rest |
+  const std::regex cells(R"(\| 1 \| [^|]+ \| ([0-9.]+) s \| 1 · ([0-9.]+) s · ([0-9]+)% \| 1 · ([0-9.]+) s · ([0-9]+)% \| )"
+                         R"(1 · ([0-9.]+) s · ([0-9]+)% \| – \| ([0-9.]+) s · ([0-9]+)% \|)");
+  std::smatch m;
+  ASSERT_TRUE(std::regex_match(row, m, cells)) << row;
+  const double span = std::stod(m[1]);
+  double seconds = 0;
+  int shares = 0;
+  for (int i : {2, 4, 6, 8}) seconds += std::stod(m[i]);
+  for (int i : {3, 5, 7, 9}) shares += std::stoi(m[i]);
+  EXPECT_GT(span, 0);
+  EXPECT_NEAR(seconds, span, 0.25) << row;  // each part rounded to 0.1 s
+  EXPECT_NEAR(shares, 100, 2) << row;       // each share rounded to 1%
+  EXPECT_NE(md.find("the race stopped 1 of 2 search configurations"), std::string::npos) << md.substr(at);
   fs::remove_all(dir);
 }

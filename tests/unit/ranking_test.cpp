@@ -128,10 +128,62 @@ TEST(Ranking, BestJsonCarriesTheDecision) {
   EXPECT_EQ(g["winner"]["method"].text, "events");
   EXPECT_EQ(g["ties"].items.size(), 1u);
   EXPECT_NEAR(g["baselines"].items[0]["ratio"].number, 2.0, 1e-3);
+  EXPECT_EQ(g["p_fastest"].type, Json::Type::null);  // a search ranking
+  EXPECT_EQ(g["p_bootstrap"].type, Json::Type::null);
   const std::string table = best_table(rows, {}, 5);
   EXPECT_NE(table.find("winner: vec x=1 1.000 ms [0.9800, 1.020], method events"), std::string::npos) << table;
   EXPECT_NE(table.find("tied (interval overlaps the winner's, or within 2%): vec x=2"), std::string::npos) << table;
   EXPECT_NE(table.find("vs baselines: 2.00x over npp on cuda:GPU"), std::string::npos) << table;
+}
+
+// The probability of the answer: drawn from the confirmation rows' samples, among the tuned candidates (the
+// baseline is compared by its ratio), with the ties; none for a search ranking or rows read without samples.
+TEST(Ranking, TheProbabilityOfTheAnswerComesFromTheConfirmationSamples) {
+  std::vector<ResultRow> rows{
+      row(1, kRankGpu, "vec", 1, 1.00, 0.98, 1.02),
+      row(5, kRankGpu, "vec", 1, 1.06, 1.03, 1.09, "confirm"),  // tied with the winner; its samples all slower
+      row(6, kRankGpu, "vec", 2, 1.05, 1.04, 1.07, "confirm"),
+      row(7, kRankGpu, "npp", 0, 2.10, 2.05, 2.15, "confirm"),
+  };
+  auto all = rank_all(rows);
+  ASSERT_EQ(all.size(), 1u);
+  ASSERT_TRUE(all[0].probability);
+  EXPECT_EQ(all[0].probability->candidates, 2u);  // vec x=1 and x=2, not npp
+  EXPECT_EQ(all[0].probability->samples, 18u);
+  EXPECT_EQ(all[0].probability->fastest, 1.0);
+  EXPECT_EQ(all[0].probability->fastest_or_tied, 1.0);
+  EXPECT_EQ(probability_text(all[0]),
+            "P(fastest) 1.00, with ties 1.00 (bootstrap of 18 samples of 2 confirmed configurations)");
+  EXPECT_EQ(probability_cell(all[0]), "1.00 [1.00]");
+  const Json j = JsonParser(best_json(rows, {}, 5)).document();
+  EXPECT_EQ(j.items[0]["p_fastest"].number, 1.0);
+  EXPECT_EQ(j.items[0]["p_fastest_or_tied"].number, 1.0);
+  EXPECT_EQ(j.items[0]["p_bootstrap"]["candidates"].number, 2);
+  EXPECT_EQ(j.items[0]["p_bootstrap"]["resamples"].number, kBootstrapResamples);
+  const std::string table = best_table(rows, {}, 5);
+  EXPECT_NE(table.find("P(fastest) 1.00, with ties 1.00 (bootstrap of 18"), std::string::npos) << table;
+  // The winner's samples moved among its tie's: about an even share, all of it with the tie.
+  rows[2].result.kernel_ms = rows[1].result.kernel_ms;
+  all = rank_all(rows);
+  ASSERT_TRUE(all[0].probability);
+  EXPECT_NEAR(all[0].probability->fastest, 0.5, 0.05);
+  EXPECT_EQ(all[0].probability->fastest_or_tied, 1.0);
+  // Confirmation rows read without their samples: none, and said so.
+  for (auto& r : rows) r.result.kernel_ms.clear();
+  all = rank_all(rows);
+  EXPECT_FALSE(all[0].probability);
+  EXPECT_NE(probability_text(all[0]).find("n/a (the confirmation rows' samples"), std::string::npos);
+  EXPECT_EQ(JsonParser(best_json(rows, {}, 5)).document().items[0]["p_fastest"].type, Json::Type::null);
+  // A search ranking: none.
+  all = rank_all({row(1, kRankGpu, "vec", 1, 1.00, 0.98, 1.02), row(2, kRankGpu, "vec", 2, 1.5, 1.4, 1.6)});
+  EXPECT_FALSE(all[0].probability);
+  EXPECT_EQ(probability_text(all[0]), "P(fastest) n/a (no confirmation stage: the search ranks)");
+  // Baselines alone: the winner is the fastest of them, and they are the candidates.
+  all = rank_all({row(1, kRankGpu, "npp", 0, 1.0, 0.9, 1.1, "confirm"), row(2, kRankHost, "serial", 0, 9.0),
+                  row(3, kRankGpu, "serial", 0, 5.0, 4.9, 5.1, "confirm")});
+  const Ranking& gpu = all[0].device.backend == "cuda" ? all[0] : all[1];
+  ASSERT_TRUE(gpu.probability);
+  EXPECT_EQ(gpu.probability->candidates, 2u);
 }
 
 // Reference values of the exact distribution, by hand: fully separated samples of m and n give

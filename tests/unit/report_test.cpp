@@ -425,6 +425,60 @@ TEST(Report, FamilyFilterAndEmptyStore) {
   EXPECT_EQ(best_table({}, {}, 3), "No ok results stored.\n");
 }
 
+EvaluationTime spent(const DeviceInfo& d, std::int64_t problem, const std::string& stage, double eval_ms,
+                     std::optional<double> wall_ms, const std::string& at, bool raced = false, std::int64_t run = 1) {
+  EvaluationTime t;
+  t.run_id = run;
+  t.device = d;
+  t.problem_id = problem;
+  t.stage = stage;
+  t.raced = raced;
+  t.eval_ms = eval_ms;
+  t.wall_ms = wall_ms;
+  t.created_at = "2024-01-01T00:00:" + at + "Z";
+  return t;
+}
+
+// Provenance's time per run and device: search contenders and raced configurations by their wall time, the
+// confirmation stage by each problem's series, whole programs, and the rest of each device's span as set-up.
+TEST(Report, TimePerRunAndDevice) {
+  ReportOptions o = options();
+  o.runs = {{1, {"host", "2024-01-01T00:00:00Z", "abc", "pimg-tune conv", "0.1", "b"}}};
+  for (const char* at : {"01.000", "02.000", "03.000"}) o.times.push_back(spent(kGpu, 1, "search", 900, 1000, at));
+  for (const char* at : {"03.500", "04.000"}) o.times.push_back(spent(kGpu, 1, "search", 90, 100, at, true));
+  o.times.push_back(spent(kGpu, 1, "confirm", 5000, std::nullopt, "15.000"));  // both rows of one series
+  o.times.push_back(spent(kGpu, 1, "confirm", 5010, std::nullopt, "15.000"));
+  o.times.push_back(spent(kGpu, 2, "confirm", 3000, std::nullopt, "15.001"));
+  o.times.push_back(spent(kGpu, 1, "cold", 2000, std::nullopt, "20.000"));
+  o.times.push_back(spent(kCpu, 1, "search", 500, std::nullopt, "25.000"));  // an older row: its evaluation time
+  o.times.push_back(spent(kCpu, 1, "search", 500, 700, "26.000", false, 2));  // run 2 stored no row shown here
+  const std::string md = section(make_report(fixture_rows(), fixture_bandwidths(), o).markdown, "### Time per run");
+  ASSERT_FALSE(md.empty());
+  const auto rows = table_rows(md, "1");
+  ASSERT_EQ(rows.size(), 2u) << md;
+  // Span 20 s; 3 + 0.2 + (5.01 + 3) + 2 s measured, the rest 6.79 s.
+  EXPECT_EQ(rows[0], (std::vector<std::string>{"1", "opencl:Test GPU", "20.0 s", "3 · 3.0 s · 15%", "2 · 0.2 s · 1%",
+                                               "2 · 8.0 s · 40%", "1 · 2.0 s · 10%", "6.8 s · 34%"}));
+  EXPECT_EQ(rows[1], (std::vector<std::string>{"1", "opencl:Test CPU", "5.0 s", "1 · 0.5 s · 10%", "\u2013", "\u2013",
+                                               "\u2013", "4.5 s · 90%"}));
+  EXPECT_NE(md.find("the race stopped 2 of 5 search configurations after 0.10 s each on average, where a contender "
+                    "took 1.00 s; measured as long, they would have cost about 1.8 s more"),
+            std::string::npos)
+      << md;
+  EXPECT_EQ(md.find("evaluations overlapped"), std::string::npos);
+  // Parts that add up to more than the span (processes storing into one run at once): no set-up, and said so.
+  o.times.push_back(spent(kCpu, 1, "search", 9000, 9000, "25.500"));
+  const std::string over = section(make_report(fixture_rows(), fixture_bandwidths(), o).markdown, "### Time per run");
+  const auto cpu = table_row(over.substr(over.find("| 1 | opencl:Test CPU")), "1");
+  ASSERT_EQ(cpu.size(), 8u) << over;
+  EXPECT_EQ(cpu[7], "\u2013");
+  EXPECT_EQ(cpu[3], "2 · 9.5 s · 100%");  // shares of the parts together
+  EXPECT_NE(over.find("evaluations overlapped"), std::string::npos);
+  // No times given (an imported family, an old caller): no such section.
+  EXPECT_EQ(make_report(fixture_rows(), fixture_bandwidths(), options()).markdown.find("### Time per run"),
+            std::string::npos);
+}
+
 TEST(Report, SweepComparesTheFastestTunedColumnWithOpenMP) {
   // The CPU device tuned through OpenMP: the GPU's gain over it is a column of its own (12x here).
   auto rows = fixture_rows();

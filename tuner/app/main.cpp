@@ -153,6 +153,7 @@ std::size_t write_report(Store& store, const std::string& family, const std::str
   fmt::print(stderr, "{}", cli::older_builds_note(older, all_builds));
   store.add_metrics(rows);
   opt.ladders = store.ladder_rows(f);
+  opt.times = store.evaluation_times(f);
   fs::path dir = fs::path(out_path).parent_path();
   // The pictures a tuning run wrote beside the report (its picture stage), when there are any.
   if (std::ifstream manifest(dir / kPicturesDir / "pictures.tsv"); manifest) {

@@ -1,10 +1,12 @@
 // Who wins one (problem, device), by how much over each baseline, and which configurations are tied
 // with the winner: the one decision `best`, `best --json`, the exports and the report all print.
 #pragma once
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "pimg/store.hpp"
+#include "pimg/win_probability.hpp"
 
 namespace pimg {
 
@@ -22,6 +24,10 @@ struct Ranking {
   std::vector<const ResultRow*> ties;    // ranked rows tied with the winner (tied())
   std::vector<BaselineRatio> baselines;  // every baseline of the problem, on any device
   std::string method;                    // the winner's timing method ("" for old rows)
+  // The probability of the answer (pimg/win_probability.hpp): the winner's among the confirmed rows it was
+  // chosen from (the tuned ones; every one where none is tuned), its ties among them. nullopt where the
+  // ranking is the search's or a candidate's samples were not read (Store::ranking_rows reads them).
+  std::optional<WinProbability> probability;
 };
 
 // The tool's resolution: two medians closer than this (relative) are not told apart, whatever their
@@ -42,6 +48,15 @@ Ranking rank_group(const std::vector<const ResultRow*>& group, const std::vector
 
 // One Ranking per (problem, device) with an ok row, in report order (problem, then device).
 std::vector<Ranking> rank_all(const std::vector<ResultRow>& rows);
+
+// The probability in words: "P(fastest) 0.97, with ties 1.00 (bootstrap of 480 samples of 5 confirmed
+// configurations)", or "P(fastest) n/a (...)" saying why there is none.
+std::string probability_text(const Ranking& k);
+// The same in a table cell: "0.97 [1.00]", a dash where there is none.
+std::string probability_cell(const Ranking& k);
+// The same as JSON members (`best --json`, `export`): "p_fastest":0.9735,"p_fastest_or_tied":1.0000,
+// "p_bootstrap":{"candidates":5,"samples":480,"resamples":2000}; each null where there is none.
+std::string probability_json(const Ranking& k);
 
 // "0.0753 ms [0.0749, 0.0757]": the median with its interval when stored.
 std::string time_with_interval(const ResultRow& r);

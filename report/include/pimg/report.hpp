@@ -17,6 +17,7 @@ struct ReportOptions {
   std::vector<RunRecord> runs;  // the store's runs: the provenance of the rows (Store::runs())
   std::vector<ResultRow> cold;  // the whole-program runs (Store::stage_rows("cold")), with their metrics
   std::vector<LadderRow> ladders;  // the store's ladder steps (Store::ladder_rows()): the Ladders section
+  std::vector<EvaluationTime> times;  // every evaluation's time (Store::evaluation_times()): time per run and device
   // The pictures beside the report (the manifest the tuner's picture stage wrote, pimg/picture.hpp), their
   // paths relative to the report's directory after `pictures_prefix` ("pictures/"): the Output pictures section.
   std::vector<PictureEntry> pictures;

@@ -76,6 +76,20 @@ struct LadderRow {
   ResultRow row;
 };
 
+// What one stored evaluation took, for the report's time per run and device (Store::evaluation_times()).
+struct EvaluationTime {
+  std::int64_t run_id = 0;
+  DeviceInfo device;  // backend, name, driver
+  std::int64_t problem_id = 0;
+  std::string stage;    // "search", "confirm", "ladder", "cold", ...
+  bool raced = false;   // a search evaluation the race stopped early (flag "raced")
+  double eval_ms = 0;   // the executor's whole evaluation (confirmation and ladder rows: their stage's, per problem)
+  // The runner's wall time of a search evaluation: time.compile_wait_ms + time.session_ms + time.tuner_ms,
+  // where stored (docs/design.md, "Where the time goes"); nullopt for other rows and older stores.
+  std::optional<double> wall_ms;
+  std::string created_at;  // when it was stored, ISO 8601 UTC to the millisecond
+};
+
 struct RowFilter {
   std::optional<std::string> family;
   std::optional<std::string> backend;
@@ -152,7 +166,8 @@ class Store {
 
   // The latest confirmation-stage row of each key (stage "confirm"), which decides winners.
   std::vector<ResultRow> confirm_rows(const RowFilter& f = {}, bool samples = false) const;
-  // rows() and confirm_rows() together: what rankings read. Only the rows of the current build of each
+  // rows() and confirm_rows() together: what rankings read, the confirmation rows always with their samples
+  // (the probability of the answer is drawn from them). Only the rows of the current build of each
   // (family, device) (the build id of its latest run) unless f.all_builds; `older` (when given) gets
   // the count of rows of older builds left out, or marked when f.all_builds.
   std::vector<ResultRow> ranking_rows(const RowFilter& f = {}, bool samples = false, std::size_t* older = nullptr) const;
@@ -173,9 +188,13 @@ class Store {
   std::optional<ResultRow> find_ladder_step(std::int64_t device, std::int64_t problem, std::int64_t variant,
                                             const Config& c, const std::string& ladder, const std::string& step);
   std::vector<LadderRow> ladder_rows(const RowFilter& f = {}) const;
+  // Every stored evaluation of every run (not only the latest of each key), in the order stored; filtered as
+  // rows() are.
+  std::vector<EvaluationTime> evaluation_times(const RowFilter& f = {}) const;
 
  private:
   void migrate();
+  void add_samples(std::vector<ResultRow>& rows) const;  // each row's samples, where it has none yet
   // Marks each row stored by an older build than its (family, device)'s latest run among `rows`
   // (ResultRow::older_build) and drops those unless all_builds; returns how many were older.
   std::size_t current_build(std::vector<ResultRow>& rows, bool all_builds) const;
