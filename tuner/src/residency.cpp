@@ -38,13 +38,8 @@ int mode_of(const DeviceCompare& how) {
 
 }  // namespace
 
-const KernelSource* check_source(const std::string& backend) {
-  static const std::map<std::string, std::string> kSources = {
-      {"opencl", "check/check.cl"},
-      {"cuda", "check/check.cu"},
-  };
-  const auto it = kSources.find(backend);
-  return it == kSources.end() ? nullptr : kernel_source(it->second);
+const KernelSource* check_source(const DeviceInfo& device) {
+  return device.caps.check_source.empty() ? nullptr : kernel_source(device.caps.check_source);
 }
 
 std::optional<DeviceCompare> device_compare(const Family& family, const Problem& p, const std::string& rule) {
@@ -57,7 +52,7 @@ std::unique_ptr<DeviceChecker> DeviceChecker::make(Device& device, std::string* 
     if (why) *why = std::move(s);
     return nullptr;
   };
-  const KernelSource* source = check_source(device.info().backend);
+  const KernelSource* source = check_source(device.info());
   if (!source) return say("the backend has no check kernels");
   if (device.info().max_work_group_size > 0 && device.info().max_work_group_size < static_cast<std::int64_t>(kGroup))
     return say(fmt::format("the device runs groups of at most {} work items", device.info().max_work_group_size));
@@ -136,9 +131,8 @@ std::uint32_t DeviceChecker::checksum(DeviceBuffer& buffer, std::size_t bytes) {
 
 DeviceResidency::DeviceResidency(Device& device, Use use) : device_(device) {
   const DeviceInfo& info = device.info();
-  const auto cpu = info.limits.find("device_type_cpu");
-  const bool host_cpu = cpu != info.limits.end() && cpu->second > 0;
-  active_ = check_source(info.backend) != nullptr && (use == Use::always || !host_cpu);
+  const bool host_cpu = info.caps.host_cores;
+  active_ = check_source(info) != nullptr && (use == Use::always || !host_cpu);
   if (!active_) why_ = host_cpu ? "the device is the host's CPU" : "the backend has no check kernels";
 }
 

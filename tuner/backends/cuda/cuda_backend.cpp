@@ -122,6 +122,7 @@ DeviceInfo describe(int ordinal) {
   info.local_mem_bytes = static_cast<std::uint64_t>(shared);
   info.max_work_group_size = threads;
 
+  info.caps.check_source = "check/check.cu";
   auto& l = info.limits;
   l["max_work_group_size"] = threads;
   l["max_threads_per_block"] = threads;

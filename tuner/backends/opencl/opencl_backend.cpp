@@ -203,6 +203,7 @@ DeviceInfo describe(const ClDeviceRef& ref, int index) {
   l["global_mem_size"] = static_cast<double>(info.global_mem_bytes);
   l["device_type_cpu"] = (device_value<cl_device_type>(d, CL_DEVICE_TYPE) & CL_DEVICE_TYPE_CPU) ? 1 : 0;
   info.caps.host_cores = l["device_type_cpu"] > 0;
+  info.caps.check_source = "check/check.cl";
   l["max_constant_buffer_size"] = static_cast<double>(device_value<cl_ulong>(d, CL_DEVICE_MAX_CONSTANT_BUFFER_SIZE));
   l["max_work_item_size_0"] = static_cast<double>(item_sizes[0]);
   l["max_work_item_size_1"] = static_cast<double>(item_sizes[1]);

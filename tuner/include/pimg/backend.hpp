@@ -29,6 +29,9 @@ struct DeviceCaps {
   bool host_cores = false;
   // Its work runs in processes of its own (MPI ranks): what other processes use of the CPU is its own work.
   bool distributed = false;
+  // The source of its check kernels (kernels/check/: pimg_check, pimg_check_poison, pimg_checksum) in its own
+  // language; empty where the backend has none and outputs are compared on the host.
+  std::string check_source;
 };
 
 struct DeviceInfo {

@@ -20,9 +20,9 @@
 
 namespace pimg {
 
-// The check kernels of a backend (kernels/check/: pimg_check, pimg_check_poison, pimg_checksum), one line per
-// backend in residency.cpp; null for the CPU backends, whose outputs are compared on the host.
-const KernelSource* check_source(const std::string& backend);
+// The check kernels of a device (DeviceCaps::check_source: pimg_check, pimg_check_poison, pimg_checksum); null
+// where its backend has none (the CPU backends, whose outputs are compared on the host).
+const KernelSource* check_source(const DeviceInfo& device);
 
 // The device form of `family`'s comparison (DeviceComparable where it implements it, else exact bytes).
 std::optional<DeviceCompare> device_compare(const Family& family, const Problem& p, const std::string& rule);
