@@ -222,11 +222,27 @@ fi
 # --- faults: full filesystems ---------------------------------------------------------------------
 section "full filesystems"
 if [ $HAVE_NS = 1 ]; then
-  # TMPDIR on a small tmpfs, filled once the worker runs: the compiler has no room. Stored as
-  # env_error, never compile_error; resume (with room again) measures them all.
+  # TMPDIR on a small tmpfs, filled while the first problem is measured: the compiler has no room for the
+  # second problem's programs (a CPU device compiles a task's programs before measuring it, so the first
+  # problem's, about a second per configuration, leaves time to fill it). Stored as env_error, never
+  # compile_error; resume (with room again) measures them all.
+  cat >full.yaml <<EOF2
+family: conv
+problems:
+  - {filter: sharpen3, sizes: [8192x8192], channels: 1}
+  - {filter: box3, sizes: [64x64], channels: 1}
+backends:
+  openmp: {devices: [0]}
+variants:
+  omp_rows:
+    schedule: [static, dynamic]
+    threads: [2]
+strategy: {name: exhaustive}
+measure: {warmups: 1, repeats: 30, max_repeats: 30, cache: hot, timeout_s: 30, confirm: {top: 0}}
+EOF2
   mkdir -p small-tmp && rm -rf cache-tmpfs && mkdir cache-tmpfs
   unshare -rm bash -c "mount -t tmpfs -o size=4m tmpfs small-tmp || exit 9
-    TMPDIR=$W/small-tmp PIMG_CACHE_DIR=$W/cache-tmpfs '$T' conv --quiet --space small.yaml --db full-tmp.db >/dev/null 2>$L/full-tmp.err &
+    TMPDIR=$W/small-tmp PIMG_CACHE_DIR=$W/cache-tmpfs '$T' conv --quiet --space full.yaml --db full-tmp.db >/dev/null 2>$L/full-tmp.err &
     t=\$!
     for i in \$(seq 400); do [ \"\$(sqlite3 full-tmp.db 'SELECT count(*) FROM evaluations' 2>/dev/null)\" = 1 ] && break; sleep 0.05; done
     head -c 8m /dev/zero > small-tmp/filler 2>/dev/null
@@ -234,7 +250,7 @@ if [ $HAVE_NS = 1 ]; then
   envs=$(q full-tmp.db "SELECT count(*) FROM latest WHERE status='env_error'")
   [ "${envs:-0}" -ge 1 ] || grep -q "resume with:" "$L/full-tmp.err" ||
     fail "full TMPDIR: neither env_error stored nor a clean stop ($(head -c 300 "$L/full-tmp.err"))"
-  PIMG_CACHE_DIR=$W/cache-tmpfs recovered full-tmpdir full-tmp.db small.yaml
+  PIMG_CACHE_DIR=$W/cache-tmpfs recovered full-tmpdir full-tmp.db full.yaml
   # The compile cache on a full tmpfs: compiles still work (the cache is only a cache).
   mkdir -p small-cache
   unshare -rm bash -c "mount -t tmpfs -o size=64k tmpfs small-cache &&
