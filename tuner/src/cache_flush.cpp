@@ -4,6 +4,7 @@
 #include <cstdint>
 
 #if defined(__x86_64__) || defined(__i386__)
+#include <cpuid.h>
 #include <immintrin.h>
 #endif
 
@@ -24,8 +25,12 @@ void flush_lines_plain(const char* p, const char* end) {
   _mm_mfence();
 }
 
+// CPUID leaf 7, sub-leaf 0, EBX bit 23 (read directly: GCC's and Clang's __builtin_cpu_supports disagree on the name).
 bool cpu_has_clflushopt() {
-  static const bool has = __builtin_cpu_supports("clflushopt");
+  static const bool has = [] {
+    unsigned a = 0, b = 0, c = 0, d = 0;
+    return __get_cpuid_count(7, 0, &a, &b, &c, &d) != 0 && (b & (1u << 23)) != 0;
+  }();
   return has;
 }
 #endif
