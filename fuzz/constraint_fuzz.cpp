@@ -7,6 +7,7 @@
 
 #include "pimg/errors.hpp"
 #include "pimg/space.hpp"
+#include "check.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   const std::string expr(reinterpret_cast<const char*>(data), size);
@@ -14,7 +15,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   try {
     pimg::eval_constraint(c, {{"block_x", 16}, {"block_y", 0}, {"items_x", 3}, {"max_work_group_size", 256}});
   } catch (const pimg::UsageError& e) {
-    if (std::string(e.what()).find('\n') != std::string::npos) std::abort();
+    FUZZ_CHECK(std::string(e.what()).find('\n') == std::string::npos, e.what());
   }
   pimg::VariantSpace vs;
   vs.variant = "fuzz";
@@ -27,7 +28,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   try {
     (void)vs.enumerate(device);
   } catch (const pimg::UsageError& e) {
-    if (std::string(e.what()).find('\n') != std::string::npos) std::abort();
+    FUZZ_CHECK(std::string(e.what()).find('\n') == std::string::npos, e.what());
   }
   return 0;
 }

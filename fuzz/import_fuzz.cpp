@@ -10,6 +10,7 @@
 
 #include "pimg/errors.hpp"
 #include "pimg/import.hpp"
+#include "check.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   static const int fd = ::memfd_create("import", 0);
@@ -24,13 +25,13 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     const pimg::ImportedFile f = pimg::read_import(path, options);
     for (const auto& e : f.entries) {
       if (e.result.status != pimg::Status::ok) continue;
-      if (e.result.kernel_ms.empty()) std::abort();
+      FUZZ_CHECK(!e.result.kernel_ms.empty(), "a correct configuration imported without a run");
       for (const double ms : e.result.kernel_ms)
-        if (!(ms > 0)) std::abort();
+        FUZZ_CHECK(ms > 0, "a correct configuration imported with a run of " + std::to_string(ms) + " ms");
     }
   } catch (const pimg::UsageError& e) {
     const std::string what = e.what();
-    if (what.find('\n') != std::string::npos || what.rfind(path, 0) != 0) std::abort();
+    FUZZ_CHECK(what.find('\n') == std::string::npos && what.rfind(path, 0) == 0, what);
   }
   return 0;
 }

@@ -6,12 +6,13 @@
 #include <string>
 
 #include "user/pyexpr.hpp"
+#include "check.hpp"
 
 namespace {
 
 void check(const pimg::user::PyError& e, std::size_t size) {
-  if (std::string(e.what()).find('\n') != std::string::npos) std::abort();
-  if (e.offset() > size) std::abort();
+  FUZZ_CHECK(std::string(e.what()).find('\n') == std::string::npos, e.what());
+  FUZZ_CHECK(e.offset() <= size, e.what());
 }
 
 }  // namespace

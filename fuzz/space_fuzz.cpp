@@ -8,6 +8,7 @@
 #include "pimg/errors.hpp"
 #include "pimg/registry.hpp"
 #include "pimg/space.hpp"
+#include "check.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   static const pimg::Registry& reg = pimg::Registry::builtin();
@@ -16,7 +17,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     pimg::Space space = pimg::load_space_text(text, "fuzz.yaml", reg);
     (void)space;
   } catch (const pimg::UsageError& e) {
-    if (std::string(e.what()).find('\n') != std::string::npos) std::abort();  // messages are one line
+    FUZZ_CHECK(std::string(e.what()).find('\n') == std::string::npos, e.what());  // messages are one line
   }
   return 0;
 }

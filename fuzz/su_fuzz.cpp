@@ -8,16 +8,17 @@
 
 #include "pimg/errors.hpp"
 #include "pimg/su.hpp"
+#include "check.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   try {
     const pimg::SuData su = pimg::parse_su(std::span(data, size), "fuzz");
-    if (su.traces.empty() || su.ns == 0 || su.dt == 0) std::abort();
-    if (su.traces.size() * (pimg::kSuHeaderBytes + 4 * std::size_t{su.ns}) != size) std::abort();
+    FUZZ_CHECK(!su.traces.empty() && su.ns != 0 && su.dt != 0, "an empty file read");
+    FUZZ_CHECK(su.traces.size() * (pimg::kSuHeaderBytes + 4 * std::size_t{su.ns}) == size, "bytes left unaccounted");
     for (const pimg::SuTrace& t : su.traces) {
-      if (t.header.ns != su.ns || t.header.dt != su.dt || t.samples.size() != su.ns) std::abort();
+      FUZZ_CHECK(t.header.ns == su.ns && t.header.dt == su.dt && t.samples.size() == su.ns, "a trace unlike the file");
       for (float v : t.samples)
-        if (!std::isfinite(v)) std::abort();
+        FUZZ_CHECK(std::isfinite(v), "a sample not finite");
     }
   } catch (const pimg::UsageError&) {
   }

@@ -58,7 +58,18 @@ for i in "${!pids[@]}"; do
   status=0
   wait "${pids[$i]}" || status=$?
   echo "fuzz: pimg_${names[$i]}_fuzz exit ${status}"
-  tail -n 12 "$logs/${names[$i]}.log"
-  [ "$status" -eq 0 ] || failed=1
+  if [ "$status" -eq 0 ]; then
+    tail -n 12 "$logs/${names[$i]}.log"
+    continue
+  fi
+  failed=1
+  # A finding: the report from its first line, and the input itself (base64, at most 4 KiB), so a CI log
+  # is enough to reproduce it: base64 -d > input; build-asan/fuzz/pimg_<target>_fuzz input
+  sed -n '/ERROR: \|SUMMARY: \|^==[0-9]*==/,$p' "$logs/${names[$i]}.log" | grep -v '^INFO:\|^#[0-9]' | head -n 60
+  for f in "$out/${names[$i]}"-*; do
+    [ -f "$f" ] || continue
+    echo "fuzz: input $f ($(stat -c %s "$f") bytes), base64:"
+    head -c 4096 "$f" | base64
+  done
 done
 exit "$failed"

@@ -54,6 +54,8 @@ if [ ! -e ../shared/peers ] && [ -d "$carry/shared/peers" ]; then
 fi
 
 log "device: $(nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader)"
+# Which machine: reproducibility across machines (issue 34) needs to know whether two calls met the same one.
+log "machine: $(hostname), GPU $(nvidia-smi --query-gpu=uuid,pci.bus_id --format=csv,noheader | tr '\n' ' ')"
 log "date: $(date -u +%Y-%m-%dT%H:%M:%SZ)  commit: $(cat .git-commit 2>/dev/null || git rev-parse --short=12 HEAD 2>/dev/null || echo unknown)"
 t0=$(date +%s)
 # The commit from .git-commit: the machine's copy of the tree may hold a .git of another commit.

@@ -5,7 +5,8 @@
 # headless Chromium for the check that a rendered report shows its summary on the first screen,
 # scripts/report-screenshots.sh; Python's jsonschema to check T4 exports against the published schemas,
 # tests/t4_schema.hpp; NVRTC alone, from Debian's non-free component, for the test that compiles CUDA
-# kernels for sm_90 without a CUDA toolkit, tests/nvrtc).
+# kernels for sm_90 without a CUDA toolkit, tests/nvrtc; zsh and fish to check the completion scripts the tool
+# writes for them).
 # Idempotent: packages already present are skipped by apt-get; safe to run again.
 set -euo pipefail
 
@@ -39,6 +40,7 @@ packages=(
   clang libclang-rt-14-dev
   chromium fonts-dejavu-core
   libnvrtc11.2
+  zsh fish
 )
 
 missing=()

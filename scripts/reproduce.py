@@ -7,7 +7,8 @@ winner, its ties and its ratios to the baselines, as report/src/ranking.cpp deci
 whether the first run's winner is the second's or is tied with it in both runs, and how much every ratio
 of the winner to a baseline moved between the runs.
 
-Usage: scripts/reproduce.py A.db B.db [--json OUT] [--ratio-tolerance 0.03] [--tune build/tuner/app/pimg-tune]
+Usage: scripts/reproduce.py A.db B.db [--families F,G] [--json OUT] [--ratio-tolerance 0.03] [--tune build/tuner/app/pimg-tune]
+(--families: compare only these families, e.g. when one database also holds another family's unfinished run)
 Exit code 0 when at least 95% of (problem, backend) agree and every ratio moved by at most the tolerance,
 1 otherwise, 2 for bad input.
 """
@@ -18,13 +19,14 @@ import sqlite3
 import subprocess
 import sys
 
-def load(path, tune):
+def load(path, tune, only=None):
     """(family, problem, backend) -> the tool's decision (`pimg-tune best --json`), confirmed groups only."""
     if not os.path.isfile(path):
         sys.exit(f"reproduce: {path}: no such database")
     try:
         db = sqlite3.connect("file:" + path + "?mode=ro", uri=True)
-        families = [f for (f,) in db.execute("SELECT DISTINCT family FROM problems ORDER BY family")]
+        families = [f for (f,) in db.execute("SELECT DISTINCT family FROM problems ORDER BY family")
+                    if only is None or f in only]
     except sqlite3.DatabaseError as e:
         print(f"reproduce: {path}: not a pimg-tune database ({e})", file=sys.stderr)
         sys.exit(2)
@@ -65,11 +67,13 @@ def main():
     ap.add_argument("a")
     ap.add_argument("b")
     ap.add_argument("--json")
+    ap.add_argument("--families", help="comma-separated families to compare (default: every family of both)")
     ap.add_argument("--ratio-tolerance", type=float, default=0.03)
     ap.add_argument("--tune", default=os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "build", "tuner",
                                                    "app", "pimg-tune"), help="the pimg-tune executable")
     args = ap.parse_args()
-    a, b = load(args.a, args.tune), load(args.b, args.tune)
+    only = set(args.families.split(",")) if args.families else None
+    a, b = load(args.a, args.tune, only), load(args.b, args.tune, only)
     common = sorted(set(a) & set(b))
     if not common:
         print("reproduce: the two databases share no confirmed (problem, backend)", file=sys.stderr)

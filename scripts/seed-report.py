@@ -357,6 +357,9 @@ def load_steps(paths, programs=None):
             if version < 8:
                 raise SystemExit(f"{path}: schema {version}; ladders need schema 8 (run pimg-tune on it once)")
             machine = os.path.dirname(os.path.abspath(path))
+            if version >= 9:
+                for backend, name, caps in db.execute("SELECT backend, name, caps FROM devices WHERE caps != ''"):
+                    DEVICE_CAPS[f"{backend}:{name}"] = caps.split()
             steps += [Step(r, machine) for r in db.execute(STEP_QUERY)]
             if programs is not None:
                 programs += [Program(r, machine) for r in db.execute(PROGRAM_QUERY)]
@@ -429,8 +432,15 @@ def overall_verdict(verdicts, undecided="intervals overlap"):
     return "mixed"
 
 
+# What each device (backend:name) is, from the stores' devices.caps (schema 9): the names of its flags that are set.
+DEVICE_CAPS = {}
+
+
 def is_gpu(device):
-    """Whether a device (backend:name) is a GPU: CUDA, or an OpenCL device of a GPU vendor."""
+    """Whether a device (backend:name) is off the host's cores: by its stored capabilities (host_cores); for a
+    device of a store from before schema 9, by its name (CUDA, or an OpenCL device of a GPU vendor)."""
+    if device in DEVICE_CAPS:
+        return "host_cores" not in DEVICE_CAPS[device]
     name = device.lower()
     return name.startswith("cuda:") or any(v in name for v in ("nvidia", "amd radeon", "intel(r) graphics"))
 

@@ -1,17 +1,19 @@
 // The conv family on the CPU, compiled by the OpenMP backend once per configuration: the problem
-// (PIMG_K, PIMG_WEIGHTS, PIMG_BORDER, ...) and the knobs (DECOMP, SCHED, CHUNK, THREADS, UNROLL,
-// ARITH, SIMD, TILE_X, TILE_Y) arrive as -D defines, so every choice below is made at compile time. A batch
+// (PIMG_K, PIMG_WEIGHTS, PIMG_BORDER, ...) and the knobs (DECOMP, SCHED, UNROLL, ARITH, SIMD, TILE_X,
+// TILE_Y) arrive as -D defines, so every choice below is made at compile time; the thread count and the
+// schedule's chunk size are -D defines too or, as the conv variants pass them, values set before each launch
+// (common/omp_schedule.h): they change no code, only the arguments of the runtime's calls. A batch
 // (PIMG_BATCH images one after another) is more planes: image i's plane p is plane i * planes + p.
 #include <cstdint>
 
 #include "conv/conv_rule.h"
 
-#if !defined(DECOMP) || !defined(SCHED) || !defined(CHUNK) || !defined(THREADS) || !defined(UNROLL) || \
-    !defined(ARITH) || !defined(SIMD)
-#error "conv_omp.cpp needs DECOMP, SCHED, CHUNK, THREADS, UNROLL, ARITH and SIMD defined"
+#if !defined(DECOMP) || !defined(SCHED) || !defined(UNROLL) || !defined(ARITH) || !defined(SIMD)
+#error "conv_omp.cpp needs DECOMP, SCHED, UNROLL, ARITH and SIMD defined"
 #endif
 
-// SCHED_KIND and PIMG_NUM_THREADS (THREADS=0 leaves the count to OpenMP).
+// SCHED_KIND, CHUNK and PIMG_NUM_THREADS (THREADS=0 leaves the count to OpenMP); CHUNK and THREADS come as
+// defines or, without them, as the variables the backend sets before every launch.
 #include "common/omp_schedule.h"
 
 namespace {

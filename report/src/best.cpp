@@ -29,8 +29,9 @@ std::size_t limit(int top, std::size_t n) { return top > 0 ? std::min<std::size_
 std::string decision_text(const Ranking& k) {
   const ResultRow& w = *k.winner;
   const std::string config = w.config.values().empty() ? "" : w.config.brief() + " ";
-  std::string out = fmt::format("winner: {} {}{}{}{}", variant_label(w.variant), config, time_with_interval(w),
-                                k.confirmed ? " (confirmed)" : "", w.older_build ? " [older build]" : "");
+  std::string out = fmt::format("winner: {} {}{}{}{}{}", variant_label(w.variant), config, time_with_interval(w),
+                                k.confirmed ? " (confirmed)" : "", k.loaded ? " [ran loaded]" : "",
+                                w.older_build ? " [older build]" : "");
   if (!k.method.empty()) out += fmt::format(", method {}", k.method);
   out += "\n";
   if (!k.ties.empty()) {
@@ -38,9 +39,12 @@ std::string decision_text(const Ranking& k) {
     for (const ResultRow* t : k.ties)
       ties += fmt::format("{}{} {} {}", ties.empty() ? "" : "; ", variant_label(t->variant), brief_or_dash(t->config),
                           time_with_interval(*t));
-    out += fmt::format("tied (interval overlaps the winner's, or within {:g}%): {}\n", kTieResolution * 100, ties);
+    out += fmt::format("tied (interval overlaps the winner's, within {:g}%, or within how far one of them moved between "
+                       "the confirmation's sessions): {}\n",
+                       kTieResolution * 100, ties);
   }
   out += probability_text(k) + "\n";
+  if (k.loaded) out += std::string(kLoadedNote) + "\n";
   if (!k.baselines.empty()) {
     std::string ratios;
     for (const auto& b : k.baselines)
@@ -70,9 +74,10 @@ std::string json_ranking(const Ranking& k) {
   return fmt::format(
       "\"winner\":{{\"variant\":{},\"baseline\":{},\"config\":{},\"median_ms\":{},\"ci_ms\":{},\"method\":{},"
       "\"stage\":{}}},"
-      "\"ties\":[{}],\"baselines\":[{}],{},",
+      "\"ties\":[{}],\"baselines\":[{}],\"loaded\":{},{},",
       json_string(w.variant.name), w.variant.baseline ? "true" : "false", json_config(w.config), json_ms(w.result.kernel.median), interval(w),
-      json_string(k.method), json_string(w.result.stage), ties, baselines, probability_json(k));
+      json_string(k.method), json_string(w.result.stage), ties, baselines, k.loaded ? "true" : "false",
+      probability_json(k));
 }
 
 // The row's whole-evaluation metrics as `,"metrics":{name:value,...}`; nothing for rows without any.

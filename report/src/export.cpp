@@ -47,11 +47,12 @@ std::string upper_ident(std::string_view s) {
   return out;
 }
 
-// PIMG_<FAMILY>_<W>X<H>_C<CHANNELS>[_<ATTRIBUTE>_<VALUE>]...: every part derivable from the problem.
+// PIMG_<FAMILY>_<W>X<H>_C<CHANNELS>_<8 hex digits>: short (an attribute's value can be a whole filter, 0,-1,0;...)
+// and stable (the digits are a hash of the problem's canonical text, so another problem in the store changes no
+// name); the comment above each problem's block says what it is.
 std::string problem_macro(const Problem& p) {
-  std::string out = fmt::format("PIMG_{}_{}X{}_C{}", upper_ident(p.family), p.width, p.height, p.channels);
-  for (const auto& [k, v] : p.attrs) out += "_" + upper_ident(k) + "_" + upper_ident(v);
-  return out;
+  return fmt::format("PIMG_{}_{}X{}_C{}_{:08X}", upper_ident(p.family), p.width, p.height, p.channels,
+                     static_cast<std::uint32_t>(fnv1a64(p.canonical()) >> 32));
 }
 
 // PIMG_TARGET_<BACKEND>_<DEVICE NAME>: what a build defines to pick its device's configuration.
@@ -83,11 +84,13 @@ std::string export_json(const std::vector<ResultRow>& rows) {
       attrs += fmt::format("{}{}:{}", attrs.empty() ? "" : ",", json_string(k), json_string(v));
     out += fmt::format(
         "{}\n  {{\"family\":{},\"backend\":{},\"device\":{},\"driver\":{},\"size\":{},\"width\":{},\"height\":{},"
-        "\"channels\":{},\"problem\":{{{}}},\"variant\":{},\"config\":{},\"median_ms\":{},\"source_hash\":{},{}}}",
+        "\"channels\":{},\"problem\":{{{}}},\"variant\":{},\"config\":{},\"median_ms\":{},\"source_hash\":{},"
+        "\"loaded\":{},{}}}",
         first ? "" : ",", json_string(r->problem.family), json_string(r->device.backend), json_string(r->device.name),
         json_string(r->device.driver), json_string(r->problem.size()), r->problem.width, r->problem.height,
         r->problem.channels, attrs, json_string(r->variant.name), json_config(r->config),
-        json_num(r->result.kernel.median), json_string(r->variant.source_hash), probability_json(ranking));
+        json_num(r->result.kernel.median), json_string(r->variant.source_hash), ranking.loaded ? "true" : "false",
+        probability_json(ranking));
     first = false;
   }
   return out + (first ? "]\n" : "\n]\n");
@@ -120,13 +123,14 @@ std::string export_header(const std::vector<ResultRow>& rows) {
   for (const auto& t : targets) out += "\n//   " + t;
   out += "\n";
   for (const auto& [p, winners] : problems) {
-    out += fmt::format("\n// {}\n", winners.front()->problem.label());
+    out += fmt::format("\n// {}: {}\n", p, winners.front()->problem.label());
     for (std::size_t i = 0; i < winners.size(); ++i) {
       const ResultRow& r = *winners[i];
       out += fmt::format("#{} defined({})\n", i ? "elif" : "if", target_macro(r.device));
       out += fmt::format("// {}:{} (driver {}): {}\n// {}\n", r.device.backend, r.device.name,
                          r.device.driver.empty() ? "-" : r.device.driver, time_with_interval(r),
                          probability_text(*ranking_of.at(&r)));
+      if (ranking_of.at(&r)->loaded) out += fmt::format("// {}\n", kLoadedNote);
       out += fmt::format("#define {}_VARIANT \"{}\"\n", p, r.variant.name);
       out += fmt::format("#define {}_MEDIAN_MS {}\n", p, json_num(r.result.kernel.median));
       for (const auto& [k, v] : r.config.values()) out += fmt::format("#define {}_{} {}\n", p, upper_ident(k), json_value(v));

@@ -85,43 +85,11 @@ Metrics metrics_of(const ResultRow& r, const BandwidthTable& bw) {
 
 std::string unit_of(const ResultRow& r) { return r.cost.unit.empty() ? "MPix/s" : r.cost.unit; }
 
-bool problem_less(const Problem& a, const Problem& b) {
-  const auto pixels = [](const Problem& p) { return static_cast<std::int64_t>(p.width) * p.height; };
-  return std::forward_as_tuple(a.family, a.channels, a.attrs, pixels(a), a.width, a.height) <
-         std::forward_as_tuple(b.family, b.channels, b.attrs, pixels(b), b.width, b.height);
-}
-
-namespace {
-
-auto variant_tuple(const VariantKey& v) { return std::tie(v.name, v.backend, v.source_hash, v.family); }
-
-bool total_less(const ResultRow& a, const ResultRow& b) {
-  if (problem_less(a.problem, b.problem)) return true;
-  if (problem_less(b.problem, a.problem)) return false;
-  const DeviceKey da = device_key(a.device), db = device_key(b.device);
-  if (da != db) return da < db;
-  if (variant_tuple(a.variant) != variant_tuple(b.variant)) return variant_tuple(a.variant) < variant_tuple(b.variant);
-  const std::string ca = a.config.canonical(), cb = b.config.canonical();
-  if (ca != cb) return ca < cb;
-  return a.id < b.id;
-}
-
-}  // namespace
-
-bool rank_less(const ResultRow& a, const ResultRow& b) {
-  const auto key = [](const ResultRow& r) {
-    const double m = r.result.kernel.median;
-    return std::isfinite(m) ? m : std::numeric_limits<double>::infinity();
-  };
-  if (key(a) != key(b)) return key(a) < key(b);
-  return total_less(a, b);
-}
-
 std::vector<const ResultRow*> sorted_rows(const std::vector<ResultRow>& rows) {
   std::vector<const ResultRow*> out;
   out.reserve(rows.size());
   for (const auto& r : rows) out.push_back(&r);
-  std::stable_sort(out.begin(), out.end(), [](const ResultRow* a, const ResultRow* b) { return total_less(*a, *b); });
+  std::stable_sort(out.begin(), out.end(), [](const ResultRow* a, const ResultRow* b) { return row_less(*a, *b); });
   return out;
 }
 

@@ -11,6 +11,7 @@
 #include <string_view>
 #include <vector>
 
+#include "pimg/decision.hpp"
 #include "pimg/store.hpp"
 
 namespace pimg::report_detail {
@@ -52,14 +53,7 @@ struct Metrics {
 Metrics metrics_of(const ResultRow& r, const BandwidthTable& bw);
 std::string unit_of(const ResultRow& r);  // cost.unit, "MPix/s" when none is stored
 
-// Problems order by family, channels, attributes, then pixel count, width and height, so a size
-// sweep reads from small to large.
-bool problem_less(const Problem& a, const Problem& b);
-struct ProblemLess {
-  bool operator()(const Problem& a, const Problem& b) const { return problem_less(a, b); }
-};
-// Ranking: median time, then names and ids so ties always break the same way.
-bool rank_less(const ResultRow& a, const ResultRow& b);
+// problem_less, ProblemLess, row_less and rank_less: pimg/decision.hpp.
 // A total order of rows (family, problem, device, variant, configuration, id): inputs in any
 // order give the same report.
 std::vector<const ResultRow*> sorted_rows(const std::vector<ResultRow>& rows);

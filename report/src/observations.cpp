@@ -51,12 +51,6 @@ std::string host_mem(const ResultRow& r) {
   return "";
 }
 
-bool is_cpu(const DeviceInfo& d) {
-  if (d.backend == "host" || d.backend == "openmp" || d.backend == "mpi") return true;
-  std::string name = d.name;
-  std::transform(name.begin(), name.end(), name.begin(), [](unsigned char c) { return std::tolower(c); });
-  return d.backend == "opencl" && (name.find("cpu") != std::string::npos || name.find("pthread") != std::string::npos);
-}
 
 using GroupKey = std::pair<Problem, DeviceKey>;
 using Groups = std::map<GroupKey, std::vector<const ResultRow*>, bool (*)(const GroupKey&, const GroupKey&)>;
@@ -195,7 +189,8 @@ class Sections {
           cells.push_back(it == per_device.end() ? std::string(kDash) : fmt_ms(it->second));
           if (it == per_device.end()) continue;
           if (!best_program || it->second < best_program->first) best_program = {it->second, dk};
-          auto& side = is_cpu(info) ? best_cpu : best_gpu;
+          if (!info.caps.known) continue;  // a device from a store before schema 9: neither side
+          auto& side = info.caps.host_cores ? best_cpu : best_gpu;
           if (!side || it->second < side->first) side = {it->second, dk};
         }
         for (const Ranking& k : in_.rankings)

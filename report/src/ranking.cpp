@@ -1,13 +1,11 @@
-// The winner of each (problem, device): confirmation-stage rows of the latest run that confirmed it
-// decide when present (one interleaved series re-measuring the top configurations and the baselines),
-// else the search rows; ties are rows whose median intervals overlap the winner's or whose medians are
-// within the tool's resolution of it; the probability of the answer is bootstrapped from the confirmation
-// rows' samples.
+// The winner of each (problem, device) as decide() (pimg/decision.hpp) decides it, with its baselines; the
+// probability of the answer is bootstrapped from the confirmation rows' samples.
 #include "pimg/ranking.hpp"
 
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cmath>
 #include <map>
 #include <tuple>
 
@@ -17,26 +15,6 @@ namespace pimg {
 namespace {
 
 using namespace report_detail;
-
-bool has_interval(const ResultRow& r) {
-  return r.result.ci_high_ms > 0 && r.result.ci_low_ms > 0 && r.result.ci_low_ms <= r.result.ci_high_ms;
-}
-
-bool is_confirm(const ResultRow& r) { return r.result.stage == "confirm"; }
-
-// The ok rows of a set, fastest first: the confirmation rows of the latest run that stored any (one
-// interleaved series; rows of two runs' stages were measured apart), else the search rows.
-std::vector<const ResultRow*> deciding(const std::vector<const ResultRow*>& rows) {
-  std::vector<const ResultRow*> ok;
-  std::int64_t confirm_run = -1;
-  for (const ResultRow* r : rows)
-    if (r->result.status == Status::ok && is_confirm(*r)) confirm_run = std::max(confirm_run, r->run_id);
-  for (const ResultRow* r : rows)
-    if (r->result.status == Status::ok && (confirm_run < 0 ? !is_confirm(*r) : is_confirm(*r) && r->run_id == confirm_run))
-      ok.push_back(r);
-  std::stable_sort(ok.begin(), ok.end(), [](const ResultRow* a, const ResultRow* b) { return rank_less(*a, *b); });
-  return ok;
-}
 
 // The winner's probability among the rows it was chosen from (the tuned ones, every one where none is
 // tuned), with its ties among them.
@@ -56,34 +34,26 @@ std::optional<WinProbability> answer_probability(const Ranking& k) {
 
 }  // namespace
 
-bool tied(const ResultRow& a, const ResultRow& b) {
-  if (!has_interval(a) || !has_interval(b)) return false;
-  if (a.result.ci_low_ms <= b.result.ci_high_ms && b.result.ci_low_ms <= a.result.ci_high_ms) return true;
-  const double fast = std::min(a.result.kernel.median, b.result.kernel.median);
-  const double slow = std::max(a.result.kernel.median, b.result.kernel.median);
-  return fast > 0 && slow <= fast * (1 + kTieResolution);
-}
-
 Ranking rank_group(const std::vector<const ResultRow*>& group, const std::vector<const ResultRow*>& problem_baselines) {
   Ranking out;
   if (group.empty()) return out;
   out.problem = group.front()->problem;
   out.device = group.front()->device;
-  out.ranked = deciding(group);
-  if (out.ranked.empty()) return out;
-  out.confirmed = is_confirm(*out.ranked.front());
-  auto tuned = std::find_if(out.ranked.begin(), out.ranked.end(), [](const ResultRow* r) { return !is_baseline(r->variant); });
-  out.winner = tuned != out.ranked.end() ? *tuned : out.ranked.front();
+  Decision d = decide(group);
+  if (!d.winner) return out;
+  out.confirmed = d.confirmed;
+  out.ranked = std::move(d.ranked);
+  out.winner = d.winner;
+  out.ties = std::move(d.ties);
+  out.loaded = d.loaded;
   out.method = out.winner->result.method;
-  for (const ResultRow* r : out.ranked)
-    if (r != out.winner && tied(*out.winner, *r)) out.ties.push_back(r);
   if (out.confirmed) out.probability = answer_probability(out);
   // Each baseline (variant on a device) by its own deciding rows.
   std::map<std::pair<std::string, DeviceKey>, std::vector<const ResultRow*>> by_baseline;
   for (const ResultRow* r : problem_baselines)
     if (is_baseline(r->variant) && r->problem == out.problem) by_baseline[{r->variant.name, device_key(r->device)}].push_back(r);
   for (const auto& [key, rows] : by_baseline) {
-    const auto best = deciding(rows);
+    const auto best = decide(rows).ranked;
     if (best.empty() || best.front() == out.winner || !(out.winner->result.kernel.median > 0)) continue;
     out.baselines.push_back({best.front(), best.front()->result.kernel.median / out.winner->result.kernel.median});
   }

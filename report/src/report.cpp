@@ -256,7 +256,8 @@ void FamilyReport::summary() {
       t.add({problem, device_name(k.device),
              fmt::format("{} {}", w.variant.name, brief_or_dash(w.config)), when, vs.empty() ? kDash : vs,
              std::to_string(k.ties.size()), probability_cell(k),
-             (k.method.empty() ? std::string(kDash) : k.method) + (k.confirmed ? " (confirmed)" : "")});
+             (k.method.empty() ? std::string(kDash) : k.method) + (k.confirmed ? " (confirmed)" : "") +
+                 (k.loaded ? " (ran loaded)" : "")});
     }
     md_ += t.markdown() + "\n";
     md_ += fmt::format(
@@ -268,6 +269,8 @@ void FamilyReport::summary() {
         "to the next); P(fastest) is how often the winner is the fastest confirmed tuned configuration over "
         "bootstrap resamples of their samples, in brackets how often it or one of its ties is (docs/measurement.md).\n\n",
         md_escape(problem_labels_.shared()), kTieResolution * 100);
+    if (std::any_of(rankings_.begin(), rankings_.end(), [](const Ranking& k) { return k.loaded; }))
+      md_ += "\"(ran loaded)\": " + md_escape(kLoadedNote) + " (docs/measurement.md).\n\n";
     if (is_imported_family(family_))
       md_ += "These results are imported: this report ranks them by the median of their stored runs; `pimg-tune best` "
              "(by default) and `pimg-tune strategies` rank them by the objective their writer recorded (a T4 file's "
@@ -394,15 +397,22 @@ void FamilyReport::sweeps() {
     }
     // Speed-ups go in a second table so each fits the page.
     std::vector<Table::Column> ratio_columns{{"size"}, {"best speed-up over serial", Align::right}};
-    // The bars users read: the fastest tuned time against each library baseline and against the best
-    // OpenMP configuration (a GPU's gain over the same machine's CPU cores), when something beats it.
+    // The bars users read: the fastest tuned time against each library baseline and, where a device off the
+    // host's cores is tuned too, against the best configuration of each device on them (a GPU's gain over the
+    // same machine's CPU cores), when something beats it. A device from a store before schema 9 is neither.
     std::vector<std::size_t> versus;
     {
-      std::size_t c = 0, tuned = 0;
-      for (const auto& [key, cells] : best) tuned += std::get<0>(key) == 0;
+      const auto caps = [&](const DeviceKey& d) {
+        const auto it = devices_.find(d);
+        return it == devices_.end() ? DeviceCaps::from_stored("") : it->second.caps;
+      };
+      bool off_host = false;
+      for (const auto& [key, cells] : best)
+        off_host |= std::get<0>(key) == 0 && caps(std::get<2>(key)).known && !caps(std::get<2>(key)).host_cores;
+      std::size_t c = 0;
       for (const auto& [key, cells] : best) {
         const auto& [kind, variant, device] = key;
-        if (kind == 2 || (kind == 0 && tuned > 1 && device.backend == "openmp")) {
+        if (kind == 2 || (kind == 0 && off_host && caps(device).known && caps(device).host_cores)) {
           versus.push_back(c);
           ratio_columns.push_back({"over " + headers[c], Align::right});
         }
@@ -716,7 +726,8 @@ void FamilyReport::how_to_read() {
       "Where the store has confirmation-stage rows (the top configurations and the baselines re-measured in one "
       "interleaved series) those decide, and the summary says \"confirmed\"; the tables below rank the search "
       "stage. The 95% interval is that of the median; two configurations whose intervals overlap, or whose "
-      "medians are within {:g}% of each other (the tool's run-to-run resolution), are tied, and "
+      "medians are within {:g}% of each other (the tool's run-to-run resolution) or within how far either one's "
+      "median moved between the confirmation stage's sessions, are tied, and "
       "rows measured before intervals were stored are never called tied. A ratio to a baseline divides the "
       "baseline's median by the winner's; the plots of the top configurations draw the intervals as error "
       "bars and the baselines as bars of their own.\n",

@@ -2,8 +2,10 @@
 // convergence plots per replay space (mean over seeds of the fraction of the optimum found so far,
 // against evaluations and against tuning time; one line per strategy), naming the objective and the priors used.
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <cmath>
+#include <optional>
 
 #include "charts.hpp"
 #include "metrics.hpp"
@@ -99,6 +101,39 @@ std::string strategies_table(const std::vector<ReplayComparison>& comparisons) {
            tail_table(c).text("  ");
   }
   return out;
+}
+
+std::string strategies_json(const std::vector<ReplayComparison>& comparisons) {
+  using report_detail::json_string;
+  const auto number = [](std::optional<double> v) {
+    return v && std::isfinite(*v) ? fmt::format("{:.6g}", *v) : std::string("null");
+  };
+  std::vector<std::string> spaces;
+  for (const auto& c : comparisons) {
+    std::vector<std::string> priors, scores;
+    for (const auto& p : c.priors) priors.push_back(json_string(p));
+    for (const auto& s : c.scores) {
+      std::vector<std::string> budgets;
+      for (const auto& b : s.budgets)
+        budgets.push_back(fmt::format("{{\"budget\":{},\"evaluations\":{},\"mean\":{:.6g},\"sd\":{:.6g},\"worst\":{:.6g},"
+                                      "\"p10\":{:.6g},\"found_optimum\":{}}}",
+                                      json_string(b.label), b.evaluations, b.mean, b.sd, b.worst, b.p10, b.found_optimum));
+      scores.push_back(fmt::format(
+          "{{\"strategy\":{},\"median_to_5pct\":{},\"median_to_1pct\":{},\"reached_5pct\":{},\"reached_1pct\":{},"
+          "\"vs_random\":{},\"budgets\":[{}],\"time_score\":{}}}",
+          json_string(s.strategy), number(s.median_to_5pct), number(s.median_to_1pct), s.reached_5pct, s.reached_1pct,
+          number(s.vs_random), fmt::join(budgets, ","),
+          s.time_score ? fmt::format("{{\"mean\":{:.6g},\"low\":{:.6g},\"high\":{:.6g}}}", s.time_score->mean,
+                                     s.time_score->low, s.time_score->high)
+                       : std::string("null")));
+    }
+    spaces.push_back(fmt::format(
+        "{{\"space\":{},\"points\":{},\"ok_points\":{},\"optimum_ms\":{:.6g},\"objective\":{},\"priors\":[{}],"
+        "\"seeds\":{},\"first_seed\":{},\"time_budget_ms\":{:.6g},\"strategies\":[{}]}}",
+        json_string(c.label), c.points, c.ok_points, c.optimum_ms, json_string(c.objective), fmt::join(priors, ","),
+        c.seeds, c.first_seed, c.time_budget_ms, fmt::join(scores, ",\n    ")));
+  }
+  return fmt::format("[\n  {}\n]\n", fmt::join(spaces, ",\n  "));
 }
 
 Report strategies_report(const std::vector<ReplayComparison>& comparisons, const std::string& plot_prefix) {

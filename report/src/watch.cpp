@@ -80,4 +80,35 @@ std::string watch_screen(const RunRecord& run, const std::vector<ResultRow>& row
   return out;
 }
 
+std::string watch_json(const RunRecord& run, const std::vector<ResultRow>& rows) {
+  std::map<std::string, std::size_t> by_status;
+  std::vector<const ResultRow*> failures;
+  for (const ResultRow* r : sorted_rows(rows)) {
+    ++by_status[to_string(r->result.status)];
+    if (r->result.status != Status::ok) failures.push_back(r);
+  }
+  std::string statuses, best, failed;
+  for (const auto& [s, n] : by_status) statuses += fmt::format("{}{}:{}", statuses.empty() ? "" : ",", json_string(s), n);
+  for (const Ranking& k : rank_all(rows))
+    best += fmt::format("{}{{\"problem\":{},\"device\":{},\"variant\":{},\"baseline\":{},\"config\":{},\"median_ms\":{},"
+                        "\"confirmed\":{},\"loaded\":{}}}",
+                        best.empty() ? "" : ",", json_string(k.problem.label()), json_string(device_label(k.device)),
+                        json_string(k.winner->variant.name), k.winner->variant.baseline ? "true" : "false",
+                        json_config(k.winner->config), fmt::format("{:.6g}", k.winner->result.kernel.median),
+                        k.confirmed ? "true" : "false", k.loaded ? "true" : "false");
+  std::stable_sort(failures.begin(), failures.end(), [](const ResultRow* a, const ResultRow* b) { return a->id > b->id; });
+  for (std::size_t i = 0; i < std::min(failures.size(), kLatestFailures); ++i) {
+    const ResultRow& r = *failures[i];
+    const std::string why = r.result.log.empty() ? r.result.validation : r.result.log;
+    failed += fmt::format("{}{{\"status\":{},\"variant\":{},\"config\":{},\"device\":{},\"why\":{}}}",
+                          failed.empty() ? "" : ",", json_string(to_string(r.result.status)), json_string(r.variant.name),
+                          json_config(r.config), json_string(device_label(r.device)),
+                          json_string(why.substr(0, why.find('\n')).substr(0, 200)));
+  }
+  return fmt::format("{{\"run\":{},\"host\":{},\"started_at\":{},\"command\":{},\"evaluations\":{},\"by_status\":{{{}}},"
+                     "\"best\":[{}],\"latest_failures\":[{}]}}\n",
+                     run.id, json_string(run.info.host), json_string(run.info.started_at),
+                     json_string(run.info.command_line), rows.size(), statuses, best, failed);
+}
+
 }  // namespace pimg

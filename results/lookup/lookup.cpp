@@ -6,7 +6,12 @@
 namespace pimg {
 
 std::optional<Choice> best_config(const Query& q) {
-  const auto best = best_config(q.db, q.family, q.device, q.size, q.attrs);
+  std::string why_not;
+  return best_config(q, why_not);
+}
+
+std::optional<Choice> best_config(const Query& q, std::string& why_not) {
+  const auto best = best_config(q.db, q.family, q.device, q.size, q.attrs, &why_not);
   if (!best) return std::nullopt;
   Choice c;
   c.match = to_string(best->match);

@@ -1,4 +1,5 @@
-// best_config(): exact device and size, then nearest size, then the same architecture.
+// best_config(): among the answers decide() gives for each stored (problem, device): exact device and size, then
+// nearest size, then the same architecture.
 #include "pimg/best_config.hpp"
 
 #include <fmt/format.h>
@@ -6,9 +7,12 @@
 #include <algorithm>
 #include <cctype>
 #include <cmath>
+#include <map>
 #include <regex>
+#include <set>
 #include <sstream>
 
+#include "pimg/decision.hpp"
 #include "pimg/device_selector.hpp"
 #include "pimg/errors.hpp"
 
@@ -30,10 +34,18 @@ bool parse_size(const std::string& s, int& w, int& h) {
 }
 
 // The exact name (or backend:name), else the selector grammar of pimg/device_selector.hpp: a backend,
-// backend:name or a name substring. An index names a live device, which a stored row cannot be.
-bool same_device(const DeviceInfo& d, const std::string& want) {
+// backend:name, a name substring, or an index (alone or backend:index): the position the device had in its
+// backend's list when it was last tuned (`pimg-tune devices` on that machine), where the store knows it (schema
+// 10). `backends`: the backends of the stored rows, the words that count as one.
+bool same_device(const DeviceInfo& d, const std::string& want, const std::vector<std::string>& backends) {
   if (lower(d.name) == lower(want) || lower(d.backend + ":" + d.name) == lower(want)) return true;
-  return DeviceSelector::parse(want, {"host", "openmp", "opencl", "cuda", "mpi", lower(d.backend)}).matches(d, false);
+  return DeviceSelector::parse(want, backends).matches(d, d.index >= 0);
+}
+
+std::string join(const std::set<std::string>& words) {
+  std::string out;
+  for (const auto& w : words) out += (out.empty() ? "" : ", ") + w;
+  return out.empty() ? "none" : out;
 }
 
 }  // namespace
@@ -63,18 +75,38 @@ std::string architecture_of(const std::string& device_name) {
 
 std::optional<BestConfig> best_config(const std::vector<ResultRow>& rows, const std::string& family,
                                       const std::string& device, const std::string& size,
-                                      const std::map<std::string, std::string>& attrs) {
+                                      const std::map<std::string, std::string>& attrs, std::string* why_not) {
   int w = 0, h = 0;
   if (!parse_size(size, w, h)) throw UsageError(fmt::format("best_config: size '{}' is not WxH", size));
-  std::vector<const ResultRow*> ok;
+  std::vector<std::string> backends;
+  for (const auto& r : rows)
+    if (std::find(backends.begin(), backends.end(), lower(r.device.backend)) == backends.end())
+      backends.push_back(lower(r.device.backend));
+  // Each (problem, device)'s answer, decided as `best` and every export decide it (pimg/decision.hpp): only a
+  // winner is a candidate, never another row of its group.
+  std::map<std::pair<std::string, std::string>, std::vector<const ResultRow*>> groups;
+  std::size_t in_family = 0;
   for (const auto& r : rows) {
-    if (r.problem.family != family || r.variant.baseline || r.result.status != Status::ok) continue;
+    if (r.problem.family != family) continue;
+    ++in_family;
     bool match = true;
     for (const auto& [k, v] : attrs) {
       auto it = r.problem.attrs.find(k);
       match = match && it != r.problem.attrs.end() && it->second == v;
     }
-    if (match) ok.push_back(&r);
+    if (match) groups[{r.problem.canonical(), r.device.backend + "\n" + r.device.name + "\n" + r.device.driver}].push_back(&r);
+  }
+  std::vector<const ResultRow*> ok;
+  std::set<const ResultRow*> loaded;  // answers decided while other processes held the CPU (Decision::loaded)
+  std::set<std::string> stored_devices;
+  for (const auto& [key, group] : groups) {
+    const Decision d = decide(group);
+    if (!d.winner || d.winner->variant.baseline) continue;
+    ok.push_back(d.winner);
+    if (d.loaded) loaded.insert(d.winner);
+    stored_devices.insert(d.winner->device.index >= 0 ? fmt::format("{}:{} ({})", d.winner->device.backend,
+                                                                    d.winner->device.index, d.winner->device.name)
+                                                      : d.winner->device.backend + ":" + d.winner->device.name);
   }
   const std::string arch = architecture_of(device.substr(device.find(':') == std::string::npos ? 0 : device.find(':') + 1));
   auto size_distance = [&](const ResultRow& r) {
@@ -90,7 +122,7 @@ std::optional<BestConfig> best_config(const std::vector<ResultRow>& rows, const 
                          Level{BestConfig::Match::same_architecture_nearest_size, false, false}}) {
     std::vector<const ResultRow*> cand;
     for (const ResultRow* r : ok)
-      if (lv.exact_device ? same_device(r->device, device) : architecture_of(r->device.name) == arch)
+      if (lv.exact_device ? same_device(r->device, device, backends) : architecture_of(r->device.name) == arch)
         cand.push_back(r);
     if (cand.empty()) continue;
     // Nearest size first (log pixel count; ties to the larger image), then the fastest.
@@ -120,17 +152,31 @@ std::optional<BestConfig> best_config(const std::vector<ResultRow>& rows, const 
         b.how = fmt::format("same architecture ({}): {}, nearest size {}", arch, where, best->problem.size());
         break;
     }
+    b.how += best->result.stage == "confirm" ? ", confirmed" : ", search only";
+    if (loaded.count(best)) b.how += ", ran loaded";
     return b;
+  }
+  if (why_not) {
+    if (in_family == 0)
+      *why_not = fmt::format("no stored row of family '{}'", family);
+    else if (ok.empty())
+      *why_not = fmt::format("no tuned configuration of family '{}' passed{}", family,
+                             attrs.empty() ? "" : " for these attributes");
+    else
+      *why_not = fmt::format("no stored device matches '{}' and none is of its architecture ('{}'); tuned: {}", device,
+                             arch, join(stored_devices));
   }
   return std::nullopt;
 }
 
 std::optional<BestConfig> best_config(const std::string& db, const std::string& family, const std::string& device,
-                                      const std::string& size, const std::map<std::string, std::string>& attrs) {
+                                      const std::string& size, const std::map<std::string, std::string>& attrs,
+                                      std::string* why_not) {
   Store store(db, Store::Mode::read_only);
   RowFilter f;
   f.family = family;
-  return best_config(store.rows(f), family, device, size, attrs);
+  // What `best` ranks: the search and confirmation rows of the current build of each (family, device).
+  return best_config(store.ranking_rows(f), family, device, size, attrs, why_not);
 }
 
 }  // namespace pimg

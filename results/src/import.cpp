@@ -74,7 +74,8 @@ std::string read_file(const std::string& path, std::uint64_t max_bytes) {
 struct Ctx {
   const std::string& path;
   [[noreturn]] void fail(const JsonNode& at, const std::string& field, const std::string& what) const {
-    throw UsageError(fmt::format("{}:{}:{}: {}: {}", path, at.line, at.column, field, what));
+    // Field names and quoted values are the file's text: printable() keeps the message one line.
+    throw UsageError(fmt::format("{}:{}:{}: {}: {}", path, at.line, at.column, printable(field), printable(what)));
   }
   const JsonNode& need(const JsonNode& obj, const std::string& key, T type, const std::string& where) const {
     const JsonNode* v = obj.find(key);
@@ -421,7 +422,7 @@ ImportedFile read_import(const std::string& path, const ImportOptions& options) 
   try {
     doc = parse_json(text);
   } catch (const std::runtime_error& e) {
-    throw UsageError(fmt::format("{}: {}", path, e.what()));
+    throw UsageError(fmt::format("{}: {}", path, printable(e.what())));
   }
   const Ctx c{path};
   if (!doc.is(T::object)) c.fail(doc, "(document)", "must be an object");
@@ -480,7 +481,12 @@ ImportSummary store_import(Store& store, const ImportedFile& f, const RunInfo& r
   };
   for (const auto& e : f.entries) {
     const std::int64_t dev = id_of(devices, e.device.backend + "\n" + e.device.name + "\n" + e.device.driver + "\n" +
-                                                e.device.platform, [&] { return store.device_id(e.device); });
+                                                e.device.platform, [&] {
+                                                  DeviceInfo d = e.device;
+                                                  d.caps.known = false;  // a file says nothing of what it is
+                                                  d.index = -1;          // nor where a machine lists it
+                                                  return store.device_id(d);
+                                                });
     const std::int64_t prob = id_of(problems, e.problem.canonical(), [&] { return store.problem_id(e.problem, e.cost); });
     const std::int64_t var = id_of(variants, e.variant.family + "\n" + e.variant.name + "\n" + e.variant.backend + "\n" +
                                                  e.variant.source_hash, [&] { return store.variant_id(e.variant); });

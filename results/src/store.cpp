@@ -469,7 +469,20 @@ std::int64_t Store::device_id(const DeviceInfo& d) {
     Stmt q(db_, "SELECT id FROM devices WHERE backend=? AND name=? AND driver=? AND platform=?");
     q.bind(1, d.backend).bind(2, d.name).bind(3, d.driver).bind(4, d.platform);
     PIMG_CHECK(q.step(), "device row missing after insert");
-    return q.i64(0);
+    const std::int64_t id = q.i64(0);
+    // What the device is, as its backend says now (a row from before schema 9, or a backend that learnt more).
+    if (d.caps.known) {
+      Stmt caps(db_, "UPDATE devices SET caps=? WHERE id=? AND caps != ?");
+      caps.bind(1, d.caps.stored()).bind(2, id).bind(3, d.caps.stored());
+      caps.step();
+    }
+    // Where the backend lists it now (schema 10): what "backend:index" names on this machine.
+    if (d.index >= 0) {
+      Stmt position(db_, "UPDATE devices SET position=? WHERE id=? AND position != ?");
+      position.bind(1, d.index).bind(2, id).bind(3, d.index);
+      position.step();
+    }
+    return id;
   });
 }
 
@@ -645,6 +658,7 @@ std::vector<ResultRow> Store::ranking_rows(const RowFilter& f, bool samples, std
   std::vector<ResultRow> all = query_rows(f, samples);
   std::vector<ResultRow> confirm = confirm_rows(f, samples);
   add_samples(confirm);  // always: the probability of the answer is drawn from them (pimg/ranking.hpp)
+  add_metrics(confirm);  // always: a confirmed row's session spread widens its ties (pimg/ranking.hpp)
   for (auto& r : confirm) all.push_back(std::move(r));
   const std::size_t left = current_build(all, f.all_builds);
   if (older) *older = left;
@@ -786,7 +800,7 @@ std::vector<ResultRow> Store::query_rows(const RowFilter& f, bool samples, const
       "p.canonical, p.work, p.unit, p.min_bytes, p.min_ops, v.name, v.backend, v.source_hash, c.canonical, "
       "e.status, e.log, e.validation, e.compile_ms, e.compile_cached, e.h2d_ms, e.d2h_ms, e.min_ms, e.median_ms, "
       "e.mean_ms, e.stddev_ms, e.eval_ms, e.created_at, v.baseline, e.method, e.ci_low_ms, e.ci_high_ms, e.identity, "
-      "e.flags, e.stage "
+      "e.flags, e.stage, d.caps, d.position "
       "FROM " + source + " e JOIN devices d ON d.id = e.device_id JOIN problems p ON p.id = e.problem_id "
       "JOIN variants v ON v.id = e.variant_id JOIN configs c ON c.id = e.config_id WHERE 1=1";
   sql += row_filter_sql(f) + " ORDER BY e.id";
@@ -806,6 +820,8 @@ std::vector<ResultRow> Store::query_rows(const RowFilter& f, bool samples, const
     r.device.global_mem_bytes = static_cast<std::uint64_t>(q.i64(8));
     r.device.local_mem_bytes = static_cast<std::uint64_t>(q.i64(9));
     r.device.max_work_group_size = q.i64(10);
+    r.device.caps = DeviceCaps::from_stored(q.text(44));
+    r.device.index = static_cast<int>(q.i64(45));
     r.problem = problem_from_canonical(q.text(11), static_cast<int>(q.i64(12)), static_cast<int>(q.i64(13)),
                                        static_cast<int>(q.i64(14)), q.text(15));
     r.cost.work = q.real(16);

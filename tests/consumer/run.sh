@@ -28,6 +28,13 @@ if [ "$mode" = add_subdirectory ]; then
 fi
 cmake --install "$build" --prefix "$tmp/prefix" >"$tmp/log" 2>&1 || { cat "$tmp/log"; exit 1; }
 test -x "$tmp/prefix/bin/pimg-tune"
+size=$(stat -c %s "$tmp/prefix/bin/pimg-tune")
+[ "$size" -lt $((30 << 20)) ] || { echo "the installed pimg-tune is $size bytes, over 30 MiB"; exit 1; }
+# The man page and the completions, where man and the shells look.
+for f in share/man/man1/pimg-tune.1 share/bash-completion/completions/pimg-tune share/zsh/site-functions/_pimg-tune \
+  share/fish/vendor_completions.d/pimg-tune.fish; do
+  test -s "$tmp/prefix/$f" || { echo "cmake --install did not install $f"; exit 1; }
+done
 cmake -S "$src/tests/consumer" -B "$tmp/b" "${gen[@]}" -DCMAKE_PREFIX_PATH="$tmp/prefix" >>"$tmp/log" 2>&1 ||
   { cat "$tmp/log"; exit 1; }
 cmake --build "$tmp/b" >>"$tmp/log" 2>&1 || { cat "$tmp/log"; exit 1; }
@@ -38,5 +45,10 @@ device=$(sqlite3 "$tmp/t.db" "SELECT backend || ':' || name FROM devices LIMIT 1
 out=$("$tmp/b/consumer" "$tmp/t.db" t1-sharpen "$device" 256x96)
 echo "$out"
 grep -Eq '^sharpen block_size_x=(8|16) block_size_y=(1|4) ppx=(1|2) on .* \(exact\)' <<<"$out"
+# The id `pimg-tune devices` prints names the same device; one that names none says why.
+"$tmp/b/consumer" "$tmp/t.db" t1-sharpen opencl:0 256x96 | grep -q '(exact)'
+out=$("$tmp/b/consumer" "$tmp/t.db" t1-sharpen opencl:7 256x96 || true)
+echo "$out"
+grep -q "no stored configuration: no stored device matches 'opencl:7'" <<<"$out"
 # A size never tuned falls back to the nearest one.
 "$tmp/b/consumer" "$tmp/t.db" t1-sharpen "$device" 512x512 | grep -q '(nearest_size)'

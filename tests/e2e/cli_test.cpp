@@ -4,8 +4,13 @@
 // completion and man page, compare, watch, and the report's HTML with its summary on the first screen.
 #include <gtest/gtest.h>
 
+#include <unistd.h>
+
+#include <cstdlib>
 #include <filesystem>
+#include <fstream>
 #include <regex>
+#include <sstream>
 
 #include "e2e/e2e_util.hpp"
 #include "json.hpp"
@@ -165,11 +170,64 @@ TEST_F(CliEdges, CompletionAndManPageComeFromTheParser) {
   ASSERT_EQ(bash.code, 0);
   EXPECT_NE(bash.out.find("complete -F _pimg_tune pimg-tune"), std::string::npos);
   EXPECT_NE(bash.out.find("compare) opts=\"--help --runs --devices --family --size --alpha --json\""), std::string::npos) << bash.out;
+  // Values where they are known: the parser's own choices, the registry's families, backends and strategies.
+  EXPECT_NE(bash.out.find("export:--format) COMPREPLY=($(compgen -W \"json header t4\""), std::string::npos) << bash.out;
+  EXPECT_NE(bash.out.find("strategies:--strategy) COMPREPLY=($(compgen -W \""), std::string::npos) << bash.out;
+  // zsh and fish: each command, its options with their values, and a script its shell reads without an error.
+  const Ran zsh = run("completion zsh");
+  ASSERT_EQ(zsh.code, 0) << zsh.out;
+  EXPECT_EQ(zsh.out.rfind("#compdef pimg-tune\n", 0), 0u);
+  const auto best_line = zsh.out.find("    best) _arguments ");
+  ASSERT_NE(best_line, std::string::npos) << zsh.out;
+  EXPECT_LT(zsh.out.find("'1:family:(", best_line), zsh.out.find('\n', best_line)) << zsh.out;  // the families
+  EXPECT_NE(zsh.out.find("'--format[json | header | t4]:format:(json header t4)'"), std::string::npos) << zsh.out;
+  const Ran fish = run("completion fish");
+  ASSERT_EQ(fish.code, 0) << fish.out;
+  EXPECT_NE(fish.out.find("complete -c pimg-tune -n '__fish_seen_subcommand_from export' -l format -d 'json | header | t4' -x "
+                          "-a 'json header t4'"),
+            std::string::npos)
+      << fish.out;
+  EXPECT_NE(fish.out.find("-l strategy -d "), std::string::npos) << fish.out;
+  const fs::path scripts = fs::temp_directory_path() / ("pimg-completion-" + std::to_string(::getpid()));
+  fs::create_directories(scripts);
+  for (const auto& [shell, text] : {std::pair{std::string("zsh"), zsh.out}, std::pair{std::string("fish"), fish.out},
+                                    std::pair{std::string("bash"), bash.out}}) {
+    if (std::system(("command -v " + shell + " >/dev/null 2>&1").c_str()) != 0) continue;  // scripts/install-deps.sh
+    std::ofstream(scripts / shell) << text;
+    const int code = std::system((shell + " -n " + (scripts / shell).string() + " 2>&1").c_str());
+    EXPECT_EQ(code, 0) << shell << " cannot read its completion script";
+  }
+  fs::remove_all(scripts);
   const Ran man = run("man");
   ASSERT_EQ(man.code, 0);
   EXPECT_EQ(man.out.rfind(".TH PIMG-TUNE 1", 0), 0u);
   EXPECT_NE(man.out.find(".SS watch"), std::string::npos);
+  EXPECT_NE(man.out.find(".B \\-\\-json\nJSON instead of a table"), std::string::npos) << man.out;  // a flag: no VALUE
+  EXPECT_NE(man.out.find(".B \\-\\-db VALUE\n"), std::string::npos);
+  for (const char* section : {".SH ENVIRONMENT\n", ".SH EXAMPLES\n", ".SH EXIT STATUS\n"})
+    EXPECT_NE(man.out.find(section), std::string::npos) << section;
   EXPECT_NE(man.out.find("(default: 5)"), std::string::npos);
+}
+
+// Every command's help opens with one example of it, on the line under its description.
+TEST_F(CliEdges, EveryHelpOpensWithAnExample) {
+  const Ran bash = run("completion bash");
+  ASSERT_EQ(bash.code, 0);
+  const std::string marker = "COMPREPLY=($(compgen -W \"";
+  const auto at = bash.out.find(marker);
+  ASSERT_NE(at, std::string::npos) << bash.out;
+  std::istringstream names(bash.out.substr(at + marker.size(), bash.out.find(" --help", at) - at - marker.size()));
+  int commands = 0;
+  for (std::string name; names >> name; ++commands) {
+    const Ran help = run(name + " --help");
+    EXPECT_EQ(help.code, 0) << name;
+    std::istringstream lines(help.out);
+    std::string description, example;
+    std::getline(lines, description);
+    std::getline(lines, example);
+    EXPECT_EQ(example.rfind("Example: pimg-tune " + name + " ", 0), 0u) << name << ":\n" << help.out;
+  }
+  EXPECT_GE(commands, 20);
 }
 
 TEST_F(CliEdges, ComparesTwoRunsTwoDatabasesAndTwoDevices) {
@@ -209,6 +267,14 @@ TEST_F(CliEdges, WatchShowsTheLatestRunFromTheStore) {
   const Ran first = run("watch --db " + db() + " --once --run 1");
   EXPECT_NE(first.out.find("Failures: "), std::string::npos) << first.out;  // the synthetic compile errors
   EXPECT_EQ(run("watch --db " + empty_db() + " --once").code, 2);
+  const Ran j = run("watch --db " + db() + " --json --run 1");
+  ASSERT_EQ(j.code, 0) << j.out;
+  const Json doc = JsonParser(j.out).document();
+  EXPECT_EQ(doc["run"].number, 1);
+  EXPECT_GT(doc["by_status"]["compile_error"].number, 0) << j.out;
+  EXPECT_FALSE(doc["best"].items.empty()) << j.out;
+  ASSERT_FALSE(doc["latest_failures"].items.empty()) << j.out;
+  EXPECT_EQ(doc["latest_failures"].items[0]["status"].text, "compile_error");
 }
 
 // What a person sees: the report rendered by headless Chromium at 1400x900; the summary's first row

@@ -127,6 +127,44 @@ TEST(CrashSafety, KillNineAtRandomMomentsThenResumeEqualsAnUninterruptedRun) {
   fs::remove_all(dir);
 }
 
+// Ctrl-C (SIGINT to the tuner, as a terminal sends it): the tuner says that what it stored is kept and how to
+// resume, ends as the signal ends a process, and leaves no worker behind; the resume command it printed finishes
+// the run.
+TEST(CrashSafety, CtrlCSaysHowToResumeAndKeepsWhatWasMeasured) {
+  const fs::path dir = temp_dir("ctrl-c");
+  setenv("PIMG_CACHE_DIR", (dir / "cache").c_str(), 0);
+  const std::string space = data("kill-loop.yaml"), db = (dir / "t.db").string(), log = (dir / "log.txt").string();
+  pid_t pid = e2e::spawn({"conv", "--quiet", "--space", space, "--db", db}, log);
+  ASSERT_GT(pid, 0);
+  const auto stored = [&] {
+    const auto n = fs::exists(db) ? e2e::query(db, "SELECT count(*) FROM evaluations") : std::vector<std::string>{};
+    return n.size() == 1 && n[0].find_first_not_of("0123456789") == std::string::npos ? std::stoi(n[0]) : 0;
+  };
+  const auto t0 = Clock::now();
+  while (stored() < 3 && std::chrono::duration<double>(Clock::now() - t0).count() < 60)
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  const std::vector<pid_t> workers = children_of(pid);
+  ::kill(pid, SIGINT);
+  int status = 0;
+  ::waitpid(pid, &status, 0);
+  const std::string out = e2e::slurp(log);
+  if (WIFEXITED(status)) GTEST_SKIP() << "the run ended before the interrupt: " << out;
+  ASSERT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == SIGINT) << status << "\n" << out;
+  const std::string said = "pimg-tune: interrupted; every result stored so far is kept; resume with: ";
+  const auto at = out.find(said);
+  ASSERT_NE(at, std::string::npos) << out;
+  const std::string resume = out.substr(at + said.size(), out.find('\n', at) - at - said.size());
+  EXPECT_NE(resume.find(" conv --quiet --space " + space + " --db " + db), std::string::npos) << resume;
+  for (pid_t w : workers) EXPECT_TRUE(gone_within(w, 5)) << "worker " << w << " outlived the tuner";
+  expect_consistent(db, "after the interrupt");
+  const int kept = stored();
+  EXPECT_GE(kept, 3);
+  e2e::Ran resumed = e2e::run("conv --quiet --space " + space + " --db " + db);
+  ASSERT_EQ(resumed.code, 0) << resumed.out;
+  EXPECT_NE(resumed.out.find(std::to_string(kept) + " already stored"), std::string::npos) << resumed.out;
+  fs::remove_all(dir);
+}
+
 TEST(CrashSafety, TwoTunersOnOneDatabaseLoseNothing) {
   const fs::path dir = temp_dir("two-tuners");
   setenv("PIMG_CACHE_DIR", (dir / "cache").c_str(), 0);
@@ -141,8 +179,8 @@ TEST(CrashSafety, TwoTunersOnOneDatabaseLoseNothing) {
   ASSERT_TRUE(WIFEXITED(sa) && WEXITSTATUS(sa) == 0) << out_a;
   ASSERT_TRUE(WIFEXITED(sb) && WEXITSTATUS(sb) == 0) << out_b;
   expect_consistent(db, "two tuners");
-  auto measured = [](const std::string& out) {
-    std::size_t at = out.find(" measured");
+  auto measured = [](const std::string& out) {  // "database: ... (run N: X measured, Y ok, ...)"
+    std::size_t at = out.rfind(" measured, ");
     std::size_t from = out.rfind(' ', at - 1);
     return std::stoul(out.substr(from + 1, at - from - 1));
   };

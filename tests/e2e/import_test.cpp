@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include "e2e_util.hpp"
+#include "json.hpp"
 
 namespace fs = std::filesystem;
 
@@ -32,6 +33,15 @@ TEST(Import, CommandLine) {
   EXPECT_NE(first.out.find("36 configurations, 36 added, 0 already stored"), std::string::npos) << first.out;
   auto again = e2e::run("import " + file + " --db " + db);
   EXPECT_NE(again.out.find("0 added, 36 already stored"), std::string::npos) << again.out;
+  auto as_json = e2e::run("import --json " + file + " --db " + db);
+  ASSERT_EQ(as_json.code, 0) << as_json.out;
+  const Json parsed = JsonParser(as_json.out).document();
+  ASSERT_EQ(parsed.items.size(), 1u) << as_json.out;
+  EXPECT_EQ(parsed.items[0]["format"].text, "t4");
+  EXPECT_EQ(parsed.items[0]["configurations"].number, 36);
+  EXPECT_EQ(parsed.items[0]["added"].number, 0);
+  EXPECT_EQ(parsed.items[0]["already_stored"].number, 36);
+  EXPECT_EQ(parsed.items[0]["devices"].items.at(0).text, "GPU1");
   EXPECT_EQ(e2e::query(db, "SELECT COUNT(*) FROM evaluations"), std::vector<std::string>{"36"});
   EXPECT_EQ(e2e::query(db, "SELECT COUNT(*) FROM runs"), std::vector<std::string>{"1"});
 
@@ -41,6 +51,17 @@ TEST(Import, CommandLine) {
   EXPECT_NE(s.out.find("fraction of the optimum"), std::string::npos) << s.out;
   EXPECT_NE(s.out.find("time score"), std::string::npos) << s.out;
   EXPECT_TRUE(fs::exists(dir / "s.md"));
+  auto sj = e2e::run("strategies --db " + db + " --family t4:toy --seeds 3 --strategy random --strategy gp --json");
+  ASSERT_EQ(sj.code, 0) << sj.out;
+  const Json replay = JsonParser(sj.out).document();
+  ASSERT_EQ(replay.items.size(), 1u) << sj.out;
+  EXPECT_EQ(replay.items[0]["points"].number, 36);
+  EXPECT_EQ(replay.items[0]["seeds"].number, 3);
+  ASSERT_EQ(replay.items[0]["strategies"].items.size(), 2u) << sj.out;
+  for (const Json& st : replay.items[0]["strategies"].items) {
+    EXPECT_FALSE(st["budgets"].items.empty()) << sj.out;
+    EXPECT_TRUE(st["time_score"].is(Json::Type::object)) << sj.out;  // random is in the comparison
+  }
   std::size_t svgs = 0;
   for (const auto& e : fs::directory_iterator(dir)) svgs += e.path().extension() == ".svg";
   EXPECT_EQ(svgs, 2u);

@@ -5,14 +5,23 @@
 // where each run's time went.
 #include <gtest/gtest.h>
 
+#include <signal.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cctype>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <regex>
 #include <string>
 
 #include "e2e/e2e_util.hpp"
 #include "json.hpp"
+#include "pimg/best_config.hpp"
 
 namespace fs = std::filesystem;
 
@@ -34,28 +43,52 @@ TEST(Measurement, RowsCarryMethodIntervalIdentityAndTheConfirmationStageRuns) {
     EXPECT_NE(row.find("|1|32|"), std::string::npos) << row;
     EXPECT_GE(std::stoi(row.substr(row.rfind('|') + 1)), 5) << row;
   }
-  // Confirmation: the top 3 of omp_rows on the OpenMP device (the fourth, within 100x, is kept out by
-  // max: 3); serial alone on the host device.
-  EXPECT_EQ(e2e::query(a, "SELECT count(*) FROM evaluations WHERE stage = 'confirm' AND status = 'ok'"),
-            std::vector<std::string>{"4"});
+  // Confirmation: the top 3 of omp_rows on the OpenMP device (the fourth, within 100x, is kept out by max: 3);
+  // serial alone on the host device. On a loaded machine a 2-thread team can wait a time slice per run and land
+  // more than 100x beyond the fastest: the contest rule then leaves it (and the ones after it) out of the first
+  // round, and the widened round takes back what the confirmed best's interval reaches. So: at least what the
+  // contest rule keeps from the stored search rows, at most max + the baseline, and every row complete.
+  const auto omp = e2e::query(a, "SELECT e.median_ms, e.ci_low_ms, e.ci_high_ms FROM evaluations e JOIN variants v ON "
+                                 "v.id = e.variant_id WHERE e.stage = 'search' AND e.status = 'ok' AND v.name = "
+                                 "'omp_rows' ORDER BY e.median_ms");
+  ASSERT_EQ(omp.size(), 4u);
+  const auto field = [](const std::string& row, int i) {
+    std::size_t at = 0;
+    for (int k = 0; k < i; ++k) at = row.find('|', at) + 1;
+    return std::stod(row.substr(at, row.find('|', at) - at));
+  };
+  const double best_high = field(omp[0], 2) > 0 ? field(omp[0], 2) : field(omp[0], 0);
+  std::size_t kept = 1;
+  while (kept < 3 && ((field(omp[kept], 1) > 0 ? field(omp[kept], 1) : field(omp[kept], 0)) <= best_high * 101 ||
+                      field(omp[kept], 0) <= field(omp[0], 0) * 101))
+    ++kept;
+  const auto rows_of = [&](const std::string& sql) { return std::stoi(e2e::query(a, sql).at(0)); };
+  const int confirmed = rows_of("SELECT count(*) FROM evaluations WHERE stage = 'confirm' AND status = 'ok'");
+  const std::string searched = "omp_rows search rows (median|ci_low|ci_high): " + omp[0] + ", " + omp[1] + ", " +
+                             omp[2] + ", " + omp[3];
+  EXPECT_GE(confirmed, static_cast<int>(kept) + 1) << searched;
+  EXPECT_LE(confirmed, 4) << searched;  // max: 3 keeps the fourth out
+  EXPECT_EQ(rows_of("SELECT count(*) FROM evaluations WHERE stage = 'confirm' AND status = 'ok' AND variant_id = "
+                    "(SELECT id FROM variants WHERE name = 'serial')"),
+            1);
   EXPECT_EQ(e2e::query(a, "SELECT min(n) >= 5 FROM (SELECT count(*) AS n FROM samples s JOIN evaluations e ON "
                           "e.id = s.evaluation_id WHERE e.stage = 'confirm' GROUP BY e.id)"),
             std::vector<std::string>{"1"});
   // Each candidate was prepared twice (the space asks for 2): both preparations' medians and their spread stored,
   // and the row's samples are both preparations' runs, one of each per round.
-  EXPECT_EQ(e2e::query(a, "SELECT count(*) FROM metrics m JOIN evaluations e ON e.id = m.evaluation_id WHERE "
-                          "e.stage = 'confirm' AND e.status = 'ok' AND m.name = 'confirm.preparation_median_ms'"),
-            std::vector<std::string>{"8"});
-  EXPECT_EQ(e2e::query(a, "SELECT count(*) FROM metrics m JOIN evaluations e ON e.id = m.evaluation_id WHERE "
-                          "e.stage = 'confirm' AND m.name = 'confirm.preparation_spread' AND m.value >= 0"),
-            std::vector<std::string>{"4"});
+  EXPECT_EQ(rows_of("SELECT count(*) FROM metrics m JOIN evaluations e ON e.id = m.evaluation_id WHERE "
+                    "e.stage = 'confirm' AND e.status = 'ok' AND m.name = 'confirm.preparation_median_ms'"),
+            2 * confirmed);
+  EXPECT_EQ(rows_of("SELECT count(*) FROM metrics m JOIN evaluations e ON e.id = m.evaluation_id WHERE "
+                    "e.stage = 'confirm' AND m.name = 'confirm.preparation_spread' AND m.value >= 0"),
+            confirmed);
   // ... and the stage ran in two sessions (fresh worker processes), each candidate's sessions pooled.
-  EXPECT_EQ(e2e::query(a, "SELECT count(*) FROM metrics m JOIN evaluations e ON e.id = m.evaluation_id WHERE "
-                          "e.stage = 'confirm' AND m.name = 'confirm.session_median_ms'"),
-            std::vector<std::string>{"8"});
-  EXPECT_EQ(e2e::query(a, "SELECT count(*) FROM metrics m JOIN evaluations e ON e.id = m.evaluation_id WHERE "
-                          "e.stage = 'confirm' AND m.name = 'confirm.sessions' AND m.value = 2"),
-            std::vector<std::string>{"4"});
+  EXPECT_EQ(rows_of("SELECT count(*) FROM metrics m JOIN evaluations e ON e.id = m.evaluation_id WHERE "
+                    "e.stage = 'confirm' AND m.name = 'confirm.session_median_ms'"),
+            2 * confirmed);
+  EXPECT_EQ(rows_of("SELECT count(*) FROM metrics m JOIN evaluations e ON e.id = m.evaluation_id WHERE "
+                    "e.stage = 'confirm' AND m.name = 'confirm.sessions' AND m.value = 2"),
+            confirmed);
   EXPECT_EQ(e2e::query(a, "SELECT max(n % 2) FROM (SELECT count(*) AS n FROM samples s JOIN evaluations e ON "
                           "e.id = s.evaluation_id WHERE e.stage = 'confirm' GROUP BY e.id)"),
             std::vector<std::string>{"0"});
@@ -84,6 +117,139 @@ TEST(Measurement, RowsCarryMethodIntervalIdentityAndTheConfirmationStageRuns) {
   ASSERT_TRUE(WIFEXITED(code) && WEXITSTATUS(code) <= 1) << e2e::slurp(dir / "repro.txt");
   const std::string report = e2e::slurp(json);
   EXPECT_NE(report.find("\"counted\": 1"), std::string::npos) << report;  // omp_rows on openmp (serial alone has no winner)
+  fs::remove_all(dir);
+}
+
+// One decision, one answer (docs/measurement.md, "The answer"): the tuning command's own last word, `best --json`,
+// the JSON and header exports, the report's summary and the run-time lookup (best_config, with each device form
+// the tool prints) name the same configuration, the confirmation stage's winner, for the OpenMP device.
+TEST(Measurement, EveryOutputNamesTheSameAnswer) {
+  const fs::path dir = e2e::temp_dir("measurement-answer");
+  setenv("PIMG_CACHE_DIR", (dir / "cache").c_str(), 0);
+  const std::string db = (dir / "a.db").string();
+  const e2e::Ran tune = e2e::run("conv --quiet --space " + e2e::data("measure.yaml") + " --db " + db);
+  ASSERT_EQ(tune.code, 0) << tune.out;
+  // "a=1 b=x" of a JSON object, keys sorted (Config::brief()).
+  const auto brief = [](const Json& o) {
+    std::map<std::string, std::string> kv;
+    for (const auto& f : o.fields) kv[f.first] = f.second.text;
+    std::string out;
+    for (const auto& [k, v] : kv) out += (out.empty() ? "" : " ") + k + "=" + v;
+    return out;
+  };
+  // best --json: the OpenMP device's winner, decided by the confirmation stage.
+  e2e::Ran r = e2e::run("best conv --json --db " + db);
+  ASSERT_EQ(r.code, 0) << r.out;
+  const Json best = JsonParser(r.out).document();
+  std::string answer;
+  for (const Json& g : best.items)
+    if (g["backend"].text == "openmp") {
+      EXPECT_EQ(g["winner"]["stage"].text, "confirm") << r.out;
+      EXPECT_EQ(g["winner"]["variant"].text, "omp_rows");
+      answer = brief(g["winner"]["config"]);
+    }
+  ASSERT_FALSE(answer.empty()) << r.out;
+  // The tuning command's own answer for that device.
+  const auto at = tune.out.find(" on openmp:");
+  ASSERT_NE(at, std::string::npos) << tune.out;
+  EXPECT_NE(tune.out.find("winner: omp_rows " + answer + " ", at), std::string::npos) << answer << "\n" << tune.out;
+  // The JSON export.
+  r = e2e::run("export --family conv --format json --db " + db);
+  ASSERT_EQ(r.code, 0) << r.out;
+  const Json exported = JsonParser(r.out).document();
+  ASSERT_EQ(exported.items.size(), 1u) << r.out;  // the serial reference's device has no tuned answer
+  EXPECT_EQ(brief(exported.items[0]["config"]), answer) << r.out;
+  // The header export: a define per parameter, strings quoted.
+  r = e2e::run("export --family conv --format header --db " + db);
+  ASSERT_EQ(r.code, 0) << r.out;
+  for (const auto& f : exported.items[0]["config"].fields) {
+    std::string upper = f.first;
+    for (char& c : upper) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+    const std::string value = f.second.is(Json::Type::string) ? "\"" + f.second.text + "\"" : f.second.text;
+    EXPECT_NE(r.out.find("_" + upper + " " + value + "\n"), std::string::npos) << f.first << "\n" << r.out;
+  }
+  // The report's summary row.
+  const std::string md = (dir / "r" / "r.md").string();
+  r = e2e::run("report --db " + db + " --out " + md);
+  ASSERT_EQ(r.code, 0) << r.out;
+  EXPECT_NE(e2e::slurp(md).find("| omp_rows " + answer + " |"), std::string::npos) << answer;
+  // The tuning command's own result as JSON (a resumed run: nothing measured again).
+  r = e2e::run("conv --quiet --json --space " + e2e::data("measure.yaml") + " --db " + db);
+  ASSERT_EQ(r.code, 0) << r.out;
+  const Json run_result = JsonParser(r.out).document();
+  EXPECT_EQ(run_result["measured"].number, 0) << r.out;
+  EXPECT_EQ(run_result["exit_code"].number, 0) << r.out;
+  bool found = false;
+  for (const Json& g : run_result["decisions"].items)
+    if (g["backend"].text == "openmp") {
+      found = true;
+      EXPECT_EQ(brief(g["winner"]["config"]), answer) << r.out;
+    }
+  EXPECT_TRUE(found) << r.out;
+  // The run-time lookup, by every device form the tool prints for the OpenMP device.
+  for (const std::string device : {"openmp", "openmp:0", "openmp:AMD", "0"}) {
+    std::string why;
+    const auto b = pimg::best_config(db, "conv", device, "256x192", {}, &why);
+    if (device == "openmp:AMD" && !b) continue;  // another vendor's CPU
+    ASSERT_TRUE(b) << device << ": " << why;
+    EXPECT_EQ(b->row.config.brief(), answer) << device;
+    EXPECT_EQ(b->row.result.stage, "confirm") << device;
+    EXPECT_EQ(b->match, pimg::BestConfig::Match::exact) << device;
+  }
+  fs::remove_all(dir);
+}
+
+// Load during the confirmation stage (issue 36): two processes spinning on the 2-core machine's cores while the
+// stage runs. Its rows carry the CPU's load observations; a loaded session is measured once more ("remeasured");
+// the load stays, so the rows keep "loaded" and the decision is marked in the tuning command's answer, best --json,
+// the JSON export and the report's summary: never decided silently.
+TEST(Measurement, ALoadedConfirmationIsMeasuredAgainAndMarked) {
+  const fs::path dir = e2e::temp_dir("measurement-loaded");
+  setenv("PIMG_CACHE_DIR", (dir / "cache").c_str(), 0);
+  const std::string db = (dir / "a.db").string();
+  const long cores = std::max(1L, ::sysconf(_SC_NPROCESSORS_ONLN));
+  std::vector<pid_t> burners;
+  for (long i = 0; i < cores; ++i) {
+    const pid_t pid = ::fork();
+    if (pid == 0) {
+      ::prctl(PR_SET_PDEATHSIG, SIGKILL);  // never outlives the test
+      for (volatile unsigned long x = 0;; x = x + 1) {
+      }
+    }
+    burners.push_back(pid);
+  }
+  const e2e::Ran tune = e2e::run("conv --space " + e2e::data("measure.yaml") + " --db " + db);
+  for (const pid_t pid : burners) {
+    ::kill(pid, SIGKILL);
+    ::waitpid(pid, nullptr, 0);
+  }
+  ASSERT_EQ(tune.code, 0) << tune.out;
+  const auto confirm = e2e::query(db, "SELECT e.flags, (SELECT count(*) FROM metrics m WHERE m.evaluation_id = e.id AND "
+                                      "m.name LIKE 'cpu.%') FROM evaluations e WHERE e.stage = 'confirm'");
+  ASSERT_FALSE(confirm.empty()) << tune.out;
+  for (const std::string& row : confirm) {
+    EXPECT_NE(row.find("loaded"), std::string::npos) << row;      // what the machine's observers saw over the stage
+    EXPECT_NE(row.find("remeasured"), std::string::npos) << row;  // the loaded session measured once more
+    EXPECT_NE(row.substr(row.rfind('|') + 1), "0") << row;        // with the load's observations
+  }
+  EXPECT_NE(tune.out.find("ran while other processes held the CPU; measuring it again"), std::string::npos) << tune.out;
+  const auto at = tune.out.find(" on openmp:");
+  ASSERT_NE(at, std::string::npos) << tune.out;
+  EXPECT_NE(tune.out.find("(confirmed) [ran loaded]", at), std::string::npos) << tune.out;
+  e2e::Ran r = e2e::run("best conv --json --db " + db);
+  ASSERT_EQ(r.code, 0) << r.out;
+  for (const Json& g : JsonParser(r.out).document().items) EXPECT_TRUE(g["loaded"].boolean) << r.out;
+  r = e2e::run("export --family conv --format json --db " + db);
+  ASSERT_EQ(r.code, 0) << r.out;
+  EXPECT_NE(r.out.find("\"loaded\":true"), std::string::npos) << r.out;
+  const std::string md = (dir / "r.md").string();
+  r = e2e::run("report --db " + db + " --out " + md);
+  ASSERT_EQ(r.code, 0) << r.out;
+  EXPECT_NE(e2e::slurp(md).find("(confirmed) (ran loaded) |"), std::string::npos);
+  std::string why;
+  const auto lookup = pimg::best_config(db, "conv", "openmp", "256x192", {}, &why);
+  ASSERT_TRUE(lookup) << why;
+  EXPECT_NE(lookup->how.find(", confirmed, ran loaded"), std::string::npos) << lookup->how;
   fs::remove_all(dir);
 }
 

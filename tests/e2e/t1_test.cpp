@@ -8,6 +8,7 @@
 #include <map>
 
 #include "e2e_util.hpp"
+#include "json.hpp"
 
 namespace {
 
@@ -83,7 +84,15 @@ TEST(T1, CheckPrintsTheSpaceWithoutADevice) {
   const e2e::Ran r = e2e::run("t1 " + kT1 + "/sharpen.json --check");
   ASSERT_EQ(r.code, 0) << r.out;
   EXPECT_NE(r.out.find("family t1-sharpen, kernel sharpen (OpenCL), 3 parameters, 8 raw and 7 valid"), std::string::npos)
-      << r.out;
+      << r.out;  const e2e::Ran j = e2e::run("t1 " + kT1 + "/sharpen.json --check --json");
+  ASSERT_EQ(j.code, 0) << j.out;
+  const Json space = JsonParser(j.out).document();
+  EXPECT_EQ(space["family"].text, "t1-sharpen");
+  EXPECT_EQ(space["language"].text, "OpenCL");
+  EXPECT_EQ(space["parameters"].number, 3);
+  EXPECT_EQ(space["raw"].number, 8);
+  EXPECT_EQ(space["valid"].number, 7);
+  EXPECT_FALSE(space["sampled"].boolean);
 }
 
 TEST(T1, ConvolutionMiloLoadsWithItsConditions) {
@@ -120,6 +129,35 @@ TEST(T1, OpenClKernelIsTunedOnPoclAgainstItsDefaultConfiguration) {
   fs::remove_all(dir);
 }
 
+// A default configuration that leaves output elements unwritten gives no reference: the file is refused (exit 2),
+// saying the output keeps the poison and where, before anything is tuned; the database is not created. The same
+// kernel writing every element tunes. Also: the tuner's --report and report's --out make the folders they name.
+TEST(T1, AReferenceWithUnwrittenElementsIsRefusedAndOutputFoldersAreMade) {
+  if (!have_opencl()) GTEST_SKIP() << "no OpenCL device (PoCL)";
+  const fs::path dir = e2e::temp_dir("t1-unwritten");
+  const std::string env = "PIMG_CACHE_DIR=" + (dir / "cache").string();
+  fs::copy_file(kT1 + "/sharpen.json", dir / "sharpen.json");
+  std::string cl = e2e::slurp(kT1 + "/sharpen.cl");
+  const std::string store = "    out[y * width + x] = (uchar)clamp(acc, 0, 255);";
+  ASSERT_NE(cl.find(store), std::string::npos);
+  std::ofstream(dir / "sharpen.cl") << std::string(cl).replace(cl.find(store), store.size(),
+                                                               "    if (x == 7 && y == 5) continue;\n" + store);
+  const fs::path db = dir / "t.db";
+  e2e::Ran r = e2e::run("t1 " + (dir / "sharpen.json").string() + " --device 0 --db " + db.string() + " --quiet", env);
+  EXPECT_EQ(r.code, 2) << r.out;
+  EXPECT_NE(r.out.find("gives no reference"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("leaves its output unwritten: byte "), std::string::npos) << r.out;
+  EXPECT_FALSE(fs::exists(db));
+  std::ofstream(dir / "sharpen.cl") << cl;
+  const fs::path report = dir / "new" / "folder" / "r.md";
+  r = e2e::run("t1 " + (dir / "sharpen.json").string() + " --device 0 --db " + db.string() + " --repeats 1 --quiet", env);
+  ASSERT_EQ(r.code, 0) << r.out;
+  r = e2e::run("report --db " + db.string() + " --out " + report.string());
+  EXPECT_EQ(r.code, 0) << r.out;
+  EXPECT_TRUE(fs::exists(report));
+  fs::remove_all(dir);
+}
+
 // tests/data/t1/update: arguments the kernel reads and updates start from their fill in every run (a count or an
 // output left from the run before would give other values from the second run on), the header beside the kernel
 // is compiled in, and a Generator fills the input and the reference. Editing the header changes the kernel:
@@ -141,7 +179,7 @@ TEST(T1, ReadWriteArgumentsStartFromTheirFillInEveryRunAndHeadersAreCompiledIn) 
     h << "inline float update_step(float previous, float x, float counted) { return 2.0f * previous + x + 2.0f * counted; }\n";
   }
   r = e2e::run(tune, env);
-  ASSERT_EQ(r.code, 0) << r.out;
+  ASSERT_EQ(r.code, 4) << r.out;  // every configuration this run measured failed
   EXPECT_EQ(sqlite_count(db, "status = 'ok'"), "4") << r.out;
   EXPECT_EQ(sqlite_count(db, "status = 'wrong_result'"), "4") << "the edited header is measured again, and fails: " << r.out;
   fs::remove_all(dir);
@@ -189,7 +227,7 @@ TEST(T1, ReferenceArgumentsFromRawFilesValidateAndCatchAWrongReference) {
     const fs::path db = dir / (ref + ".db");
     const e2e::Ran r = e2e::run("t1 " + (dir / (ref + ".json")).string() + " --device 0 --db " + db.string() + " --repeats 1 --quiet",
                                 "PIMG_CACHE_DIR=" + (dir / "cache").string());
-    ASSERT_EQ(r.code, 0) << r.out;
+    ASSERT_EQ(r.code, ref == "good" ? 0 : 4) << r.out;  // 4: no configuration passed
     if (ref == "good") {
       EXPECT_EQ(sqlite_count(db, "status = 'ok'"), "7") << r.out;
     } else {

@@ -144,6 +144,23 @@ TEST_F(TuneEndToEnd, BadInputExitsTwoAndLeavesTheDatabaseAlone) {
   EXPECT_EQ(run("frobnicate").code, 2);
 }
 
+// A run in which no configuration passes exits with code 4 and says so; so does a resumed one that measures nothing
+// new while the store holds no passing configuration of the family. The failures are stored with their reason.
+TEST(TuneExitCode, NothingPassedIsFour) {
+  const fs::path dir = e2e::temp_dir("all-fail");
+  setenv("PIMG_CACHE_DIR", (dir / "cache").c_str(), 0);
+  const std::string db = (dir / "t.db").string();
+  const std::string args = "conv --quiet --space " + std::string(PIMG_TEST_DATA) + "/e2e/all-fail.yaml --db " + db;
+  Ran r = run(args);
+  EXPECT_EQ(r.code, 4) << r.out;
+  EXPECT_NE(r.out.find("none of the 1 configurations this run measured passed"), std::string::npos) << r.out;
+  EXPECT_EQ(e2e::query(db, "SELECT status, log != '' FROM evaluations"), std::vector<std::string>{"wrong_result|1"});
+  r = run(args);
+  EXPECT_EQ(r.code, 4) << r.out;
+  EXPECT_NE(r.out.find("no configuration of this family passed, in this run or before"), std::string::npos) << r.out;
+  fs::remove_all(dir);
+}
+
 TEST(Cli, DevicesAndList) {
   Ran d = run("devices");
   ASSERT_EQ(d.code, 0) << d.out;

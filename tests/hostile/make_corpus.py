@@ -180,4 +180,7 @@ bad = bytearray(raw)
 bad[len(bad) // 2] ^= 0xFF
 open("corrupt_A100_T4.json.gz", "wb").write(bytes(bad))
 open("empty_A100_T4.json", "w").close()
+# A line break in a value the refusal quotes: the message stays one line.
+json.dump(t4([{"configuration": {"block\n8": 1}, "invalidity": "correct\nor not", "times": {}}]),
+          open("line-break_A100_T4.json", "w"))
 print(f"{len(os.listdir('.'))} files to import in {os.path.relpath(imp, os.path.join(here, '..', '..'))}", file=sys.stderr)

@@ -58,6 +58,7 @@ pimg::ObserverInfo run_counter_observer() {
 // the wall-clock time between its two calls.
 class WindowWatcher final : public pimg::Observer {
  public:
+  void begin() override { begun_ = 0; }  // a measurement taken again (loaded) starts afresh
   bool wants_window() const override { return true; }
   void window_begin() override {
     t0_ = std::chrono::steady_clock::now();

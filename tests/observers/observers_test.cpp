@@ -111,17 +111,44 @@ TEST(NvmlObserver, ThrottleReasonBits) {
   EXPECT_EQ(unknown.names, "sw_power_cap,0x1000");
 }
 
-TEST(NvmlObserver, AppliesToCudaDevicesOnlyAndSaysWhyNot) {
+TEST(NvmlObserver, AppliesToDevicesWithAPciAddressAndSaysWhyNot) {
   std::string why;
   EXPECT_EQ(make("nvml", host_device(), why), nullptr);
-  EXPECT_EQ(why, "nvml observes CUDA devices only");
-  pimg::DeviceInfo gpu;
-  gpu.backend = "cuda";
-  gpu.limits = {{"pci_domain_id", 0xffff}, {"pci_bus_id", 0xff}, {"pci_device_id", 0x1f}};  // no such device
-  why.clear();
-  EXPECT_EQ(make("nvml", gpu, why), nullptr);
-  const bool no_driver = why.find("libnvidia-ml.so.1") != std::string::npos;
-  EXPECT_TRUE(no_driver || why.find("NVML has no device at PCI 0000ffff:ff:1f.0") != std::string::npos) << why;
+  EXPECT_NE(why.find("has no PCI address"), std::string::npos) << why;
+  for (const char* backend : {"cuda", "opencl"}) {  // by its address, whichever API runs it
+    pimg::DeviceInfo gpu;
+    gpu.backend = backend;
+    gpu.limits = {{"pci_domain_id", 0xffff}, {"pci_bus_id", 0xff}, {"pci_device_id", 0x1f}};  // no such device
+    why.clear();
+    EXPECT_EQ(make("nvml", gpu, why), nullptr);
+    const bool no_driver = why.find("libnvidia-ml.so.1") != std::string::npos;
+    EXPECT_TRUE(no_driver || why.find("NVML has no device at PCI 0000ffff:ff:1f.0") != std::string::npos) << why;
+  }
+}
+
+// NVIDIA's OpenCL device carries its PCI address (cl_khr_pci_bus_info or cl_nv_device_attribute_query), the same
+// as CUDA's device 0 where both run the one GPU, and NVML reads it.
+TEST(NvmlObserver, ReadsTheOpenclNvidiaDevice) {
+  const pimg::Backend* cl = pimg::Registry::builtin().backend("opencl");
+  const pimg::Backend* cuda = pimg::Registry::builtin().backend("cuda");
+  if (!cl || !cuda || cuda->devices().empty()) GTEST_SKIP() << "no CUDA device";
+  for (const pimg::DeviceInfo& d : cl->devices()) {
+    if (d.vendor.find("NVIDIA") == std::string::npos) continue;
+    ASSERT_TRUE(d.limits.count("pci_bus_id")) << d.id() << " has no PCI address";
+    bool same = false;
+    for (const pimg::DeviceInfo& c : cuda->devices())
+      same = same || (c.limits.at("pci_bus_id") == d.limits.at("pci_bus_id") &&
+                      c.limits.at("pci_device_id") == d.limits.at("pci_device_id") &&
+                      c.limits.at("pci_domain_id") == d.limits.at("pci_domain_id"));
+    EXPECT_TRUE(same) << d.id() << ": no CUDA device at its PCI address";
+    std::string why;
+    auto o = make("nvml", d, why);
+    if (!o) GTEST_SKIP() << why;
+    Observed r = observe(*o, 100ms, [](auto w) { std::this_thread::sleep_for(w); });
+    EXPECT_NE(find(r.metrics, "nvml.sm_clock_mhz_begin"), nullptr) << d.id();
+    return;
+  }
+  GTEST_SKIP() << "no NVIDIA OpenCL device";
 }
 
 TEST(NvmlObserver, ReadsTheCudaDevice) {
@@ -201,8 +228,8 @@ TEST(CpuLoadObserver, ABusyProcessBesideTheEvaluationIsLoad) {
   EXPECT_TRUE(has_flag(brief.flags, "loaded"));
 }
 
-// Through a whole tuning run, in a worker process and in process: every stored evaluation on the host has
-// the cpu_load metrics.
+// Through a whole tuning run, in a worker process and in process: every evaluation the tuner measures on the host
+// has the cpu_load metrics, the confirmation stage's row too (the whole program's run is another process's).
 TEST(CpuLoadObserver, MetricsAreStoredForEveryHostEvaluation) {
   const auto dir = e2e::temp_dir("observers");
   const std::string space = (dir / "serial.yaml").string();
@@ -215,9 +242,13 @@ TEST(CpuLoadObserver, MetricsAreStoredForEveryHostEvaluation) {
     const std::string db = (dir / (std::string("t") + isolation + ".db")).string();
     const e2e::Ran r = e2e::run("conv --quiet " + std::string(isolation) + " --space " + space + " --db " + db);
     ASSERT_EQ(r.code, 0) << r.out;
-    const auto rows = e2e::query(db, "SELECT m.name FROM metrics m JOIN evaluations e ON e.id = m.evaluation_id "
-                                     "WHERE m.name = 'cpu.loadavg1_begin'");
-    EXPECT_EQ(rows.size(), 1u) << isolation;
+    // The search's evaluation and the confirmation stage's row (its rounds observed as one window).
+    const auto rows = e2e::query(db, "SELECT e.stage FROM metrics m JOIN evaluations e ON e.id = m.evaluation_id "
+                                     "WHERE m.name = 'cpu.loadavg1_begin' ORDER BY e.stage");
+    EXPECT_EQ(rows, (std::vector<std::string>{"confirm", "search"})) << isolation;
+    EXPECT_EQ(e2e::query(db, "SELECT count(*) FROM evaluations WHERE stage IN ('search', 'confirm')"),
+              std::vector<std::string>{"2"})
+        << isolation;
   }
   std::filesystem::remove_all(dir);
 }

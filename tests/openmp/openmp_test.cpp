@@ -3,9 +3,12 @@
 // disk), compiler failures, the copy kernel, the harness self-test and the OpenCV baselines.
 #include <gtest/gtest.h>
 #include <stdlib.h>
+#include <unistd.h>
 
 #include <atomic>
+#include <array>
 #include <cstdio>
+#include <cstring>
 #include <filesystem>
 #include <mutex>
 #include <string>
@@ -16,6 +19,7 @@
 #include "pimg/evaluator.hpp"
 #include "pimg/executor.hpp"
 #include "pimg/registry.hpp"
+#include "test_devices.hpp"
 
 namespace fs = std::filesystem;
 
@@ -51,22 +55,9 @@ class ScratchEnvironment : public ::testing::Environment {
 
 const Registry& reg() { return Registry::builtin(); }
 
-// The builtin registry's openmp device, opened once.
-Device& omp_device() {
-  static std::unique_ptr<Device> device = [] {
-    const Backend* b = reg().backend("openmp");
-    return b->open(b->devices().at(0));
-  }();
-  return *device;
-}
+Device& omp_device() { return test::first_device("openmp"); }
 
-Device& host_device() {
-  static std::unique_ptr<Device> device = [] {
-    const Backend* b = reg().backend("host");
-    return b->open(b->devices().at(0));
-  }();
-  return *device;
-}
+Device& host_device() { return test::first_device("host"); }
 
 Problem conv_problem(int width, int height, int channels, const std::string& layout, const std::string& border,
                      const std::string& filter) {
@@ -252,11 +243,97 @@ TEST(OpenmpVariants, SelftestIsCaughtAsWrongResult) {
   EXPECT_NE(r.log.find("1 of"), std::string::npos) << r.log;
 }
 
+// LaunchPlan::globals: values written into the library's variables before each launch, one program for all of
+// them (the second plan is served from the memory cache), each launch seeing its own values; a name the library
+// lacks fails the launch with its name; a device without the capability has the executor refuse the plan.
+TEST(OpenmpBackend, GlobalsAreSetBeforeEachLaunchOfOneProgram) {
+  KernelSource source;
+  source.path = "test/globals.cpp";
+  source.text = R"(#include <cstdint>
+#include <omp.h>
+extern "C" int pimg_threads = 0, pimg_chunk = 1, pimg_test_globals = 0;
+extern "C" void report(void* const* buffers, const std::int64_t*, const double*) {
+  auto* out = static_cast<std::int32_t*>(buffers[0]);
+  int team = 0;
+#pragma omp parallel num_threads(pimg_threads > 0 ? pimg_threads : omp_get_max_threads())
+#pragma omp single
+  team = omp_get_num_threads();
+  out[0] = pimg_threads;
+  out[1] = pimg_chunk;
+  out[2] = team;
+}
+)";
+  source.hash = "globals-test-" + std::to_string(::getpid());
+  Device& d = omp_device();
+  ASSERT_TRUE(d.info().caps.program_globals);
+  auto launch = [&](std::int64_t threads, std::int64_t chunk, bool expect_cached) {
+    LaunchPlan plan;
+    plan.entry = "report";
+    plan.dims = 1;
+    plan.args = {KernelArg::buf("out")};
+    plan.globals = {{"pimg_threads", threads}, {"pimg_chunk", chunk}};
+    const CompileResult c = d.compile(source, plan);
+    EXPECT_TRUE(c.program) << c.log;
+    EXPECT_EQ(c.cached, expect_cached);
+    std::shared_ptr<DeviceBuffer> out = d.alloc(3 * sizeof(std::int32_t));
+    const LaunchResult r = d.launch(*c.program, plan, {{"out", out.get()}});
+    EXPECT_TRUE(r.ok) << r.error;
+    std::vector<std::uint8_t> bytes(3 * sizeof(std::int32_t));
+    d.download(*out, bytes);
+    std::int32_t v[3];
+    std::memcpy(v, bytes.data(), sizeof v);
+    return std::array<std::int32_t, 3>{v[0], v[1], v[2]};
+  };
+  EXPECT_EQ(launch(3, 7, false), (std::array<std::int32_t, 3>{3, 7, 3}));
+  EXPECT_EQ(launch(1, 16, true), (std::array<std::int32_t, 3>{1, 16, 1}));
+  EXPECT_EQ(launch(2, 1, true), (std::array<std::int32_t, 3>{2, 1, 2}));
+
+  LaunchPlan missing;
+  missing.entry = "report";
+  missing.dims = 1;
+  missing.args = {KernelArg::buf("out")};
+  missing.globals = {{"pimg_no_such_variable", 1}};
+  const CompileResult c = d.compile(source, missing);
+  ASSERT_TRUE(c.program) << c.log;
+  std::shared_ptr<DeviceBuffer> out = d.alloc(3 * sizeof(std::int32_t));
+  const LaunchResult r = d.launch(*c.program, missing, {{"out", out.get()}});
+  EXPECT_FALSE(r.ok);
+  EXPECT_NE(r.error.find("pimg_no_such_variable"), std::string::npos) << r.error;
+}
+
+// conv's OpenMP variants pass the thread count and chunk size as globals: two configurations differing only in
+// them share one program and both are exact; on a device that cannot set globals the plan is refused.
+TEST(OpenmpVariants, ThreadsAndChunkShareOneProgram) {
+  const Problem p = conv_problem(61, 17, 1, "interleaved", "replicate", "sharpen3");
+  const Workload w = reg().family("conv")->make_workload(p);
+  const Variant* v = reg().variant("conv", "omp_rows");
+  const LaunchPlan a = v->plan(p, w, config({{"threads", i(1)}, {"chunk", i(4)}}), omp_device().info());
+  const LaunchPlan b = v->plan(p, w, config({{"threads", i(2)}, {"chunk", i(16)}}), omp_device().info());
+  EXPECT_EQ(a.defines, b.defines);
+  EXPECT_NE(a.globals, b.globals);
+  EXPECT_NE(plan_identity(a, "s", "r"), plan_identity(b, "s", "r"));
+  for (const Config& c : {config({{"threads", i(1)}, {"chunk", i(4)}}), config({{"threads", i(2)}, {"chunk", i(16)}})}) {
+    const EvalResult r = run(omp_device(), "omp_rows", p, c);
+    EXPECT_EQ(r.status, Status::ok) << r.log << r.validation;
+    EXPECT_EQ(r.validation, "exact");
+  }
+  const EvalResult refused = run(host_device(), "omp_rows", p, config({{"threads", i(2)}}));
+  EXPECT_EQ(refused.status, Status::harness_error);
+  EXPECT_NE(refused.log.find("LaunchPlan::globals"), std::string::npos) << refused.log;
+}
+
 TEST(OpenmpBackend, CompileCacheInMemoryAndOnDisk) {
   const Problem p = conv_problem(70, 9, 1, "interleaved", "zero", "gaussian5");
   const Workload w = reg().family("conv")->make_workload(p);
   const Variant* v = reg().variant("conv", "omp_rows");
-  // chunk 5 appears nowhere else, so this configuration has not been compiled in this process.
+  // A disk cache of this test's own (restored at the end), so the program is cold whatever other tests of the
+  // process compiled: the thread count and chunk size are no defines (LaunchPlan::globals), so no configuration
+  // has a program of its own.
+  const fs::path own_cache = ScratchEnvironment::root() / "compile-cache-test";
+  setenv("PIMG_CACHE_DIR", own_cache.c_str(), 1);
+  struct Restore {
+    ~Restore() { setenv("PIMG_CACHE_DIR", ScratchEnvironment::cache_dir().c_str(), 1); }
+  } restore;
   const LaunchPlan plan = v->plan(p, w, config({{"chunk", i(5)}}), omp_device().info());
   const KernelSource& source = *kernel_source(v->source());
 

@@ -7,6 +7,7 @@
 #include <regex>
 #include <set>
 #include <sstream>
+#include <tuple>
 
 #include "json.hpp"
 #include "t4_schema.hpp"
@@ -137,12 +138,25 @@ bool header_median_between(const std::string& header, const std::string& target,
   return rc == 0;
 }
 
-TEST(ExportHeader, SelectsByTargetDeviceWithADefaultAndDerivableNames) {
+TEST(ExportHeader, SelectsByTargetDeviceWithADefaultAndShortStableNames) {
   const std::string h = export_header(rows());
-  // Names come from the problem alone: family, size, channels, each attribute and its value.
-  const std::string p512 = "PIMG_CONV_512X512_C1_BORDER_ZERO_FILTER_SHARPEN3";
+  // Names come from the problem alone, short and stable: family, size, channels and a hash of the problem's
+  // canonical text (its attributes can be whole filters, minus signs and all); the comment says what it is.
+  const auto name_of = [&](int size) {
+    const std::regex re("// (PIMG_CONV_" + std::to_string(size) + "X" + std::to_string(size) +
+                        "_C1_[0-9A-F]{8}): conv " + std::to_string(size) + "x" + std::to_string(size));
+    std::smatch m;
+    return std::regex_search(h, m, re) ? m[1].str() : std::string("(none)");
+  };
+  const std::string p512 = name_of(512);
   EXPECT_NE(h.find("#define " + p512 + "_VARIANT \"cl_tiled\""), std::string::npos) << h;
-  EXPECT_NE(h.find("PIMG_CONV_1024X1024_C1_BORDER_ZERO_FILTER_SHARPEN3_MODE \"local\""), std::string::npos);
+  EXPECT_NE(h.find(name_of(1024) + "_MODE \"local\""), std::string::npos) << h;
+  EXPECT_LE(p512.size(), 32u);
+  // The same problem, the same name, whatever else the store holds.
+  std::vector<ResultRow> one_device;
+  for (const ResultRow& r : rows())
+    if (r.device.name == "Other Card") one_device.push_back(r);
+  EXPECT_NE(export_header(one_device).find("#define " + p512 + "_VARIANT"), std::string::npos);
   EXPECT_NE(h.find("#if defined(PIMG_TARGET_OPENCL_OTHER_CARD)"), std::string::npos);
   EXPECT_NE(h.find("#elif defined(PIMG_TARGET_OPENCL_TEST_GPU_8GB)"), std::string::npos);
   EXPECT_NE(h.find("#else  // default: opencl:Other Card"), std::string::npos);
@@ -225,4 +239,86 @@ TEST(BestConfig, OnADatabaseFile) {
   auto b = best_config(db.path.string(), "conv", "Test GPU 16GB", "256x256");
   ASSERT_TRUE(b);
   EXPECT_EQ(b->row.variant.name, "cl_tiled");
+}
+
+// best_config() answers what `best` answers: the confirmation stage's winner where it ran (not the search's
+// fastest row), for every (problem, device) of the store.
+TEST(BestConfig, AnswersWhatBestAnswers) {
+  synthetic::TempDb db("best-config-confirmed");
+  DeviceInfo dev = synthetic::gpu("Test GPU 16GB", 16);
+  {
+    Store store(db.path.string());
+    synthetic::fill(store, dev, 1.0, {256, 1024});
+    // The confirmation stage re-measured the search's top two at 256x256 and found the second faster.
+    const auto run = store.begin_run({"test", "2026-11-24T01:00:00Z", "abc", "confirm", "0"});
+    const auto d = store.device_id(dev);
+    const auto tiled = store.variant_id({"conv", "cl_tiled", "opencl", "t1"});
+    const auto prob = store.problem_id({"conv", 256, 256, 1, {{"filter", "sharpen3"}, {"border", "zero"}}},
+                                       {256.0 * 256, "MPix/s", {2.0 * 256 * 256, 9.0 * 256 * 256}});
+    for (const auto& [a, b, ms] : {std::tuple{6, 3, 0.30}, std::tuple{5, 3, 0.20}}) {
+      Config c;
+      c.set("a", std::int64_t{a});
+      c.set("b", std::int64_t{b});
+      c.set("mode", std::string("local"));
+      EvalResult r = synthetic::result(ms);
+      r.stage = "confirm";
+      r.ci_low_ms = ms * 0.99;
+      r.ci_high_ms = ms * 1.01;
+      store.save(run, d, prob, tiled, c, r);
+    }
+  }
+  Store store(db.path.string(), Store::Mode::read_only);
+  const std::vector<ResultRow> rows = store.ranking_rows();
+  std::size_t tuned = 0;
+  for (const Ranking& k : rank_all(rows)) {
+    if (k.winner->variant.baseline) continue;  // the serial reference's own device: nothing tuned there
+    ++tuned;
+    const auto b = best_config(db.path.string(), "conv", k.device.name, k.problem.size());
+    ASSERT_TRUE(b) << k.problem.size();
+    EXPECT_EQ(b->match, BestConfig::Match::exact);
+    EXPECT_EQ(b->row.id, k.winner->id) << k.problem.size();
+    EXPECT_EQ(b->row.config.canonical(), k.winner->config.canonical());
+  }
+  EXPECT_EQ(tuned, 2u);
+  const auto confirmed = best_config(db.path.string(), "conv", "Test GPU 16GB", "256x256");
+  EXPECT_EQ(confirmed->row.config.integer("a"), 5);
+  EXPECT_EQ(confirmed->row.result.stage, "confirm");
+  EXPECT_NE(confirmed->how.find(", confirmed"), std::string::npos) << confirmed->how;
+  const auto searched = best_config(db.path.string(), "conv", "Test GPU 16GB", "1024x1024");
+  EXPECT_EQ(searched->row.config.integer("a"), 6);
+  EXPECT_NE(searched->how.find(", search only"), std::string::npos) << searched->how;
+}
+
+// Every device form the tool accepts: the id `pimg-tune devices` prints (backend:index, the index alone: the
+// position the device had when tuned), a backend, backend:name, a name substring; and why nothing was found.
+TEST(BestConfig, DeviceIdsTheToolPrints) {
+  synthetic::TempDb db("best-config-ids");
+  {
+    Store store(db.path.string());
+    DeviceInfo first = synthetic::gpu("Test GPU 16GB", 16), second = synthetic::gpu("Other Card", 8);
+    first.index = 0;
+    second.index = 1;
+    synthetic::fill(store, first, 1.0, {256});
+    synthetic::fill(store, second, 0.5, {256});
+  }
+  const std::string path = db.path.string();
+  auto device_of = [&](const std::string& selector) {
+    std::string why;
+    const auto b = best_config(path, "conv", selector, "256x256", {}, &why);
+    return b ? b->row.device.name : "nothing: " + why;
+  };
+  EXPECT_EQ(device_of("opencl:0"), "Test GPU 16GB");
+  EXPECT_EQ(device_of("opencl:1"), "Other Card");
+  EXPECT_EQ(device_of("1"), "Other Card");
+  EXPECT_EQ(device_of("opencl"), "Other Card");  // both match: the faster answer
+  EXPECT_EQ(device_of("opencl:Test GPU 16GB"), "Test GPU 16GB");
+  EXPECT_EQ(device_of("other"), "Other Card");
+  EXPECT_EQ(device_of("opencl:2"),
+            "nothing: no stored device matches 'opencl:2' and none is of its architecture ('2'); tuned: opencl:0 (Test "
+            "GPU 16GB), opencl:1 (Other Card)");
+  std::string why;
+  EXPECT_FALSE(best_config(path, "sobel", "opencl:0", "256x256", {}, &why));
+  EXPECT_EQ(why, "no stored row of family 'sobel'");
+  EXPECT_FALSE(best_config(path, "conv", "opencl:0", "256x256", {{"filter", "box3"}}, &why));
+  EXPECT_EQ(why, "no tuned configuration of family 'conv' passed for these attributes");
 }

@@ -148,6 +148,11 @@ TEST(Import, MalformedFilesAreRefusedNamingFileAndField) {
   EXPECT_NE(bad(R"({"results": [{"configuration": {"a": [1]}, "invalidity": "correct", "times": {}}]})")
                 .find("results[0].configuration.a: must be a number, a string or a boolean"),
             std::string::npos);
+  // The file's own text in a message (a value, a key) keeps the message one line.
+  EXPECT_EQ(bad(R"({"results": [{"configuration": {}, "invalidity": "a\nb", "times": {}}]})"),
+            p + ":1:50: results[0].invalidity: unknown value 'a\\x0ab' (correct, compile, runtime, correctness, constraints, timeout)");
+  EXPECT_EQ(bad(R"({"results": [{"configuration": {"k\u0000\r": [1]}, "invalidity": "correct", "times": {}}]})"),
+            p + ":1:46: results[0].configuration.k\\x00\\x0d: must be a number, a string or a boolean");
   EXPECT_EQ(bad("{\"results\": [}"), p + ": line 1, column 14: expected a value");
   EXPECT_NE(bad("{\"other\": 1}").find("results: missing"), std::string::npos);
   EXPECT_NE(bad("{\"results\": []}").find("results: no configuration to import"), std::string::npos);

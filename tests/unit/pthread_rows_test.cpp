@@ -6,19 +6,14 @@
 #include "pimg/evaluator.hpp"
 #include "pimg/executor.hpp"
 #include "pimg/registry.hpp"
+#include "test_devices.hpp"
 
 namespace pimg {
 namespace {
 
 const Registry& reg() { return Registry::builtin(); }
 
-Device& host_device() {
-  static std::unique_ptr<Device> device = [] {
-    const Backend* b = reg().backend("host");
-    return b->open(b->devices().at(0));
-  }();
-  return *device;
-}
+Device& host_device() { return test::first_device("host"); }
 
 EvalResult run(const std::string& variant, const Problem& p, const Config& c) {
   const Family& family = *reg().family("conv");

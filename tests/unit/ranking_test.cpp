@@ -71,6 +71,24 @@ TEST(Ranking, ConfirmationRowsDecideAndTiesOverlap) {
   EXPECT_EQ(time_with_interval(*k.winner), "1.050 ms [1.040, 1.070]");
 }
 
+// A decision ran loaded when the winner, a row tied with it or the closest row it beat carries "loaded"; a loaded
+// row farther behind does not mark it.
+TEST(Ranking, ADecisionWhoseRowsRanLoadedIsMarked) {
+  const auto loaded = [](ResultRow r) {
+    r.result.flags.push_back("loaded");
+    return r;
+  };
+  const auto decided = [](const std::vector<ResultRow>& rows) { return rank_all(rows).at(0).loaded; };
+  const ResultRow a = row(1, kRankGpu, "vec", 1, 1.00, 0.99, 1.01), b = row(2, kRankGpu, "vec", 2, 1.50, 1.49, 1.51),
+                  c = row(3, kRankGpu, "vec", 3, 3.00, 2.99, 3.01), tie = row(4, kRankGpu, "vec", 4, 1.01, 1.0, 1.02);
+  EXPECT_FALSE(decided({a, b, c}));
+  EXPECT_TRUE(decided({loaded(a), b, c}));
+  EXPECT_TRUE(decided({a, loaded(b), c}));    // the closest row it beat
+  EXPECT_FALSE(decided({a, b, loaded(c)}));   // farther behind
+  EXPECT_TRUE(decided({a, b, loaded(tie)}));  // tied with it
+  EXPECT_TRUE(decided({a, loaded(tie), b}));
+}
+
 TEST(Ranking, SearchRowsWithoutIntervalsAreNeverTied) {
   std::vector<ResultRow> rows{row(1, kRankGpu, "vec", 1, 1.0), row(2, kRankGpu, "vec", 2, 1.0), row(3, kRankGpu, "vec", 3, 1.0, 0.9, 1.1)};
   const auto all = rank_all(rows);
@@ -91,6 +109,25 @@ TEST(Ranking, MediansWithinTheResolutionAreTied) {
   EXPECT_FALSE(tied(w, row(3, kRankGpu, "vec", 3, 1.021, 1.020, 1.022)));
   EXPECT_TRUE(tied(row(4, kRankGpu, "vec", 4, 1.019, 1.018, 1.020), w));  // symmetric
   EXPECT_FALSE(tied(w, row(5, kRankGpu, "vec", 5, 1.001)));               // no interval: never tied
+}
+
+// A row whose median moved between the confirmation's sessions by more than the resolution ties what lies within
+// that move, from either side; without the metric, or with a spread under 2%, the resolution alone decides.
+TEST(Ranking, MediansWithinARowsSessionSpreadAreTied) {
+  auto spread = [](ResultRow r, double s) {
+    r.result.metrics.push_back({"confirm.session_spread", "ratio", -1, s});
+    return r;
+  };
+  const ResultRow w = row(1, kRankGpu, "vec", 1, 1.000, 0.990, 1.010);
+  const ResultRow b = row(2, kRankGpu, "vec", 2, 1.100, 1.090, 1.110);  // 10% slower, intervals apart
+  EXPECT_FALSE(tied(w, b));
+  EXPECT_TRUE(tied(spread(w, 0.12), b));   // the winner moved 12% between two processes
+  EXPECT_TRUE(tied(w, spread(b, 0.12)));   // or the other one did
+  EXPECT_TRUE(tied(spread(b, 0.12), w));   // symmetric
+  EXPECT_FALSE(tied(spread(w, 0.08), b));  // a smaller move does not reach
+  EXPECT_FALSE(tied(spread(w, 0.01), row(3, kRankGpu, "vec", 3, 1.021, 1.020, 1.022)));  // under 2%: the resolution
+  EXPECT_DOUBLE_EQ(session_spread(spread(w, 0.12)), 0.12);
+  EXPECT_DOUBLE_EQ(session_spread(w), 0.0);
 }
 
 // Two runs' confirmation stages are two series measured apart: only the latest run's rows decide.
@@ -132,7 +169,8 @@ TEST(Ranking, BestJsonCarriesTheDecision) {
   EXPECT_EQ(g["p_bootstrap"].type, Json::Type::null);
   const std::string table = best_table(rows, {}, 5);
   EXPECT_NE(table.find("winner: vec x=1 1.000 ms [0.9800, 1.020], method events"), std::string::npos) << table;
-  EXPECT_NE(table.find("tied (interval overlaps the winner's, or within 2%): vec x=2"), std::string::npos) << table;
+  EXPECT_NE(table.find("tied (interval overlaps the winner's, within 2%, or within how far one of them moved between the "
+                       "confirmation's sessions): vec x=2"), std::string::npos) << table;
   EXPECT_NE(table.find("vs baselines: 2.00x over npp on cuda:GPU"), std::string::npos) << table;
 }
 

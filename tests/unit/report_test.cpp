@@ -22,8 +22,9 @@ constexpr double kGpuCopyGbs = 400;
 constexpr double kCpuCopyGbs = 40;
 
 DeviceInfo device(std::string backend, int index, std::string name, std::string vendor, std::string driver,
-                  int units, std::uint64_t gib) {
+                  int units, std::uint64_t gib, bool host_cores = false) {
   DeviceInfo d;
+  d.caps.host_cores = host_cores;
   d.backend = std::move(backend);
   d.index = index;
   d.name = std::move(name);
@@ -35,8 +36,8 @@ DeviceInfo device(std::string backend, int index, std::string name, std::string 
 }
 
 const DeviceInfo kGpu = device("opencl", 0, "Test GPU", "Acme", "3.1", 40, 8);
-const DeviceInfo kCpu = device("opencl", 1, "Test CPU", "pocl", "5.0", 8, 16);
-const DeviceInfo kHost = device("host", 0, "Test CPU", "GenuineTest", "gcc 12", 8, 16);
+const DeviceInfo kCpu = device("opencl", 1, "Test CPU", "pocl", "5.0", 8, 16, true);
+const DeviceInfo kHost = device("host", 0, "Test CPU", "GenuineTest", "gcc 12", 8, 16, true);
 
 Problem problem(int size) {
   Problem p;
@@ -279,7 +280,9 @@ TEST(Report, SweepTakesTheBestOkTimeOfEachColumn) {
   ASSERT_EQ(headers.size(), 2u);
   EXPECT_EQ(headers[0], std::vector<std::string>({"size", "opencl:Test CPU", "opencl:Test GPU", "serial (baseline)",
                                                   "opencv (baseline)"}));
-  EXPECT_EQ(headers[1], std::vector<std::string>({"size", "best speed-up over serial", "over opencv (baseline)"}));
+  // The CPU device computes on the host's cores and a GPU is tuned beside it: the GPU's gain over it is a column.
+  EXPECT_EQ(headers[1], std::vector<std::string>({"size", "best speed-up over serial", "over opencl:Test CPU",
+                                                  "over opencv (baseline)"}));
   const double mp = megapixels(4096);
   // GPU: the wrong_result at 0.0001 is faster but failed; the best ok is cl_tiled at 0.008.
   // CPU: cl_tiled at 12 * 0.008 beats cl_naive (timeout and launch error left out).
@@ -292,10 +295,11 @@ TEST(Report, SweepTakesTheBestOkTimeOfEachColumn) {
   EXPECT_EQ(cells[2], ms(mp * 0.008));
   EXPECT_EQ(cells[3], ms(mp * 4.0));
   EXPECT_EQ(cells[4], ms(mp * 0.5));
-  ASSERT_EQ(rows[1].size(), 3u);
+  ASSERT_EQ(rows[1].size(), 4u);
   EXPECT_EQ(rows[1][1], "500x (opencl:Test GPU)");
+  EXPECT_EQ(rows[1][2], "12.0x (opencl:Test GPU)");
   // The library baseline against the fastest tuned column: 0.5 / 0.008.
-  EXPECT_EQ(rows[1][2], "62.5x (opencl:Test GPU)");
+  EXPECT_EQ(rows[1][3], "62.5x (opencl:Test GPU)");
 }
 
 TEST(Report, FailuresNeverRanked) {
@@ -479,8 +483,9 @@ TEST(Report, TimePerRunAndDevice) {
             std::string::npos);
 }
 
-TEST(Report, SweepComparesTheFastestTunedColumnWithOpenMP) {
-  // The CPU device tuned through OpenMP: the GPU's gain over it is a column of its own (12x here).
+TEST(Report, SweepComparesTheFastestTunedColumnWithTheHostCores) {
+  // The CPU device computes on the host's cores and a GPU is tuned too: the GPU's gain over it is a column of its
+  // own (12x here), decided by the device's capabilities, whatever its backend.
   auto rows = fixture_rows();
   for (auto& r : rows)
     if (r.device.name == "Test CPU" && r.device.backend == "opencl") r.device.backend = "openmp";
@@ -497,6 +502,20 @@ TEST(Report, SweepComparesTheFastestTunedColumnWithOpenMP) {
   ASSERT_EQ(cells.size(), 3u);
   ASSERT_EQ(cells[2].size(), 4u);
   EXPECT_EQ(cells[2][2], "12.0x (opencl:Test GPU)");
+  // No device off the host's cores: no such column; nor for devices whose capabilities a store before schema 9
+  // did not keep.
+  for (const bool old_store : {false, true}) {
+    auto some = rows;
+    if (old_store) {
+      for (auto& x : some) x.device.caps = DeviceCaps::from_stored("");
+    } else {
+      some.erase(std::remove_if(some.begin(), some.end(), [](const ResultRow& x) { return x.device.name == "Test GPU"; }),
+                 some.end());
+    }
+    const auto h = table_rows(make_report(some, bw, options()).markdown, "size");
+    ASSERT_EQ(h.size(), 2u);
+    EXPECT_EQ(std::count(h[1].begin(), h[1].end(), "over openmp:Test CPU"), 0) << (old_store ? "old store" : "no GPU");
+  }
 }
 
 }  // namespace

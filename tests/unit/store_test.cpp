@@ -66,7 +66,80 @@ TEST(Store, CreatesSchemaAtCurrentVersion) {
   TempDb db;
   Store s(db.path.string());
   EXPECT_EQ(s.schema_version(), Store::kSchemaVersion);
-  EXPECT_EQ(Store::kSchemaVersion, 8);
+  EXPECT_EQ(Store::kSchemaVersion, 10);
+}
+
+// Schema 10: where the backend listed a device when a tuner last saw it (what "opencl:0" names); not known for a
+// row from before (-1) until a tuner sees the device again.
+TEST(Store, KeepsWhereTheBackendListsADevice) {
+  TempDb db;
+  Store s(db.path.string());
+  const std::int64_t run = s.begin_run({"host", "2026-11-29T00:00:00Z", "abc123", "pimg-tune conv", "0.1.0"});
+  DeviceInfo d = device();
+  d.index = 2;
+  const std::int64_t dev = s.device_id(d);
+  const std::int64_t prob = s.problem_id({"conv", 64, 32, 1, {{"filter", "box3"}}}, {1, "MPix/s", {1, 1}});
+  const std::int64_t var = s.variant_id({"conv", "cl_direct", "opencl", "feed"});
+  s.save(run, dev, prob, var, Config{}, ok_result(2.0));
+  EXPECT_EQ(s.rows_with_samples()[0].device.index, 2);
+  sqlite3* raw = nullptr;
+  ASSERT_EQ(sqlite3_open(db.path.c_str(), &raw), SQLITE_OK);
+  ASSERT_EQ(sqlite3_exec(raw, "UPDATE devices SET position = -1", nullptr, nullptr, nullptr), SQLITE_OK);
+  sqlite3_close(raw);
+  EXPECT_EQ(s.rows_with_samples()[0].device.index, -1);
+  d.index = 1;  // listed elsewhere now (a device added or removed): the latest position
+  EXPECT_EQ(s.device_id(d), dev);
+  EXPECT_EQ(s.rows_with_samples()[0].device.index, 1);
+  d.index = -1;  // a caller that does not know (an import) leaves it as it is
+  EXPECT_EQ(s.device_id(d), dev);
+  EXPECT_EQ(s.rows_with_samples()[0].device.index, 1);
+}
+
+// Schema 9: a device's capabilities are kept, so a report decides by them; a row from before (caps '') reads as
+// not known until a tuner sees the device again, and a backend that says more later updates the row.
+TEST(Store, KeepsWhatADeviceIs) {
+  TempDb db;
+  Store s(db.path.string());
+  const std::int64_t run = s.begin_run({"host", "2026-11-29T00:00:00Z", "abc123", "pimg-tune conv", "0.1.0"});
+  DeviceInfo cpu = device();
+  cpu.caps.host_cores = cpu.caps.compiles_at_first_launch = true;
+  cpu.caps.check_source = "check/check.cl";  // the backend's business: not kept
+  const std::int64_t dev = s.device_id(cpu);
+  const std::int64_t prob = s.problem_id({"conv", 64, 32, 1, {{"filter", "box3"}}}, {1, "MPix/s", {1, 1}});
+  const std::int64_t var = s.variant_id({"conv", "cl_direct", "opencl", "feed"});
+  s.save(run, dev, prob, var, Config{}, ok_result(2.0));
+  auto rows = s.rows_with_samples();
+  ASSERT_EQ(rows.size(), 1u);
+  EXPECT_TRUE(rows[0].device.caps.known);
+  EXPECT_TRUE(rows[0].device.caps.host_cores);
+  EXPECT_TRUE(rows[0].device.caps.compiles_at_first_launch);
+  EXPECT_FALSE(rows[0].device.caps.distributed);
+  EXPECT_FALSE(rows[0].device.caps.program_globals);
+  EXPECT_EQ(rows[0].device.caps.check_source, "");
+
+  // As a store written before schema 9 has it: not known.
+  sqlite3* raw = nullptr;
+  ASSERT_EQ(sqlite3_open(db.path.c_str(), &raw), SQLITE_OK);
+  ASSERT_EQ(sqlite3_exec(raw, "UPDATE devices SET caps = ''", nullptr, nullptr, nullptr), SQLITE_OK);
+  sqlite3_close(raw);
+  rows = s.rows_with_samples();
+  EXPECT_FALSE(rows[0].device.caps.known);
+  EXPECT_FALSE(rows[0].device.caps.host_cores);
+  // Seen again by a tuner: known, the same row.
+  EXPECT_EQ(s.device_id(cpu), dev);
+  EXPECT_TRUE(s.rows_with_samples()[0].device.caps.host_cores);
+  // A device with no flag set is known too ("none"), not taken for an old row.
+  DeviceInfo gpu = device();
+  gpu.name = "gpu-test";
+  const std::int64_t g = s.device_id(gpu);
+  s.save(run, g, prob, var, Config{}, ok_result(1.0));
+  for (const ResultRow& r : s.rows_with_samples())
+    if (r.device.name == "gpu-test") {
+      EXPECT_TRUE(r.device.caps.known);
+      EXPECT_FALSE(r.device.caps.host_cores);
+    }
+  EXPECT_EQ(DeviceCaps::from_stored(DeviceCaps{}.stored()).known, true);
+  EXPECT_EQ(DeviceCaps{}.stored(), "none");
 }
 
 TEST(Store, RoundTripsEveryField) {

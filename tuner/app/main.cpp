@@ -192,6 +192,39 @@ std::string utc_now_text() {
 
 volatile std::sig_atomic_t g_stop = 0;
 
+// Ctrl-C (SIGINT), SIGTERM or SIGHUP during a tuning run: every evaluation is stored in a transaction of its own,
+// so what was measured is kept. The handler says so and how to resume, then ends the process as the signal
+// does (its status tells a shell it was interrupted). The note is written before the handler is installed.
+std::string g_interrupt_note;
+
+extern "C" void interrupted(int sig) {
+  const ssize_t written = ::write(STDERR_FILENO, g_interrupt_note.data(), g_interrupt_note.size());
+  (void)written;
+  ::signal(sig, SIG_DFL);
+  ::raise(sig);
+}
+
+void say_how_to_resume_when_interrupted(int argc, char** argv) {
+  g_interrupt_note = fmt::format("\npimg-tune: interrupted; every result stored so far is kept; resume with: {}\n",
+                                 resume_command(argc, argv));
+  for (const int sig : {SIGINT, SIGTERM, SIGHUP}) ::signal(sig, interrupted);
+}
+
+// The end of a tuning run: exit code 4 where it measured configurations and none passed (a kernel that fails
+// everywhere, a reference it cannot meet), or where the store holds no passing configuration of the family at all
+// (`ranked`: the rows `best` ranks), said on stderr; 0 otherwise (README, `pimg-tune man`).
+int run_outcome(const TuneSummary& s, const std::vector<ResultRow>& ranked) {
+  const bool any_ok = std::any_of(ranked.begin(), ranked.end(), [](const ResultRow& r) { return r.result.status == Status::ok; });
+  if (any_ok && (s.measured == 0 || s.ok > 0)) return 0;
+  if (s.measured > 0 && s.ok == 0)
+    fmt::print(stderr, "pimg-tune: none of the {} configurations this run measured passed; `pimg-tune report` lists why "
+               "(exit code 4)\n", s.measured);
+  else
+    fmt::print(stderr, "pimg-tune: no configuration of this family passed, in this run or before; `pimg-tune report` "
+               "lists why (exit code 4)\n");
+  return 4;
+}
+
 // `pimg-tune compare`: which two sets of rows, by the arguments.
 Comparison run_compare(const Registry& reg, const std::vector<std::string>& dbs, const std::vector<std::int64_t>& runs,
                        const std::vector<std::string>& devices, const cli::Filters& f, double alpha) {
@@ -257,6 +290,8 @@ int main(int argc, char** argv) {
   // Hidden: the fresh process of the whole-program stage (pimg/cold_run.hpp, docs/observers.md).
   if (argc == 2 && std::string(argv[1]) == "cold") return cold_main(reg);
   CLI::App app{"pimg-tune: auto-tuning experiment harness for image kernels"};
+  const auto help = std::make_shared<cli::ExampleFormatter>();
+  app.formatter(help);
   app.name("pimg-tune");
   app.require_subcommand(1);
   app.set_version_flag("--version", std::string("pimg-tune ") + PIMG_VERSION);
@@ -267,7 +302,7 @@ int main(int argc, char** argv) {
     std::vector<std::string> backends, devices, retry_failed, sizes;
     std::optional<int> repeats;
     bool no_resume = false, quiet = false, no_isolation = false, share_devices = false, ladder_only = false,
-         transfer = false;
+         transfer = false, json = false;
     int top = 5;
   } tune_args;
   std::vector<std::pair<CLI::App*, std::string>> family_cmds;
@@ -296,6 +331,8 @@ int main(int argc, char** argv) {
                     "pictures in pictures/ beside it)");
     cmd->add_option("--top", tune_args.top, "rows per group in the ranked table")->capture_default_str();
     cmd->add_flag("--quiet", tune_args.quiet, "no progress output");
+    cmd->add_flag("--json", tune_args.json,
+                  "the run's result as one JSON object on stdout: its counts, exit code and best --json's decisions");
     cmd->add_flag("--share-devices", tune_args.share_devices,
                   "under mpirun: ranks beyond a host's devices of a kind share them (time-shared timings; for checks)");
     cmd->footer("The space file's strategy: {name, seed, options} takes one of these:\n" + cli::strategies_help(reg));
@@ -347,6 +384,7 @@ int main(int argc, char** argv) {
       ->capture_default_str()
       ->check(CLI::Range(std::size_t{1}, std::size_t{1} << 40));
   strategies->add_option("--strategy", strategy_names, "only these strategies (repeatable; default all)");
+  strategies->add_flag("--json", json, "JSON instead of tables: per space and strategy the scores of the tables");
   strategies->add_option("--report", strategies_report_path, "also write a markdown section with convergence plots");
   std::size_t max_evals = 0;
   strategies->add_option("--max-evals", max_evals, "end every replayed run after this many evaluations (0: no limit)")
@@ -405,6 +443,7 @@ int main(int argc, char** argv) {
   watch->add_option("--run", watch_run, "run id (default: the latest)");
   watch->add_option("--interval", interval, "seconds between refreshes")->capture_default_str()->check(CLI::Range(0.2, 3600.0));
   watch->add_flag("--once", once, "print one screen and exit");
+  watch->add_flag("--json", json, "one JSON object of the run (its counts, best so far, latest failures) and exit");
 
   std::vector<std::string> import_files;
   ImportOptions import_opt;
@@ -412,6 +451,7 @@ int main(int argc, char** argv) {
       "import", "import results measured by other tuners (T4 result files, .json or .json.gz; Kernel Tuner caches)");
   importer->add_option("files", import_files, "files to import")->required();
   importer->add_option("--db", db, "SQLite database")->capture_default_str();
+  importer->add_flag("--json", json, "JSON: one object per file");
   importer->add_option("--device", import_opt.device, "device name (default: from the file or its name)");
   importer->add_option("--kernel", import_opt.kernel, "kernel name (default: from the file or its name)");
   std::uint64_t import_max_mib = kImportMaxBytes >> 20;
@@ -428,8 +468,27 @@ int main(int argc, char** argv) {
   list->add_flag("--json", json, "JSON instead of text");
   std::string shell = "bash";
   CLI::App* completion = app.add_subcommand("completion", "print the shell completion script");
-  completion->add_option("shell", shell, "shell")->capture_default_str()->check(CLI::IsMember({"bash"}));
+  completion->add_option("shell", shell, "shell")->capture_default_str()->check(CLI::IsMember({"bash", "zsh", "fish"}));
   CLI::App* man = app.add_subcommand("man", "print the man page (roff)");
+
+  for (const auto& [cmd, fam] : family_cmds)
+    help->set_example(fam, fmt::format("pimg-tune {0} --space spaces/{0}.yaml --db out/pimg-tune.db --report "
+                                       "out/report/{0}.md",
+                                       fam));
+  for (const auto& [command, example] : std::map<std::string, std::string>{
+           {"best", "pimg-tune best conv --db out/pimg-tune.db --device openmp:0 --size 1024x1024"},
+           {"report", "pimg-tune report --db out/pimg-tune.db --out out/report/conv.md"},
+           {"strategies", "pimg-tune strategies --db out/pimg-tune.db --family conv --seeds 30"},
+           {"export", "pimg-tune export --db out/pimg-tune.db --family conv --format header --out best.h"},
+           {"compare", "pimg-tune compare yesterday.db today.db"},
+           {"watch", "pimg-tune watch --db out/pimg-tune.db"},
+           {"import", "pimg-tune import convolution_A100_T4.json.gz --db out/t4.db"},
+           {"t1", "pimg-tune t1 kernel.json --check"},
+           {"devices", "pimg-tune devices --json"},
+           {"list", "pimg-tune list conv"},
+           {"completion", "pimg-tune completion zsh > ~/.zfunc/_pimg-tune"},
+           {"man", "pimg-tune man | man -l -"}})
+    help->set_example(command, example);
 
   // A bare command or an unknown one: say so, with the usage, before CLI11's terse message.
   std::vector<std::string> command_names;
@@ -461,9 +520,18 @@ int main(int argc, char** argv) {
   }
 
   try {
-    if (t1.parsed()) return t1.run(*owned, join_args(argc, argv));
+    if (t1.parsed() && !t1.checking()) say_how_to_resume_when_interrupted(argc, argv);
+    if (t1.parsed()) {
+      std::vector<ResultRow> ranked;
+      const std::optional<TuneSummary> s = t1.run(*owned, join_args(argc, argv), ranked);
+      if (!s) return 0;
+      const int code = run_outcome(*s, ranked);
+      if (t1.json()) fmt::print("{}", cli::run_json(t1.db(), *s, code, t1.decisions_json()));
+      return code;
+    }
     for (auto& [cmd, fam] : family_cmds) {
       if (!cmd->parsed()) continue;
+      say_how_to_resume_when_interrupted(argc, argv);
       Space space = user::load_space_with_user_variants(*owned, tune_args.space);
       if (space.family != fam)
         throw UsageError(fmt::format("{}: the space is for family '{}', not '{}'", tune_args.space, space.family, fam));
@@ -544,24 +612,30 @@ int main(int argc, char** argv) {
       Store& store = *opened;
       RowFilter f;
       f.family = fam;
-      if (tune_args.ladder_only) {  // no search: the ladder's steps are what was stored
+      if (tune_args.ladder_only && !tune_args.json) {  // no search: the ladder's steps are what was stored (no exit code 4 for it)
         const auto steps = store.ladder_rows(f);
         const auto n = std::count_if(steps.begin(), steps.end(),
                                      [&](const LadderRow& l) { return l.ladder == space.ladder.name; });
         fmt::print("ladder {}: {} steps in the store (each step on each problem and device; `pimg-tune report` "
                    "shows them)\n",
                    space.ladder.name, n);
-      } else {
-        fmt::print("{}", best_table(store.ranking_rows(f), store.all_bandwidths(), tune_args.top));
       }
+      const std::vector<ResultRow> ranked = store.ranking_rows(f);
+      const bool text = !tune_args.json;
+      if (!tune_args.ladder_only && text) fmt::print("{}", best_table(ranked, store.all_bandwidths(), tune_args.top));
       if (!tune_args.report.empty()) {
         std::size_t plots = write_report(store, fam, tune_args.report, 10);
-        fmt::print("report: {} ({} plots)\n", tune_args.report, plots);
+        if (text) fmt::print("report: {} ({} plots)\n", tune_args.report, plots);
       }
-      fmt::print("database: {} (run {}: {} measured, {} ok, {} failed, {} already stored)\n", tune_args.db, s.run_id,
-                 s.measured, s.ok, s.failed, s.skipped);
-      if (!s.per_rank.empty()) fmt::print("evaluations per rank: {}\n", fmt::join(s.per_rank, ", "));
-      return 0;
+      if (text)
+        fmt::print("database: {} (run {}: {} measured, {} ok, {} failed, {} already stored)\n", tune_args.db, s.run_id,
+                   s.measured, s.ok, s.failed, s.skipped);
+      if (!s.per_rank.empty() && text) fmt::print("evaluations per rank: {}\n", fmt::join(s.per_rank, ", "));
+      const int code = tune_args.ladder_only ? 0 : run_outcome(s, ranked);
+      if (tune_args.json)
+        fmt::print("{}", cli::run_json(tune_args.db, s, code,
+                                       best_json(ranked, store.all_bandwidths(), tune_args.top, store.stage_rows("cold", f))));
+      return code;
     }
     const cli::Filters filters{family, device, size, all_builds};
     std::size_t older = 0;
@@ -602,12 +676,26 @@ int main(int argc, char** argv) {
       import_opt.max_bytes = import_max_mib << 20;
       for (const auto& path : import_files) files.push_back(read_import(path, import_opt));
       Store store(db);
+      std::vector<std::string> json_files;
       for (const auto& f : files) {
         const ImportSummary s = store_import(store, f, this_run(join_args(argc, argv)));
         std::set<std::string> families, devices;
         for (const auto& e : f.entries) {
           families.insert("'" + e.problem.family + "'");
           devices.insert("'" + e.device.name + "'");
+        }
+        if (json) {
+          std::set<std::string> fam, dev;
+          for (const auto& e : f.entries) {
+            fam.insert(cli::json_quote(e.problem.family));
+            dev.insert(cli::json_quote(e.device.name));
+          }
+          json_files.push_back(fmt::format(
+              "{{\"file\":{},\"format\":{},\"families\":[{}],\"devices\":[{}],\"configurations\":{},\"added\":{},"
+              "\"already_stored\":{},\"outside_constraints\":{}}}",
+              cli::json_quote(f.path), cli::json_quote(f.format), fmt::join(fam, ","), fmt::join(dev, ","),
+              f.entries.size(), s.added, s.already_stored, f.constraint_violations));
+          continue;
         }
         fmt::print("{}: {}, {} {} on {} {}: {} configurations, {} added, {} already stored{}\n", f.path, f.format,
                    families.size() == 1 ? "family" : "families", fmt::join(families, ", "),
@@ -616,6 +704,7 @@ int main(int argc, char** argv) {
                    f.constraint_violations ? fmt::format(", {} outside the constraints left out", f.constraint_violations)
                                            : "");
       }
+      if (json) fmt::print("[\n  {}\n]\n", fmt::join(json_files, ",\n  "));
       return 0;
     }
     if (strategies->parsed() || exporter->parsed()) {
@@ -672,14 +761,14 @@ int main(int argc, char** argv) {
       }
       auto result = compare_strategies(spaces, reg, seeds, strategy_names, parse_option_overrides(strategy_options, reg),
                                        max_evals, first_seed);
-      fmt::print("{}", strategies_table(result));
+      fmt::print("{}", json ? strategies_json(result) : strategies_table(result));
       if (!strategies_report_path.empty()) {
         Report r = strategies_report(result, fs::path(strategies_report_path).stem().string());
         fs::path dir = fs::path(strategies_report_path).parent_path();
         if (!dir.empty()) fs::create_directories(dir);
         for (const auto& [name, text] : r.files) write_file(dir / name, text);
         write_file(strategies_report_path, r.markdown);
-        fmt::print("report: {} ({} plots)\n", strategies_report_path, r.files.size());
+        if (!json) fmt::print("report: {} ({} plots)\n", strategies_report_path, r.files.size());
       }
       return 0;
     }
@@ -703,6 +792,10 @@ int main(int argc, char** argv) {
           if (it == runs.end()) throw UsageError(fmt::format("watch: --run {}: no such run in {}", watch_run, db));
           run = *it;
         }
+        if (json) {  // one object, no refresh
+          fmt::print("{}", watch_json(run, store.run_rows(run.id)));
+          return 0;
+        }
         const std::string screen = watch_screen(run, store.run_rows(run.id), utc_now_text());
         fmt::print("{}{}", tty && !once ? "\033[H\033[2J" : "", screen);
         std::fflush(stdout);
@@ -721,7 +814,14 @@ int main(int argc, char** argv) {
       return 0;
     }
     if (completion->parsed()) {
-      fmt::print("{}", cli::bash_completion(app));
+      cli::CompletionValues values;
+      for (const Family* f : reg.families()) values["family"].push_back(f->name());
+      for (const Backend* b : reg.backends()) values["backend"].push_back(b->name());
+      values["device"] = values["backend"];
+      for (const StrategyInfo* st : reg.strategies()) values["strategy"].push_back(st->name);
+      fmt::print("{}", shell == "zsh"    ? cli::zsh_completion(app, values)
+                       : shell == "fish" ? cli::fish_completion(app, values)
+                                         : cli::bash_completion(app, values));
       return 0;
     }
     if (man->parsed()) {
@@ -732,7 +832,8 @@ int main(int argc, char** argv) {
     fmt::print(stderr, "pimg-tune: {}\n", e.what());
     return 2;
   } catch (const EnvironmentError& e) {
-    const bool tuning = std::any_of(family_cmds.begin(), family_cmds.end(), [](const auto& c) { return c.first->parsed(); });
+    const bool tuning = t1.parsed() ||
+                        std::any_of(family_cmds.begin(), family_cmds.end(), [](const auto& c) { return c.first->parsed(); });
     fmt::print(stderr, "pimg-tune: environment: {}{}\n", e.what(),
                tuning ? fmt::format("; every result stored so far is kept; resume with: {}", resume_command(argc, argv))
                       : std::string());

@@ -115,6 +115,7 @@ Sample sample() {
 
 class CpuLoad final : public Observer {
  public:
+  bool observes_the_machine() const override { return true; }
   void begin() override { begin_ = sample(); }
   void end(std::vector<Metric>& out, std::vector<std::string>& flags) override {
     const Sample end = sample();

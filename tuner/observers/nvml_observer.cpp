@@ -166,19 +166,17 @@ class NvmlObserver final : public Observer {
 };
 
 std::unique_ptr<Observer> make_nvml(const DeviceInfo& d, std::string& why) {
-  if (d.backend != "cuda") {
-    why = "nvml observes CUDA devices only";
+  // Any device whose backend knows its PCI address (CUDA's attributes, OpenCL's cl_khr_pci_bus_info or NVIDIA's
+  // query): NVML observes the GPU whichever API runs it.
+  auto limit = [&](const char* key) { auto it = d.limits.find(key); return it == d.limits.end() ? -1.0 : it->second; };
+  const double domain = limit("pci_domain_id"), bus = limit("pci_bus_id"), slot = limit("pci_device_id");
+  if (domain < 0 || bus < 0 || slot < 0) {
+    why = fmt::format("device {} has no PCI address to find it in NVML", d.id());
     return nullptr;
   }
   const Nvml& n = nvml();
   if (!n.missing.empty()) {
     why = n.missing;
-    return nullptr;
-  }
-  auto limit = [&](const char* key) { auto it = d.limits.find(key); return it == d.limits.end() ? -1.0 : it->second; };
-  const double domain = limit("pci_domain_id"), bus = limit("pci_bus_id"), slot = limit("pci_device_id");
-  if (domain < 0 || bus < 0 || slot < 0) {
-    why = fmt::format("device {} has no PCI address to find it in NVML", d.id());
     return nullptr;
   }
   if (const nvmlReturn_t r = n.init(); r != NVML_SUCCESS) {

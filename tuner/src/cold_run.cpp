@@ -269,7 +269,7 @@ EvalResult run_cold(const std::string& named, const ColdRequest& q) {
     // The same program once more under Nsight Compute, for its counters only (the profiler replays kernels).
     const char* want = std::getenv("PIMG_NCU");
     const std::string ncu = on_path("ncu");
-    if (r.status == Status::ok && q.output_path.empty() && q.device.backend == "cuda" && want &&
+    if (r.status == Status::ok && q.output_path.empty() && q.device.caps.profiler == "ncu" && want &&
         std::string(want) == "1") {
       if (ncu.empty()) {
         r.metrics.push_back({"ncu.available", "bool", -1, 0});

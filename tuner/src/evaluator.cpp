@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <thread>
 
 #include "pimg/executor.hpp"
 #include "pimg/registry.hpp"
@@ -52,6 +53,7 @@ LaunchPlan step_plan(const LaunchPlan& plan, const LaunchStep& step) {
   p.entry = step.entry;
   p.defines = plan.defines;
   p.options = plan.options;
+  p.globals = plan.globals;
   p.dims = step.dims;
   p.global = step.global;
   p.local = step.local;
@@ -81,41 +83,59 @@ EvalResult evaluate(const EvalContext& ctx, const Variant& variant, const Config
     const std::int64_t warmups = std::clamp(m.warmups, 0, kMaxWarmups);
     const std::int64_t least = std::clamp(m.repeats, 1, kMaxRepeats);
     const std::int64_t most = std::max<std::int64_t>(least, std::min(m.max_repeats, kMaxRepeats));
-    for (Observer* o : ctx.observers) o->begin();
-    Clock::time_point t_timed{};
-    for (std::int64_t run = 0;; ++run) {
-      const bool timed = run >= warmups;
-      const std::int64_t n = run - warmups;  // timed runs so far
-      if (timed) {
-        if (n == 0) t_timed = Clock::now();
-        if (n >= most) break;
-        if (n >= least) {
-          const auto [lo, hi] = median_interval(r.kernel_ms);
-          const double median = Stats::of(r.kernel_ms).median;
-          if (median > 0 && (hi - lo) <= 2.0 * m.noise * median) break;
-          if (raced(r.kernel_ms, static_cast<std::size_t>(least), ctx.race_bar_ms, m.race)) {
-            r.flags.push_back("raced");
-            break;
+    if (ctx.load_retries) ++ctx.load_retries->evaluations;
+    const std::size_t metrics_before = r.metrics.size(), flags_before = r.flags.size();
+    std::int64_t first_seq = 0;  // the first run's sequence number (poison pattern) of this attempt
+    for (int attempt = 0;; ++attempt) {
+      for (Observer* o : ctx.observers) o->begin();
+      Clock::time_point t_timed{};
+      for (std::int64_t run = 0;; ++run) {
+        const bool timed = run >= warmups;
+        const std::int64_t n = run - warmups;  // timed runs so far
+        if (timed) {
+          if (n == 0) t_timed = Clock::now();
+          if (n >= most) break;
+          if (n >= least) {
+            const auto [lo, hi] = median_interval(r.kernel_ms);
+            const double median = Stats::of(r.kernel_ms).median;
+            if (median > 0 && (hi - lo) <= 2.0 * m.noise * median) break;
+            if (raced(r.kernel_ms, static_cast<std::size_t>(least), ctx.race_bar_ms, m.race)) {
+              r.flags.push_back("raced");
+              break;
+            }
+            if (ms_since(t_timed) >= m.max_time_s * 1000.0) break;
           }
-          if (ms_since(t_timed) >= m.max_time_s * 1000.0) break;
+        }
+        if (ctx.on_run) ctx.on_run(static_cast<int>(std::min<std::int64_t>(run, INT32_MAX)));
+        if (timed)
+          for (Observer* o : ctx.observers) o->before_run(static_cast<int>(n));
+        const std::optional<RunTimes> t = prepared.run(first_seq + run);
+        if (!t) return done();
+        if (timed) {
+          for (Observer* o : ctx.observers) o->after_run(static_cast<int>(n), r.metrics);
+          r.kernel_ms.push_back(t->kernel_ms);
+          r.wall_ms.push_back(t->wall_ms);
+          r.comm_ms.push_back(t->comm_ms);
         }
       }
-      if (ctx.on_run) ctx.on_run(static_cast<int>(std::min<std::int64_t>(run, INT32_MAX)));
-      if (timed)
-        for (Observer* o : ctx.observers) o->before_run(static_cast<int>(n));
-      const std::optional<RunTimes> t = prepared.run(run);
-      if (!t) return done();
-      if (timed) {
-        for (Observer* o : ctx.observers) o->after_run(static_cast<int>(n), r.metrics);
-        r.kernel_ms.push_back(t->kernel_ms);
-        r.wall_ms.push_back(t->wall_ms);
-        r.comm_ms.push_back(t->comm_ms);
-      }
+      const std::int64_t untimed = first_seq + warmups + static_cast<std::int64_t>(r.kernel_ms.size());
+      if (!counted_run(prepared, ctx.observers, untimed)) return done();
+      if (!window_runs(prepared, ctx.observers, m.energy_s, untimed + 1)) return done();
+      for (Observer* o : ctx.observers) o->end(r.metrics, r.flags);
+      // Loaded (LoadRetries): measured once more, warm-ups included, after the other processes had a moment.
+      const bool loaded = std::find(r.flags.begin() + static_cast<std::ptrdiff_t>(flags_before), r.flags.end(),
+                                    "loaded") != r.flags.end();
+      if (!loaded || attempt > 0 || !ctx.load_retries || !ctx.load_retries->allow()) break;
+      ++ctx.load_retries->retries;
+      r.kernel_ms.clear();
+      r.wall_ms.clear();
+      r.comm_ms.clear();
+      r.metrics.erase(r.metrics.begin() + static_cast<std::ptrdiff_t>(metrics_before), r.metrics.end());
+      r.flags.resize(flags_before);
+      r.flags.push_back("remeasured");
+      first_seq = untimed + 2;
+      std::this_thread::sleep_for(std::chrono::milliseconds(20));
     }
-    const std::int64_t untimed = warmups + static_cast<std::int64_t>(r.kernel_ms.size());
-    if (!counted_run(prepared, ctx.observers, untimed)) return done();
-    if (!window_runs(prepared, ctx.observers, m.energy_s, untimed + 1)) return done();
-    for (Observer* o : ctx.observers) o->end(r.metrics, r.flags);
   } catch (const std::exception& e) {
     r.status = Status::harness_error;
     r.log = fmt::format("measuring the configuration: {}", e.what());

@@ -103,6 +103,7 @@ std::string plan_identity(const LaunchPlan& plan, const std::string& source_hash
     << plan.entry << "\n";
   for (const auto& [k, v] : plan.defines) o << "-D" << k << '=' << v << '\n';
   for (const auto& opt : plan.options) o << "opt " << opt << '\n';
+  for (const auto& [k, v] : plan.globals) o << "global " << k << '=' << v << '\n';
   describe_geometry(o, plan.dims, plan.global, plan.local);
   describe_args(o, plan.args);
   for (const LaunchStep& s : plan.steps) {
@@ -151,16 +152,16 @@ struct PreparedPlan::Impl {
   Device& device;
   const MeasureSpec& measure;
   const Variant& variant;
-  LaunchPlan plan;
-  std::vector<Step> steps;
+  LaunchPlan plan = {};
+  std::vector<Step> steps = {};
   bool region = true;  // false when a host step needs the device's results mid-run
-  std::map<std::string, std::shared_ptr<DeviceBuffer>> owned;
-  std::map<std::string, DeviceBuffer*> buffers;
-  std::vector<std::pair<std::string, std::size_t>> poisoned;  // buffer, bytes before its canary
+  std::map<std::string, std::shared_ptr<DeviceBuffer>> owned = {};
+  std::map<std::string, DeviceBuffer*> buffers = {};
+  std::vector<std::pair<std::string, std::size_t>> poisoned = {};  // buffer, bytes before its canary
   // Buffers uploaded again before every run, after the poison: an output's initial contents, inputs
   // the kernels rewrite (Workload::output_initial, HostBuffer::rewritten).
-  std::vector<std::pair<std::string, const std::vector<std::uint8_t>*>> restored;
-  std::vector<std::uint8_t> output, canary, host_in, host_out;
+  std::vector<std::pair<std::string, const std::vector<std::uint8_t>*>> restored = {};
+  std::vector<std::uint8_t> output = {}, canary = {}, host_in = {}, host_out = {};
   std::function<void()> region_begin = {}, region_end = {};  // set_region_hooks
   std::vector<double> d2h_ms = {};                            // every run's download of the output
   std::unique_ptr<DeviceResidency> own_residency = {};        // without a shared one: this plan's
@@ -253,8 +254,7 @@ PreparedPlan::PreparedPlan(const Family& family, const Problem& problem, const W
                            const Variant& variant, const Config& config, DeviceResidency* resident) {
   const auto t_prepare = Clock::now();
   try {
-    impl_ = std::make_unique<Impl>(Impl{family, problem, workload, expected, device, measure, variant, {}, {}, true,
-                                        {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, nullptr, {}, {}, {}, {}, false});
+    impl_ = std::make_unique<Impl>(Impl{family, problem, workload, expected, device, measure, variant});
     Impl& m = *impl_;
     if (!resident) m.own_residency = std::make_unique<DeviceResidency>(device);
     m.residency = resident ? resident : m.own_residency.get();
@@ -265,6 +265,11 @@ PreparedPlan::PreparedPlan(const Family& family, const Problem& problem, const W
       m.plan = variant.plan(problem, workload, config, device.info());
     } catch (const PlanError& e) {
       { fail(Status::launch_error, e.what()); return; }
+    }
+    if (!m.plan.globals.empty() && !device.info().caps.program_globals) {
+      fail(Status::harness_error, fmt::format("the {} plan sets variables of its program (LaunchPlan::globals), which "
+                                              "{} cannot", variant.name(), device.info().id()));
+      return;
     }
     KernelSource builtin;
     const KernelSource& source = source_for(variant, builtin);
@@ -640,8 +645,12 @@ std::span<const std::uint8_t> PreparedPlan::output() const {
 
 std::vector<EvalResult> confirm_candidates(const Family& family, const Problem& problem, const Workload& workload,
                                            Device& device, const MeasureSpec& measure,
-                                           const std::vector<ConfirmCandidate>& candidates, std::uint64_t seed) {
+                                           const std::vector<ConfirmCandidate>& candidates, std::uint64_t seed,
+                                           const std::vector<Observer*>& observers) {
   const auto t0 = Clock::now();
+  std::vector<Observer*> machine;
+  for (Observer* o : observers)
+    if (o->observes_the_machine()) machine.push_back(o);
   const ConfirmSpec& spec = measure.confirm;
   // Every candidate prepared `preps` times over, all alive at once (so each preparation has buffers of its
   // own); plans[c * preps + k] is candidate c's k-th. A candidate whose preparation fails keeps that failure.
@@ -657,6 +666,7 @@ std::vector<EvalResult> confirm_candidates(const Family& family, const Problem& 
     return false;
   };
   device.set_run_timeout(measure.timeout_s);
+  for (Observer* o : machine) o->begin();
   std::vector<std::int64_t> seq(plans.size(), 0);
   const int warmups = std::clamp(measure.warmups, 1, kMaxWarmups);
   for (std::size_t i = 0; i < plans.size(); ++i)
@@ -692,6 +702,9 @@ std::vector<EvalResult> confirm_candidates(const Family& family, const Problem& 
       r.comm_ms.push_back(t->comm_ms);
     }
   }
+  std::vector<Metric> seen;  // what the machine's observers saw over the stage, for every candidate
+  std::vector<std::string> flags;
+  for (Observer* o : machine) o->end(seen, flags);
   std::vector<EvalResult> out;
   for (std::size_t c = 0; c < candidates.size(); ++c) {
     // A failed preparation's result, else every preparation's samples pooled (pool_parts).
@@ -707,6 +720,9 @@ std::vector<EvalResult> confirm_candidates(const Family& family, const Problem& 
     r.stage = "confirm";
     finish_stats(r);
     r.eval_ms = ms_since(t0);
+    r.metrics.insert(r.metrics.end(), seen.begin(), seen.end());
+    for (const std::string& f : flags)
+      if (std::find(r.flags.begin(), r.flags.end(), f) == r.flags.end()) r.flags.push_back(f);
     out.push_back(std::move(r));
   }
   return out;
@@ -728,6 +744,8 @@ EvalResult pool_parts(const std::vector<EvalResult>& parts, const std::string& p
     out.wall_ms.insert(out.wall_ms.end(), r.wall_ms.begin(), r.wall_ms.end());
     out.comm_ms.insert(out.comm_ms.end(), r.comm_ms.begin(), r.comm_ms.end());
     out.eval_ms += r.eval_ms;
+    for (const std::string& f : r.flags)  // a flag of any part qualifies the pooled row ("loaded", "remeasured")
+      if (std::find(out.flags.begin(), out.flags.end(), f) == out.flags.end()) out.flags.push_back(f);
     const double median = Stats::of(r.kernel_ms).median;
     out.metrics.push_back({"confirm." + part + "_median_ms", "ms", static_cast<int>(k), median});
     lo = k == 0 ? median : std::min(lo, median);

@@ -12,6 +12,7 @@
 #include <map>
 #include <set>
 #include <thread>
+#include <tuple>
 
 #include "pimg/errors.hpp"
 #include "pimg/evaluator.hpp"
@@ -96,9 +97,12 @@ int compile_threads() { return static_cast<int>(std::max(1u, std::thread::hardwa
 void precompile(const Task& t, const Problem& problem, const Workload& workload, const TuneOptions& opt,
                 const Backend& backend, const DeviceInfo& device, const KernelSource& source, Store& store,
                 std::int64_t device_row, std::int64_t problem_row, std::int64_t variant_row, RunObserver& obs) {
+  // One plan per program: configurations that differ only in what their plans set at run time (LaunchPlan::globals,
+  // geometry, arguments) share a program, and two threads compiling it at once would both build it.
   std::vector<LaunchPlan> plans;
+  std::set<std::tuple<std::string, std::vector<std::pair<std::string, std::string>>, std::vector<std::string>>> seen;
   for (auto& p : plans_to_compile(t, problem, workload, opt, device, store, {device_row, problem_row, variant_row}))
-    if (p) plans.push_back(std::move(*p));
+    if (p && seen.insert({p->entry, p->defines, p->options}).second) plans.push_back(std::move(*p));
   if (plans.size() < 2) return;
   const auto t0 = std::chrono::steady_clock::now();
   const int threads = compile_threads();
@@ -376,6 +380,16 @@ std::size_t confirm_candidates_count(const std::vector<const ResultRow*>& tuned,
   return keep;
 }
 
+std::size_t confirm_widened_count(const std::vector<const ResultRow*>& tuned, std::size_t kept,
+                                  double confirmed_high_ms, double session_spread, const ConfirmSpec& spec) {
+  const std::size_t most = std::min<std::size_t>(tuned.size(), static_cast<std::size_t>(std::max(1, spec.max)));
+  const double reach = confirmed_high_ms * (1 + std::max(spec.within, session_spread));
+  std::size_t n = kept;
+  while (n < most && (tuned[n]->result.ci_low_ms > 0 ? tuned[n]->result.ci_low_ms : tuned[n]->result.kernel.median) <= reach)
+    ++n;
+  return n;
+}
+
 void confirm_device(const Tuner::Impl& m, std::size_t device, std::unique_ptr<DeviceSession>& session, Store& store,
                     TuneSummary& summary, RunObserver& obs) {
   const ConfirmSpec& spec = m.measure.confirm;
@@ -390,6 +404,19 @@ void confirm_device(const Tuner::Impl& m, std::size_t device, std::unique_ptr<De
     std::vector<const ResultRow*> rows;  // the candidates' search rows, baselines last
     ConfirmJob job;
     std::vector<std::vector<EvalResult>> sessions;  // one result per candidate from each session that finished
+    std::vector<const ResultRow*> tuned;            // every tuned search row, fastest first
+    std::size_t kept = 0;                           // how many of them are candidates
+    std::vector<const ResultRow*> baselines;
+  };
+  const auto set_candidates = [&](Confirming& c) {
+    c.rows.assign(c.tuned.begin(), c.tuned.begin() + static_cast<std::ptrdiff_t>(c.kept));
+    c.rows.insert(c.rows.end(), c.baselines.begin(), c.baselines.end());
+    c.job.candidates.clear();
+    for (const ResultRow* r : c.rows) {
+      const Variant* v = variants.at(r->variant.name);
+      c.job.candidates.push_back({v, r->config, &m.expected.at({c.problem, v->validation_rule()})});
+    }
+    c.sessions.clear();
   };
   std::vector<Confirming> jobs;
   for (std::size_t p = 0; p < m.space.problems.size(); ++p) {
@@ -412,40 +439,104 @@ void confirm_device(const Tuner::Impl& m, std::size_t device, std::unique_ptr<De
     if (tuned.empty() && baselines.empty()) continue;
     std::sort(tuned.begin(), tuned.end(),
               [](const ResultRow* a, const ResultRow* b) { return a->result.kernel.median < b->result.kernel.median; });
-    tuned.resize(confirm_candidates_count(tuned, spec));
-    for (const auto& [name, r] : baselines) tuned.push_back(r);
-    Confirming c{p, tuned, ConfirmJob{problem, m.workloads[p], {}, fnv1a64(canonical + sd.info.id())}, {}};
-    for (const ResultRow* r : tuned) {
-      const Variant* v = variants.at(r->variant.name);
-      c.job.candidates.push_back({v, r->config, &m.expected.at({p, v->validation_rule()})});
-    }
+    Confirming c{p, {}, ConfirmJob{problem, m.workloads[p], {}, fnv1a64(canonical + sd.info.id())}, {}, tuned,
+                 confirm_candidates_count(tuned, spec), {}};
+    for (const auto& [name, r] : baselines) c.baselines.push_back(r);
+    set_candidates(c);
     jobs.push_back(std::move(c));
   }
   // Every session confirms every problem; a fresh session (worker process or device context) for each
   // after the first, so the samples of one process are not all the stage knows.
   const int sessions = std::max(1, spec.sessions);
-  for (int s = 0; s < sessions && !jobs.empty(); ++s) {
-    if (s > 0) {
-      session.reset();
-      session = open_session(m, sd);
-    }
-    for (Confirming& c : jobs) {
-      const Problem& problem = m.space.problems[c.problem];
-      obs.on_message(fmt::format("{} {}: confirming {} configurations of {} in interleaved rounds (session {} of {})",
-                                 sd.info.id(), sd.info.name, c.job.candidates.size(), problem.label(), s + 1,
-                                 sessions));
-      ConfirmJob job = c.job;
-      job.seed += static_cast<std::uint64_t>(s);
-      std::vector<EvalResult> results = session->confirm(job);
-      if (results.size() != c.rows.size()) {
-        obs.on_message(fmt::format("{}: session {} of the confirmation stage of {} did not finish; its measurements "
-                                   "are left out",
-                                   sd.info.id(), s + 1, problem.label()));
-        continue;
+  const auto run_sessions = [&](const std::vector<Confirming*>& todo, bool fresh) {
+    for (int s = 0; s < sessions && !todo.empty(); ++s) {
+      if (s > 0 || fresh) {
+        session.reset();
+        session = open_session(m, sd);
       }
-      c.sessions.push_back(std::move(results));
+      for (Confirming* pc : todo) {
+        Confirming& c = *pc;
+        const Problem& problem = m.space.problems[c.problem];
+        obs.on_message(fmt::format("{} {}: confirming {} configurations of {} in interleaved rounds (session {} of {})",
+                                   sd.info.id(), sd.info.name, c.job.candidates.size(), problem.label(), s + 1,
+                                   sessions));
+        ConfirmJob job = c.job;
+        job.seed += static_cast<std::uint64_t>(s + (fresh ? sessions : 0));
+        std::vector<EvalResult> results = session->confirm(job);
+        // A session that ran while other processes held the CPU (its rows flagged "loaded" by the machine's
+        // observers) is measured once more, a moment later: an interleaved round shares the load among the
+        // candidates, but not evenly (a team of 2 threads loses more to one busy core than 1 thread does). What is
+        // stored is the second (flagged "remeasured"), and its "loaded" flag where the load stayed, which marks the
+        // decision in best, the report and the exports (docs/measurement.md).
+        const auto loaded = [](const std::vector<EvalResult>& rs) {
+          return std::any_of(rs.begin(), rs.end(), [](const EvalResult& r) {
+            return std::find(r.flags.begin(), r.flags.end(), "loaded") != r.flags.end();
+          });
+        };
+        if (results.size() == c.rows.size() && loaded(results)) {
+          obs.on_message(fmt::format("{} {}: session {} of the confirmation of {} ran while other processes held the "
+                                     "CPU; measuring it again",
+                                     sd.info.id(), sd.info.name, s + 1, problem.label()));
+          std::this_thread::sleep_for(std::chrono::milliseconds(200));
+          std::vector<EvalResult> again = session->confirm(job);
+          if (again.size() == c.rows.size()) {
+            for (EvalResult& r : again) r.flags.push_back("remeasured");
+            results = std::move(again);
+          }
+        }
+        if (results.size() != c.rows.size()) {
+          obs.on_message(fmt::format("{}: session {} of the confirmation stage of {} did not finish; its measurements "
+                                     "are left out",
+                                     sd.info.id(), s + 1, problem.label()));
+          continue;
+        }
+        c.sessions.push_back(std::move(results));
+      }
     }
+  };
+  std::vector<Confirming*> all;
+  for (Confirming& c : jobs) all.push_back(&c);
+  run_sessions(all, false);
+  // The confirmed best's interval, pooled over the sessions, says how far the search's order holds: where it
+  // reaches search rows the stage left out (confirm_widened_count), the stage runs again for that problem with
+  // them, in fresh sessions, and its measurements replace the first round's.
+  std::vector<Confirming*> wider;
+  // Their first round (candidates, sessions), kept for a problem whose wider round does not finish.
+  std::vector<std::pair<std::size_t, std::vector<std::vector<EvalResult>>>> first;
+  for (Confirming& c : jobs) {
+    if (c.sessions.empty() || c.kept == 0) continue;
+    double best_high = 0, best_median = 0, best_spread = 0;
+    for (std::size_t i = 0; i < c.kept; ++i) {
+      std::vector<EvalResult> per_session;
+      for (const auto& results : c.sessions) per_session.push_back(results[i]);
+      const EvalResult pooled = pool_sessions(per_session);
+      if (pooled.status != Status::ok) continue;
+      if (best_median == 0 || pooled.kernel.median < best_median) {
+        best_median = pooled.kernel.median;
+        best_high = pooled.ci_high_ms > 0 ? pooled.ci_high_ms : pooled.kernel.median;
+        best_spread = 0;
+        for (const Metric& x : pooled.metrics)
+          if (x.name == "confirm.session_spread") best_spread = x.value;
+      }
+    }
+    const std::size_t n =
+        best_high > 0 ? confirm_widened_count(c.tuned, c.kept, best_high, best_spread, spec) : c.kept;
+    if (n == c.kept) continue;
+    obs.on_message(fmt::format("{} {}: the confirmed best's interval reaches {} more configurations of {}; "
+                               "confirming {} again",
+                               sd.info.id(), sd.info.name, n - c.kept, m.space.problems[c.problem].label(), n));
+    first.emplace_back(c.kept, c.sessions);
+    c.kept = n;
+    set_candidates(c);
+    wider.push_back(&c);
   }
+  run_sessions(wider, true);
+  for (std::size_t i = 0; i < wider.size(); ++i)
+    if (wider[i]->sessions.empty()) {
+      wider[i]->kept = first[i].first;
+      set_candidates(*wider[i]);
+      wider[i]->sessions = std::move(first[i].second);
+    }
   const std::int64_t device_row = store.device_id(sd.info);
   for (const Confirming& c : jobs) {
     if (c.sessions.empty()) {
@@ -576,13 +667,16 @@ TuneSummary Tuner::run(Store& store, RunObserver& obs) {
   summary.run_id = store.begin_run(this_run(m.opt.command_line));
   obs.on_start(m.planned);
   std::unique_ptr<DeviceSession> session;
+  std::unique_ptr<WarmPass> warm;  // the open device's warm-pass workers, where it takes the pass
   std::size_t open_index = m.devices.size();
   for (auto& t : m.tasks) {
     const SelectedDevice& sd = m.devices[t.device];
     if (open_index != t.device) {
+      warm.reset();
       if (session) end_device(m, open_index, session, store, summary, obs);
       session.reset();  // one device open at a time
       session = open_session(m, sd);
+      if (WarmPass::applies(m, sd)) warm = std::make_unique<WarmPass>(m, sd);
       open_index = t.device;
       // The ladder alone reads no ceiling (the report's Ladders section prints times and speed-ups only).
       if (!m.opt.ladder_only)
@@ -593,7 +687,8 @@ TuneSummary Tuner::run(Store& store, RunObserver& obs) {
     // beside its kernels: there the task's programs are compiled on every core before its first measurement,
     // and none while it measures.
     const bool on_cpu = sd.info.caps.host_cores;
-    const TaskRows rows = begin_task(m, t, sd.info, store, obs, on_cpu);
+    const TaskRows rows = begin_task(m, t, sd.info, store, obs, on_cpu && !warm);
+    if (warm) warm->run(t, store, rows, obs);
     const std::unique_ptr<CompilePipeline> pipeline = on_cpu ? nullptr : start_pipeline(m, t, sd.info, store, rows, obs);
     auto t_last = std::chrono::steady_clock::now();  // the end of the previous evaluation
     while (auto p = t.strategy->ask()) {
@@ -627,6 +722,7 @@ TuneSummary Tuner::run(Store& store, RunObserver& obs) {
                                  c.compile_ms / 1000, c.cpu_ms / 1000, c.elapsed_ms / 1000));
     }
   }
+  warm.reset();
   if (session) end_device(m, open_index, session, store, summary, obs);
   obs.on_finish();
   return summary;

@@ -3,9 +3,17 @@
 #pragma once
 #include <cstdlib>
 #include <cstdint>
+#include <array>
+#include <atomic>
+#include <condition_variable>
 #include <map>
 #include <memory>
+#include <mutex>
+#include <optional>
+#include <set>
 #include <string>
+#include <tuple>
+#include <thread>
 #include <utility>
 #include <vector>
 
@@ -72,6 +80,17 @@ void precompile(const Task& t, const Problem& problem, const Workload& workload,
                 const Backend& backend, const DeviceInfo& device, const KernelSource& source, Store& store,
                 std::int64_t device_row, std::int64_t problem_row, std::int64_t variant_row, RunObserver& obs);
 
+// Threads (and warm-pass workers) that compile ahead: one per core.
+int compile_threads();
+struct TaskRows;
+// Every configuration of task t still to measure, planned (nullopt where the plan fails: its evaluation stores why).
+std::vector<std::optional<LaunchPlan>> plans_to_compile(const Task& t, const Problem& problem, const Workload& workload,
+                                                        const TuneOptions& opt, const DeviceInfo& device, Store& store,
+                                                        const TaskRows& rows);
+// Whether the task's configurations are compiled ahead (backends with a precompile pass, strategies that
+// visit the whole space) and from which source; null: each evaluation compiles its own.
+const KernelSource* ahead_source(const Tuner::Impl& m, const Task& t);
+
 // Whether resume keeps a stored evaluation (skips its configuration): not an env_error, nor of a
 // status named by --retry-failed.
 bool keeps(const TuneOptions& opt, const std::optional<ResultRow>& stored);
@@ -132,6 +151,15 @@ void confirm_device(const Tuner::Impl& m, std::size_t device, std::unique_ptr<De
 // (docs/measurement.md, "The confirmation stage"): of the top spec.top, those that could still be tied with the
 // fastest, then every further one within spec.within of it; at most spec.max, at least one.
 std::size_t confirm_candidates_count(const std::vector<const ResultRow*>& tuned, const ConfirmSpec& spec);
+// After a round of the confirmation stage: the count of `tuned` (fastest first, `kept` of them confirmed) whose
+// search interval's lower end (else median) is within `within`, or within the best's session spread (how far its
+// median moved between the stage's sessions) where that is larger, of the upper end of the confirmed best's pooled
+// interval, `confirmed_high_ms`, at most `max`; `kept` when none is. What lies within the spread could be tied
+// (pimg::tied), so it is confirmed. The search's order is no better than the
+// confirmed interval: on a device whose processes differ more than one process's runs (PoCL's medians moved
+// 15% between processes with 1% intervals within each), a row the first round left out could be tied too.
+std::size_t confirm_widened_count(const std::vector<const ResultRow*>& tuned, std::size_t kept,
+                                  double confirmed_high_ms, double session_spread, const ConfirmSpec& spec);
 // The whole-program stage on one device (pimg/cold_run.hpp): the top measure.cold.top configurations of each
 // problem (confirmation-stage ranking where there is one) run once each in a fresh process, stored with stage
 // "cold"; with resume, one whose cold row of the same identity is stored is not run again. Called after
@@ -153,6 +181,46 @@ void picture_stage(const Tuner::Impl& m, std::size_t device, Store& store, RunOb
 // the confirmation stage's method and stored with stage "ladder" and their step (Store::save_ladder_step).
 void ladder_device(const Tuner::Impl& m, std::size_t device, DeviceSession& session, Store& store,
                    TuneSummary& summary, RunObserver& obs);
+// The warm pass on one device (warm_pass.cpp; DeviceCaps::compiles_at_first_launch): before a task is measured, one
+// configuration of each of its programs (and work-group sizes) is built and launched once in worker processes, one
+// per core, kept open for the device's tasks. Nothing is stored; a worker that fails leaves its share to the
+// evaluations.
+class WarmPass {
+ public:
+  WarmPass(const Tuner::Impl& m, const SelectedDevice& sd);
+  ~WarmPass();
+  // Whether the device takes the pass: its compiler finishes programs at their first launch, and evaluations run in
+  // workers (with --no-isolation there is no other process to build in).
+  static bool applies(const Tuner::Impl& m, const SelectedDevice& sd);
+  // Programs per lane (worker process) at least: fewer do not repay a worker's start.
+  static constexpr std::size_t kProgramsPerLane = 4;
+  // Task t's programs still to measure, where the strategy visits the whole space; how many were warmed.
+  std::size_t run(const Task& t, Store& store, const TaskRows& rows, RunObserver& obs);
+
+ private:
+  // A program and work-group size: entry, defines, options, local size.
+  using Key = std::tuple<std::string, std::vector<std::pair<std::string, std::string>>, std::vector<std::string>,
+                         std::array<std::size_t, 3>>;
+  void lane();
+  const Tuner::Impl& m_;
+  const SelectedDevice& sd_;
+  MeasureSpec measure_;
+  std::vector<std::thread> lanes_;  // one worker process each, kept for the device's tasks
+  std::mutex mutex_;
+  std::condition_variable wake_, finished_;
+  bool closing_ = false;
+  std::uint64_t generation_ = 0;  // one per run(): the lanes take its batch
+  std::size_t done_ = 0;          // lanes through the current batch
+  std::vector<Config> batch_;
+  std::vector<Key> batch_keys_;
+  std::set<Key> warm_;  // launched ok on this device
+  const Problem* problem_ = nullptr;
+  const Workload* workload_ = nullptr;
+  const std::vector<std::uint8_t>* expected_ = nullptr;
+  const Variant* variant_ = nullptr;
+  std::atomic<std::size_t> next_{0}, failed_{0};
+};
+
 // The device opened for evaluations: in a supervised worker process, or in this one with
 // --no-isolation or the space's measure.isolation off.
 std::unique_ptr<DeviceSession> open_session(const Tuner::Impl& m, const SelectedDevice& sd);

@@ -94,11 +94,15 @@ class InProcess final : public DeviceSession {
     EvalContext ctx{family_, job.problem, job.workload, job.expected, *device_, measure_};
     ctx.resident = resident_.get();
     ctx.race_bar_ms = job.race_bar_ms;
+    ctx.load_retries = &load_retries_;
     for (const auto& o : observers_) ctx.observers.push_back(o.get());
     return pimg::evaluate(ctx, job.variant, job.config);
   }
   std::vector<EvalResult> confirm(const ConfirmJob& job) override {
-    return confirm_candidates(family_, job.problem, job.workload, *device_, measure_, job.candidates, job.seed);
+    std::vector<Observer*> observers;
+    for (const auto& o : observers_) observers.push_back(o.get());
+    return confirm_candidates(family_, job.problem, job.workload, *device_, measure_, job.candidates, job.seed,
+                              observers);
   }
   EvalResult capture(const EvalJob& job, const std::string& sub, const std::string& key) override {
     EvalContext ctx{family_, job.problem, job.workload, job.expected, *device_, measure_};
@@ -115,6 +119,7 @@ class InProcess final : public DeviceSession {
   MeasureSpec measure_;
   std::vector<std::unique_ptr<Observer>> observers_;
   std::unique_ptr<DeviceResidency> resident_;  // declared after device_: released before it
+  LoadRetries load_retries_;                   // the session's allowance for loaded measurements
 };
 
 // --- the supervisor -----------------------------------------------------------------------------
@@ -545,7 +550,9 @@ class Server {
           if (!variant) throw std::runtime_error("unknown variant " + m.at(i - 1));
           candidates.push_back({variant, Config::parse_canonical(m.at(i++)), &expected(problem, *variant)});
         }
-        for (const EvalResult& r : confirm_candidates(*family_, problem, w, *device_, measure, candidates, seed))
+        std::vector<Observer*> observers;
+        for (const auto& o : observers_) observers.push_back(o.get());
+        for (const EvalResult& r : confirm_candidates(*family_, problem, w, *device_, measure, candidates, seed, observers))
           send(encode_result(r));
         return true;
       }
@@ -574,6 +581,7 @@ class Server {
         EvalContext ctx{*family_, problem, workload(problem), expected(problem, *variant), *device_, measure};
         ctx.resident = resident_.get();
         ctx.race_bar_ms = race_bar_ms;
+        ctx.load_retries = &load_retries_;
         ctx.on_run = [this](int run) { send({"run", std::to_string(run)}); };
         for (const auto& o : observers_) ctx.observers.push_back(o.get());
         send(encode_result(pimg::evaluate(ctx, *variant, config)));
@@ -607,6 +615,7 @@ class Server {
   const Backend* backend_ = nullptr;
   std::unique_ptr<Device> device_;
   std::unique_ptr<DeviceResidency> resident_;  // after device_: released before it
+  LoadRetries load_retries_;  // the worker's allowance for loaded measurements (one per worker process)
   std::vector<std::unique_ptr<Observer>> observers_;
   MeasureSpec context_measure_;              // the last "eval" context sent
   std::optional<Problem> context_problem_;

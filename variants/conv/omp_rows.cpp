@@ -12,7 +12,7 @@ class OmpRows final : public Variant {
   std::string backend() const override { return "openmp"; }
   std::string source() const override { return "conv/conv_omp.cpp"; }
   std::string help() const override {
-    return "OpenMP parallel for over output rows (planar: channel x rows); every knob is a compile-time define";
+    return "OpenMP parallel for over output rows (planar: channel x rows); every knob a compile-time define but the thread count and chunk size, set before each launch";
   }
   std::vector<ParamDecl> parameters() const override { return omp_shared_parameters(); }
   LaunchPlan plan(const Problem&, const Workload& w, const Config& c, const DeviceInfo&) const override {

@@ -15,7 +15,7 @@ class OmpTiles final : public Variant {
   std::string backend() const override { return "openmp"; }
   std::string source() const override { return "conv/conv_omp.cpp"; }
   std::string help() const override {
-    return "OpenMP parallel for, collapse(2), over tile_x x tile_y output tiles; every knob is a compile-time define";
+    return "OpenMP parallel for, collapse(2), over tile_x x tile_y output tiles; every knob a compile-time define but the thread count and chunk size, set before each launch";
   }
   std::vector<ParamDecl> parameters() const override {
     std::vector<ParamDecl> params = {

@@ -12,6 +12,8 @@
 #include <cstring>
 #include <limits>
 
+#include "pimg/errors.hpp"
+
 namespace pimg::user {
 
 struct PyExpr::Node {
@@ -32,16 +34,6 @@ using NodeP = std::shared_ptr<const PyExpr::Node>;
 using Node = PyExpr::Node;
 using K = Node::Kind;
 using VK = PyValue::Kind;
-
-// Text for a message: control characters written as \xNN, so a message stays one line.
-std::string printable(const std::string& text) {
-  std::string out;
-  for (char c : text) {
-    if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) out += fmt::format("\\x{:02x}", static_cast<unsigned char>(c));
-    else out += c;
-  }
-  return out;
-}
 
 bool ident_start(char c) { return std::isalpha(static_cast<unsigned char>(c)) || c == '_'; }
 bool ident_char(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; }

@@ -1,10 +1,11 @@
-// Who wins one (problem, device), by how much over each baseline, and which configurations are tied
-// with the winner: the one decision `best`, `best --json`, the exports and the report all print.
+// Who wins one (problem, device) (decide(), pimg/decision.hpp), by how much over each baseline, and how likely
+// the answer is: what `best`, `best --json`, the exports and the report all print.
 #pragma once
 #include <optional>
 #include <string>
 #include <vector>
 
+#include "pimg/decision.hpp"
 #include "pimg/store.hpp"
 #include "pimg/win_probability.hpp"
 
@@ -28,26 +29,23 @@ struct Ranking {
   // chosen from (the tuned ones; every one where none is tuned), its ties among them. nullopt where the
   // ranking is the search's or a candidate's samples were not read (Store::ranking_rows reads them).
   std::optional<WinProbability> probability;
+  bool loaded = false;  // Decision::loaded: the decision's rows ran while other processes held the CPU
 };
 
-// The tool's resolution: two medians closer than this (relative) are not told apart, whatever their
-// intervals say. A row's interval holds the noise of its own process only; one run's winner measured
-// up to 1.1% (one H100) and 2.8% (two H100s) slower than the other run's winner in the other run
-// (scripts/reproduce.py on bench/results/2026-11-24-h100-reproduce; docs/measurement.md), so an order
-// within 2% does not reproduce from one run to the next.
-inline constexpr double kTieResolution = 0.02;
-
-// Both rows carry a confidence interval and the intervals overlap, or their medians are within
-// kTieResolution of each other. Rows without an interval (stored before schema 5) are never tied.
-bool tied(const ResultRow& a, const ResultRow& b);
+// kTieResolution, session_spread() and tied(): pimg/decision.hpp.
 
 // `group`: the rows of one (problem, device), either stage, any status; `problem_baselines`: the rows
-// of the problem's baseline variants on every device. Prefers confirmation rows when the group has
-// an ok one. Returns a Ranking with winner == nullptr when nothing is ok.
+// of the problem's baseline variants on every device. Decides by decide(). Returns a Ranking with
+// winner == nullptr when nothing is ok.
 Ranking rank_group(const std::vector<const ResultRow*>& group, const std::vector<const ResultRow*>& problem_baselines);
 
 // One Ranking per (problem, device) with an ok row, in report order (problem, then device).
 std::vector<Ranking> rank_all(const std::vector<ResultRow>& rows);
+
+// What a decision that ran loaded (Ranking::loaded) says beside it, in every output.
+inline constexpr const char* kLoadedNote =
+    "ran loaded: other processes held the CPU while the deciding rows were measured, and again when they were "
+    "measured once more; the order may not hold on an idle machine";
 
 // The probability in words: "P(fastest) 0.97, with ties 1.00 (bootstrap of 480 samples of 5 confirmed
 // configurations)", or "P(fastest) n/a (...)" saying why there is none.

@@ -60,6 +60,10 @@ std::string best_objective_json(const std::vector<ResultRow>& rows, const std::s
 // `pimg-tune strategies`: the replay comparison as a terminal table, and as a markdown section with
 // a convergence plot per replay space (plot files named from plot_prefix).
 std::string strategies_table(const std::vector<ReplayComparison>& comparisons);
+// The same as JSON (`strategies --json`): per space its size, optimum, objective, priors and seeds, and per strategy
+// the evaluations to 5% and 1%, the fraction of the optimum at each budget (mean, sd, worst, 10th percentile) and
+// the time-based score with its interval.
+std::string strategies_json(const std::vector<ReplayComparison>& comparisons);
 Report strategies_report(const std::vector<ReplayComparison>& comparisons, const std::string& plot_prefix);
 
 // `pimg-tune export`: the winner (pimg/ranking.hpp) of each device and problem as JSON or as a C++
@@ -79,5 +83,8 @@ namespace pimg {
 // start), how many evaluations it stored and how fast, when the last one came, the best so far per
 // problem and device (rank_all over the run's rows), and its failures by status with the latest ones.
 std::string watch_screen(const RunRecord& run, const std::vector<ResultRow>& run_rows, const std::string& now_utc);
+// The same as one JSON object (`watch --json`): the run, its counts by status, the best so far of each (problem,
+// device) and the latest failures.
+std::string watch_json(const RunRecord& run, const std::vector<ResultRow>& run_rows);
 
 }  // namespace pimg

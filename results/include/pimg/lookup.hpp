@@ -11,7 +11,9 @@ namespace pimg {
 struct Query {
   std::string db;      // a pimg-tune database
   std::string family;  // "conv", or "t1-<name>" for a T1 kernel
-  std::string device;  // device name (case-insensitive) or backend:name
+  // A device name (case-insensitive), backend:name, a backend, a name substring, or the id `pimg-tune devices`
+  // prints on the machine that tuned ("opencl:0", or "0").
+  std::string device;
   std::string size;    // WxH
   std::map<std::string, std::string> attrs = {};  // narrows the problem, e.g. {"filter", "sharpen3"}
 };
@@ -25,7 +27,12 @@ struct Choice {
   double median_ms = 0;
 };
 
-// nullopt when nothing stored fits; throws std::runtime_error for a missing database or a bad size.
+// The answer `pimg-tune best` gives for the device and size (the confirmation stage's winner where it ran), or
+// the nearest one stored. nullopt when nothing stored fits; throws std::runtime_error for a missing database or a
+// bad size.
 std::optional<Choice> best_config(const Query& q);
+// The same, and when nothing fits, why: no row of the family, no tuned configuration passed, or no device matches
+// (with the devices that were tuned).
+std::optional<Choice> best_config(const Query& q, std::string& why_not);
 
 }  // namespace pimg

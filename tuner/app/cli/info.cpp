@@ -160,4 +160,13 @@ std::string list_json(const Registry& reg, const std::string& family) {
   return out + "\n]}\n";
 }
 
+std::string run_json(const std::string& db, const TuneSummary& s, int exit_code, const std::string& decisions) {
+  std::string trimmed = decisions;
+  while (!trimmed.empty() && (trimmed.back() == '\n' || trimmed.back() == ' ')) trimmed.pop_back();
+  return fmt::format("{{\"database\":{},\"run\":{},\"measured\":{},\"ok\":{},\"failed\":{},\"already_stored\":{},"
+                     "\"exit_code\":{},\"decisions\":{}}}\n",
+                     json_quote(db), s.run_id, s.measured, s.ok, s.failed, s.skipped, exit_code,
+                     trimmed.empty() ? "[]" : trimmed);
+}
+
 }  // namespace pimg::cli

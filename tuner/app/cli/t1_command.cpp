@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <charconv>
 
+#include "cli/info.hpp"
 #include "cli/progress.hpp"
 #include "pimg/cache.hpp"
 #include "pimg/errors.hpp"
@@ -70,6 +71,9 @@ T1Command::T1Command(CLI::App& app) {
   cmd_->add_option("--top", top_, "rows per group in the ranked table")->capture_default_str();
   cmd_->add_flag("--quiet", quiet_, "no progress output");
   cmd_->add_flag("--check", check_, "only load and check the file, print its space; no device, no database");
+  cmd_->add_flag("--json", json_,
+                 "JSON on stdout: with --check the file's space, else the run's counts, exit code and best --json's "
+                 "decisions");
   cmd_->add_option("--strategy", strategy_, "the search instead of the file's Search (pimg-tune strategies lists them)");
   cmd_->add_option("--budget", budget_, "configurations the search measures, instead of the file's Budget")
       ->check(CLI::Range(std::int64_t{1}, std::int64_t{1} << 40));
@@ -112,7 +116,7 @@ user::T1Overrides overrides(const std::string& problem_size, const std::vector<s
 
 }  // namespace
 
-int T1Command::run(Registry& reg, const std::string& command_line) {
+std::optional<TuneSummary> T1Command::run(Registry& reg, const std::string& command_line, std::vector<ResultRow>& ranked) {
   const user::T1Overrides o = overrides(problem_size_, sets_);
   const user::T1Spec& spec = user::register_t1(reg, file_, o);
   user::export_to_env({user::t1_env_entry(file_, o)});
@@ -148,17 +152,26 @@ int T1Command::run(Registry& reg, const std::string& command_line) {
     } catch (const UsageError& e) {
       throw UsageError(fmt::format("{}: ConfigurationSpace: {}", spec.file, e.what()));
     }
+    if (json_) {
+      fmt::print("{{\"file\":{},\"family\":{},\"kernel\":{},\"language\":{},\"parameters\":{},\"raw\":{},\"valid\":{},"
+                 "\"sampled\":{},\"reference\":{}}}\n",
+                 json_quote(spec.file), json_quote(spec.name), json_quote(spec.kernel_name), json_quote(spec.language),
+                 spec.params.size(), sampled_from > 0 ? sampled_from : space.variants[0].raw_size(), valid,
+                 sampled_from > 0 ? "true" : "false",
+                 json_quote(spec.refs.empty() ? "the default configuration's output" : "the file's reference argument"));
+      return std::nullopt;
+    }
     if (sampled_from > 0) {
       fmt::print("{}: family {}, kernel {} ({}), {} parameters, {} raw configurations, too many to list: the search "
                  "draws from a uniform sample of {} valid ones, reference: {}\n",
                  spec.file, spec.name, spec.kernel_name, spec.language, spec.params.size(), sampled_from, valid,
                  spec.refs.empty() ? "the default configuration's output" : "the file's reference argument");
-      return 0;
+      return std::nullopt;
     }
     fmt::print("{}: family {}, kernel {} ({}), {} parameters, {} raw and {} valid configurations, reference: {}\n",
                spec.file, spec.name, spec.kernel_name, spec.language, spec.params.size(), space.variants[0].raw_size(),
                valid, spec.refs.empty() ? "the default configuration's output" : "the file's reference argument");
-    return 0;
+    return std::nullopt;
   }
   TuneOptions opt;
   opt.backends = backends_;
@@ -177,10 +190,18 @@ int T1Command::run(Registry& reg, const std::string& command_line) {
   const TuneSummary s = tuner.run(store, progress);
   RowFilter f;
   f.family = spec.name;
-  fmt::print("{}", best_table(store.rows(f), store.bandwidths(), top_));
+  // What `best` and every export answer (the confirmation stage's winner where it ran; the current build's rows).
+  ranked = store.ranking_rows(f);
+  if (json_) {
+    RowFilter in_family;
+    in_family.family = spec.name;
+    decisions_json_ = best_json(ranked, store.all_bandwidths(), top_, store.stage_rows("cold", in_family));
+    return s;
+  }
+  fmt::print("{}", best_table(ranked, store.all_bandwidths(), top_));
   fmt::print("database: {} (run {}: {} measured, {} ok, {} failed, {} already stored); family {}\n", db_, s.run_id,
              s.measured, s.ok, s.failed, s.skipped, spec.name);
-  return 0;
+  return s;
 }
 
 }  // namespace pimg::cli

@@ -10,6 +10,8 @@
 #include <vector>
 
 #include "pimg/registry.hpp"
+#include "pimg/runner.hpp"
+#include "pimg/store.hpp"
 
 namespace pimg::cli {
 
@@ -17,7 +19,12 @@ class T1Command {
  public:
   explicit T1Command(CLI::App& app);
   bool parsed() const { return cmd_->parsed(); }
-  int run(Registry& reg, const std::string& command_line);
+  bool checking() const { return check_; }  // --check: the file is read and its space counted, nothing tuned
+  bool json() const { return json_; }        // --json: the run's result as one JSON object (cli::run_json)
+  const std::string& db() const { return db_; }
+  const std::string& decisions_json() const { return decisions_json_; }  // best --json's, after a --json run
+  // The run's summary and (`ranked`) the rows `best` ranks for the family after it; nullopt for --check.
+  std::optional<TuneSummary> run(Registry& reg, const std::string& command_line, std::vector<ResultRow>& ranked);
 
  private:
   CLI::App* cmd_;
@@ -28,7 +35,8 @@ class T1Command {
   std::vector<std::string> backends_, devices_;
   std::optional<int> repeats_;
   std::optional<double> timeout_s_;
-  bool no_resume_ = false, no_isolation_ = false, quiet_ = false, check_ = false, transfer_ = false;
+  bool no_resume_ = false, no_isolation_ = false, quiet_ = false, check_ = false, transfer_ = false, json_ = false;
+  std::string decisions_json_;
   int top_ = 5;
 };
 

@@ -123,6 +123,7 @@ DeviceInfo describe(int ordinal) {
   info.max_work_group_size = threads;
 
   info.caps.check_source = "check/check.cu";
+  info.caps.profiler = "ncu";
   auto& l = info.limits;
   l["max_work_group_size"] = threads;
   l["max_threads_per_block"] = threads;

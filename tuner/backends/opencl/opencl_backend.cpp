@@ -175,6 +175,34 @@ std::vector<ClDeviceRef> all_devices() {
   return out;
 }
 
+// The device's PCI address as the limits pci_domain_id, pci_bus_id and pci_device_id (the CUDA backend's names),
+// where the driver tells it: cl_khr_pci_bus_info, else NVIDIA's cl_nv_device_attribute_query (bus, and device and
+// function packed in the slot; the domain where the driver answers, else 0). Observers that find a device by its
+// address (NVML's power, clocks and throttling) then observe it whichever API runs it.
+void add_pci_address(cl_device_id d, std::map<std::string, double>& l) {
+  const std::string ext = device_string(d, CL_DEVICE_EXTENSIONS);
+  if (ext.find("cl_khr_pci_bus_info") != std::string::npos) {
+    cl_uint info[4] = {};  // cl_device_pci_bus_info_khr: domain, bus, device, function
+    if (clGetDeviceInfo(d, 0x410F /* CL_DEVICE_PCI_BUS_INFO_KHR */, sizeof info, info, nullptr) == CL_SUCCESS) {
+      l["pci_domain_id"] = info[0];
+      l["pci_bus_id"] = info[1];
+      l["pci_device_id"] = info[2];
+      return;
+    }
+  }
+  if (ext.find("cl_nv_device_attribute_query") != std::string::npos) {
+    cl_uint bus = 0, slot = 0, domain = 0;
+    if (clGetDeviceInfo(d, 0x4008 /* CL_DEVICE_PCI_BUS_ID_NV */, sizeof bus, &bus, nullptr) != CL_SUCCESS ||
+        clGetDeviceInfo(d, 0x4009 /* CL_DEVICE_PCI_SLOT_ID_NV */, sizeof slot, &slot, nullptr) != CL_SUCCESS)
+      return;
+    if (clGetDeviceInfo(d, 0x400A /* CL_DEVICE_PCI_DOMAIN_ID_NV */, sizeof domain, &domain, nullptr) != CL_SUCCESS)
+      domain = 0;
+    l["pci_domain_id"] = domain;
+    l["pci_bus_id"] = bus & 0xff;
+    l["pci_device_id"] = (slot >> 3) & 0x1f;
+  }
+}
+
 DeviceInfo describe(const ClDeviceRef& ref, int index) {
   const cl_device_id d = ref.device;
   DeviceInfo info;
@@ -204,6 +232,12 @@ DeviceInfo describe(const ClDeviceRef& ref, int index) {
   l["device_type_cpu"] = (device_value<cl_device_type>(d, CL_DEVICE_TYPE) & CL_DEVICE_TYPE_CPU) ? 1 : 0;
   info.caps.host_cores = l["device_type_cpu"] > 0;
   info.caps.check_source = "check/check.cl";
+  // PoCL's CPU devices generate a kernel's work-group function at its first launch of a work-group size (about
+  // 0.1-0.3 s each for the conv kernels) and hold one compiler lock per process: two threads build no faster than
+  // one (measured with PoCL 3.1, docs/measurement.md).
+  info.caps.compiles_at_first_launch =
+      info.caps.host_cores && platform_string(ref.platform, CL_PLATFORM_NAME).find("Portable Computing Language") !=
+                                  std::string::npos;
   l["max_constant_buffer_size"] = static_cast<double>(device_value<cl_ulong>(d, CL_DEVICE_MAX_CONSTANT_BUFFER_SIZE));
   l["max_work_item_size_0"] = static_cast<double>(item_sizes[0]);
   l["max_work_item_size_1"] = static_cast<double>(item_sizes[1]);
@@ -211,6 +245,7 @@ DeviceInfo describe(const ClDeviceRef& ref, int index) {
   l["image_support"] = device_value<cl_bool>(d, CL_DEVICE_IMAGE_SUPPORT) ? 1 : 0;
   l["image2d_max_width"] = static_cast<double>(device_value<std::size_t>(d, CL_DEVICE_IMAGE2D_MAX_WIDTH));
   l["image2d_max_height"] = static_cast<double>(device_value<std::size_t>(d, CL_DEVICE_IMAGE2D_MAX_HEIGHT));
+  add_pci_address(d, l);
   return info;
 }
 

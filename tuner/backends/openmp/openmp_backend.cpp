@@ -23,6 +23,7 @@
 #include <filesystem>
 #include <fstream>
 #include <iterator>
+#include <limits>
 #include <map>
 #include <mutex>
 #include <stdexcept>
@@ -173,8 +174,9 @@ std::string openmp_version_text(int v) {
 
 class OmpProgram final : public Program {
  public:
-  explicit OmpProgram(HostKernelFn f) : fn(f) {}
+  OmpProgram(HostKernelFn f, void* library) : fn(f), lib(library) {}
   HostKernelFn fn;
+  void* lib;  // the loaded library (never closed): LaunchPlan::globals are its variables
 };
 
 // The compiler and everything learnt about it, shared by a backend and the devices it opened:
@@ -229,7 +231,7 @@ class Toolchain {
       r.log += fmt::format("\nno symbol '{}' in the compiled library (is it extern \"C\"?)", plan.entry);
       return r;
     }
-    r.program = std::make_shared<OmpProgram>(reinterpret_cast<HostKernelFn>(sym));
+    r.program = std::make_shared<OmpProgram>(reinterpret_cast<HostKernelFn>(sym), lib);
     return r;
   }
 
@@ -343,6 +345,14 @@ class OmpDevice final : public HostClockDevice {
       return r;
     }
     try {
+      // The plan's runtime knobs, written into the library's variables before the call (outside its time).
+      for (const auto& [name, value] : plan.globals) {
+        void* var = dlsym(p->lib, name.c_str());
+        if (!var) throw std::runtime_error(fmt::format("no variable '{}' in the compiled library (extern \"C\" int?)", name));
+        if (value < std::numeric_limits<int>::min() || value > std::numeric_limits<int>::max())
+          throw std::runtime_error(fmt::format("{} = {} does not fit the program's int", name, value));
+        *static_cast<int*>(var) = static_cast<int>(value);
+      }
       r.kernel_ms = call_host_kernel(p->fn, plan, buffers);
       r.ok = true;
     } catch (const std::exception& e) {
@@ -384,6 +394,7 @@ class OpenmpBackend final : public Backend {
   std::vector<DeviceInfo> devices() const override {
     if (!tc_->status().available) return {};
     DeviceInfo d = host_device_info("openmp");
+    d.caps.program_globals = true;
     d.platform = tc_->version();
     d.driver = openmp_version_text(tc_->openmp_version());
     d.limits["max_threads"] = tc_->max_threads();

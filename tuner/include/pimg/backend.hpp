@@ -13,6 +13,7 @@
 #include <stdexcept>
 #include <algorithm>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace pimg {
@@ -22,7 +23,8 @@ namespace pimg {
 using HostKernelFn = void (*)(void* const* buffers, const std::int64_t* ints, const double* reals);
 
 // What a device is, for the decisions the core makes about it (how it is measured, observed and run), so
-// that none of them names a backend. Its backend sets them; a device read back from a store has none.
+// that none of them names a backend. Its backend sets them; a store keeps the flags (stored(), schema 9), so the
+// report decides by them too.
 struct DeviceCaps {
   // It computes on the host's cores (the host, OpenMP, MPI ranks, a CPU OpenCL device): compiling beside it
   // would be measured with its kernels, and its medians take the host-cores noise target (NoiseTarget).
@@ -32,6 +34,53 @@ struct DeviceCaps {
   // The source of its check kernels (kernels/check/: pimg_check, pimg_check_poison, pimg_checksum) in its own
   // language; empty where the backend has none and outputs are compared on the host.
   std::string check_source;
+  // It sets a plan's LaunchPlan::globals (variables of a host-compiled library) before every launch.
+  bool program_globals = false;
+  // The kernel profiler that can replay its programs for counters ("ncu": Nsight Compute); empty: none.
+  std::string profiler;
+  // Its compiler finishes a program only at the program's first launch (code for the launch's work-group size)
+  // and builds one program at a time within a process: each task's programs are built and launched once in
+  // worker processes, one per core, before the task is measured (the warm pass, docs/design.md), so that
+  // neither the compiles nor the first launch's code generation wait in line in the worker that measures.
+  bool compiles_at_first_launch = false;
+  // False for a device read from a store written before the flags were kept (schema version 9), until a tuner
+  // sees the device again: what it was is not known, and decisions by its flags are left out.
+  bool known = true;
+
+  // The flags as the store keeps them: the names of those set, space-separated ("none" when none is); the
+  // text fields (check_source, profiler) are the backend's business and not kept.
+  std::string stored() const {
+    std::string s;
+    for (const auto& [name, on] : flags()) s += on ? (s.empty() ? "" : " ") + std::string(name) : "";
+    return s.empty() ? "none" : s;
+  }
+  // stored()'s text back; "" (a device row from before version 9) gives a device whose flags are not known.
+  static DeviceCaps from_stored(const std::string& text) {
+    DeviceCaps c;
+    c.known = !text.empty();
+    for (std::size_t at = 0; at < text.size();) {
+      const std::size_t end = std::min(text.find(' ', at), text.size());
+      const std::string name = text.substr(at, end - at);
+      for (auto& [n, flag] : c.flag_refs())
+        if (name == n) *flag = true;
+      at = end + 1;
+    }
+    return c;
+  }
+
+ private:
+  std::vector<std::pair<const char*, bool>> flags() const {
+    return {{"host_cores", host_cores},
+            {"distributed", distributed},
+            {"program_globals", program_globals},
+            {"compiles_at_first_launch", compiles_at_first_launch}};
+  }
+  std::vector<std::pair<const char*, bool*>> flag_refs() {
+    return {{"host_cores", &host_cores},
+            {"distributed", &distributed},
+            {"program_globals", &program_globals},
+            {"compiles_at_first_launch", &compiles_at_first_launch}};
+  }
 };
 
 struct DeviceInfo {
@@ -151,6 +200,10 @@ struct LaunchPlan {
   // launch from a buffer of the plan's arguments: {symbol, buffer}. Other backends refuse them.
   std::vector<std::pair<std::string, std::string>> symbols;
   std::size_t shared_bytes = 0;  // dynamic shared (CUDA) memory per block
+  // Integer variables of the program (`extern "C" int NAME` of a host-compiled library), set before every launch:
+  // knobs that need no program of their own (OpenMP's thread count and chunk size), so that configurations
+  // differing only in them share one compiled program. A backend that cannot set them refuses the launch.
+  std::vector<std::pair<std::string, std::int64_t>> globals;
 };
 
 class Program {

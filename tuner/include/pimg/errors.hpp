@@ -30,6 +30,9 @@ class AttrError : public std::runtime_error {
 
 [[noreturn]] void check_failed(const char* expr, const char* file, int line, const std::string& message);
 
+// A file's text inside a message: control characters written as \xNN, so the message stays one line.
+std::string printable(const std::string& text);
+
 }  // namespace pimg
 
 #define PIMG_CHECK(expr, message)                                                        \

@@ -16,6 +16,18 @@
 
 namespace pimg {
 
+// A session's allowance for measuring again what its observers flagged "loaded" (other processes used the
+// CPU while it ran, docs/observers.md): such a median says as much about the other processes as about the
+// configuration (one run of the main job measured a configuration at 7.7 ms that the next run timed at
+// 0.015 ms, and raced it out). A loaded measurement is taken once more, while the session has measured again
+// fewer than 4 + 10% of its evaluations: a passing burst is measured around, a load that stays costs at most a
+// tenth more time and its measurements keep their flag.
+struct LoadRetries {
+  std::int64_t evaluations = 0;  // evaluations of the session so far
+  std::int64_t retries = 0;      // measurements taken again
+  bool allow() const { return retries < 4 + evaluations / 10; }
+};
+
 struct EvalContext {
   const Family& family;
   const Problem& problem;
@@ -35,6 +47,8 @@ struct EvalContext {
   // Racing (MeasureSpec::race): the upper end of the best median interval of this configuration's (problem, device)
   // so far, in ms; 0: nothing to race against (and racing off).
   double race_bar_ms = 0;
+  // The session's LoadRetries (not owned; null: a loaded measurement stands as it is).
+  LoadRetries* load_retries = nullptr;
 };
 
 // The racing rule (MeasureSpec::race, docs/measurement.md): true when a configuration whose timed runs so far are

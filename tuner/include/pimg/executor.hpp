@@ -15,6 +15,7 @@
 #include "pimg/backend.hpp"
 #include "pimg/config.hpp"
 #include "pimg/family.hpp"
+#include "pimg/observer.hpp"
 #include "pimg/residency.hpp"
 #include "pimg/result.hpp"
 #include "pimg/space.hpp"
@@ -123,10 +124,13 @@ struct ConfirmCandidate {
 // running every preparation once in an order shuffled from `seed` (a candidate's samples pool its preparations),
 // until each median's interval is within +-measure.noise (after measure.confirm.rounds rounds) or
 // measure.confirm.max_rounds rounds or max_time_s. One result per candidate, in the given order, stage
-// "confirm"; a candidate that fails keeps its failure and leaves the rounds.
+// "confirm"; a candidate that fails keeps its failure and leaves the rounds. The observers of the machine among
+// `observers` (Observer::observes_the_machine: the CPU's load) watch the whole stage; what they say (a "loaded"
+// flag among it) goes to every candidate's row.
 std::vector<EvalResult> confirm_candidates(const Family& family, const Problem& problem, const Workload& workload,
                                            Device& device, const MeasureSpec& measure,
-                                           const std::vector<ConfirmCandidate>& candidates, std::uint64_t seed);
+                                           const std::vector<ConfirmCandidate>& candidates, std::uint64_t seed,
+                                           const std::vector<Observer*>& observers = {});
 
 // One candidate's confirmation rows of several sessions (the same candidate, one row per session, in
 // session order) as one row: a failed session's row where one failed, else every session's samples pooled,

@@ -16,7 +16,8 @@ namespace pimg {
 class Observer {
  public:
   virtual ~Observer() = default;
-  // Once per evaluation, before its first warm-up run.
+  // Once per measurement of an evaluation, before its first warm-up run: again when a loaded measurement is taken
+  // once more (pimg::LoadRetries), so what an observer reports at end() must start here.
   virtual void begin() {}
   // Around each timed run (seq counts from 0). Called outside the timed region; must not disturb the
   // device (no synchronisation, no allocation on it).
@@ -36,6 +37,10 @@ class Observer {
   // that many seconds (PreparedPlan::back_to_back; no sample stored), calling window_begin() just before the
   // first launch and window_end() once the device finished the last, then validates one more run; before end().
   virtual bool wants_window() const { return false; }
+  // Observers whose report is of the machine, not of one configuration (load, clocks) return true: they also
+  // observe windows several configurations share, such as the confirmation stage's interleaved rounds (begin()
+  // before its warm-ups, end() after its last round; what end() returns goes to every candidate's row).
+  virtual bool observes_the_machine() const { return false; }
   virtual void window_begin() {}
   virtual void window_end(std::int64_t /*runs*/, double /*device_ms*/) {}
 };
