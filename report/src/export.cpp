@@ -191,14 +191,13 @@ std::string pimg_fields(const ResultRow& r) {
       json_string(e.identity), json_strings(e.flags), json_string(e.stage), metrics, r.run_id, json_string(r.created_at));
 }
 
-}  // namespace
-
-std::string export_t4(const std::vector<ResultRow>& rows) {
-  // Kernel Tuner's writer: times in milliseconds (its "miliseconds" spelling in metadata.timeunit),
-  // `times` with compilation / benchmark / framework / search_algorithm / validation / runtimes.
+// Kernel Tuner's writer: times in milliseconds (its "miliseconds" spelling in metadata.timeunit),
+// `times` with compilation / benchmark / framework / search_algorithm / validation / runtimes; `configuration` holds
+// the variant's name among the parameters where one file mixes variants.
+std::string t4_document(const std::vector<const ResultRow*>& rows, bool with_variant) {
   std::string out = "{\"schema_version\":\"1.0.0\",\"metadata\":{\"timeunit\":\"miliseconds\"},\"results\":[";
   for (std::size_t i = 0; i < rows.size(); ++i) {
-    const ResultRow& r = rows[i];
+    const ResultRow& r = *rows[i];
     const EvalResult& e = r.result;
     double benchmark = 0;
     for (double ms : e.wall_ms) benchmark += ms;
@@ -219,12 +218,44 @@ std::string export_t4(const std::vector<ResultRow>& rows) {
         "{}\n  {{\"timestamp\":{},\"configuration\":{},\"device\":{},\"problem\":{},\"objectives\":[\"time\"],"
         "\"times\":{{\"compilation\":{},\"benchmark\":{},\"framework\":{},\"search_algorithm\":0,\"validation\":0,"
         "\"runtimes\":{}}},\"invalidity\":\"{}\",\"correctness\":{},\"measurements\":[{}],\"{}\":{}}}",
-        i ? "," : "", json_string(r.created_at), json_config_with_variant(r.config, r.variant.name),
+        i ? "," : "", json_string(r.created_at),
+        with_variant ? json_config_with_variant(r.config, r.variant.name) : json_config(r.config),
         json_string(r.device.backend + ":" + r.device.name), json_string(r.problem.label()), json_num(e.compile_ms),
         json_num(benchmark), json_num(framework), json_array(e.kernel_ms), invalidity(e.status),
         e.status == Status::ok ? 1 : 0, measurements, kPimgFieldsKey, pimg_fields(r));
   }
   return out + (rows.empty() ? "]}\n" : "\n]}\n");
+}
+
+}  // namespace
+
+std::string export_t4(const std::vector<ResultRow>& rows) {
+  std::vector<const ResultRow*> all;
+  for (const ResultRow& r : rows) all.push_back(&r);
+  return t4_document(all, true);
+}
+
+std::vector<T4File> export_t4_files(const std::vector<ResultRow>& rows) {
+  // Kernel Tuner's files hold one kernel on one device for one problem; a variant is pimg-tune's kernel.
+  using Key = std::tuple<std::string, std::string, std::string, std::string, std::string>;
+  std::map<Key, std::vector<const ResultRow*>> groups;
+  for (const ResultRow& r : rows)
+    if (r.result.stage == "search")
+      groups[{r.problem.canonical(), r.device.backend, r.device.name, r.device.driver, r.variant.name}].push_back(&r);
+  std::vector<T4File> out;
+  for (const auto& [key, members] : groups) {
+    const ResultRow& r = *members.front();
+    const std::string& canonical = std::get<0>(key);
+    T4File f;
+    f.name = fmt::format("{}_{}_{}_{}x{}_{:08x}_T4.json", slug(r.problem.family), slug(r.variant.name),
+                         slug(r.device.backend + " " + r.device.name), r.problem.width, r.problem.height,
+                         static_cast<std::uint32_t>(fnv1a64(canonical + "\n" + r.device.driver) >> 32));
+    f.label = fmt::format("{} on {}:{}, {}", r.variant.name, r.device.backend, r.device.name, r.problem.label());
+    f.rows = members.size();
+    f.text = t4_document(members, false);
+    out.push_back(std::move(f));
+  }
+  return out;
 }
 
 std::string export_t4_metadata(const std::vector<ResultRow>& rows, const std::vector<RunRecord>& runs) {

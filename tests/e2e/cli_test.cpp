@@ -171,7 +171,7 @@ TEST_F(CliEdges, CompletionAndManPageComeFromTheParser) {
   EXPECT_NE(bash.out.find("complete -F _pimg_tune pimg-tune"), std::string::npos);
   EXPECT_NE(bash.out.find("compare) opts=\"--help --runs --devices --family --size --alpha --json\""), std::string::npos) << bash.out;
   // Values where they are known: the parser's own choices, the registry's families, backends and strategies.
-  EXPECT_NE(bash.out.find("export:--format) COMPREPLY=($(compgen -W \"json header t4\""), std::string::npos) << bash.out;
+  EXPECT_NE(bash.out.find("export:--format) COMPREPLY=($(compgen -W \"json header t4 t4-all\""), std::string::npos) << bash.out;
   EXPECT_NE(bash.out.find("strategies:--strategy) COMPREPLY=($(compgen -W \""), std::string::npos) << bash.out;
   // zsh and fish: each command, its options with their values, and a script its shell reads without an error.
   const Ran zsh = run("completion zsh");
@@ -180,11 +180,11 @@ TEST_F(CliEdges, CompletionAndManPageComeFromTheParser) {
   const auto best_line = zsh.out.find("    best) _arguments ");
   ASSERT_NE(best_line, std::string::npos) << zsh.out;
   EXPECT_LT(zsh.out.find("'1:family:(", best_line), zsh.out.find('\n', best_line)) << zsh.out;  // the families
-  EXPECT_NE(zsh.out.find("'--format[json | header | t4]:format:(json header t4)'"), std::string::npos) << zsh.out;
+  EXPECT_NE(zsh.out.find("'--format[json | header | t4 | t4-all]:format:(json header t4 t4-all)'"), std::string::npos) << zsh.out;
   const Ran fish = run("completion fish");
   ASSERT_EQ(fish.code, 0) << fish.out;
-  EXPECT_NE(fish.out.find("complete -c pimg-tune -n '__fish_seen_subcommand_from export' -l format -d 'json | header | t4' -x "
-                          "-a 'json header t4'"),
+  EXPECT_NE(fish.out.find("complete -c pimg-tune -n '__fish_seen_subcommand_from export' -l format -d 'json | header | t4 | t4-all' -x "
+                          "-a 'json header t4 t4-all'"),
             std::string::npos)
       << fish.out;
   EXPECT_NE(fish.out.find("-l strategy -d "), std::string::npos) << fish.out;

@@ -101,10 +101,14 @@ TEST(Measurement, RowsCarryMethodIntervalIdentityAndTheConfirmationStageRuns) {
   const auto run = e2e::query(a, "SELECT git_commit != '' AND git_commit != 'unknown', length(build_id) > 0 FROM runs");
   EXPECT_EQ(run, std::vector<std::string>{"1|1"});
 
-  // Resume: the same code measures nothing again.
+  // Resume: the same code measures nothing again, the confirmation stage neither (its stored answer came after the
+  // search and covers every candidate, so the answer does not move between a run and its resumption).
   r = e2e::run("conv --space " + e2e::data("measure.yaml") + " --db " + a);
   ASSERT_EQ(r.code, 0) << r.out;
   EXPECT_NE(r.out.find("0 measured"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("was confirmed by run 1 and nothing was searched since; kept"), std::string::npos) << r.out;
+  EXPECT_EQ(r.out.find("confirming "), std::string::npos) << r.out;
+  EXPECT_EQ(rows_of("SELECT count(*) FROM evaluations WHERE stage = 'confirm'"), confirmed) << r.out;
 
   // A second run into another database, compared with the first by the reproduction tool.
   r = e2e::run("conv --quiet --space " + e2e::data("measure.yaml") + " --db " + b);

@@ -204,7 +204,7 @@ refuse export-out-unwritable "--out" t.db -- "$T" export --family conv --db t.db
 section "reading commands"
 cp master.db r.db
 reads best r.db "$T" best conv --db r.db
-reads export r.db "$T" export --family conv --db r.db --format t4
+reads export r.db "$T" export --family conv --db r.db --format t4-all
 reads strategies r.db "$T" strategies --family conv --db r.db --seeds 2
 reads report r.db "$T" report --db r.db --out "$W/rep/r.md"
 HAVE_NS=0

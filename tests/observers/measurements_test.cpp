@@ -421,7 +421,7 @@ TEST(Measurements, StoredReportedAndExportedOnTheCpu) {
   const e2e::Ran energy = e2e::run("best conv --objective energy --json --db " + db);
   ASSERT_EQ(energy.code, 0) << energy.out;
   EXPECT_NE(energy.out.find("\"objective\":\"energy\""), std::string::npos) << energy.out;
-  const e2e::Ran t4 = e2e::run("export --family conv --format t4 --db " + db);
+  const e2e::Ran t4 = e2e::run("export --family conv --format t4-all --db " + db);
   ASSERT_EQ(t4.code, 0);
   EXPECT_NE(t4.out.find("{\"name\":\"transfer.d2h_gbs\",\"value\":"), std::string::npos);
   std::filesystem::remove_all(dir);

@@ -2,6 +2,7 @@
 // of the subset the schema uses) and best_config's fallbacks.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <fstream>
 #include <regex>
@@ -174,20 +175,83 @@ TEST(ExportHeader, SelectsByTargetDeviceWithADefaultAndShortStableNames) {
   EXPECT_FALSE(header_median_between(h, "PIMG_TARGET_OPENCL_TEST_GPU_8GB", m, other * 0.99, other * 1.01));
 }
 
-TEST(ExportCommand, WritesTheFileAndRefusesBadFormats) {
+// --format t4 as Kernel Tuner writes it: one file per (variant, device, problem), search rows only, the
+// configuration its parameters only; every file valid T4, every search row in exactly one.
+TEST(ExportT4, OneFilePerVariantDeviceAndProblemOfSearchRowsOnly) {
+  std::vector<ResultRow> with_confirm = rows();
+  with_confirm.push_back(with_confirm.front());
+  with_confirm.back().result.stage = "confirm";  // never exported by --format t4
+  const std::vector<T4File> files = export_t4_files(with_confirm);
+  std::set<std::tuple<std::string, std::string, std::string>> groups;
+  std::size_t search = 0;
+  for (const ResultRow& r : rows())
+    if (r.result.stage == "search") {
+      ++search;
+      groups.emplace(r.problem.canonical(), r.device.name, r.variant.name);
+    }
+  ASSERT_EQ(files.size(), groups.size());
+  std::set<std::string> names;
+  std::size_t exported = 0;
+  for (const T4File& f : files) {
+    EXPECT_TRUE(names.insert(f.name).second) << f.name;
+    EXPECT_TRUE(std::regex_match(f.name, std::regex("conv_[a-z0-9-]+_[a-z0-9-]+_[0-9]+x[0-9]+_[0-9a-f]{8}_T4\\.json")))
+        << f.name;
+    EXPECT_EQ(validate_t4(f.text), std::vector<std::string>{}) << f.name;
+    const Json j = JsonParser(f.text).document();
+    std::set<std::string> devices, problems, variants, stages;
+    for (const Json& r : j["results"].items) {
+      EXPECT_EQ(r["configuration"].find("variant"), nullptr) << f.name;
+      devices.insert(r["device"].text);
+      problems.insert(r["problem"].text);
+      variants.insert(r["pimg"]["variant"]["name"].text);
+      stages.insert(r["pimg"]["stage"].text);
+    }
+    EXPECT_EQ(devices.size(), 1u) << f.name;
+    EXPECT_EQ(problems.size(), 1u) << f.name;
+    EXPECT_EQ(variants.size(), 1u) << f.name;
+    EXPECT_EQ(stages, std::set<std::string>{"search"}) << f.name;
+    EXPECT_EQ(j["results"].items.size(), f.rows) << f.name;
+    std::string variant = *variants.begin();
+    std::replace(variant.begin(), variant.end(), '_', '-');
+    EXPECT_EQ(f.name.rfind("conv_" + variant + "_", 0), 0u) << f.name;
+    exported += f.rows;
+  }
+  EXPECT_EQ(exported, search);
+}
+
+TEST(ExportCommand, WritesTheFilesAndRefusesBadFormats) {
   synthetic::TempDb db("export-cli");
   {
     Store store(db.path.string());
     synthetic::fill(store, synthetic::gpu("Test GPU 16GB", 16), 1.0, {256});
   }
-  const auto out = std::filesystem::temp_directory_path() / ("pimg-export-" + std::to_string(::getpid()) + ".json");
+  const auto dir = std::filesystem::temp_directory_path() / ("pimg-export-" + std::to_string(::getpid()));
+  const auto out = dir / "all.json";
   const std::string base = std::string(PIMG_TUNE_EXE) + " export --db " + db.path.string() + " --family conv";
-  ASSERT_EQ(std::system((base + " --format t4 --out " + out.string()).c_str()), 0);
+  // t4-all: every row in one file.
+  ASSERT_EQ(std::system((base + " --format t4-all --out " + out.string()).c_str()), 0);
   std::stringstream text;
   text << std::ifstream(out).rdbuf();
   EXPECT_EQ(validate_t4(text.str()), std::vector<std::string>{});
-  std::filesystem::remove(out);
-  const int r = std::system((base + " --format yaml >/dev/null 2>&1").c_str());
+  // t4: several variants, so a directory is needed; without one, exit 2 naming what the selection holds.
+  const std::string log = (dir / "log.txt").string();
+  int r = std::system((base + " --format t4 > " + log + " 2>&1").c_str());
+  EXPECT_EQ(WEXITSTATUS(r), 2);
+  std::stringstream said;
+  said << std::ifstream(log).rdbuf();
+  EXPECT_NE(said.str().find("give --out DIRECTORY/"), std::string::npos) << said.str();
+  EXPECT_NE(said.str().find("cl_tiled on opencl:Test GPU 16GB"), std::string::npos) << said.str();
+  ASSERT_EQ(std::system((base + " --format t4 --out " + (dir / "t4").string() + "/ > " + log).c_str()), 0);
+  std::size_t files = 0;
+  for (const auto& e : std::filesystem::directory_iterator(dir / "t4")) {
+    ++files;
+    std::stringstream one;
+    one << std::ifstream(e.path()).rdbuf();
+    EXPECT_EQ(validate_t4(one.str()), std::vector<std::string>{}) << e.path();
+  }
+  EXPECT_EQ(files, 3u);  // cl_tiled, cl_direct and serial on one device at one size
+  std::filesystem::remove_all(dir);
+  r = std::system((base + " --format yaml >/dev/null 2>&1").c_str());
   EXPECT_EQ(WEXITSTATUS(r), 2);
 }
 

@@ -114,9 +114,11 @@ void check_output_path(const std::string& flag, const std::string& path) {
 constexpr const char* kPicturesDir = "pictures";
 
 // Written beside and renamed into place: a reader never sees half a file, and a symbolic link at `p` is
-// replaced, never written through.
+// replaced, never written through. Its folder is made where missing (check_output_path said it can be).
 void write_file(const fs::path& p, const std::string& text) {
   const fs::path tmp = p.string() + fmt::format(".tmp{}", ::getpid());
+  if (std::error_code made; p.has_parent_path() && !fs::exists(p.parent_path(), made))
+    fs::create_directories(p.parent_path(), made);
   {
     std::ofstream o(tmp, std::ios::binary);
     o << text;
@@ -408,16 +410,21 @@ int main(int argc, char** argv) {
                        "give the strategies the family's stored results of other devices and problems as priors");
 
   std::string format = "json", export_out, metadata_out;
-  CLI::App* exporter = app.add_subcommand("export", "export the best configurations (json, header) or all results (t4)");
+  CLI::App* exporter = app.add_subcommand(
+      "export", "export the best configurations (json, header), or results in Kernel Tuner's T4 format: one file per "
+                "variant, device and problem with its search rows, as Kernel Tuner writes them (t4), or every stored "
+                "row in one file, which import restores as stored (t4-all)");
   exporter->add_option("--db", db, "SQLite database")->capture_default_str();
   exporter->add_option("--family", family, "kernel family")->required();
-  exporter->add_option("--format", format, "json | header | t4")
+  exporter->add_option("--format", format, "json | header | t4 | t4-all")
       ->capture_default_str()
-      ->check(CLI::IsMember({"json", "header", "t4"}));
+      ->check(CLI::IsMember({"json", "header", "t4", "t4-all"}));
   exporter->add_option("--device", device, device_help);
   exporter->add_option("--size", size, "image size WxH");
-  exporter->add_option("--out", export_out, "file to write (default: standard output)");
-  exporter->add_option("--metadata", metadata_out, "t4: also write the T4 metadata file (hardware and software)");
+  exporter->add_option("--out", export_out,
+                       "file to write (default: standard output); t4: a directory (ending in /, or one that exists) "
+                       "for its files, needed when the selection holds more than one");
+  exporter->add_option("--metadata", metadata_out, "t4, t4-all: also write the T4 metadata file (hardware and software)");
   exporter->add_flag("--all-builds", all_builds, all_builds_help);
 
   std::vector<std::string> compare_dbs, compare_devices;
@@ -711,13 +718,16 @@ int main(int argc, char** argv) {
       const std::string cmd = strategies->parsed() ? "strategies" : "export";
       check_family(reg, cmd, family);
       cli::check_size("--size", size);
-      if (!metadata_out.empty() && format != "t4") throw UsageError("--metadata: only with --format t4");
-      if (!export_out.empty()) check_output_path("--out", export_out);
+      const bool t4 = format == "t4" || format == "t4-all";
+      if (!metadata_out.empty() && !t4) throw UsageError("--metadata: only with --format t4 or t4-all");
+      const bool out_dir = format == "t4" && !export_out.empty() && (export_out.back() == '/' || fs::is_directory(export_out));
+      if (!export_out.empty()) check_output_path("--out", out_dir ? (fs::path(export_out) / "x").string() : export_out);
+      if (!metadata_out.empty()) check_output_path("--metadata", metadata_out);
       if (!strategies_report_path.empty()) check_output_path("--report", strategies_report_path);
       Store store(db, Store::Mode::read_only);
       if (exporter->parsed()) {
-        auto rows = cli::select_rows(store, reg, filters, true, format == "t4", "export", &older);
-        if (format == "t4") {  // all results: the whole-program (cold) runs too, so that an import loses nothing
+        auto rows = cli::select_rows(store, reg, filters, true, t4, "export", &older);
+        if (format == "t4-all") {  // all results: the whole-program (cold) runs too, so that an import loses nothing
           RowFilter in_family;
           in_family.family = family;
           in_family.all_builds = all_builds;
@@ -725,7 +735,34 @@ int main(int argc, char** argv) {
           rows.insert(rows.end(), std::make_move_iterator(cold.begin()), std::make_move_iterator(cold.end()));
         }
         fmt::print(stderr, "{}", cli::older_builds_note(older, all_builds));
-        const std::string text = format == "t4"       ? export_t4(rows)
+        if (format == "t4") {
+          const std::vector<T4File> files = export_t4_files(rows);
+          if (files.empty()) throw UsageError(fmt::format("export: family '{}' has no search rows here to export", family));
+          if (!out_dir && files.size() > 1) {
+            std::string which;
+            for (const T4File& f : files) which += "\n  " + f.label;
+            throw UsageError(fmt::format(
+                "export --format t4 writes one file per variant, device and problem, as Kernel Tuner does, and this "
+                "selection holds {}: give --out DIRECTORY/, narrow it (--device, --size), or use --format t4-all for one "
+                "file of everything{}",
+                files.size(), which));
+          }
+          for (const T4File& f : files) {
+            if (!out_dir) {
+              if (export_out.empty())
+                fmt::print("{}", f.text);
+              else
+                write_file(export_out, f.text);
+              continue;
+            }
+            fs::create_directories(export_out);
+            write_file(fs::path(export_out) / f.name, f.text);
+            fmt::print("{}: {} rows ({})\n", (fs::path(export_out) / f.name).string(), f.rows, f.label);
+          }
+          if (!metadata_out.empty()) write_file(metadata_out, export_t4_metadata(rows, store.runs()));
+          return 0;
+        }
+        const std::string text = format == "t4-all"   ? export_t4(rows)
                                  : format == "header" ? export_header(rows)
                                                       : export_json(rows);
         if (export_out.empty())

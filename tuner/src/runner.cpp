@@ -398,7 +398,8 @@ void confirm_device(const Tuner::Impl& m, std::size_t device, std::unique_ptr<De
   const std::map<std::string, const Variant*> variants = device_variants(m, device);
   RowFilter f;
   f.family = m.family->name();
-  const std::vector<ResultRow> rows = store.rows(f);
+  const std::vector<ResultRow> rows = store.rows(f);                  // the search's latest rows
+  const std::vector<ResultRow> confirmations = store.confirm_rows(f);  // the confirmation stage's latest
   struct Confirming {
     std::size_t problem;
     std::vector<const ResultRow*> rows;  // the candidates' search rows, baselines last
@@ -424,9 +425,17 @@ void confirm_device(const Tuner::Impl& m, std::size_t device, std::unique_ptr<De
     const std::string canonical = problem.canonical();
     std::vector<const ResultRow*> tuned;
     std::map<std::string, const ResultRow*> baselines;
+    std::int64_t searched = -1, confirmed = -1;  // the latest runs that searched and that confirmed this problem
+    std::vector<const ResultRow*> confirm_rows;
+    for (const ResultRow& r : confirmations)
+      if (same_device(r.device, sd.info) && r.problem.canonical() == canonical) {
+        confirmed = std::max(confirmed, r.run_id);
+        confirm_rows.push_back(&r);
+      }
     for (const ResultRow& r : rows) {
       if (r.result.status != Status::ok || !same_device(r.device, sd.info) || r.problem.canonical() != canonical)
         continue;
+      searched = std::max(searched, r.run_id);
       auto v = variants.find(r.variant.name);
       if (v == variants.end()) continue;
       if (v->second->baseline()) {
@@ -443,6 +452,22 @@ void confirm_device(const Tuner::Impl& m, std::size_t device, std::unique_ptr<De
                  confirm_candidates_count(tuned, spec), {}};
     for (const auto& [name, r] : baselines) c.baselines.push_back(r);
     set_candidates(c);
+    // A problem whose stored confirmation came after its latest search and measured every candidate the search
+    // gives now is decided: a resumed run keeps that answer instead of measuring a new one beside it (the latest
+    // confirmation decides, docs/strategies.md). --no-resume searches again, and so confirms again.
+    if (confirmed >= searched) {
+      std::set<std::pair<std::string, std::string>> stored;
+      for (const ResultRow* r : confirm_rows)
+        if (r->run_id == confirmed) stored.emplace(r->variant.name, r->config.canonical());
+      const bool covered = std::all_of(c.rows.begin(), c.rows.end(), [&](const ResultRow* r) {
+        return stored.count({r->variant.name, r->config.canonical()}) > 0;
+      });
+      if (covered) {
+        obs.on_message(fmt::format("{} {}: {} was confirmed by run {} and nothing was searched since; kept",
+                                   sd.info.id(), sd.info.name, problem.label(), confirmed));
+        continue;
+      }
+    }
     jobs.push_back(std::move(c));
   }
   // Every session confirms every problem; a fresh session (worker process or device context) for each

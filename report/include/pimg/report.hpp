@@ -68,11 +68,23 @@ Report strategies_report(const std::vector<ReplayComparison>& comparisons, const
 
 // `pimg-tune export`: the winner (pimg/ranking.hpp) of each device and problem as JSON or as a C++
 // header selecting by target device with a default (as Kernel Tuner's create_device_targets), and
-// every row in the T4 results format the way Kernel Tuner writes it (times in milliseconds,
+// rows in the T4 results format the way Kernel Tuner writes it (times in milliseconds,
 // `metadata.timeunit`), with the T4 metadata file (hardware and software) beside it.
 std::string export_json(const std::vector<ResultRow>& rows);
 std::string export_header(const std::vector<ResultRow>& rows);
+// Every row given (every stage, variant, device and problem) in one T4 document, `variant` among each
+// configuration's parameters: what `import` restores as stored (`--format t4-all`).
 std::string export_t4(const std::vector<ResultRow>& rows);
+// One T4 file as Kernel Tuner writes one: a kernel (variant) on a device for a problem, its search rows only, the
+// configuration its parameters only (`--format t4`). Named <family>_<variant>_<backend>-<device>_<W>x<H>_<8 hex
+// digits of the problem and driver>_T4.json; in the order of (problem, device, variant).
+struct T4File {
+  std::string name;
+  std::string label;  // "omp_rows on openmp:AMD EPYC 7B13, conv 256x192 ..." for what the command prints
+  std::size_t rows = 0;
+  std::string text;
+};
+std::vector<T4File> export_t4_files(const std::vector<ResultRow>& rows);
 std::string export_t4_metadata(const std::vector<ResultRow>& rows, const std::vector<RunRecord>& runs);
 
 }  // namespace pimg
