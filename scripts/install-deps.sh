@@ -6,7 +6,7 @@
 # scripts/report-screenshots.sh; Python's jsonschema to check T4 exports against the published schemas,
 # tests/t4_schema.hpp; NVRTC alone, from Debian's non-free component, for the test that compiles CUDA
 # kernels for sm_90 without a CUDA toolkit, tests/nvrtc; zsh and fish to check the completion scripts the tool
-# writes for them).
+# writes for them; gdb to check that the installed program's split debug information is found, tests/consumer).
 # Idempotent: packages already present are skipped by apt-get; safe to run again.
 set -euo pipefail
 
@@ -41,6 +41,7 @@ packages=(
   chromium fonts-dejavu-core
   libnvrtc11.2
   zsh fish
+  gdb
 )
 
 missing=()

@@ -30,6 +30,15 @@ cmake --install "$build" --prefix "$tmp/prefix" >"$tmp/log" 2>&1 || { cat "$tmp/
 test -x "$tmp/prefix/bin/pimg-tune"
 size=$(stat -c %s "$tmp/prefix/bin/pimg-tune")
 [ "$size" -lt $((30 << 20)) ] || { echo "the installed pimg-tune is $size bytes, over 30 MiB"; exit 1; }
+# Its debug information split off beside it (cmake/split_debug.cmake, in a build with debug information), where gdb
+# finds it: a line of main() resolves to its source file.
+if grep -Eq '^CMAKE_BUILD_TYPE:STRING=(RelWithDebInfo|Debug)$' "$build/CMakeCache.txt"; then
+  test -s "$tmp/prefix/bin/.debug/pimg-tune.debug" || { echo "no bin/.debug/pimg-tune.debug installed"; exit 1; }
+  if command -v gdb >/dev/null; then
+    line=$(gdb -batch -ex "info line main" "$tmp/prefix/bin/pimg-tune" 2>&1 | tail -1)
+    grep -q 'main.cpp" starts at address' <<<"$line" || { echo "gdb found no line of main(): $line"; exit 1; }
+  fi
+fi
 # The man page and the completions, where man and the shells look.
 for f in share/man/man1/pimg-tune.1 share/bash-completion/completions/pimg-tune share/zsh/site-functions/_pimg-tune \
   share/fish/vendor_completions.d/pimg-tune.fish; do
