@@ -11,7 +11,8 @@
 # report and seed 004's author's program timed beside the tuned OpenMP configuration (scripts/gpu-seeds.sh);
 # no tests (unless PIMG_TEST_REGEX) and no benchmarks. Carry ../shared/peers with scripts/gpu-carry.sh.
 # PIMG_T1_BAT=1 (issue 35): BAT's CUDA T1 files tuned by random search, PIMG_T1_BUDGET configurations each
-# (scripts/t1-bat.sh), into out/gpu/t1-bat.db. PIMG_RACE=1 (issue 34): each space given tuned with racing and
+# (scripts/t1-bat.sh), into out/gpu/t1-bat.db. PIMG_CEILING="64 1024" (issue 39): every way the ceiling copies at
+# those MiB (bench/ceiling_bench.cpp, PIMG_NOMINAL_GBS for the share of a datasheet's bandwidth), out/gpu/ceiling.csv. PIMG_RACE=1 (issue 34): each space given tuned with racing and
 # without, timed and compared (scripts/race-bench.sh), into out/gpu/race.
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -83,6 +84,17 @@ elif [ -z "${PIMG_SKIP_TESTS:-}" ] && [ -z "${PIMG_SEEDS:-}" ]; then
 fi
 
 spaces=("$@")
+# PIMG_CEILING="MiB ..." (issue 39): every way the bandwidth ceiling copies at those working-set sizes, each with its
+# share of the fastest and of PIMG_NOMINAL_GBS (bench/ceiling_bench.cpp), into out/gpu/ceiling.csv; nothing tuned.
+if [ -n "${PIMG_CEILING:-}" ]; then
+  # shellcheck disable=SC2086
+  PIMG_BACKEND=${PIMG_BACKEND:-cuda} build-gpu/bench/pimg_ceiling_bench $PIMG_CEILING > "$out/ceiling.csv" 2> "$out/ceiling.err"
+  rc=$?
+  log "ceiling: exit $rc; the fastest way at each size:"
+  awk -F, 'NR > 1 && !seen[$3]++' "$out/ceiling.csv" | tee -a "$out/summary.txt"
+  [ -n "${OUT:-}" ] && cp "$out/ceiling.csv" "$OUT/" 2>/dev/null
+  exit $rc
+fi
 # PIMG_T1_BAT=1 (issue 35): BAT's T1 files instead (scripts/t1-bat.sh; the files given, or all of them).
 if [ -n "${PIMG_T1_BAT:-}" ]; then
   bash scripts/t1-bat.sh "$exe" "$out/t1-bat.db" "${spaces[@]}"

@@ -70,3 +70,72 @@ extern "C" __global__ void copy_rows_rev(const uint4* __restrict__ in, uint4* __
                                          int rows) {
   copy_row_vector<true>(in, out, row_vectors, rows);
 }
+
+/* copy_bulk_4k, copy_bulk_8k, copy_bulk_16k: Hopper's bulk-copy engine (TMA, cp.async.bulk, sm_90 and PTX ISA 8.0:
+   compiled only there, so an older GPU or NVRTC has no such entry and the ceiling leaves them out). One thread per
+   block moves chunks of 4, 8 or 16 KiB global -> shared -> global through a ring of 32 KiB of shared memory (8, 4 or
+   2 stages): a chunk's load completes on its stage's mbarrier, its store is one bulk group, and a stage is loaded
+   again once its store has read it, so up to a ring's worth of loads is in flight per block without a thread's
+   registers. Chunks are dealt to blocks a grid apart; the bytes % 16 tail as in the other entries. */
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900 && defined(__CUDACC_VER_MAJOR__) && __CUDACC_VER_MAJOR__ >= 12
+template <int Chunk, int Stages>
+__device__ __forceinline__ void copy_bulk(const unsigned char* __restrict__ in, unsigned char* __restrict__ out,
+                                          int bytes) {
+  __shared__ alignas(128) unsigned char ring[Stages][Chunk];
+  __shared__ alignas(8) unsigned long long bar[Stages];
+  copy_tail((const uint4*)in, (uint4*)out, bytes / 16, bytes, (long long)blockIdx.x * blockDim.x + threadIdx.x);
+  if (threadIdx.x != 0) return;
+  const long long body = (long long)bytes / 16 * 16;
+  const long long chunks = (body + Chunk - 1) / Chunk;
+  const long long first = blockIdx.x, stride = gridDim.x;
+  for (int s = 0; s < Stages; ++s)
+    asm volatile("mbarrier.init.shared::cta.b64 [%0], 1;" ::"r"((unsigned)__cvta_generic_to_shared(&bar[s])));
+  asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
+  const auto chunk_size = [&](long long c) { return (unsigned)(body - c * Chunk < Chunk ? body - c * Chunk : Chunk); };
+  const auto load = [&](long long c, int s) {
+    const unsigned size = chunk_size(c);
+    const unsigned b = (unsigned)__cvta_generic_to_shared(&bar[s]);
+    asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;" ::"r"(b), "r"(size) : "memory");
+    asm volatile("cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1], %2, [%3];" ::"r"(
+                     (unsigned)__cvta_generic_to_shared(ring[s])),
+                 "l"(in + c * Chunk), "r"(size), "r"(b)
+                 : "memory");
+  };
+  for (int s = 0; s < Stages && first + s * stride < chunks; ++s) load(first + s * stride, s);
+  for (long long k = 0; first + k * stride < chunks; ++k) {
+    const long long c = first + k * stride;
+    const int s = (int)(k % Stages);
+    const unsigned b = (unsigned)__cvta_generic_to_shared(&bar[s]), parity = (unsigned)((k / Stages) & 1);
+    unsigned done = 0;
+    while (!done)
+      asm volatile(
+          "{\n .reg .pred p;\n mbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2;\n selp.u32 %0, 1, 0, p;\n}"
+          : "=r"(done)
+          : "r"(b), "r"(parity)
+          : "memory");
+    const unsigned size = chunk_size(c);
+    asm volatile("cp.async.bulk.global.shared::cta.bulk_group [%0], [%1], %2;" ::"l"(out + c * Chunk),
+                 "r"((unsigned)__cvta_generic_to_shared(ring[s])), "r"(size)
+                 : "memory");
+    asm volatile("cp.async.bulk.commit_group;" ::: "memory");
+    if (c + Stages * stride < chunks) {
+      asm volatile("cp.async.bulk.wait_group.read 0;" ::: "memory");  // the stage's store has read it
+      load(c + Stages * stride, s);
+    }
+  }
+  asm volatile("cp.async.bulk.wait_group 0;" ::: "memory");
+}
+
+extern "C" __global__ void copy_bulk_4k(const unsigned char* __restrict__ in, unsigned char* __restrict__ out,
+                                        int bytes) {
+  copy_bulk<4096, 8>(in, out, bytes);
+}
+extern "C" __global__ void copy_bulk_8k(const unsigned char* __restrict__ in, unsigned char* __restrict__ out,
+                                        int bytes) {
+  copy_bulk<8192, 4>(in, out, bytes);
+}
+extern "C" __global__ void copy_bulk_16k(const unsigned char* __restrict__ in, unsigned char* __restrict__ out,
+                                         int bytes) {
+  copy_bulk<16384, 2>(in, out, bytes);
+}
+#endif

@@ -177,35 +177,26 @@ std::optional<double> best_copy_ms(Device& device, const TimingMethod& timing, i
 
 }  // namespace
 
-std::optional<Ceiling> measure_ceiling(const Backend& backend, Device& device, std::size_t bytes, int repeats,
-                                       const TimingMethod& timing) {
+std::vector<CopyWay> measure_copies(const Backend& backend, Device& device, std::size_t bytes, int repeats,
+                                    const TimingMethod& timing) {
+  std::vector<CopyWay> ways;
   try {
     auto in = device.alloc(bytes);
     auto out = device.alloc(bytes);
     std::vector<std::uint8_t> pattern(bytes), check(bytes);
     for (std::size_t i = 0; i < bytes; ++i) pattern[i] = static_cast<std::uint8_t>(i * 131 + 7);
     device.upload(*in, pattern);
-    std::optional<Ceiling> best;
-    std::optional<double> native_gbs;
-    auto consider = [&](std::optional<double> ms, const std::string& how) {
-      if (!ms) return;
-      const double gbs = 2.0 * static_cast<double>(bytes) / (*ms * 1e-3) / 1e9;
-      if (!best || gbs > best->gbs) best = Ceiling{gbs, how, device.timing_method(timing, true)};
-    };
+    const auto gbs = [&](double ms) { return 2.0 * static_cast<double>(bytes) / (ms * 1e-3) / 1e9; };
     // The API's own device-to-device copy.
-    {
-      auto ms = best_copy_ms(device, timing, repeats, [&] { return device.copy_buffer(*out, *in); });
-      if (ms) {
-        device.fill(*out, 0);
-        device.copy_buffer(*out, *in);
-        device.download(*out, check);
-        if (check == pattern) {
-          consider(ms, "native copy");
-          native_gbs = 2.0 * static_cast<double>(bytes) / (*ms * 1e-3) / 1e9;
-        }
-      }
+    if (auto ms = best_copy_ms(device, timing, repeats, [&] { return device.copy_buffer(*out, *in); })) {
+      device.fill(*out, 0);
+      device.copy_buffer(*out, *in);
+      device.download(*out, check);
+      if (check == pattern) ways.push_back({"native copy", "native copy", gbs(*ms)});
     }
-    // The backend's copy kernel, at several launch geometries where it is a 1-D grid-stride loop.
+    // The backend's copy kernel, at several launch geometries where it is a 1-D grid-stride loop, and its further
+    // entries and geometries; a plan whose program does not build here (an entry of a newer GPU) or whose copy is
+    // wrong is left out.
     if (auto copy = backend.copy_kernel(bytes)) {
       std::map<std::string, DeviceBuffer*> buffers{{"in", in.get()}, {"out", out.get()}};
       std::vector<LaunchPlan> plans{copy->plan};
@@ -237,17 +228,28 @@ std::optional<Ceiling> measure_ceiling(const Backend& backend, Device& device, s
         device.download(*out, check);
         if (check != pattern) continue;
         const auto blocks = [&](int d) { return p.global[d] / std::max<std::size_t>(p.local[d], 1); };
-        consider(ms, p.dims == 2 ? fmt::format("{} {}x{} blocks of {}x{}", p.entry, blocks(0), blocks(1), p.local[0], p.local[1])
-                                 : fmt::format("{} {}x{}", p.entry, blocks(0), p.local[0]));
+        ways.push_back({p.entry,
+                        p.dims == 2 ? fmt::format("{} {}x{} blocks of {}x{}", p.entry, blocks(0), blocks(1), p.local[0],
+                                                  p.local[1])
+                                    : fmt::format("{} {}x{}", p.entry, blocks(0), p.local[0]),
+                        gbs(*ms)});
       }
     }
-    if (best && native_gbs && best->how != "native copy")
-      best->how += fmt::format(" (native copy {:.1f} GB/s)", *native_gbs);
-    if (best) best->how += fmt::format(", best of {} runs", repeats);
-    return best;
   } catch (const std::exception&) {
-    return std::nullopt;
   }
+  return ways;
+}
+
+std::optional<Ceiling> measure_ceiling(const Backend& backend, Device& device, std::size_t bytes, int repeats,
+                                       const TimingMethod& timing) {
+  const std::vector<CopyWay> ways = measure_copies(backend, device, bytes, repeats, timing);
+  if (ways.empty()) return std::nullopt;
+  const auto best = std::max_element(ways.begin(), ways.end(), [](const CopyWay& a, const CopyWay& b) { return a.gbs < b.gbs; });
+  Ceiling c{best->gbs, best->how, device.timing_method(timing, true)};
+  const auto native = std::find_if(ways.begin(), ways.end(), [](const CopyWay& w) { return w.entry == "native copy"; });
+  if (native != ways.end() && best->how != "native copy") c.how += fmt::format(" (native copy {:.1f} GB/s)", native->gbs);
+  c.how += fmt::format(", best of {} runs", repeats);
+  return c;
 }
 
 }  // namespace pimg

@@ -82,6 +82,13 @@ bool is_stopped(pid_t pid) {
 }
 
 
+// The observers an evaluation or the confirmation stage reads, borrowed from the session that owns them.
+std::vector<Observer*> borrowed(const std::vector<std::unique_ptr<Observer>>& owned) {
+  std::vector<Observer*> out;
+  for (const auto& o : owned) out.push_back(o.get());
+  return out;
+}
+
 // --- in process ---------------------------------------------------------------------------------
 
 class InProcess final : public DeviceSession {
@@ -95,14 +102,12 @@ class InProcess final : public DeviceSession {
     ctx.resident = resident_.get();
     ctx.race_bar_ms = job.race_bar_ms;
     ctx.load_retries = &load_retries_;
-    for (const auto& o : observers_) ctx.observers.push_back(o.get());
+    ctx.observers = borrowed(observers_);
     return pimg::evaluate(ctx, job.variant, job.config);
   }
   std::vector<EvalResult> confirm(const ConfirmJob& job) override {
-    std::vector<Observer*> observers;
-    for (const auto& o : observers_) observers.push_back(o.get());
     return confirm_candidates(family_, job.problem, job.workload, *device_, measure_, job.candidates, job.seed,
-                              observers);
+                              borrowed(observers_));
   }
   EvalResult capture(const EvalJob& job, const std::string& sub, const std::string& key) override {
     EvalContext ctx{family_, job.problem, job.workload, job.expected, *device_, measure_};
@@ -550,9 +555,8 @@ class Server {
           if (!variant) throw std::runtime_error("unknown variant " + m.at(i - 1));
           candidates.push_back({variant, Config::parse_canonical(m.at(i++)), &expected(problem, *variant)});
         }
-        std::vector<Observer*> observers;
-        for (const auto& o : observers_) observers.push_back(o.get());
-        for (const EvalResult& r : confirm_candidates(*family_, problem, w, *device_, measure, candidates, seed, observers))
+        for (const EvalResult& r :
+             confirm_candidates(*family_, problem, w, *device_, measure, candidates, seed, borrowed(observers_)))
           send(encode_result(r));
         return true;
       }
@@ -583,7 +587,7 @@ class Server {
         ctx.race_bar_ms = race_bar_ms;
         ctx.load_retries = &load_retries_;
         ctx.on_run = [this](int run) { send({"run", std::to_string(run)}); };
-        for (const auto& o : observers_) ctx.observers.push_back(o.get());
+        ctx.observers = borrowed(observers_);
         send(encode_result(pimg::evaluate(ctx, *variant, config)));
         return true;
       }

@@ -939,6 +939,18 @@ class CudaBackend final : public Backend {
         p.global = {(vectors + b * items - 1) / (b * items) * b, 1, 1};
         k.more.push_back(p);
       }
+    // The bulk-copy engine (sm_90; an older GPU's program has no such entry and the ceiling skips it): one thread
+    // of 32 per block, chunks of 4, 8 or 16 KiB dealt a grid apart, 256 to 2048 blocks (a few per SM to several).
+    for (const auto& [entry, chunk] : {std::pair{"copy_bulk_4k", 4096u}, std::pair{"copy_bulk_8k", 8192u}, std::pair{"copy_bulk_16k", 16384u}})
+      for (std::size_t blocks : {256u, 512u, 1024u, 2048u}) {
+        const std::size_t chunks = (bytes / 16 * 16 + chunk - 1) / chunk;
+        if (blocks > chunks && blocks != 256u) continue;
+        LaunchPlan p = k.plan;
+        p.entry = entry;
+        p.local = {32, 1, 1};
+        p.global = {std::min(blocks, std::max<std::size_t>(chunks, 1)) * 32, 1, 1};
+        k.more.push_back(p);
+      }
     // Whole rows of 4, 8 or 16 KiB in a 2-D grid like the image kernels', forward and mirrored.
     if (bytes % 16 == 0)
       for (std::size_t row : {256u, 512u, 1024u}) {

@@ -81,5 +81,15 @@ struct Ceiling {
 };
 std::optional<Ceiling> measure_ceiling(const Backend& backend, Device& device, std::size_t bytes, int repeats,
                                        const TimingMethod& timing);
+// Every way measure_ceiling() tries, each with its bandwidth (bytes read plus bytes written per second): the API's
+// device-to-device copy ("native copy") and each plan of the backend's copy kernel that builds on the device and
+// copies every byte; the ceiling is the fastest. For benchmarks that show how close each way gets.
+struct CopyWay {
+  std::string entry;  // "native copy", or the kernel's entry point
+  std::string how;    // with its geometry: "copy_vec 528x256"
+  double gbs = 0;
+};
+std::vector<CopyWay> measure_copies(const Backend& backend, Device& device, std::size_t bytes, int repeats,
+                                    const TimingMethod& timing);
 
 }  // namespace pimg
