@@ -126,6 +126,14 @@ TEST(T1, OpenClKernelIsTunedOnPoclAgainstItsDefaultConfiguration) {
   r = e2e::run("t1 " + kT1 + "/sharpen.json --device 0 --db " + db.string() + " --quiet", env);
   ASSERT_EQ(r.code, 0) << r.out;
   EXPECT_NE(r.out.find("0 measured, 0 ok, 0 failed, 7 already stored"), std::string::npos) << r.out;
+  // Random search knows its draws before their outcomes (Strategy::ahead): its programs are compiled ahead, as an
+  // exhaustive search's are (a fresh cache, so that they are compiled here).
+  r = e2e::run("t1 " + kT1 + "/sharpen.json --device 0 --strategy random --budget 3 --seed 1 --repeats 1 --db " +
+                   (dir / "random.db").string(),
+               "PIMG_CACHE_DIR=" + (dir / "cache-random").string());
+  ASSERT_EQ(r.code, 0) << r.out;
+  EXPECT_NE(r.out.find(": 3 programs compiled ahead on "), std::string::npos) << r.out;
+  EXPECT_EQ(sqlite_count(dir / "random.db", "status = 'ok'"), "3") << r.out;
   fs::remove_all(dir);
 }
 

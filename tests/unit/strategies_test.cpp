@@ -154,6 +154,31 @@ TEST(Strategies, ReproducibleFromTheSeed) {
   }
 }
 
+// What a strategy says it will ask (Strategy::ahead(), compiled ahead by the runner) is what it then asks, in that
+// order, from the start and from midway; a strategy whose asks depend on the outcomes says nothing.
+TEST(Strategies, WhatTheySayAheadIsWhatTheyAsk) {
+  const ReplaySpace& s = space512();
+  for (const StrategyInfo* info : Registry::builtin().strategies()) {
+    SCOPED_TRACE(info->name);
+    for (std::uint64_t seed : {1u, 7u, 42u}) {
+      auto st = make(*info, s, {{"budget", "40"}}, seed);
+      const std::vector<PointId> said = st->ahead();
+      if (said.empty()) {
+        EXPECT_NE(info->name, "random");
+        EXPECT_NE(info->name, "exhaustive");
+        continue;
+      }
+      std::vector<PointId> first = walk(*st, s, 10);
+      const std::vector<PointId> rest_said = st->ahead();
+      std::vector<PointId> rest = walk(*st, s, 100000);
+      first.insert(first.end(), rest.begin(), rest.end());
+      EXPECT_EQ(said, first);
+      EXPECT_EQ(rest_said, rest);
+      EXPECT_TRUE(st->ahead().empty());
+    }
+  }
+}
+
 // The picks of the search strategies, pinned: each strategy's first 200 proposals (seed 7, default
 // options; past gp's training-set cap of 160 points) on a fixed space of 960 points (four parameters,
 // a smooth cost with an interaction and one point in 13 failing), as an FNV-1a digest of the point

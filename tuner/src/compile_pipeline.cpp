@@ -5,13 +5,18 @@
 
 #include <chrono>
 
+#include "pimg/errors.hpp"
+
 namespace pimg {
 
 CompilePipeline::CompilePipeline(const Backend& backend, DeviceInfo device, KernelSource source,
-                                 std::vector<std::optional<LaunchPlan>> plans, int threads)
+                                 std::vector<std::optional<LaunchPlan>> plans, int threads, std::vector<PointId> order)
     : backend_(backend), device_(std::move(device)), source_(std::move(source)), plans_(std::move(plans)),
-      done_(plans_.size(), 0), costs_(plans_.size()) {
+      order_(std::move(order)), done_(plans_.size(), 0), costs_(plans_.size()) {
+  if (order_.empty())
+    for (std::size_t i = 0; i < plans_.size(); ++i) order_.push_back(static_cast<PointId>(i));
   for (std::size_t i = 0; i < plans_.size(); ++i) done_[i] = plans_[i] ? 0 : 1;
+  for (const PointId i : order_) PIMG_CHECK(i < plans_.size(), "a compile order past the plans");
   const std::size_t n = std::min<std::size_t>(static_cast<std::size_t>(std::max(threads, 1)), plans_.size());
   for (std::size_t t = 0; t < n; ++t) pool_.emplace_back([this] { work(); });
 }
@@ -32,7 +37,8 @@ double thread_cpu_ms() {
 }  // namespace
 
 void CompilePipeline::work() {
-  for (std::size_t i = next_++; i < plans_.size() && !stop_; i = next_++) {
+  for (std::size_t k = next_++; k < order_.size() && !stop_; k = next_++) {
+    const std::size_t i = order_[k];
     if (!plans_[i]) continue;
     const auto t0 = std::chrono::steady_clock::now();
     const double cpu0 = thread_cpu_ms();

@@ -15,15 +15,17 @@
 #include <vector>
 
 #include "pimg/backend.hpp"
+#include "pimg/search_space.hpp"
 
 namespace pimg {
 
 class CompilePipeline {
  public:
   // Starts `threads` threads over `plans` (index = the strategy's PointId; nullopt: nothing to compile, such
-  // as a stored configuration or one that cannot be planned), each taking the next plan in index order.
+  // as a stored configuration or one that cannot be planned), each taking the next plan in `order` (the
+  // strategy's asks, Strategy::ahead(); empty: index order).
   CompilePipeline(const Backend& backend, DeviceInfo device, KernelSource source,
-                  std::vector<std::optional<LaunchPlan>> plans, int threads);
+                  std::vector<std::optional<LaunchPlan>> plans, int threads, std::vector<PointId> order = {});
   ~CompilePipeline();  // stops taking plans, waits for the compiles in flight
   CompilePipeline(const CompilePipeline&) = delete;
   CompilePipeline& operator=(const CompilePipeline&) = delete;
@@ -51,6 +53,7 @@ class CompilePipeline {
   const DeviceInfo device_;
   const KernelSource source_;
   const std::vector<std::optional<LaunchPlan>> plans_;
+  std::vector<PointId> order_;  // the plans' indices in the order they are taken
   std::vector<char> done_;
   std::vector<Cost> costs_;
   const std::chrono::steady_clock::time_point started_ = std::chrono::steady_clock::now();

@@ -81,8 +81,8 @@ std::vector<std::optional<LaunchPlan>> plans_to_compile(const Task& t, const Pro
                                                         const TuneOptions& opt, const DeviceInfo& device, Store& store,
                                                         const TaskRows& rows) {
   std::vector<std::optional<LaunchPlan>> plans(t.space.size());
-  for (std::size_t i = 0; i < t.space.size(); ++i) {
-    const Config c = t.space.config(static_cast<PointId>(i));
+  for (const PointId i : t.strategy->ahead()) {
+    const Config c = t.space.config(i);
     if (opt.resume && keeps(opt, store.find(rows.device, rows.problem, rows.variant, c))) continue;
     try {
       plans[i] = t.variant->plan(problem, workload, c, device);
@@ -289,13 +289,13 @@ Tuner::Tuner(const Registry& reg, const Space& space, const TuneOptions& opt, Ru
 
 Tuner::~Tuner() = default;
 
-// Whether the task's configurations are compiled ahead (backends with a precompile pass, strategies that
-// visit the whole space) and from which source; null: each evaluation compiles its own.
+// Whether the task's configurations are compiled ahead (backends with a precompile pass, strategies that know
+// their asks before the outcomes: Strategy::ahead()) and from which source; null: each evaluation compiles its own.
 const KernelSource* ahead_source(const Tuner::Impl& m, const Task& t) {
   if (t.variant->native()) return nullptr;
   const KernelSource* ks = kernel_source(t.variant->source());
   const Backend& backend = *m.devices[t.device].backend;
-  return ks && backend.precompiles() && t.strategy->planned() >= t.space.size() ? ks : nullptr;
+  return ks && backend.precompiles() && !t.strategy->ahead().empty() ? ks : nullptr;
 }
 
 std::unique_ptr<CompilePipeline> start_pipeline(const Tuner::Impl& m, const Task& t, const DeviceInfo& device,
@@ -306,7 +306,7 @@ std::unique_ptr<CompilePipeline> start_pipeline(const Tuner::Impl& m, const Task
   if (std::count_if(plans.begin(), plans.end(), [](const auto& p) { return p.has_value(); }) < 2) return nullptr;
   // One core is left to the worker that measures meanwhile.
   auto pipe = std::make_unique<CompilePipeline>(*m.devices[t.device].backend, device, *ks, std::move(plans),
-                                                std::max(1, compile_threads() - 1));
+                                                std::max(1, compile_threads() - 1), t.strategy->ahead());
   obs.on_message(fmt::format("{} {}: compiling ahead of the measurements on {} threads", device.id(),
                              t.variant->name(), pipe->threads()));
   return pipe;

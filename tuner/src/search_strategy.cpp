@@ -116,6 +116,23 @@ void SearchStrategy::observe(PointId p, const Outcome& o) {
   learn(p, cost);
 }
 
+std::vector<PointId> SearchStrategy::random_unvisited_ahead(std::size_t n) const {
+  Rng rng = rng_;
+  std::vector<PointId> order = order_;
+  if (order.empty()) {
+    order.resize(space_.size());
+    std::iota(order.begin(), order.end(), PointId{0});
+  }
+  std::vector<PointId> out;
+  for (std::size_t drawn = drawn_; out.size() < n && drawn < order.size();) {
+    const std::size_t j = drawn + rng.below(order.size() - drawn);
+    std::swap(order[drawn], order[j]);
+    const PointId p = order[drawn++];
+    if (!visited(p)) out.push_back(p);
+  }
+  return out;
+}
+
 std::optional<PointId> SearchStrategy::random_unvisited() {
   if (order_.empty()) {
     order_.resize(space_.size());

@@ -13,6 +13,11 @@ class Exhaustive final : public Strategy {
   }
   void observe(PointId, const Outcome&) override {}
   std::size_t planned() const override { return space_.size(); }
+  std::vector<PointId> ahead() const override {
+    std::vector<PointId> out;
+    for (std::size_t i = pos_; i < space_.size(); ++i) out.push_back(static_cast<PointId>(i));
+    return out;
+  }
 
  private:
   std::size_t pos_ = 0;

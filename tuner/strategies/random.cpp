@@ -10,6 +10,11 @@ class RandomSampling final : public SearchStrategy {
  public:
   using SearchStrategy::SearchStrategy;
 
+  // Its asks are its draws: the budget's remaining ones, known before any outcome.
+  std::vector<PointId> ahead() const override {
+    return random_unvisited_ahead(planned() > evaluations() ? planned() - evaluations() : 0);
+  }
+
  private:
   std::optional<PointId> propose() override { return random_unvisited(); }
   void learn(PointId, double) override {}

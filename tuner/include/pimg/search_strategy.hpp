@@ -61,6 +61,9 @@ class SearchStrategy : public Strategy {
   std::size_t evaluations() const { return asked_; }
   const Budget& budget() const { return budget_; }
   std::optional<PointId> random_unvisited();
+  // The next n points random_unvisited() gives while nothing else is visited meanwhile (a copy of its generator
+  // and permutation draws them): a strategy that asks nothing else can say its asks ahead (Strategy::ahead).
+  std::vector<PointId> random_unvisited_ahead(std::size_t n) const;
   std::optional<PointId> random_unvisited_neighbour(PointId p);
   // Appends the valid points that differ from p in one parameter, by any value (not only one step).
   void any_value_neighbours(PointId p, std::vector<PointId>& out) const;

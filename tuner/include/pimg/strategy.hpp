@@ -55,6 +55,11 @@ class Strategy {
   virtual std::optional<PointId> ask() = 0;
   virtual void observe(PointId p, const Outcome& o) = 0;
   virtual std::size_t planned() const = 0;                   // evaluations it expects to ask for
+  // The points it will ask from now on, in order, whatever it observes: all of exhaustive's, a random sample's
+  // remaining draws; empty where the asks depend on the outcomes. The runner compiles them ahead of their
+  // measurement on every core (docs/design.md, "Compiling ahead"); a strategy that stops early (a time budget)
+  // leaves some compiled for nothing.
+  virtual std::vector<PointId> ahead() const { return {}; }
   // Earlier results offered before the first ask; strategies that do not learn from them ignore them.
   virtual void prior(const std::vector<PriorResult>& results) { (void)results; }
 
