@@ -62,6 +62,18 @@ std::optional<double> BandwidthTable::gbs_for(const ResultRow& r) const {
   return best ? std::optional<double>(best->gbs) : std::nullopt;
 }
 
+std::vector<BandwidthRow> BandwidthTable::latest(const DeviceInfo& d) const {
+  auto it = rows_.find(device_key(d));
+  if (it == rows_.end()) return {};
+  std::int64_t run = 0;
+  for (const BandwidthRow& b : it->second) run = std::max(run, b.run_id);
+  std::vector<BandwidthRow> out;
+  for (const BandwidthRow& b : it->second)
+    if (b.run_id == run) out.push_back(b);
+  std::sort(out.begin(), out.end(), [](const BandwidthRow& a, const BandwidthRow& b) { return a.bytes < b.bytes; });
+  return out;
+}
+
 std::optional<double> BandwidthTable::gbs(const DeviceInfo& d) const {
   auto it = gbs_.find(device_key(d));
   if (it == gbs_.end()) return std::nullopt;

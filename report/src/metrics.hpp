@@ -38,6 +38,9 @@ class BandwidthTable {
   // A row's ceiling (docs/measurement.md): one its own run measured where there is one, at the working
   // set closest to half the problem's least traffic (a copy reads and writes).
   std::optional<double> gbs_for(const ResultRow& r) const;
+  // The ceilings of the device's latest run that measured one, by working-set size: what the report lists with the
+  // copy that set each.
+  std::vector<BandwidthRow> latest(const DeviceInfo& d) const;
 
  private:
   std::map<DeviceKey, double> gbs_;

@@ -360,6 +360,21 @@ void FamilyReport::devices() {
            gbs ? fmt::format("{:.1f} GB/s", *gbs) : kDash});
   }
   md_ += t.markdown() + "\n";
+  // Each ceiling of each device's latest run, with the copy that set it (docs/measurement.md, "The bandwidth
+  // ceiling"): a kernel's "% of bandwidth" is against the one nearest its working set.
+  Table c({{"device"}, {"working set", Align::right}, {"ceiling", Align::right}, {"set by"}, {"timed by"}, {"run", Align::right}});
+  for (const auto& [key, d] : devices_)
+    for (const BandwidthRow& b : bw_.latest(d)) {
+      const std::size_t split = b.method.find("; ");
+      c.add({device_name(d), fmt_bytes(static_cast<std::uint64_t>(b.bytes)), fmt::format("{:.1f} GB/s", b.gbs),
+             split == std::string::npos ? kDash : b.method.substr(split + 2),
+             split == std::string::npos ? (b.method.empty() ? kDash : b.method) : b.method.substr(0, split),
+             b.run_id > 0 ? std::to_string(b.run_id) : kDash});
+    }
+  if (!c.empty())
+    md_ += "Copy ceilings of each device's latest run, by working set (each of the copy's two buffers): the fastest of "
+           "the API's device-to-device copy and the backend's copy kernels, and the copy that set it.\n\n" +
+           c.markdown() + "\n";
 }
 
 void FamilyReport::sweeps() {

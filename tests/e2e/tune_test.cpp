@@ -161,6 +161,21 @@ TEST(TuneExitCode, NothingPassedIsFour) {
   fs::remove_all(dir);
 }
 
+// Random search knows its draws before their outcomes (Strategy::ahead): on the CPU its 3 programs are compiled on
+// every core before the first is measured, as an exhaustive search's are (before, only a search that visits the whole
+// space compiled ahead), and exactly those 3 are measured.
+TEST(CompileAhead, RandomSearchCompilesItsDrawsBeforeMeasuring) {
+  const fs::path dir = e2e::temp_dir("random-ahead");
+  const std::string db = (dir / "t.db").string();
+  const Ran r = e2e::run("conv --space " + std::string(PIMG_TEST_DATA) + "/e2e/random-ahead.yaml --db " + db,
+                         "PIMG_CACHE_DIR=" + (dir / "cache").string());
+  ASSERT_EQ(r.code, 0) << r.out;
+  EXPECT_NE(r.out.find("openmp:0 omp_rows: 3 programs compiled ahead on "), std::string::npos) << r.out;
+  EXPECT_EQ(e2e::query(db, "SELECT count(*) FROM evaluations WHERE stage = 'search' AND status = 'ok'"),
+            std::vector<std::string>{"3"});
+  fs::remove_all(dir);
+}
+
 TEST(Cli, DevicesAndList) {
   Ran d = run("devices");
   ASSERT_EQ(d.code, 0) << d.out;

@@ -133,5 +133,36 @@ std::string file_name(const ::testing::TestParamInfo<BatFile>& info) {
 
 INSTANTIATE_TEST_SUITE_P(Bat, T1BatNvrtc, ::testing::ValuesIn(kBat), file_name);
 
+// A T1 kernel written for HIP (Language "HIP", `#include "hip/hip_runtime.h"`, HIP's index names and
+// HIP_DYNAMIC_SHARED) compiles for sm_90 through the HIP-to-CUDA mapping, every configuration, and is found by its
+// name; the loader says what it assumed.
+TEST(T1HipNvrtc, AKernelWrittenForHipCompilesForSm90ThroughTheMapping) {
+  const std::string status = cuda::nvrtc_status();
+  if (!status.empty()) GTEST_SKIP() << "no libnvrtc can be loaded here, nothing compiled: " << status;
+  const std::unique_ptr<Registry> reg_owner = Registry::make_builtin();
+  Registry& reg = *reg_owner;
+  const user::T1Spec& spec = user::register_t1(reg, std::string(PIMG_TEST_DATA) + "/t1/hip/sharpen_hip.json", {});
+  EXPECT_EQ(spec.language, "CUDA");
+  EXPECT_NE(spec.kernel_text.find("#define hipThreadIdx_x threadIdx.x"), std::string::npos);
+  EXPECT_TRUE(std::any_of(spec.assumptions.begin(), spec.assumptions.end(), [](const user::T1Assumption& a) {
+    return a.field == "KernelSpecification.Language" && a.what.find("HIP-to-CUDA mapping") != std::string::npos;
+  }));
+  const Family& family = *reg.family(spec.name);
+  const Variant& variant = *reg.variant(spec.name, spec.kernel_name);
+  const Space space = user::t1_space(spec);
+  const DeviceInfo device = sm90_device();
+  const std::vector<Config> configs = space.variants.at(0).enumerate(device);
+  ASSERT_EQ(configs.size(), 7u);
+  const Workload workload = family.make_workload(space.problems.at(0));
+  const KernelSource* source = kernel_source(variant.source());
+  ASSERT_NE(source, nullptr);
+  for (const Config& c : configs) {
+    const LaunchPlan plan = variant.plan(space.problems[0], workload, c, device);
+    const cuda::NvrtcResult r = cuda::nvrtc_compile(*source, cuda::nvrtc_options(plan, 90, &source->text));
+    ASSERT_TRUE(r.ok) << c.brief() << "\n" << r.log;
+    EXPECT_NE(std::string(r.cubin.begin(), r.cubin.end()).find("sharpen" + std::string(1, '\0')), std::string::npos);
+  }
+}
+
 }  // namespace
 }  // namespace pimg::cudatest

@@ -46,6 +46,11 @@ void describe_geometry(std::ostringstream& o, int dims, const std::array<std::si
   o << dims << '|' << g[0] << ',' << g[1] << ',' << g[2] << '|' << l[0] << ',' << l[1] << ',' << l[2] << '|';
 }
 
+}  // namespace
+
+// The parts PreparedPlan::Impl holds (a class of the header's, so its members' types need linkage).
+namespace executor_detail {
+
 // One compiled kernel or host computation of the plan, in run order.
 struct Step {
   LaunchPlan plan;                    // kernel steps
@@ -82,6 +87,14 @@ struct TimeBreakdown {
     set_metric(out, "time.downloads", "", downloads);
   }
 };
+
+}  // namespace executor_detail
+
+using executor_detail::Step;
+using executor_detail::TimeBreakdown;
+using executor_detail::transfer_key;
+
+namespace {
 
 }  // namespace
 

@@ -10,10 +10,12 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <regex>
 #include <set>
 #include <sstream>
 
 #include "pimg/errors.hpp"
+#include "pimg/registry.hpp"
 #include "t1.hpp"
 
 namespace fs = std::filesystem;
@@ -187,6 +189,17 @@ std::string expand_includes(const fs::path& file, const fs::path& root, const st
       } else {
         out += "// " + line + "  (included above)" + newline;
       }
+    } else if (cuda && (name == "hip/hip_runtime.h" || name == "hip_runtime.h")) {
+      // A kernel written for HIP: HIP's kernel names as CUDA's (kernels/t1/hip_runtime.h), once.
+      const KernelSource* hip = kernel_source("t1/hip_runtime.h");
+      PIMG_CHECK(hip, "the HIP-to-CUDA mapping is not among the embedded kernel sources");
+      if (std::find(dropped.begin(), dropped.end(), "hip") == dropped.end()) {
+        dropped.push_back("hip");
+        out += "// " + line + "  (pimg-tune's HIP-to-CUDA mapping, kernels/t1/hip_runtime.h)\n" + hip->text + "\n";
+      } else {
+        out += "// " + line + "  (included above)\n";
+      }
+      out += fmt::format("#line {} \"{}\"{}", line_no + 1, shown(file), newline);
     } else if (cuda && !name.empty() && kNvrtcBuiltIn.count(name)) {
       dropped.push_back(name);
       out += "// " + line + "  (left out: NVRTC builds in what kernels use of it)\n";
@@ -208,6 +221,28 @@ std::string expand_includes(const fs::path& file, const fs::path& root, const st
     pos = end + 1;
   }
   return out;
+}
+
+// A kernel written for HIP uses only the HIP names that kernels/t1/hip_runtime.h maps to CUDA's; any other (outside
+// comments) is refused, named, since NVRTC would stop at it with a message about CUDA.
+void check_hip_names(const Reader& r, const YAML::Node& at, const std::string& text) {
+  const KernelSource* hip = kernel_source("t1/hip_runtime.h");
+  PIMG_CHECK(hip, "the HIP-to-CUDA mapping is not among the embedded kernel sources");
+  std::set<std::string> mapped;
+  static const std::regex kDefine(R"(#define\s+([A-Za-z_]\w*))");
+  for (auto it = std::sregex_iterator(hip->text.begin(), hip->text.end(), kDefine); it != std::sregex_iterator(); ++it)
+    mapped.insert((*it)[1].str());
+  static const std::regex kComment(R"(//[^\n]*|/\*[\s\S]*?\*/)");
+  const std::string code = std::regex_replace(text, kComment, " ");
+  static const std::regex kHipName(R"(\b(hip[A-Z_]\w*|__hip\w*|HIP_\w+|__HIP\w*)\b)");
+  std::set<std::string> unmapped;
+  for (auto it = std::sregex_iterator(code.begin(), code.end(), kHipName); it != std::sregex_iterator(); ++it)
+    if (!mapped.count((*it)[1].str())) unmapped.insert((*it)[1].str());
+  if (!unmapped.empty())
+    r.fail(at, "KernelSpecification.KernelFile",
+           fmt::format("a kernel written for HIP uses {} that pimg-tune's HIP-to-CUDA mapping (kernels/t1/hip_runtime.h) "
+                       "does not cover: {}; it maps the thread, block and grid index names and HIP_DYNAMIC_SHARED",
+                       unmapped.size() == 1 ? "a HIP name" : "HIP names", fmt::join(unmapped, ", ")));
 }
 
 // What a fill's DataSource contributes to the problem's identity: a Generator's expression, a raw file's hash.
@@ -631,8 +666,9 @@ T1Spec load_t1(const std::string& path, const T1Overrides& overrides) {
   const YAML::Node ks = r.map(r.need(root, "KernelSpecification", "T1"), "KernelSpecification");
   const YAML::Node lang = r.need(ks, "Language", "KernelSpecification");
   s.language = r.text(lang, "KernelSpecification.Language");
-  if (s.language == "HIP")
-    r.fail(lang, "KernelSpecification.Language", "HIP kernels are not supported (pimg-tune has no HIP backend)");
+  // HIP's kernel language is CUDA's with other names: compiled as CUDA through the mapping (below).
+  const bool hip_language = s.language == "HIP";
+  if (hip_language) s.language = "CUDA";
   if (s.language != "CUDA" && s.language != "OpenCL")
     r.fail(lang, "KernelSpecification.Language", fmt::format("'{}' is not supported (CUDA or OpenCL)", s.language));
   s.kernel_name = r.text(r.need(ks, "KernelName", "KernelSpecification"), "KernelSpecification.KernelName");
@@ -656,6 +692,21 @@ T1Spec load_t1(const std::string& path, const T1Overrides& overrides) {
     std::vector<std::string> dropped;
     const fs::path root = kernel.lexically_normal().parent_path();
     s.kernel_text = expand_includes(kernel.lexically_normal(), root, {root, dir}, s.language == "CUDA", seen, dropped);
+    const auto hip_at = std::find(dropped.begin(), dropped.end(), "hip");
+    const bool hip_included = hip_at != dropped.end();
+    if (hip_included) dropped.erase(hip_at);
+    if (hip_language && !hip_included) {  // a HIP kernel that relies on the compiler's implicit runtime header
+      const KernelSource* hip = kernel_source("t1/hip_runtime.h");
+      PIMG_CHECK(hip, "the HIP-to-CUDA mapping is not among the embedded kernel sources");
+      s.kernel_text = hip->text + fmt::format("\n#line 1 \"{}\"\n", kernel.filename().string()) + s.kernel_text;
+    }
+    if (hip_language || hip_included) {
+      check_hip_names(r, kf, s.kernel_text);
+      r.assume(hip_language ? lang : kf, hip_language ? "KernelSpecification.Language" : "KernelSpecification.KernelFile",
+               "a kernel written for HIP, compiled as CUDA for NVIDIA GPUs through pimg-tune's HIP-to-CUDA mapping "
+               "(kernels/t1/hip_runtime.h: hipThreadIdx_x and the other index names, HIP_DYNAMIC_SHARED)",
+               "hip=cuda");
+    }
     if (!dropped.empty())
       r.assume(kf, "KernelSpecification.KernelFile",
                fmt::format("#include <{}> left out: NVRTC builds in what CUDA kernels use of {}{}", fmt::join(dropped, ">, <"),
