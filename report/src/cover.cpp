@@ -78,10 +78,11 @@ std::optional<std::vector<std::size_t>> cover_at(const std::vector<std::vector<d
     if (m) by_mask.try_emplace(m, c);
   }
   std::vector<std::pair<std::uint32_t, std::size_t>> masks;
-  for (const auto& [m, c] : by_mask) {
+  for (const auto& entry : by_mask) {  // not a structured binding: clang 14 cannot capture one
+    const std::uint32_t m = entry.first;
     const bool inside =
         std::any_of(by_mask.begin(), by_mask.end(), [&](const auto& o) { return o.first != m && (o.first & m) == m; });
-    if (!inside) masks.emplace_back(m, c);
+    if (!inside) masks.push_back(entry);
   }
   std::vector<int> level(std::size_t{1} << n, -1);
   std::vector<std::pair<std::uint32_t, std::size_t>> from(std::size_t{1} << n);  // previous subset, row added
@@ -343,8 +344,10 @@ CoverResult match_and_choose(const std::vector<CoverSource>& sources, const Cove
           fmt::join(lacking, "; ")));
     }
     CoverProblem prob;
-    for (const auto& [k, _] : configs)
+    for (const auto& entry : configs) {
+      const std::string& k = entry.first;
       if (std::all_of(sides.begin(), sides.end(), [&](const Side& s) { return s.stored.count(k) > 0; })) ++prob.shared;
+    }
     if (sides.size() > 1 && prob.shared == 0) {
       std::vector<std::string> names;
       for (const Side& s : sides) names.push_back(device_words(*s.rows));
@@ -356,8 +359,10 @@ CoverResult match_and_choose(const std::vector<CoverSource>& sources, const Cove
     }
     // Candidates: every configuration that passed on some device, in key order; fraction[c][d] = optimum / time.
     std::vector<std::string> keys;
-    for (const auto& [k, _] : configs)
+    for (const auto& entry : configs) {
+      const std::string& k = entry.first;
       if (std::any_of(sides.begin(), sides.end(), [&](const Side& s) { return s.ms.count(k) > 0; })) keys.push_back(k);
+    }
     prob.candidates = keys.size();
     std::vector<double> optimum;
     for (const Side& s : sides) {
