@@ -22,6 +22,7 @@
 #include <set>
 #include <thread>
 
+#include "cli/cover_command.hpp"
 #include "cli/docs.hpp"
 #include "cli/info.hpp"
 #include "cli/progress.hpp"
@@ -467,6 +468,7 @@ int main(int argc, char** argv) {
       ->check(CLI::Range(std::uint64_t{1}, std::uint64_t{1} << 24));
 
   cli::T1Command t1(app);
+  cli::CoverCommand cover(app);
   CLI::App* devices = app.add_subcommand("devices", "list backends and devices (and why a backend is unavailable)");
   devices->add_flag("--json", json, "JSON instead of text");
   std::string list_family;
@@ -490,6 +492,8 @@ int main(int argc, char** argv) {
            {"compare", "pimg-tune compare yesterday.db today.db"},
            {"watch", "pimg-tune watch --db out/pimg-tune.db"},
            {"import", "pimg-tune import convolution_A100_T4.json.gz --db out/t4.db"},
+           {"cover", "pimg-tune cover --db out/t4.db --db milo.db --family t4:convolution --family t1-convolution_milo "
+                     "--min-fraction 0.9"},
            {"t1", "pimg-tune t1 kernel.json --check"},
            {"devices", "pimg-tune devices --json"},
            {"list", "pimg-tune list conv"},
@@ -842,6 +846,7 @@ int main(int argc, char** argv) {
         if (g_stop) return 0;
       }
     }
+    if (cover.parsed()) return cover.run(join_args(argc, argv));
     if (devices->parsed()) {
       fmt::print("{}", json ? cli::devices_json(reg) : cli::devices_text(reg));
       return 0;

@@ -235,7 +235,8 @@ std::string man_page(const CLI::App& app, const std::string& version) {
   out += ".SH EXIT STATUS\n0 success; 1 internal failure; 2 bad input (space file, T1 file, flags, image, database), "
          "nothing written; 3 a fault of the machine that persisted past the retries (a worker that cannot start, a "
          "database locked, a disk full), every stored result kept and the resume command printed; 4 a tuning run in "
-         "which no configuration passed (or none of the family has, in the store). A tuning run interrupted by "
+         "which no configuration passed (or none of the family has, in the store); 5 cover \\-\\-min\\-fraction: a device's "
+         "leave\\-one\\-device\\-out fraction of its optimum is below it. A tuning run interrupted by "
          "SIGINT (Ctrl\\-C), SIGTERM or SIGHUP prints the resume command and ends by that signal.\n"
          ".SH SEE ALSO\nREADME.md, docs/store.md, docs/spaces.md of the pimg\\-tune sources.\n";
   return out;
