@@ -366,7 +366,11 @@ void FamilyReport::devices() {
   for (const auto& [key, d] : devices_)
     for (const BandwidthRow& b : bw_.latest(d)) {
       const std::size_t split = b.method.find("; ");
-      c.add({device_name(d), fmt_bytes(static_cast<std::uint64_t>(b.bytes)), fmt::format("{:.1f} GB/s", b.gbs),
+      const double mib = b.bytes / (1024.0 * 1024.0);
+      const std::string size = mib >= 10 ? fmt::format("{:.0f} MiB", mib)
+                               : mib >= 1 ? fmt::format("{:.1f} MiB", mib)
+                                          : fmt::format("{:.0f} KiB", b.bytes / 1024.0);
+      c.add({device_name(d), size, fmt::format("{:.1f} GB/s", b.gbs),
              split == std::string::npos ? kDash : b.method.substr(split + 2),
              split == std::string::npos ? (b.method.empty() ? kDash : b.method) : b.method.substr(0, split),
              b.run_id > 0 ? std::to_string(b.run_id) : kDash});
