@@ -678,20 +678,32 @@ T1Spec load_t1(const std::string& path, const T1Overrides& overrides) {
   for (char& c : bench)
     if (!std::isalnum(static_cast<unsigned char>(c)) && c != '_' && c != '-') c = '_';
   s.name = "t1-" + bench;
-  const YAML::Node kf = r.need(ks, "KernelFile", "KernelSpecification");
-  fs::path kernel = r.text(kf, "KernelSpecification.KernelFile");
-  if (kernel.is_relative()) kernel = dir / kernel;
-  {
+  // KernelFile: the kernel's file, or (as Kernel Tuner's kernel_source takes) a list whose first file is the kernel
+  // and whose others are the files it includes, wherever they lie: their folders join the include search.
+  const YAML::Node kf_given = r.need(ks, "KernelFile", "KernelSpecification");
+  const bool kf_listed = kf_given.IsSequence();
+  if (kf_listed && kf_given.size() == 0) r.fail(kf_given, "KernelSpecification.KernelFile", "is an empty list");
+  const YAML::Node kf = kf_listed ? kf_given[0] : kf_given;
+  std::vector<fs::path> include_dirs;
+  const auto readable = [&](const YAML::Node& n, const std::string& field) {
+    fs::path p = r.text(n, field);
+    if (p.is_relative()) p = dir / p;
     std::error_code ec;
-    if (!fs::is_regular_file(kernel, ec))
-      r.fail(kf, "KernelSpecification.KernelFile", fmt::format("{} is not a readable file", kernel.string()));
-  }
+    if (!fs::is_regular_file(p, ec)) r.fail(n, field, fmt::format("{} is not a readable file", p.string()));
+    return p.lexically_normal();
+  };
+  fs::path kernel = readable(kf, kf_listed ? "KernelSpecification.KernelFile[0]" : "KernelSpecification.KernelFile");
+  for (std::size_t i = 1; kf_listed && i < kf_given.size(); ++i)
+    include_dirs.push_back(
+        readable(kf_given[i], fmt::format("KernelSpecification.KernelFile[{}]", i)).parent_path());
   s.kernel_path = kernel.lexically_normal().string();
   {
     std::set<std::string> seen = {fs::weakly_canonical(kernel).string()};
     std::vector<std::string> dropped;
     const fs::path root = kernel.lexically_normal().parent_path();
-    s.kernel_text = expand_includes(kernel.lexically_normal(), root, {root, dir}, s.language == "CUDA", seen, dropped);
+    std::vector<fs::path> search = {root, dir};
+    search.insert(search.end(), include_dirs.begin(), include_dirs.end());
+    s.kernel_text = expand_includes(kernel.lexically_normal(), root, search, s.language == "CUDA", seen, dropped);
     const auto hip_at = std::find(dropped.begin(), dropped.end(), "hip");
     const bool hip_included = hip_at != dropped.end();
     if (hip_included) dropped.erase(hip_at);
