@@ -124,6 +124,14 @@ std::string read_file(const std::string& path, const std::string& what) {
   return ss.str();
 }
 
+// The text of pimg-tune's HIP-to-CUDA mapping (kernels/t1/hip_runtime.h), which stands in for a HIP kernel's runtime
+// header.
+const std::string& hip_mapping() {
+  const KernelSource* hip = kernel_source("t1/hip_runtime.h");
+  PIMG_CHECK(hip, "the HIP-to-CUDA mapping is not among the embedded kernel sources");
+  return hip->text;
+}
+
 // A kernel file as one text: each `#include "x"` (and `#include <x>`) that names a file in the including file's
 // folder, the kernel file's or the T1 file's is replaced by that file's text, each file once (as #pragma once
 // would), between #line directives so that compiler messages name the real file and line. So NVRTC and OpenCL
@@ -191,11 +199,9 @@ std::string expand_includes(const fs::path& file, const fs::path& root, const st
       }
     } else if (cuda && (name == "hip/hip_runtime.h" || name == "hip_runtime.h")) {
       // A kernel written for HIP: HIP's kernel names as CUDA's (kernels/t1/hip_runtime.h), once.
-      const KernelSource* hip = kernel_source("t1/hip_runtime.h");
-      PIMG_CHECK(hip, "the HIP-to-CUDA mapping is not among the embedded kernel sources");
       if (std::find(dropped.begin(), dropped.end(), "hip") == dropped.end()) {
         dropped.push_back("hip");
-        out += "// " + line + "  (pimg-tune's HIP-to-CUDA mapping, kernels/t1/hip_runtime.h)\n" + hip->text + "\n";
+        out += "// " + line + "  (pimg-tune's HIP-to-CUDA mapping, kernels/t1/hip_runtime.h)\n" + hip_mapping() + "\n";
       } else {
         out += "// " + line + "  (included above)\n";
       }
@@ -226,12 +232,14 @@ std::string expand_includes(const fs::path& file, const fs::path& root, const st
 // A kernel written for HIP uses only the HIP names that kernels/t1/hip_runtime.h maps to CUDA's; any other (outside
 // comments) is refused, named, since NVRTC would stop at it with a message about CUDA.
 void check_hip_names(const Reader& r, const YAML::Node& at, const std::string& text) {
-  const KernelSource* hip = kernel_source("t1/hip_runtime.h");
-  PIMG_CHECK(hip, "the HIP-to-CUDA mapping is not among the embedded kernel sources");
-  std::set<std::string> mapped;
-  static const std::regex kDefine(R"(#define\s+([A-Za-z_]\w*))");
-  for (auto it = std::sregex_iterator(hip->text.begin(), hip->text.end(), kDefine); it != std::sregex_iterator(); ++it)
-    mapped.insert((*it)[1].str());
+  static const std::set<std::string> mapped = [] {  // the names the mapping defines
+    std::set<std::string> names;
+    const std::string& hip = hip_mapping();
+    const std::regex define(R"(#define\s+([A-Za-z_]\w*))");
+    for (auto it = std::sregex_iterator(hip.begin(), hip.end(), define); it != std::sregex_iterator(); ++it)
+      names.insert((*it)[1].str());
+    return names;
+  }();
   static const std::regex kComment(R"(//[^\n]*|/\*[\s\S]*?\*/)");
   const std::string code = std::regex_replace(text, kComment, " ");
   static const std::regex kHipName(R"(\b(hip[A-Z_]\w*|__hip\w*|HIP_\w+|__HIP\w*)\b)");
@@ -708,9 +716,7 @@ T1Spec load_t1(const std::string& path, const T1Overrides& overrides) {
     const bool hip_included = hip_at != dropped.end();
     if (hip_included) dropped.erase(hip_at);
     if (hip_language && !hip_included) {  // a HIP kernel that relies on the compiler's implicit runtime header
-      const KernelSource* hip = kernel_source("t1/hip_runtime.h");
-      PIMG_CHECK(hip, "the HIP-to-CUDA mapping is not among the embedded kernel sources");
-      s.kernel_text = hip->text + fmt::format("\n#line 1 \"{}\"\n", kernel.filename().string()) + s.kernel_text;
+      s.kernel_text = hip_mapping() + fmt::format("\n#line 1 \"{}\"\n", kernel.filename().string()) + s.kernel_text;
     }
     if (hip_language || hip_included) {
       check_hip_names(r, kf, s.kernel_text);
