@@ -1,12 +1,12 @@
 #!/usr/bin/env bash
-# Runs each libFuzzer target (fuzz/) for FUZZ_SECONDS (default 60) from a seed corpus taken from the test
+# Runs each libFuzzer target (fuzz/) for FUZZ_SECONDS (default 30) from a seed corpus taken from the test
 # data, with libFuzzer's random seed FUZZ_SEED (default 1: CI meets much the same inputs on every run of a
 # commit, so a red run is the commit's doing; FUZZ_SEED=0 draws a new seed, for searching). A finding (crash,
 # sanitizer report, timeout) fails the script and leaves the input under build-asan/fuzz-findings/.
 # Needs build-asan (scripts/sanitize.sh).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-seconds="${FUZZ_SECONDS:-60}"
+seconds="${FUZZ_SECONDS:-30}"
 fuzz_seed="${FUZZ_SEED:-1}"
 out=build-asan/fuzz-findings
 mkdir -p "$out"
