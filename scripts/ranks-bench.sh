@@ -4,6 +4,9 @@
 # all of them that fills the compile cache, so every timed run loads the same programs. Writes
 # OUT/<space>-ranks.md: wall times, their ratio to one device (the sequential runner, no mpirun),
 # and whether each run stored the same configurations, statuses and validations as the one-device run.
+# PIMG_COLD_CACHE=1: no warm-up run; each timed run starts from an empty compile cache of its own, so its wall time
+# includes compiling every program (the compile pipeline's share: on one device the sequential runner's, on several
+# rank 0's for its host).
 # Usage: PIMG_RANKS="1 2 4" PIMG_GPUS=N bash scripts/ranks-bench.sh PIMG_TUNE OUT SPACE.yaml... [-- EXTRA FLAGS]
 # (scripts/gpu-bench.sh calls it with PIMG_GPUS from nvidia-smi; on a CPU machine, PIMG_GPUS=2 and
 # `-- --share-devices` try it out, with time-shared timings.)
@@ -28,13 +31,16 @@ now() { date +%s.%N; }
 for space in "${spaces[@]}"; do
   family=$(awk '/^family:/ {print $2; exit}' "$space")
   name=$(basename "$space" .yaml)
-  if [ "$devices" -gt 1 ]; then
+  if [ -n "${PIMG_COLD_CACHE:-}" ]; then
+    log "$name: every timed run from an empty compile cache"
+  elif [ "$devices" -gt 1 ]; then
     "${launcher[@]}" -np "$devices" "$exe" "$family" --quiet --space "$space" --db "$out/$name-warm.db" "${extra[@]}" \
       > "$out/$name-warm.txt" 2>&1
+    log "$name: compile cache filled on $devices devices: exit $?"
   else
     "$exe" "$family" --quiet --space "$space" --db "$out/$name-warm.db" > "$out/$name-warm.txt" 2>&1
+    log "$name: compile cache filled on $devices devices: exit $?"
   fi
-  log "$name: compile cache filled on $devices devices: exit $?"
   table="$out/$name-ranks.md"
   printf '| devices (ranks) | wall s | speed-up over 1 | measured | evaluations per rank | same stored set as 1 |\n|---|---|---|---|---|---|\n' > "$table"
   base=""
@@ -42,9 +48,11 @@ for space in "${spaces[@]}"; do
     if [ "$r" -gt "$devices" ]; then log "$name: $r devices: only $devices here, skipped"; continue; fi
     db="$out/$name-$r.db"
     rm -f "$db"
+    [ -z "${PIMG_COLD_CACHE:-}" ] || export PIMG_CACHE_DIR="$(mktemp -d)"
     t1=$(now)
     if [ "$r" = 1 ]; then
-      "$exe" "$family" --space "$space" --db "$db" --top 3 > "$out/$name-$r.txt" 2> "$out/$name-$r.log"
+      # One device: the others hidden, or a `cuda: {}` space would open (and measure the ceiling of) every GPU.
+      CUDA_VISIBLE_DEVICES=0 "$exe" "$family" --space "$space" --db "$db" --top 3 > "$out/$name-$r.txt" 2> "$out/$name-$r.log"
     else
       "${launcher[@]}" -np "$r" "$exe" "$family" --space "$space" --db "$db" --top 3 "${extra[@]}" \
         > "$out/$name-$r.txt" 2> "$out/$name-$r.log"

@@ -1,13 +1,16 @@
 // The distributed runner end to end: `mpirun -np N pimg-tune conv ...` (oversubscribed on a small
 // machine) stores the same configurations, statuses and validations as a single-process run, with
 // every rank doing part of the work; resumes; refuses bad input before MPI starts; runs the MPI
-// backend's own mpirun inside its ranks; and spreads a sampling strategy's budget without repeats.
+// backend's own mpirun inside its ranks; spreads a sampling strategy's budget without repeats; runs the
+// confirmation stage after the search as a single-process run does; and, on a machine with a CUDA GPU, compiles the
+// programs ahead on rank 0's host before handing them out.
 #include <gtest/gtest.h>
 #include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <chrono>
+#include <cstdlib>
 #include <thread>
 
 #include <filesystem>
@@ -17,6 +20,7 @@
 #include <tuple>
 
 #include "e2e/e2e_util.hpp"
+#include "pimg/registry.hpp"
 #include "pimg/store.hpp"
 
 namespace fs = std::filesystem;
@@ -35,11 +39,13 @@ std::multiset<Row> stored(const std::string& db) {
 }
 
 // pimg-tune ARGS under mpirun with `ranks` processes.
-e2e::Ran mpirun(int ranks, const std::string& args) {
+e2e::Ran mpirun(int ranks, const std::string& args, const std::string& env = "") {
   const std::string root = ::geteuid() == 0 ? "--allow-run-as-root " : "";
+  // Without ssh or rsh (the GPU machines) Open MPI's default launcher refuses even local ranks.
+  static const bool isolated = std::system("command -v ssh > /dev/null 2>&1 || command -v rsh > /dev/null 2>&1") != 0;
   const std::string launcher = "mpirun --oversubscribe --bind-to none --mca btl_vader_single_copy_mechanism none " +
-                               root + "-np " + std::to_string(ranks);
-  return e2e::run(args, launcher);
+                               root + (isolated ? "--mca plm isolated " : "") + "-np " + std::to_string(ranks);
+  return e2e::run(args, env + " " + launcher);
 }
 
 // "evaluations per rank: 12, 8" -> {12, 8}
@@ -210,6 +216,58 @@ TEST_F(Distributed, ARandomBudgetIsSpreadWithoutRepeats) {
   // At most 3 per variant and problem on its device: omp_rows and cl_direct have more than 3
   // configurations, the others one each; 2 problems.
   EXPECT_EQ(rows.size(), 2u * (3 + 1 + 1 + 2 + 1 + 1));
+}
+
+// After the search, rank 0 runs the stages a single-process run runs: here the confirmation (of the candidates
+// within reach of the fastest, at most two).
+TEST_F(Distributed, TheConfirmationStageRunsAfterTheSearchAsInASingleProcessRun) {
+  const fs::path yaml = dir_ / "confirm.yaml";
+  std::ofstream(yaml) << "family: conv\n"
+                         "problems:\n  - {filter: sharpen3, sizes: [64x48], border: valid}\n"
+                         "backends:\n  openmp: {}\n"
+                         "variants:\n  omp_rows: {threads: 2, schedule: [static, dynamic], arith: [mul, lut]}\n"
+                         "measure: {warmups: 1, repeats: 3, max_repeats: 3, cache: hot, timeout_s: 5, "
+                         "confirm: {top: 2}, cold: {top: 0}}\n";
+  const e2e::Ran r = mpirun(2, "conv --space " + yaml.string() + " --db " + db("confirm") + " --share-devices");
+  ASSERT_EQ(r.code, 0) << r.out;
+  EXPECT_EQ(e2e::query(db("confirm"), "SELECT count(*) FROM evaluations WHERE stage = 'search'"),
+            std::vector<std::string>{"4"});
+  const auto confirmed = e2e::query(db("confirm"),
+                                    "SELECT count(DISTINCT config_id) FROM evaluations WHERE stage = 'confirm' AND "
+                                    "config_id IN (SELECT config_id FROM evaluations WHERE stage = 'search')");
+  ASSERT_EQ(confirmed.size(), 1u);
+  EXPECT_GE(std::stoi(confirmed[0]), 1) << r.out;
+  EXPECT_NE(r.out.find("in interleaved rounds (session 2 of 2)"), std::string::npos) << r.out;
+}
+
+// On a CUDA GPU (the GPU machine; skipped elsewhere): rank 0 compiles the task's programs ahead on its host's cores
+// and hands out only configurations whose programs are compiled; the ranks store what one process stores.
+TEST_F(Distributed, OnAGpuRankZeroCompilesAheadForEveryRankAndTheStoredSetIsTheSingleRunsOne) {
+  const pimg::Backend* cuda = pimg::Registry::builtin().backend("cuda");
+  if (!cuda || !cuda->status().available || cuda->devices().empty()) GTEST_SKIP() << "no CUDA GPU on this host";
+  const fs::path yaml = dir_ / "cuda.yaml";
+  std::ofstream(yaml) << "family: conv\n"
+                         "problems:\n  - {filter: sharpen3, sizes: [512x384], border: replicate}\n"
+                         "backends:\n  cuda: {devices: [0]}\n"
+                         "variants:\n  cuda_direct: {block_x: [32, 64], block_y: [2, 4], items_x: [1, 2], "
+                         "items_y: [1, 2], filter_mem: [global, constant]}\n"
+                         "measure: {warmups: 1, repeats: 3, max_repeats: 3, timeout_s: 10, confirm: {top: 0}}\n";
+  const std::string cache = (dir_ / "cuda-cache").string();
+  const e2e::Ran one = e2e::run("conv --quiet --space " + yaml.string() + " --db " + db("cuda-one"));
+  ASSERT_EQ(one.code, 0) << one.out;
+  // A cache of its own, so rank 0 compiles every program of the distributed run.
+  const e2e::Ran two = mpirun(2, "conv --space " + yaml.string() + " --db " + db("cuda-two") + " --share-devices",
+                              "PIMG_CACHE_DIR=" + cache);
+  ASSERT_EQ(two.code, 0) << two.out;
+  EXPECT_NE(two.out.find("programs compiled ahead on"), std::string::npos) << two.out;
+  EXPECT_EQ(stored(db("cuda-two")), stored(db("cuda-one")));
+  const std::vector<int> n = per_rank(two.out);
+  ASSERT_EQ(n.size(), 2u) << two.out;
+  EXPECT_EQ(n[0] + n[1], 32);
+  // Every evaluation says what compiling it ahead cost; none of them compiled it on its rank (its compile step is
+  // a load from the cache: far below the compile ahead of the same program).
+  EXPECT_EQ(e2e::query(db("cuda-two"), "SELECT count(DISTINCT evaluation_id) FROM metrics WHERE name = 'time.ahead_compile_ms'"),
+            std::vector<std::string>{"32"});
 }
 
 }  // namespace

@@ -75,6 +75,12 @@ CompilePipeline::Totals CompilePipeline::totals() const {
   return t;
 }
 
+bool CompilePipeline::ready(std::size_t index) const {
+  if (index >= plans_.size()) return true;
+  std::lock_guard lock(mu_);
+  return done_[index] != 0;
+}
+
 double CompilePipeline::wait(std::size_t index) {
   if (index >= plans_.size()) return 0;
   const auto t0 = std::chrono::steady_clock::now();

@@ -32,6 +32,8 @@ class CompilePipeline {
 
   // Blocks until plan `index` is compiled (or has nothing to compile); returns the milliseconds waited.
   double wait(std::size_t index);
+  // Whether plan `index` is compiled (or has nothing to compile), without waiting.
+  bool ready(std::size_t index) const;
   std::size_t compiled() const { return compiled_.load(); }  // programs the pool compiled (not cached before)
   int threads() const { return static_cast<int>(pool_.size()); }
   // What compiling plan `index` cost the thread that did it (after wait(index)): wall and that thread's CPU

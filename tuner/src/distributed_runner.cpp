@@ -2,9 +2,14 @@
 // rank builds the same Tuner; rank 0 walks the strategies, hands configurations out one at a time to
 // whichever rank is free (configurations differ in cost), evaluates on its own device on a second
 // thread meanwhile, and is the only one to write the store, each result in its own transaction as
-// it arrives. The ranks speak wire messages over a Transport; the runner knows nothing of MPI.
+// it arrives. Rank 0 compiles each task's configurations ahead on its host's cores (one compile pipeline
+// for the host, not one per rank) and hands out only configurations whose programs are in the disk cache, so no
+// rank compiles while its device waits; the other ranks open their devices while the first programs compile.
+// After the search, rank 0 runs the stages a sequential run runs (confirmation, whole programs, pictures) on
+// its own devices. The ranks speak wire messages over a Transport; the runner knows nothing of MPI.
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <chrono>
 #include <deque>
 #include <future>
@@ -14,7 +19,9 @@
 
 #include "pimg/errors.hpp"
 #include "pimg/evaluator.hpp"
+#include "compile_pipeline.hpp"
 #include "pimg/transport.hpp"
+#include "plan_metrics.hpp"
 #include "tuner_impl.hpp"
 #include "wire.hpp"
 
@@ -68,11 +75,12 @@ std::optional<std::size_t> my_device(const Layout& l, std::size_t d, const Distr
 class Sessions {
  public:
   explicit Sessions(const Tuner::Impl& m) : m_(m) {}
-  DeviceSession& get(std::size_t device, bool* opened = nullptr) {
+  DeviceSession& get(std::size_t device, bool* opened = nullptr) { return *slot(device, opened); }
+  std::unique_ptr<DeviceSession>& slot(std::size_t device, bool* opened = nullptr) {
     auto& s = open_[device];
     if (opened) *opened = !s;
     if (!s) s = open_session(m_, m_.devices[device]);
-    return *s;
+    return s;
   }
 
  private:
@@ -86,6 +94,13 @@ void serve(const Tuner::Impl& m, const Layout& l, Transport& net, const Distribu
   for (std::size_t i : l.tasks) serves += my_device(l, m.tasks[i].device, o) ? '1' : '0';
   net.send(0, wire::encode({"hello", l.fingerprint, hostname(), serves}));
   Sessions sessions(m);
+  // The devices this rank drives are opened now, while rank 0 compiles the first programs; one that cannot be
+  // opened is reported with the first job sent for it.
+  for (std::size_t i : l.tasks)
+    if (const auto device = my_device(l, m.tasks[i].device, o)) try {
+        sessions.get(*device);
+      } catch (const std::exception&) {
+      }
   for (;;) {
     const Message msg = wire::decode_whole(net.receive().second);
     if (msg.at(0) == "stop") break;
@@ -121,7 +136,16 @@ class Coordinator {
     obs_.on_start(planned);
     try {
       greet();
-      loop();
+      if (!m_.opt.ladder_only && !state_.empty()) {
+        // The first task's compiles start, then rank 0 opens its device while they run (as the other ranks do);
+        // a device that cannot be opened is reported with the first configuration handed to it.
+        begin(0);
+        if (slots_[0].serves[0]) try {
+            local_session(0);
+          } catch (const std::exception&) {
+          }
+        loop();
+      }
     } catch (...) {
       stop_all();  // the other ranks end too, rather than wait for work that will not come
       throw;
@@ -129,6 +153,7 @@ class Coordinator {
     stop_all();
     summary_.per_rank.assign(static_cast<std::size_t>(net_.size()), 0);
     for (const auto& s : slots_) summary_.per_rank[static_cast<std::size_t>(s.rank)] = s.evaluated;
+    end_stages();
     obs_.on_finish();
     return summary_;
   }
@@ -146,13 +171,17 @@ class Coordinator {
     PointId point = 0;
     Config config;
     std::size_t slot = 0;
+    CompilePipeline::Cost compile;  // what compiling it ahead cost (0: cached, or another's program)
   };
   struct TaskState {
     bool begun = false, exhausted = false;
     std::size_t outstanding = 0;
     std::deque<PointId> retry;  // handed to a rank that could not evaluate it
+    std::deque<PointId> asked;  // asked of the strategy, not handed out: their programs are still compiling
+    std::unique_ptr<CompilePipeline> pipeline;  // this host's compiles of the task's configurations, ahead
     TaskRows rows;
-    bool finished() const { return exhausted && outstanding == 0 && retry.empty(); }
+    bool drained() const { return exhausted && retry.empty() && asked.empty(); }  // nothing left to hand out
+    bool finished() const { return drained() && outstanding == 0; }
   };
 
   Task& task(std::size_t pos) { return m_.tasks[l_.tasks[pos]]; }
@@ -212,49 +241,79 @@ class Coordinator {
     }
   }
 
-  // Gives slot s the next configuration of the first open task it can serve.
+  // Gives slot s the next configuration of the first open task it can serve whose program is compiled. A slot
+  // whose task still has configurations compiling waits for them rather than start the next task.
   void assign(std::size_t s) {
     for (std::size_t pos = first_open_; pos < state_.size(); ++pos) {
       TaskState& ts = state_[pos];
-      if (!slots_[s].serves[pos] || (ts.exhausted && ts.retry.empty())) continue;
+      if (!slots_[s].serves[pos] || ts.drained()) continue;
       Task& t = task(pos);
-      if (!ts.begun) {
-        ts.rows = begin_task(m_, t, m_.devices[t.device].info, store_, obs_);
-        ts.begun = true;
-      }
-      std::optional<PointId> point;
-      if (!ts.retry.empty()) {
-        point = ts.retry.front();
-        ts.retry.pop_front();
-      }
-      while (!point && !ts.exhausted) {
-        point = t.strategy->ask();
-        if (!point) {
-          ts.exhausted = true;
-          break;
-        }
-        if (m_.opt.resume && tell_if_stored(m_, t, *point, ts.rows, store_, obs_, summary_)) point.reset();
-      }
-      if (point) return dispatch(s, pos, *point);
+      if (!ts.begun) begin(pos);
+      if (const auto point = next_point(ts, t)) return dispatch(s, pos, *point);
+      if (!ts.drained()) return;
+      if (ts.pipeline) end_pipeline(ts, t);
     }
+  }
+
+  void begin(std::size_t pos) {
+    TaskState& ts = state_[pos];
+    Task& t = task(pos);
+    const DeviceInfo& device = m_.devices[t.device].info;
+    // On a device that computes on the host's cores every program is compiled before the first measurement (a
+    // compiler beside the kernels would be measured with them); elsewhere in a pipeline beside the measurements,
+    // on every core of this host but one per rank measuring here.
+    const bool on_cpu = device.caps.host_cores;
+    ts.rows = begin_task(m_, t, device, store_, obs_, on_cpu);
+    if (!on_cpu) {
+      const auto here = std::count_if(slots_.begin(), slots_.end(), [&](const Slot& x) { return x.host == slots_[0].host; });
+      ts.pipeline = start_pipeline(m_, t, device, store_, ts.rows, obs_, compile_threads() - static_cast<int>(here));
+    }
+    ts.begun = true;
+  }
+
+  // The task's next configuration to hand out: one given back by a rank that could not evaluate it, else the
+  // first asked whose program is compiled, asking the strategy up to a window ahead of the compiles.
+  std::optional<PointId> next_point(TaskState& ts, Task& t) {
+    if (!ts.retry.empty()) {
+      const PointId p = ts.retry.front();
+      ts.retry.pop_front();
+      return p;
+    }
+    auto ready = [&](PointId p) { return !ts.pipeline || ts.pipeline->ready(p); };
+    for (auto it = ts.asked.begin(); it != ts.asked.end(); ++it)
+      if (ready(*it)) {
+        const PointId p = *it;
+        ts.asked.erase(it);
+        return p;
+      }
+    const std::size_t window = ts.pipeline ? 2 * static_cast<std::size_t>(ts.pipeline->threads()) + slots_.size() : 0;
+    while (!ts.exhausted && ts.asked.size() <= window) {
+      const std::optional<PointId> p = t.strategy->ask();
+      if (!p) {
+        ts.exhausted = true;
+        break;
+      }
+      if (m_.opt.resume && tell_if_stored(m_, t, *p, ts.rows, store_, obs_, summary_)) continue;
+      if (ready(*p)) return p;
+      ts.asked.push_back(*p);
+    }
+    return std::nullopt;
   }
 
   void dispatch(std::size_t s, std::size_t pos, PointId p) {
     const std::uint64_t id = next_id_++;
     Task& t = task(pos);
-    Job& job = jobs_[id] = {pos, p, t.space.config(p), s};
-    ++state_[pos].outstanding;
+    TaskState& ts = state_[pos];
+    Job& job = jobs_[id] = {pos, p, t.space.config(p), s, ts.pipeline ? ts.pipeline->cost(p) : CompilePipeline::Cost{}};
+    ++ts.outstanding;
+    if (ts.drained() && ts.pipeline) end_pipeline(ts, t);  // every program is compiled
     slots_[s].busy = true;
     if (slots_[s].rank != 0) {
       net_.send(slots_[s].rank, wire::encode({"job", std::to_string(id), std::to_string(pos), std::to_string(p)}));
       return;
     }
     try {
-      bool opened = false;
-      const std::size_t device = *my_device(l_, t.device, o_);
-      DeviceSession& session = local_.get(device, &opened);
-      if (opened)
-        measure_ceilings(m_, store_, summary_.run_id, state_[pos].rows.device, session, m_.devices[device].info, obs_);
+      DeviceSession& session = local_session(pos);
       local_job_ = id;
       local_result_ = std::async(std::launch::async, [this, &t, &session, &job] {
         return evaluate_point(m_, t, session, job.config);
@@ -264,10 +323,53 @@ class Coordinator {
     }
   }
 
-  void finish(std::uint64_t id, const EvalResult& r) {
+  // Rank 0's session on the device of task pos's kind, opened (and its ceilings measured) on first use.
+  DeviceSession& local_session(std::size_t pos) {
+    bool opened = false;
+    const std::size_t device = *my_device(l_, task(pos).device, o_);
+    DeviceSession& session = local_.get(device, &opened);
+    if (opened)
+      measure_ceilings(m_, store_, summary_.run_id, state_[pos].rows.device, session, m_.devices[device].info, obs_);
+    return session;
+  }
+
+  void finish(std::uint64_t id, EvalResult r) {
     const Job job = take(id);
     ++slots_[job.slot].evaluated;
+    if (job.compile.wall_ms > 0 || job.compile.cpu_ms > 0) {
+      set_metric(r.metrics, "time.ahead_compile_ms", "ms", job.compile.wall_ms);
+      set_metric(r.metrics, "time.ahead_compile_cpu_ms", "ms", job.compile.cpu_ms);
+    }
     record(m_, task(job.pos), job.point, job.config, r, state_[job.pos].rows, store_, obs_, summary_);
+  }
+
+  void end_pipeline(TaskState& ts, const Task& t) {
+    if (ts.pipeline->compiled() > 0) {
+      const CompilePipeline::Totals c = ts.pipeline->totals();
+      obs_.on_message(fmt::format("{} {}: {} programs compiled ahead on {} threads of this host: {:.1f} s of compiles "
+                                  "({:.1f} CPU-s on their threads) in {:.1f} s",
+                                  m_.devices[t.device].info.id(), t.variant->name(), ts.pipeline->compiled(),
+                                  ts.pipeline->threads(), c.compile_ms / 1000, c.cpu_ms / 1000, c.elapsed_ms / 1000));
+    }
+    ts.pipeline.reset();
+  }
+
+  // The stages after the search, on rank 0's device of each kind searched, as a sequential run has them:
+  // confirmation, the ladder, whole programs, pictures.
+  void end_stages() {
+    std::vector<std::size_t> done;
+    for (std::size_t pos = 0; pos < state_.size(); ++pos) {
+      const std::size_t d = task(pos).device;
+      const auto mine = my_device(l_, d, o_);
+      if (!mine || std::find(done.begin(), done.end(), d) != done.end()) continue;
+      done.push_back(d);
+      bool opened = false;
+      std::unique_ptr<DeviceSession>& session = local_.slot(*mine, &opened);
+      if (opened && !m_.opt.ladder_only)
+        measure_ceilings(m_, store_, summary_.run_id, store_.device_id(m_.devices[d].info), *session,
+                         m_.devices[*mine].info, obs_);
+      end_device(m_, d, session, store_, summary_, obs_);
+    }
   }
 
   // A rank could not evaluate on its device (it cannot open it, or its evaluator failed): it takes no

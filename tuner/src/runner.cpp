@@ -299,14 +299,13 @@ const KernelSource* ahead_source(const Tuner::Impl& m, const Task& t) {
 }
 
 std::unique_ptr<CompilePipeline> start_pipeline(const Tuner::Impl& m, const Task& t, const DeviceInfo& device,
-                                                Store& store, const TaskRows& rows, RunObserver& obs) {
+                                                Store& store, const TaskRows& rows, RunObserver& obs, int threads) {
   const KernelSource* ks = ahead_source(m, t);
   if (!ks) return nullptr;
   auto plans = plans_to_compile(t, m.space.problems[t.problem], m.workloads[t.problem], m.opt, device, store, rows);
   if (std::count_if(plans.begin(), plans.end(), [](const auto& p) { return p.has_value(); }) < 2) return nullptr;
-  // One core is left to the worker that measures meanwhile.
   auto pipe = std::make_unique<CompilePipeline>(*m.devices[t.device].backend, device, *ks, std::move(plans),
-                                                std::max(1, compile_threads() - 1), t.strategy->ahead());
+                                                std::max(1, threads), t.strategy->ahead());
   obs.on_message(fmt::format("{} {}: compiling ahead of the measurements on {} threads", device.id(),
                              t.variant->name(), pipe->threads()));
   return pipe;
@@ -669,10 +668,6 @@ void record(const Tuner::Impl& m, Task& t, PointId p, const Config& c, const Eva
   obs.on_result({&m.devices[t.device].info, &m.space.problems[t.problem], t.variant, &c, &r, false});
 }
 
-namespace {
-
-// The stages after a device's search: confirmation, the ladder, whole programs, pictures; the ladder alone
-// with --ladder-only.
 void end_device(const Tuner::Impl& m, std::size_t device, std::unique_ptr<DeviceSession>& session, Store& store,
                 TuneSummary& summary, RunObserver& obs) {
   if (!m.opt.ladder_only) confirm_device(m, device, session, store, summary, obs);
@@ -681,8 +676,6 @@ void end_device(const Tuner::Impl& m, std::size_t device, std::unique_ptr<Device
   cold_stage(m, device, store, summary, obs);
   picture_stage(m, device, store, obs);
 }
-
-}  // namespace
 
 std::size_t Tuner::planned() const { return impl_->planned; }
 
@@ -714,7 +707,7 @@ TuneSummary Tuner::run(Store& store, RunObserver& obs) {
     const bool on_cpu = sd.info.caps.host_cores;
     const TaskRows rows = begin_task(m, t, sd.info, store, obs, on_cpu && !warm);
     if (warm) warm->run(t, store, rows, obs);
-    const std::unique_ptr<CompilePipeline> pipeline = on_cpu ? nullptr : start_pipeline(m, t, sd.info, store, rows, obs);
+    const std::unique_ptr<CompilePipeline> pipeline = on_cpu ? nullptr : start_pipeline(m, t, sd.info, store, rows, obs, compile_threads() - 1);  // a core left to the measuring worker
     auto t_last = std::chrono::steady_clock::now();  // the end of the previous evaluation
     while (auto p = t.strategy->ask()) {
       if (m.opt.resume && tell_if_stored(m, t, *p, rows, store, obs, summary)) continue;

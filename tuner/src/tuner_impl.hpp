@@ -87,6 +87,11 @@ struct TaskRows;
 std::vector<std::optional<LaunchPlan>> plans_to_compile(const Task& t, const Problem& problem, const Workload& workload,
                                                         const TuneOptions& opt, const DeviceInfo& device, Store& store,
                                                         const TaskRows& rows);
+class CompilePipeline;
+// The task's configurations still to measure compiled ahead on `threads` threads in the order its strategy will
+// ask for them (compile_pipeline.hpp); null where ahead_source() is null or fewer than two are to compile.
+std::unique_ptr<CompilePipeline> start_pipeline(const Tuner::Impl& m, const Task& t, const DeviceInfo& device,
+                                                Store& store, const TaskRows& rows, RunObserver& obs, int threads);
 // Whether the task's configurations are compiled ahead (backends with a precompile pass, strategies that
 // visit the whole space) and from which source; null: each evaluation compiles its own.
 const KernelSource* ahead_source(const Tuner::Impl& m, const Task& t);
@@ -177,6 +182,10 @@ std::vector<const ResultRow*> top_rows(const std::vector<ResultRow>& rows, const
 // of its configuration (a fresh process), so a failing kernel cannot harm the tuner. Called after cold_stage().
 inline constexpr int kWrongPictures = 2;
 void picture_stage(const Tuner::Impl& m, std::size_t device, Store& store, RunObserver& obs);
+// The stages after a device's search (the sequential and the distributed runner): confirmation, the ladder, whole
+// programs, pictures; the ladder alone with --ladder-only.
+void end_device(const Tuner::Impl& m, std::size_t device, std::unique_ptr<DeviceSession>& session, Store& store,
+                TuneSummary& summary, RunObserver& obs);
 // The space's ladder on one device (ladder_runner.cpp): its steps that run there, per problem, measured by
 // the confirmation stage's method and stored with stage "ladder" and their step (Store::save_ladder_step).
 void ladder_device(const Tuner::Impl& m, std::size_t device, DeviceSession& session, Store& store,
