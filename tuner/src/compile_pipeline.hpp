@@ -34,6 +34,8 @@ class CompilePipeline {
   double wait(std::size_t index);
   // Whether plan `index` is compiled (or has nothing to compile), without waiting.
   bool ready(std::size_t index) const;
+  // Whether every plan has been taken by a thread: the pool's threads fall idle as their last compiles end.
+  bool drained() const { return next_.load() >= order_.size(); }
   std::size_t compiled() const { return compiled_.load(); }  // programs the pool compiled (not cached before)
   int threads() const { return static_cast<int>(pool_.size()); }
   // What compiling plan `index` cost the thread that did it (after wait(index)): wall and that thread's CPU

@@ -14,6 +14,7 @@
 #include <deque>
 #include <future>
 #include <map>
+#include <set>
 #include <stdexcept>
 #include <thread>
 
@@ -76,6 +77,10 @@ class Sessions {
  public:
   explicit Sessions(const Tuner::Impl& m) : m_(m) {}
   DeviceSession& get(std::size_t device, bool* opened = nullptr) { return *slot(device, opened); }
+  bool is_open(std::size_t device) const {
+    auto it = open_.find(device);
+    return it != open_.end() && it->second;
+  }
   std::unique_ptr<DeviceSession>& slot(std::size_t device, bool* opened = nullptr) {
     auto& s = open_[device];
     if (opened) *opened = !s;
@@ -137,13 +142,9 @@ class Coordinator {
     try {
       greet();
       if (!m_.opt.ladder_only && !state_.empty()) {
-        // The first task's compiles start, then rank 0 opens its device while they run (as the other ranks do);
-        // a device that cannot be opened is reported with the first configuration handed to it.
+        // The first task's compiles start, then rank 0 opens its device while they run (as the other ranks do),
+        // on a thread of its own, handing out work to the other ranks meanwhile.
         begin(0);
-        if (slots_[0].serves[0]) try {
-            local_session(0);
-          } catch (const std::exception&) {
-          }
         loop();
       }
     } catch (...) {
@@ -151,6 +152,7 @@ class Coordinator {
       throw;
     }
     stop_all();
+    finish_setup();
     summary_.per_rank.assign(static_cast<std::size_t>(net_.size()), 0);
     for (const auto& s : slots_) summary_.per_rank[static_cast<std::size_t>(s.rank)] = s.evaluated;
     end_stages();
@@ -215,9 +217,14 @@ class Coordinator {
     for (;;) {
       for (std::size_t s = 0; s < slots_.size(); ++s)
         if (!slots_[s].busy) assign(s);
+      compile_next();
       while (first_open_ < state_.size() && state_[first_open_].finished()) ++first_open_;
       if (first_open_ == state_.size()) return;
       bool progressed = false;
+      if (setup_ && setup_->ceilings.wait_for(std::chrono::seconds(0)) == std::future_status::ready) {
+        finish_setup();
+        progressed = true;
+      }
       if (local_job_ && local_result_.wait_for(std::chrono::seconds(0)) == std::future_status::ready) {
         const std::uint64_t id = *local_job_;
         local_job_.reset();
@@ -249,6 +256,10 @@ class Coordinator {
       if (!slots_[s].serves[pos] || ts.drained()) continue;
       Task& t = task(pos);
       if (!ts.begun) begin(pos);
+      if (slots_[s].rank == 0) {  // rank 0 opens a device of a kind it has not driven yet on a thread of its own
+        const std::size_t device = *my_device(l_, t.device, o_);
+        if (!local_.is_open(device) && !tried_.count(device)) return start_setup(pos);
+      }
       if (const auto point = next_point(ts, t)) return dispatch(s, pos, *point);
       if (!ts.drained()) return;
       if (ts.pipeline) end_pipeline(ts, t);
@@ -269,6 +280,18 @@ class Coordinator {
       ts.pipeline = start_pipeline(m_, t, device, store_, ts.rows, obs_, compile_threads() - static_cast<int>(here));
     }
     ts.begun = true;
+  }
+
+  // Once every program of the tasks begun so far is being compiled, the next task on a device that is not the host's
+  // cores is begun, so its programs compile while the ranks measure the current one's last configurations.
+  void compile_next() {
+    std::size_t next = first_open_;
+    while (next < state_.size() && state_[next].begun) {
+      const TaskState& ts = state_[next];
+      if (!ts.drained() && (!ts.pipeline || !ts.pipeline->drained())) return;
+      ++next;
+    }
+    if (next < state_.size() && !m_.devices[task(next).device].info.caps.host_cores) begin(next);
   }
 
   // The task's next configuration to hand out: one given back by a rank that could not evaluate it, else the
@@ -321,6 +344,29 @@ class Coordinator {
     } catch (const std::exception& e) {
       failed(id, e.what());
     }
+  }
+
+  // Opens rank 0's device of task pos's kind and measures its ceilings on a thread of its own; rank 0 takes no
+  // work until finish_setup() has stored them. A device that cannot be opened is reported with the first
+  // configuration handed to it.
+  void start_setup(std::size_t pos) {
+    const std::size_t device = *my_device(l_, task(pos).device, o_);
+    tried_.insert(device);
+    slots_[0].busy = true;
+    setup_ = {pos, device, std::async(std::launch::async, [this, device] {
+                return read_ceilings(m_, local_.get(device));
+              })};
+  }
+
+  void finish_setup() {
+    if (!setup_) return;
+    try {
+      store_ceilings(store_, summary_.run_id, state_[setup_->pos].rows.device, m_.devices[setup_->device].info,
+                     setup_->ceilings.get(), obs_);
+    } catch (const std::exception&) {
+    }
+    setup_.reset();
+    slots_[0].busy = false;
   }
 
   // Rank 0's session on the device of task pos's kind, opened (and its ceilings measured) on first use.
@@ -399,7 +445,8 @@ class Coordinator {
   }
 
   void stop_all() {
-    if (local_job_) local_result_.wait();  // the thread uses this object
+    if (local_job_) local_result_.wait();  // the threads use this object
+    if (setup_) setup_->ceilings.wait();
     for (int r = 1; r < net_.size(); ++r) net_.send(r, wire::encode({"stop"}));
   }
 
@@ -415,6 +462,12 @@ class Coordinator {
   std::map<std::uint64_t, Job> jobs_;
   std::uint64_t next_id_ = 0;
   std::size_t first_open_ = 0;
+  struct Setup {
+    std::size_t pos = 0, device = 0;
+    std::future<std::vector<std::pair<std::size_t, Ceiling>>> ceilings;
+  };
+  std::optional<Setup> setup_;  // rank 0's device being opened
+  std::set<std::size_t> tried_;  // rank 0's devices whose opening was started
   std::optional<std::uint64_t> local_job_;
   std::future<EvalResult> local_result_;
   TuneSummary summary_;

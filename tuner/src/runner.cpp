@@ -335,20 +335,30 @@ TaskRows begin_task(Tuner::Impl& m, Task& t, const DeviceInfo& device, Store& st
   return rows;
 }
 
-void measure_ceilings(const Tuner::Impl& m, Store& store, std::int64_t run, std::int64_t device_row,
-                      DeviceSession& session, const DeviceInfo& device, RunObserver& obs) {
+std::vector<std::pair<std::size_t, Ceiling>> read_ceilings(const Tuner::Impl& m, DeviceSession& session) {
   std::set<std::size_t> sizes;  // a copy of N bytes moves 2N: half of each problem's least traffic
   for (const Problem& p : m.space.problems) {
     const double traffic = m.family->traffic(p).bytes;
     sizes.insert(std::max<std::size_t>(static_cast<std::size_t>(traffic / 2) / 16 * 16, 64u << 10));
   }
-  for (std::size_t bytes : sizes) {
-    if (auto c = session.ceiling(bytes, kCeilingRepeats)) {
-      store.save_bandwidth(device_row, static_cast<double>(bytes), c->gbs, run, c->method + "; " + c->how);
-      obs.on_message(fmt::format("{} {}: ceiling {:.1f} GB/s at {:.1f} MB ({}, {})", device.id(), device.name, c->gbs,
-                                 static_cast<double>(bytes) / 1e6, c->how, c->method));
-    }
+  std::vector<std::pair<std::size_t, Ceiling>> out;
+  for (std::size_t bytes : sizes)
+    if (auto c = session.ceiling(bytes, kCeilingRepeats)) out.emplace_back(bytes, std::move(*c));
+  return out;
+}
+
+void store_ceilings(Store& store, std::int64_t run, std::int64_t device_row, const DeviceInfo& device,
+                    const std::vector<std::pair<std::size_t, Ceiling>>& ceilings, RunObserver& obs) {
+  for (const auto& [bytes, c] : ceilings) {
+    store.save_bandwidth(device_row, static_cast<double>(bytes), c.gbs, run, c.method + "; " + c.how);
+    obs.on_message(fmt::format("{} {}: ceiling {:.1f} GB/s at {:.1f} MB ({}, {})", device.id(), device.name, c.gbs,
+                               static_cast<double>(bytes) / 1e6, c.how, c.method));
   }
+}
+
+void measure_ceilings(const Tuner::Impl& m, Store& store, std::int64_t run, std::int64_t device_row,
+                      DeviceSession& session, const DeviceInfo& device, RunObserver& obs) {
+  store_ceilings(store, run, device_row, device, read_ceilings(m, session), obs);
 }
 
 bool same_device(const DeviceInfo& a, const DeviceInfo& b) {

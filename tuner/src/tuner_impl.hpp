@@ -138,6 +138,11 @@ void record(const Tuner::Impl& m, Task& t, PointId p, const Config& c, const Eva
 
 // The device's bandwidth ceilings at the working-set sizes of the space's problems, measured at the start
 // of every run on the device and stored with the run.
+// In two halves for a caller that measures on one thread and stores on another: read_ceilings measures on the
+// session, store_ceilings stores what it measured and reports it.
+std::vector<std::pair<std::size_t, Ceiling>> read_ceilings(const Tuner::Impl& m, DeviceSession& session);
+void store_ceilings(Store& store, std::int64_t run, std::int64_t device_row, const DeviceInfo& device,
+                    const std::vector<std::pair<std::size_t, Ceiling>>& ceilings, RunObserver& obs);
 void measure_ceilings(const Tuner::Impl& m, Store& store, std::int64_t run, std::int64_t device_row,
                       DeviceSession& session, const DeviceInfo& device, RunObserver& obs);
 

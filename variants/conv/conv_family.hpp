@@ -32,7 +32,8 @@ int batch_of(const Problem& p);
 
 // The serial CPU reference of one image: the definition every variant is validated against (a batch is
 // its images one after another, each computed alone).
-void reference(const ConvSpec& s, const std::uint8_t* in, std::uint8_t* out);
+// The reference output of one image, of its output rows [y0, y1) (y1 < 0: to the last).
+void reference(const ConvSpec& s, const std::uint8_t* in, std::uint8_t* out, int y0 = 0, int y1 = -1);
 // One output value of the reference: channel c of output pixel (ox, oy).
 std::uint8_t reference_pixel(const ConvSpec& s, const std::uint8_t* in, int ox, int oy, int c);
 
