@@ -11,9 +11,13 @@
 
 #include <algorithm>
 #include <chrono>
+#include <condition_variable>
 #include <deque>
+#include <functional>
 #include <future>
 #include <map>
+#include <memory>
+#include <mutex>
 #include <set>
 #include <stdexcept>
 #include <thread>
@@ -126,6 +130,53 @@ void serve(const Tuner::Impl& m, const Layout& l, Transport& net, const Distribu
     }
   }
 }
+
+// Rank 0's own work (opening its devices, measuring ceilings, evaluating) on one thread that lives as long as the
+// run: a worker process dies with the thread that started it (PR_SET_PDEATHSIG), so a worker started, or restarted
+// after a crash, on a thread of its own job would die as that thread ends.
+class LocalThread {
+ public:
+  LocalThread() : thread_([this] { work(); }) {}
+  ~LocalThread() {
+    {
+      std::lock_guard lock(mu_);
+      stop_ = true;
+    }
+    cv_.notify_all();
+    thread_.join();
+  }
+  template <class F>
+  auto submit(F f) -> std::future<decltype(f())> {
+    auto task = std::make_shared<std::packaged_task<decltype(f())()>>(std::move(f));
+    auto result = task->get_future();
+    {
+      std::lock_guard lock(mu_);
+      queue_.push_back([task] { (*task)(); });
+    }
+    cv_.notify_one();
+    return result;
+  }
+
+ private:
+  void work() {
+    for (;;) {
+      std::function<void()> job;
+      {
+        std::unique_lock lock(mu_);
+        cv_.wait(lock, [&] { return stop_ || !queue_.empty(); });
+        if (queue_.empty()) return;
+        job = std::move(queue_.front());
+        queue_.pop_front();
+      }
+      job();
+    }
+  }
+  std::mutex mu_;
+  std::condition_variable cv_;
+  std::deque<std::function<void()>> queue_;
+  bool stop_ = false;
+  std::thread thread_;  // last: started once the rest is built
+};
 
 // Rank 0.
 class Coordinator {
@@ -338,9 +389,7 @@ class Coordinator {
     try {
       DeviceSession& session = local_session(pos);
       local_job_ = id;
-      local_result_ = std::async(std::launch::async, [this, &t, &session, &job] {
-        return evaluate_point(m_, t, session, job.config);
-      });
+      local_result_ = local_thread_.submit([this, &t, &session, &job] { return evaluate_point(m_, t, session, job.config); });
     } catch (const std::exception& e) {
       failed(id, e.what());
     }
@@ -353,9 +402,7 @@ class Coordinator {
     const std::size_t device = *my_device(l_, task(pos).device, o_);
     tried_.insert(device);
     slots_[0].busy = true;
-    setup_ = {pos, device, std::async(std::launch::async, [this, device] {
-                return read_ceilings(m_, local_.get(device));
-              })};
+    setup_ = {pos, device, local_thread_.submit([this, device] { return read_ceilings(m_, local_.get(device)); })};
   }
 
   void finish_setup() {
@@ -468,6 +515,7 @@ class Coordinator {
   };
   std::optional<Setup> setup_;  // rank 0's device being opened
   std::set<std::size_t> tried_;  // rank 0's devices whose opening was started
+  LocalThread local_thread_;     // last: its thread ends first, while what its jobs use is still there
   std::optional<std::uint64_t> local_job_;
   std::future<EvalResult> local_result_;
   TuneSummary summary_;
