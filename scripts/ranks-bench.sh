@@ -27,6 +27,12 @@ launcher=(mpirun --oversubscribe --bind-to none --mca btl_vader_single_copy_mech
 command -v ssh > /dev/null || command -v rsh > /dev/null || launcher+=(--mca plm isolated)
 mkdir -p "$out"
 log() { echo "== $*" | tee -a "$out/summary.txt"; }
+# A run's messages, each line stamped with the seconds since the run started (where its time goes); progress lines
+# left out.
+stamp() {
+  perl -MTime::HiRes=time -e '$t0 = time; $| = 1; while (<STDIN>) { s/\r/\n/g;
+    for (split /\n/) { next if /^\[\d+\//; printf "%7.2f %s\n", time - $t0, $_ } }'
+}
 now() { date +%s.%N; }
 for space in "${spaces[@]}"; do
   family=$(awk '/^family:/ {print $2; exit}' "$space")
@@ -52,10 +58,10 @@ for space in "${spaces[@]}"; do
     t1=$(now)
     if [ "$r" = 1 ]; then
       # One device: the others hidden, or a `cuda: {}` space would open (and measure the ceiling of) every GPU.
-      CUDA_VISIBLE_DEVICES=0 "$exe" "$family" --space "$space" --db "$db" --top 3 > "$out/$name-$r.txt" 2> "$out/$name-$r.log"
+      CUDA_VISIBLE_DEVICES=0 "$exe" "$family" --space "$space" --db "$db" --top 3 > "$out/$name-$r.txt" 2> >(stamp > "$out/$name-$r.log")
     else
       "${launcher[@]}" -np "$r" "$exe" "$family" --space "$space" --db "$db" --top 3 "${extra[@]}" \
-        > "$out/$name-$r.txt" 2> "$out/$name-$r.log"
+        > "$out/$name-$r.txt" 2> >(stamp > "$out/$name-$r.log")
     fi
     rc=$?
     wall=$(awk -v a="$t1" -v b="$(now)" 'BEGIN {printf "%.2f", b - a}')
