@@ -176,7 +176,7 @@ std::string pimg_fields(const ResultRow& r) {
       "\"min_bytes\":{},\"min_ops\":{}}},"
       "\"variant\":{{\"name\":{},\"backend\":{},\"source_hash\":{},\"baseline\":{}}},"
       "\"status\":{},\"log\":{},\"validation\":{},\"compile_cached\":{},\"h2d_ms\":{},\"d2h_ms\":{},\"eval_ms\":{},"
-      "\"kernel_ms\":{},\"wall_ms\":{},\"comm_ms\":{},\"min_ms\":{},\"median_ms\":{},\"mean_ms\":{},\"stddev_ms\":{},"
+      "\"kernel_ms\":{},\"wall_ms\":{},\"min_ms\":{},\"median_ms\":{},\"mean_ms\":{},\"stddev_ms\":{},"
       "\"method\":{},\"ci_low_ms\":{},\"ci_high_ms\":{},\"identity\":{},\"flags\":{},\"stage\":{},\"metrics\":[{}],"
       "\"run_id\":{},\"created_at\":{}}}",
       json_string(d.backend), json_string(d.name), json_string(d.vendor), json_string(d.driver), json_string(d.platform),
@@ -186,7 +186,7 @@ std::string pimg_fields(const ResultRow& r) {
       json_string(r.variant.backend), json_string(r.variant.source_hash), r.variant.baseline ? "true" : "false",
       json_string(to_string(e.status)), json_string(e.log), json_string(e.validation), e.compile_cached ? "true" : "false",
       json_num(e.h2d_ms), json_num(e.d2h_ms), json_num(e.eval_ms), json_array(e.kernel_ms), json_array(e.wall_ms),
-      json_array(e.comm_ms), json_num(e.kernel.min), json_num(e.kernel.median), json_num(e.kernel.mean),
+      json_num(e.kernel.min), json_num(e.kernel.median), json_num(e.kernel.mean),
       json_num(e.kernel.stddev), json_string(e.method), json_num(e.ci_low_ms), json_num(e.ci_high_ms),
       json_string(e.identity), json_strings(e.flags), json_string(e.stage), metrics, r.run_id, json_string(r.created_at));
 }

@@ -215,9 +215,18 @@ void read_pimg_fields(const Ctx& c, const JsonNode& p, const std::string& where,
   r.eval_ms = c.num(p, "eval_ms", where);
   r.kernel_ms = c.numbers(p, "kernel_ms", where);
   r.wall_ms = c.numbers(p, "wall_ms", where);
-  r.comm_ms = c.numbers(p, "comm_ms", where);
-  if (r.wall_ms.size() != r.kernel_ms.size() || r.comm_ms.size() != r.kernel_ms.size())
-    c.fail(p, where + ".wall_ms", "kernel_ms, wall_ms and comm_ms must have one value per timed run each");
+  if (r.wall_ms.size() != r.kernel_ms.size())
+    c.fail(p, where + ".wall_ms", "kernel_ms and wall_ms must have one value per timed run each");
+  // Files written before schema 11 carry the MPI backend's communication times as an array of their own: they
+  // become the metrics a newer file carries (mpi.comm_ms, seq: the run; a 0 was "not measured").
+  std::vector<Metric> legacy;
+  if (p.find("comm_ms")) {
+    const std::vector<double> comm = c.numbers(p, "comm_ms", where);
+    if (comm.size() != r.kernel_ms.size())
+      c.fail(p, where + ".comm_ms", "must have one value per timed run");
+    for (std::size_t i = 0; i < comm.size(); ++i)
+      if (comm[i] != 0) legacy.push_back({"mpi.comm_ms", "ms", static_cast<int>(i), comm[i]});
+  }
   r.kernel = {c.num(p, "min_ms", where), c.num(p, "median_ms", where), c.num(p, "mean_ms", where),
               c.num(p, "stddev_ms", where)};
   check_measured(c, p, where + ".kernel_ms", r);
@@ -247,6 +256,9 @@ void read_pimg_fields(const Ctx& c, const JsonNode& p, const std::string& where,
     if (!std::isfinite(value.number)) c.fail(value, wm + ".value", "must be a finite number");
     r.metrics.push_back({c.text(m, "name", wm), c.text(m, "unit", wm), static_cast<int>(seq.number), value.number});
   }
+  for (Metric& m : legacy)
+    if (std::none_of(r.metrics.begin(), r.metrics.end(), [&](const Metric& x) { return x.name == m.name && x.seq == m.seq; }))
+      r.metrics.push_back(std::move(m));
 }
 
 // Completes an imported result from its runs; `objective` is the time its writer ranked it by.

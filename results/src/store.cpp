@@ -570,12 +570,11 @@ std::int64_t Store::save(std::int64_t run, std::int64_t device, std::int64_t pro
     ins.bind(22, join_flags(r.flags)).bind(23, r.stage).bind(24, created_at);
     ins.step();
     std::int64_t eval_id = sqlite3_last_insert_rowid(db_);
-    Stmt sample(db_, "INSERT INTO samples (evaluation_id, seq, kernel_ms, wall_ms, comm_ms) VALUES (?,?,?,?,?)");
+    Stmt sample(db_, "INSERT INTO samples (evaluation_id, seq, kernel_ms, wall_ms) VALUES (?,?,?,?)");
     for (std::size_t i = 0; i < r.kernel_ms.size(); ++i) {
       sample.reset();
       sample.bind(1, eval_id).bind(2, static_cast<std::int64_t>(i)).bind(3, r.kernel_ms[i]);
       sample.bind(4, i < r.wall_ms.size() ? r.wall_ms[i] : 0.0);
-      sample.bind(5, i < r.comm_ms.size() ? r.comm_ms[i] : 0.0);
       sample.step();
     }
     Stmt metric(db_, "INSERT OR REPLACE INTO metrics (evaluation_id, name, unit, seq, value) VALUES (?,?,?,?,?)");
@@ -857,7 +856,7 @@ std::vector<ResultRow> Store::query_rows(const RowFilter& f, bool samples, const
 }
 
 void Store::add_samples(std::vector<ResultRow>& rows) const {
-  Stmt s(db_, "SELECT kernel_ms, wall_ms, comm_ms FROM samples WHERE evaluation_id=? ORDER BY seq");
+  Stmt s(db_, "SELECT kernel_ms, wall_ms FROM samples WHERE evaluation_id=? ORDER BY seq");
   for (auto& r : rows) {
     if (!r.result.kernel_ms.empty()) continue;
     s.reset();
@@ -865,7 +864,6 @@ void Store::add_samples(std::vector<ResultRow>& rows) const {
     while (s.step()) {
       r.result.kernel_ms.push_back(s.real(0));
       r.result.wall_ms.push_back(s.real(1));
-      r.result.comm_ms.push_back(s.real(2));
     }
   }
 }

@@ -2,7 +2,10 @@
 // of the subset the schema uses) and best_config's fallbacks.
 #include <gtest/gtest.h>
 
+#include <unistd.h>
+
 #include <algorithm>
+#include <cstdio>
 #include <cstdlib>
 #include <fstream>
 #include <regex>
@@ -14,6 +17,7 @@
 #include "t4_schema.hpp"
 #include "pimg/best_config.hpp"
 #include "pimg/errors.hpp"
+#include "pimg/import.hpp"
 #include "pimg/ranking.hpp"
 #include "pimg/report.hpp"
 #include "synthetic_db.hpp"
@@ -385,4 +389,39 @@ TEST(BestConfig, DeviceIdsTheToolPrints) {
   EXPECT_EQ(why, "no stored row of family 'sobel'");
   EXPECT_FALSE(best_config(path, "conv", "opencl:0", "256x256", {{"filter", "box3"}}, &why));
   EXPECT_EQ(why, "no tuned configuration of family 'conv' passed for these attributes");
+}
+
+// A file written before schema 11 carries the MPI backend's communication times as a `comm_ms` array of its own
+// beside `kernel_ms`; importing it gives the metrics a newer file carries (mpi.comm_ms, one per timed run, a 0 left
+// out), and an array of the wrong length is refused naming the field.
+TEST(ExportT4, AnOlderFilesCommunicationTimesImportAsMetrics) {
+  std::vector<ResultRow> one(rows().begin(), rows().begin() + 1);
+  one[0].result.metrics.clear();
+  const std::size_t runs = one[0].result.kernel_ms.size();
+  ASSERT_GE(runs, 2u);
+  const std::string doc = export_t4(one);
+  const std::size_t at = doc.find("\"wall_ms\":");
+  ASSERT_NE(at, std::string::npos);
+  std::string comm = "\"comm_ms\":[0.5";
+  for (std::size_t i = 1; i < runs; ++i) comm += i == 1 ? ",0" : ",0.25";
+  comm += "],";
+  const std::string older =
+      (std::filesystem::temp_directory_path() / ("pimg-older-comm-" + std::to_string(::getpid()) + "_T4.json")).string();
+  std::ofstream(older) << doc.substr(0, at) + comm + doc.substr(at);
+  const ImportedFile f = read_import(older, {});
+  ASSERT_EQ(f.entries.size(), 1u);
+  std::vector<std::pair<int, double>> got;
+  for (const Metric& m : f.entries[0].result.metrics)
+    if (m.name == "mpi.comm_ms") got.emplace_back(m.seq, m.value);
+  std::vector<std::pair<int, double>> want{{0, 0.5}};
+  for (std::size_t i = 2; i < runs; ++i) want.emplace_back(static_cast<int>(i), 0.25);
+  EXPECT_EQ(got, want);
+  std::ofstream(older) << doc.substr(0, at) + "\"comm_ms\":[0.5]," + doc.substr(at);
+  try {
+    (void)read_import(older, {});
+    ADD_FAILURE() << "a comm_ms array of the wrong length was imported";
+  } catch (const UsageError& e) {
+    EXPECT_NE(std::string(e.what()).find(".comm_ms: must have one value per timed run"), std::string::npos) << e.what();
+  }
+  std::remove(older.c_str());
 }

@@ -50,7 +50,7 @@ EvalResult ok_result(double base) {
   EvalResult r;
   r.kernel_ms = {base + 0.2, base, base + 0.1};
   r.wall_ms = {base + 1, base + 1, base + 1};
-  r.comm_ms = {0.5, 0.25, 0.125};
+  r.metrics = {{"mpi.comm_ms", "ms", 0, 0.5}, {"mpi.comm_ms", "ms", 1, 0.25}, {"mpi.comm_ms", "ms", 2, 0.125}};
   r.kernel = Stats::of(r.kernel_ms);
   r.compile_ms = 12.5;
   r.h2d_ms = 0.5;
@@ -66,7 +66,45 @@ TEST(Store, CreatesSchemaAtCurrentVersion) {
   TempDb db;
   Store s(db.path.string());
   EXPECT_EQ(s.schema_version(), Store::kSchemaVersion);
-  EXPECT_EQ(Store::kSchemaVersion, 10);
+  EXPECT_EQ(Store::kSchemaVersion, 11);
+}
+
+// Schema 11: a backend's per-run measurements are metrics; the communication times an older store kept in the
+// samples' column (schema 4) become metrics named mpi.comm_ms, one per timed run, and rows without any get none.
+TEST(Store, MovesTheSamplesCommunicationTimesIntoMetrics) {
+  TempDb db;
+  {
+    Store s(db.path.string());
+    const std::int64_t run = s.begin_run({"host", "2026-11-23T00:00:00Z", "abc123", "pimg-tune conv", "0.1.0"});
+    const std::int64_t dev = s.device_id(device());
+    const std::int64_t prob = s.problem_id({"conv", 64, 32, 1, {{"filter", "sharpen3"}}}, {2048, "MPix/s", {12288, 36864}});
+    Config a, b;
+    a.set("ranks", std::int64_t{2});
+    b.set("ranks", std::int64_t{1});
+    EvalResult r = ok_result(2.0);
+    r.metrics.clear();
+    s.save(run, dev, prob, s.variant_id({"conv", "mpi_rows", "mpi", "feed"}), a, r);
+    s.save(run, dev, prob, s.variant_id({"conv", "serial", "host", "feed"}), b, r);
+  }
+  sqlite3* raw = nullptr;
+  ASSERT_EQ(sqlite3_open(db.path.c_str(), &raw), SQLITE_OK);
+  const char* older = "UPDATE samples SET comm_ms = 0.5 + seq WHERE evaluation_id = 1; PRAGMA user_version = 10;";
+  ASSERT_EQ(sqlite3_exec(raw, older, nullptr, nullptr, nullptr), SQLITE_OK);
+  sqlite3_close(raw);
+  Store s(db.path.string(), Store::Mode::existing);
+  EXPECT_EQ(s.schema_version(), 11);
+  auto rows = s.rows_with_samples();
+  s.add_metrics(rows);
+  ASSERT_EQ(rows.size(), 2u);
+  for (const ResultRow& r : rows) {
+    std::vector<std::pair<int, double>> comm;
+    for (const Metric& m : r.result.metrics)
+      if (m.name == "mpi.comm_ms") comm.emplace_back(m.seq, m.value);
+    if (r.variant.name == "mpi_rows")
+      EXPECT_EQ(comm, (std::vector<std::pair<int, double>>{{0, 0.5}, {1, 1.5}, {2, 2.5}}));
+    else
+      EXPECT_TRUE(comm.empty());
+  }
 }
 
 // Schema 10: where the backend listed a device when a tuner last saw it (what "opencl:0" names); not known for a
@@ -171,7 +209,12 @@ TEST(Store, RoundTripsEveryField) {
   EXPECT_DOUBLE_EQ(r.result.kernel.median, 2.1);
   EXPECT_DOUBLE_EQ(r.result.compile_ms, 12.5);
   EXPECT_EQ(r.result.kernel_ms, (std::vector<double>{2.2, 2.0, 2.1}));
-  EXPECT_EQ(r.result.comm_ms, (std::vector<double>{0.5, 0.25, 0.125}));
+  std::vector<ResultRow> with = rows;
+  s.add_metrics(with);
+  std::vector<double> comm;  // the backend's per-run measurement, a metric per timed run
+  for (const Metric& m : with[0].result.metrics)
+    if (m.name == "mpi.comm_ms") comm.push_back(m.value);
+  EXPECT_EQ(comm, (std::vector<double>{0.5, 0.25, 0.125}));
   EXPECT_EQ(r.result.validation, "exact");
 }
 
@@ -569,7 +612,6 @@ TEST(Store, MigratesAVersionTwoDatabaseAndStoresCrashes) {
   EXPECT_EQ(rows[0].result.status, Status::ok);
   EXPECT_EQ(rows[0].result.kernel.median, 2.0);
   ASSERT_EQ(rows[0].result.kernel_ms.size(), 1u);
-  EXPECT_EQ(rows[0].result.comm_ms, (std::vector<double>{0.0}));  // 004: samples without a communication time
   EvalResult crashed;
   crashed.status = Status::crash;
   crashed.log = "worker killed by signal 11 (Segmentation fault)";

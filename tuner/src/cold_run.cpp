@@ -383,7 +383,7 @@ int cold_main(const Registry& reg) {
       parts["download"] = metric(r, "transfer.d2h_ms");
       r.kernel_ms = {times->kernel_ms};
       r.wall_ms = {times->wall_ms};
-      r.comm_ms = {times->comm_ms};
+      times->add_parts(r.metrics, 0);
       r.status = Status::ok;
     }
     t = Clock::now();

@@ -113,9 +113,9 @@ EvalResult evaluate(const EvalContext& ctx, const Variant& variant, const Config
         if (!t) return done();
         if (timed) {
           for (Observer* o : ctx.observers) o->after_run(static_cast<int>(n), r.metrics);
+          t->add_parts(r.metrics, static_cast<int>(r.kernel_ms.size()));
           r.kernel_ms.push_back(t->kernel_ms);
           r.wall_ms.push_back(t->wall_ms);
-          r.comm_ms.push_back(t->comm_ms);
         }
       }
       const std::int64_t untimed = first_seq + warmups + static_cast<std::int64_t>(r.kernel_ms.size());
@@ -129,7 +129,6 @@ EvalResult evaluate(const EvalContext& ctx, const Variant& variant, const Config
       ++ctx.load_retries->retries;
       r.kernel_ms.clear();
       r.wall_ms.clear();
-      r.comm_ms.clear();
       r.metrics.erase(r.metrics.begin() + static_cast<std::ptrdiff_t>(metrics_before), r.metrics.end());
       r.flags.resize(flags_before);
       r.flags.push_back("remeasured");

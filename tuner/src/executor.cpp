@@ -474,7 +474,13 @@ std::optional<RunTimes> PreparedPlan::run(std::int64_t seq) {
         break;
       }
       t.kernel_ms += launched.kernel_ms;
-      t.comm_ms += launched.comm_ms;
+      for (const auto& [name, ms] : launched.parts) {
+        auto it = std::find_if(t.parts.begin(), t.parts.end(), [&](const auto& x) { return x.first == name; });
+        if (it == t.parts.end())
+          t.parts.emplace_back(name, ms);
+        else
+          it->second += ms;
+      }
     }
     std::optional<double> region_ms;
     if (m.region_end) m.region_end();
@@ -710,9 +716,9 @@ std::vector<EvalResult> confirm_candidates(const Family& family, const Problem& 
       const std::optional<RunTimes> t = p.run(seq[i]++);
       if (!t) continue;
       EvalResult& r = p.mutable_result();
+      t->add_parts(r.metrics, static_cast<int>(r.kernel_ms.size()));
       r.kernel_ms.push_back(t->kernel_ms);
       r.wall_ms.push_back(t->wall_ms);
-      r.comm_ms.push_back(t->comm_ms);
     }
   }
   std::vector<Metric> seen;  // what the machine's observers saw over the stage, for every candidate
@@ -748,14 +754,16 @@ EvalResult pool_parts(const std::vector<EvalResult>& parts, const std::string& p
   EvalResult out = parts.front();
   out.kernel_ms.clear();
   out.wall_ms.clear();
-  out.comm_ms.clear();
   out.eval_ms = 0;
   double lo = 0, hi = 0;
   for (std::size_t k = 0; k < parts.size(); ++k) {
     const EvalResult& r = parts[k];
+    if (k > 0)  // the per-run metrics of the later parts, numbered on after the runs before them
+      for (const Metric& x : r.metrics)
+        if (x.seq >= 0 && x.name.rfind("confirm.", 0) != 0)
+          out.metrics.push_back({x.name, x.unit, x.seq + static_cast<int>(out.kernel_ms.size()), x.value});
     out.kernel_ms.insert(out.kernel_ms.end(), r.kernel_ms.begin(), r.kernel_ms.end());
     out.wall_ms.insert(out.wall_ms.end(), r.wall_ms.begin(), r.wall_ms.end());
-    out.comm_ms.insert(out.comm_ms.end(), r.comm_ms.begin(), r.comm_ms.end());
     out.eval_ms += r.eval_ms;
     for (const std::string& f : r.flags)  // a flag of any part qualifies the pooled row ("loaded", "remeasured")
       if (std::find(out.flags.begin(), out.flags.end(), f) == out.flags.end()) out.flags.push_back(f);

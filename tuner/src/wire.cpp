@@ -104,8 +104,6 @@ Message encode_result(const EvalResult& r) {
   for (double x : r.kernel_ms) m.push_back(num(x));
   m.push_back(std::to_string(r.wall_ms.size()));
   for (double x : r.wall_ms) m.push_back(num(x));
-  m.push_back(std::to_string(r.comm_ms.size()));
-  for (double x : r.comm_ms) m.push_back(num(x));
   m.insert(m.end(), {r.method, num(r.ci_low_ms), num(r.ci_high_ms), r.identity, join_flags(r.flags), r.stage,
                      std::to_string(r.metrics.size())});
   for (const Metric& x : r.metrics) m.insert(m.end(), {x.name, x.unit, std::to_string(x.seq), num(x.value)});
@@ -132,7 +130,6 @@ EvalResult decode_result(const Message& m) {
   };
   list(r.kernel_ms);
   list(r.wall_ms);
-  list(r.comm_ms);
   if (i + 7 > m.size()) throw std::runtime_error("worker protocol: short result");
   r.method = m[i++];
   r.ci_low_ms = to_double(m[i++]);

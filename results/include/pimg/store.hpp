@@ -102,7 +102,7 @@ struct RowFilter {
 
 class Store {
  public:
-  static constexpr int kSchemaVersion = 10;
+  static constexpr int kSchemaVersion = 11;
 
   // create: tuning (the file is created if missing); existing: must exist; read_only: for commands
   // that only read (best, report, export, strategies): opened read-only, no side files where no

@@ -100,10 +100,10 @@ void host_download_range(const DeviceBuffer& src, std::size_t offset, std::span<
 LaunchResult host_copy(DeviceBuffer& dst, const DeviceBuffer& src) {
   auto& d = static_cast<HostBuffer_&>(dst);
   const auto& s = static_cast<const HostBuffer_&>(src);
-  if (d.data.size() != s.data.size()) return {false, "copy_buffer needs two buffers of one size", 0, 0};
+  if (d.data.size() != s.data.size()) return {false, "copy_buffer needs two buffers of one size", 0, {}};
   const auto t0 = std::chrono::steady_clock::now();
   std::memcpy(d.data.data(), s.data.data(), s.data.size());
-  return {true, "", std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count(), 0};
+  return {true, "", std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count(), {}};
 }
 
 namespace {

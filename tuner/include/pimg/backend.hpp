@@ -228,7 +228,10 @@ struct LaunchResult {
   bool ok = false;
   std::string error;
   double kernel_ms = 0;  // device-side time (profiling events / host clock for CPU backends)
-  double comm_ms = 0;    // the part of kernel_ms spent communicating between processes (MPI); 0 elsewhere
+  // A backend's own measurements of the launch, in ms, by metric name (the MPI backend's communication time, the
+  // part of kernel_ms its ranks spent exchanging data, for one): summed over a run's launches and stored per timed
+  // run as metrics of that name (seq: the run), so a new one needs no schema, wire or store change.
+  std::vector<std::pair<std::string, double>> parts;
 };
 
 // How a run's time is taken (docs/measurement.md). `cold`: the device's last-level cache is flushed
@@ -308,7 +311,7 @@ class Device {
   // The API's own device-to-device copy of src into dst (the same size), enqueued like a launch (inside a
   // timed region when one is open); its time as a LaunchResult. ok = false where the backend has none.
   virtual LaunchResult copy_buffer(DeviceBuffer& /*dst*/, const DeviceBuffer& /*src*/) {
-    return {false, "no native copy", 0, 0};
+    return {false, "no native copy", 0, {}};
   }
 };
 

@@ -35,7 +35,12 @@ inline constexpr std::size_t kCanaryBytes = 256;
 inline constexpr int kUploadRepeats = 3;
 
 struct RunTimes {
-  double kernel_ms = 0, wall_ms = 0, comm_ms = 0;
+  double kernel_ms = 0, wall_ms = 0;
+  std::vector<std::pair<std::string, double>> parts;  // LaunchResult::parts summed over the run's launches, by name
+  // The parts as metrics of timed run `seq` (ms).
+  void add_parts(std::vector<Metric>& metrics, int seq) const {
+    for (const auto& [name, ms] : parts) metrics.push_back({name, "ms", seq, ms});
+  }
 };
 
 // Runs one after another without a pause (PreparedPlan::back_to_back): how many, the wall-clock window from the

@@ -43,7 +43,6 @@ struct EvalResult {
   double d2h_ms = 0;       // device -> host for the output (first timed run)
   std::vector<double> kernel_ms;  // one per timed run (profiling events / host clock)
   std::vector<double> wall_ms;    // host clock around each launch including synchronisation
-  std::vector<double> comm_ms;    // per timed run, the part of kernel_ms spent communicating (MPI; else 0)
   Stats kernel;                   // of kernel_ms
   double eval_ms = 0;             // whole evaluation on the host clock
   std::string validation;         // "exact", or the mismatch
@@ -52,7 +51,7 @@ struct EvalResult {
   std::string identity;           // hash of everything that made the run (plan, build, reference version)
   std::vector<std::string> flags; // what the environment observed: "throttled", "loaded", ...
   std::string stage = "search";   // "search", or "confirm" for the confirmation stage's rows
-  std::vector<Metric> metrics;    // observers' measurements
+  std::vector<Metric> metrics;    // observers' and backends' measurements (per timed run: seq is the run)
 };
 
 // The objective an imported result's writer ranked it by, stored as this whole-evaluation metric (ms):
