@@ -339,6 +339,8 @@ class Coordinator {
     std::size_t next = first_open_;
     while (next < state_.size() && state_[next].begun) {
       const TaskState& ts = state_[next];
+      // Nothing compiles beside the last measurements of a device that computes on the host's cores.
+      if (m_.devices[task(next).device].info.caps.host_cores && !ts.finished()) return;
       if (!ts.drained() && (!ts.pipeline || !ts.pipeline->drained())) return;
       ++next;
     }

@@ -474,12 +474,12 @@ std::optional<RunTimes> PreparedPlan::run(std::int64_t seq) {
         break;
       }
       t.kernel_ms += launched.kernel_ms;
-      for (const auto& [name, ms] : launched.parts) {
-        auto it = std::find_if(t.parts.begin(), t.parts.end(), [&](const auto& x) { return x.first == name; });
+      for (const auto& part : launched.parts) {  // summed by name over the run's launches
+        auto it = std::find_if(t.parts.begin(), t.parts.end(), [&](const auto& x) { return x.first == part.first; });
         if (it == t.parts.end())
-          t.parts.emplace_back(name, ms);
+          t.parts.push_back(part);
         else
-          it->second += ms;
+          it->second += part.second;
       }
     }
     std::optional<double> region_ms;
