@@ -23,12 +23,18 @@
 #include <thread>
 
 #include "cli/cover_command.hpp"
+#include "cli/compare_command.hpp"
 #include "cli/docs.hpp"
+#include "cli/export_command.hpp"
+#include "cli/import_command.hpp"
 #include "cli/info.hpp"
+#include "cli/output.hpp"
 #include "cli/progress.hpp"
 #include "cli/selection.hpp"
+#include "cli/strategies_command.hpp"
 #include "pimg/compare.hpp"
 #include "cli/t1_command.hpp"
+#include "cli/watch_command.hpp"
 #include "pimg/cold_run.hpp"
 #include "pimg/errors.hpp"
 #include "pimg/import.hpp"
@@ -46,6 +52,9 @@
 #include "user/user_variant.hpp"
 
 namespace fs = std::filesystem;
+using pimg::cli::check_family;
+using pimg::cli::check_output_path;
+using pimg::cli::write_file;
 using namespace pimg;
 
 namespace {
@@ -74,69 +83,8 @@ std::string resume_command(int argc, char** argv) {
   return out;
 }
 
-// An output file named by a flag, checked before any tuning: its folder exists (or can be made
-// under a writable one), it is writable, and its name fits NAME_MAX. Nothing is created here.
-void check_output_path(const std::string& flag, const std::string& path) {
-  if (path.empty()) throw UsageError(fmt::format("{}: empty file name", flag));
-  const fs::path p(path);
-  if (p.filename().empty() || p.filename().string().size() > NAME_MAX)
-    throw UsageError(fmt::format("{} {}: not a usable file name", flag, path));
-  std::error_code ec;
-  const fs::file_status st = fs::status(p, ec);
-  if (st.type() != fs::file_type::not_found && !ec) {
-    if (st.type() != fs::file_type::regular) throw UsageError(fmt::format("{} {}: exists and is not a regular file", flag, path));
-    if (::access(path.c_str(), W_OK) != 0) throw UsageError(fmt::format("{} {}: not writable", flag, path));
-    return;
-  }
-  // The nearest folder that exists, and the outermost one to be made (`rep` of `rep/r.md` in a new folder).
-  fs::path dir = p.parent_path().empty() ? fs::path(".") : p.parent_path(), missing;
-  while (!fs::exists(dir, ec)) {
-    missing = dir;
-    if (!dir.has_parent_path() || dir.parent_path() == dir) {
-      dir = ".";
-      break;
-    }
-    dir = dir.parent_path();
-  }
-  if (!fs::is_directory(dir, ec))
-    throw UsageError(fmt::format("{} {}: {} is not a directory", flag, path, dir.string()));
-  if (::access(dir.c_str(), W_OK | X_OK) != 0)
-    throw UsageError(fmt::format("{} {}: cannot write in {}", flag, path, dir.string()));
-  // A folder to be made: made and removed at once, so a file system that refuses it (/proc, a
-  // read-only mount) is found now and not after the run.
-  if (!missing.empty()) {
-    if (::mkdir(missing.c_str(), 0700) != 0)
-      throw UsageError(fmt::format("{} {}: cannot create {} ({})", flag, path, missing.string(), std::strerror(errno)));
-    ::rmdir(missing.c_str());
-  }
-}
-
 // The pictures of `tune --report DIR/X.md` go to DIR/pictures (pimg/picture.hpp).
 constexpr const char* kPicturesDir = "pictures";
-
-// Written beside and renamed into place: a reader never sees half a file, and a symbolic link at `p` is
-// replaced, never written through. Its folder is made where missing (check_output_path said it can be).
-void write_file(const fs::path& p, const std::string& text) {
-  const fs::path tmp = p.string() + fmt::format(".tmp{}", ::getpid());
-  if (std::error_code made; p.has_parent_path() && !fs::exists(p.parent_path(), made))
-    fs::create_directories(p.parent_path(), made);
-  {
-    std::ofstream o(tmp, std::ios::binary);
-    o << text;
-    o.flush();
-    if (!o) {
-      std::error_code ec;
-      fs::remove(tmp, ec);
-      throw UsageError(fmt::format("{}: cannot write", p.string()));
-    }
-  }
-  std::error_code ec;
-  fs::rename(tmp, p, ec);
-  if (ec) {
-    fs::remove(tmp, ec);
-    throw UsageError(fmt::format("{}: cannot write ({})", p.string(), ec.message()));
-  }
-}
 
 // Writes the report, its plots beside it and the same as one self-contained HTML file (the markdown's
 // name with .html); returns the plot count.
@@ -172,28 +120,6 @@ std::size_t write_report(Store& store, const std::string& family, const std::str
   return r.files.size();
 }
 
-std::vector<std::string> family_names(const Registry& reg) {
-  std::vector<std::string> names;
-  for (const Family* f : reg.families()) names.push_back(f->name());
-  return names;
-}
-
-// A family of the registry, or of results made elsewhere: a T1 kernel's (t1-NAME) or an imported one's (t4:NAME).
-void check_family(const Registry& reg, const std::string& command, const std::string& family) {
-  if (!family.empty() && !reg.family(family) && family.rfind("t1-", 0) != 0 && family.rfind("t4:", 0) != 0)
-    throw UsageError(fmt::format("{}: unknown family '{}'{}", command, family, did_you_mean(family, family_names(reg))));
-}
-
-std::string utc_now_text() {
-  const std::time_t t = std::time(nullptr);
-  std::tm tm{};
-  gmtime_r(&t, &tm);
-  char buf[32];
-  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
-  return buf;
-}
-
-volatile std::sig_atomic_t g_stop = 0;
 
 // Ctrl-C (SIGINT), SIGTERM or SIGHUP during a tuning run: every evaluation is stored in a transaction of its own,
 // so what was measured is kept. The handler says so and how to resume, then ends the process as the signal
@@ -226,51 +152,6 @@ int run_outcome(const TuneSummary& s, const std::vector<ResultRow>& ranked) {
     fmt::print(stderr, "pimg-tune: no configuration of this family passed, in this run or before; `pimg-tune report` "
                "lists why (exit code 4)\n");
   return 4;
-}
-
-// `pimg-tune compare`: which two sets of rows, by the arguments.
-Comparison run_compare(const Registry& reg, const std::vector<std::string>& dbs, const std::vector<std::int64_t>& runs,
-                       const std::vector<std::string>& devices, const cli::Filters& f, double alpha) {
-  if (dbs.size() == 2) {
-    if (!runs.empty() || !devices.empty())
-      throw UsageError("compare: two databases compare their latest rows; --runs and --devices take one database");
-    Store a(dbs[0], Store::Mode::read_only), b(dbs[1], Store::Mode::read_only);
-    return compare_rows(cli::select_rows(a, reg, f, false, true, "compare"), cli::select_rows(b, reg, f, false, true, "compare"),
-                        dbs[0], dbs[1], true, alpha);
-  }
-  Store store(dbs[0], Store::Mode::read_only);
-  if (!runs.empty() && !devices.empty()) throw UsageError("compare: give --runs or --devices, not both");
-  if (!devices.empty()) {
-    if (devices.size() != 2) throw UsageError("compare: --devices takes two device selectors");
-    const auto rows = cli::select_rows(store, reg, f, false, true, "compare");
-    std::vector<ResultRow> a, b;
-    for (const auto& r : rows) {
-      if (cli::stored_device_matches(reg, r.device, devices[0])) a.push_back(r);
-      else if (cli::stored_device_matches(reg, r.device, devices[1])) b.push_back(r);
-    }
-    for (std::size_t i = 0; i < 2; ++i)
-      if ((i ? b : a).empty()) throw UsageError(fmt::format("compare: --devices {}: matches no stored row", devices[i]));
-    return compare_rows(a, b, devices[0], devices[1], false, alpha);
-  }
-  const auto stored = store.runs();
-  std::vector<std::int64_t> pick = runs;
-  if (pick.empty()) {
-    if (stored.size() < 2)
-      throw UsageError(fmt::format("compare: {} holds {} run(s); give a second database, --runs or --devices", dbs[0],
-                                   stored.size()));
-    pick = {stored[stored.size() - 2].id, stored.back().id};
-  }
-  if (pick.size() != 2) throw UsageError("compare: --runs takes two run ids");
-  std::string known;
-  for (const auto& r : stored) known += (known.empty() ? "" : ", ") + std::to_string(r.id);
-  for (std::int64_t id : pick)
-    if (std::none_of(stored.begin(), stored.end(), [&](const RunRecord& r) { return r.id == id; }))
-      throw UsageError(fmt::format("compare: --runs {}: no such run in {} (runs: {})", id, dbs[0], known));
-  RowFilter q;
-  if (!f.family.empty()) q.family = f.family;
-  return compare_rows(cli::filter_rows(store.run_rows(pick[0], q, true), reg, f),
-                      cli::filter_rows(store.run_rows(pick[1], q, true), reg, f), fmt::format("run {}", pick[0]),
-                      fmt::format("run {}", pick[1]), true, alpha);
 }
 
 }  // namespace
@@ -371,101 +252,14 @@ int main(int argc, char** argv) {
   report->add_option("--top", report_top, "rows of each top-N table")->capture_default_str()->check(CLI::Range(1, 100000));
   report->add_flag("--all-builds", all_builds, all_builds_help);
 
-  std::size_t seeds = 50;
-  std::vector<std::string> strategy_names;
-  std::string strategies_report_path;
-  CLI::App* strategies = app.add_subcommand(
-      "strategies", "replay every strategy on stored results (no device): evaluations to reach the optimum");
-  strategies->add_option("--db", db, "SQLite database")->capture_default_str();
-  strategies->add_option("--family", family, "kernel family")->required();
-  strategies->add_option("--device", device, device_help);
-  strategies->add_option("--size", size, "image size WxH");
-  strategies->add_option("--seeds", seeds, "seeds per strategy")->capture_default_str()->check(CLI::Range(1, 100000));
-  std::size_t first_seed = 1;
-  strategies->add_option("--first-seed", first_seed,
-                         "seeds are first-seed .. first-seed+seeds-1 (check options chosen on other seeds)")
-      ->capture_default_str()
-      ->check(CLI::Range(std::size_t{1}, std::size_t{1} << 40));
-  strategies->add_option("--strategy", strategy_names, "only these strategies (repeatable; default all)");
-  strategies->add_flag("--json", json, "JSON instead of tables: per space and strategy the scores of the tables");
-  strategies->add_option("--report", strategies_report_path, "also write a markdown section with convergence plots");
-  std::size_t max_evals = 0;
-  strategies->add_option("--max-evals", max_evals, "end every replayed run after this many evaluations (0: no limit)")
-      ->capture_default_str();
-  std::vector<std::string> strategy_options;
-  strategies->add_option("--option", strategy_options,
-                         "a strategy option for the replay, STRATEGY.OPTION=VALUE (repeatable), e.g. gp.length=0.5");
-  std::string meta_strategy;
-  std::vector<std::string> meta_grid;
-  strategies->add_option("--meta-tune", meta_strategy,
-                         "meta-tune this strategy's options: replay every combination of --grid, print the best");
-  strategies->add_option("--grid", meta_grid, "values to try for --meta-tune, OPTION=V1,V2,... (repeatable)");
-  std::string replay_objective = "writer";
-  strategies->add_option("--objective", replay_objective,
-                         "what a configuration costs: the time its writer ranked by (an imported file's own time, "
-                         "Kernel Tuner's mean; else the median of the runs) or the median of the runs")
-      ->capture_default_str()
-      ->check(CLI::IsMember({"writer", "median"}));
-  bool replay_transfer = false;
-  strategies->add_flag("--transfer", replay_transfer,
-                       "give the strategies the family's stored results of other devices and problems as priors");
+  cli::StrategiesCommand strategies(app, kDefaultDb, device_help);
 
-  std::string format = "json", export_out, metadata_out;
-  CLI::App* exporter = app.add_subcommand(
-      "export", "export the best configurations (json, header), or results in Kernel Tuner's T4 format: one file per "
-                "variant, device and problem with its search rows, as Kernel Tuner writes them (t4), or every stored "
-                "row in one file, which import restores as stored (t4-all)");
-  exporter->add_option("--db", db, "SQLite database")->capture_default_str();
-  exporter->add_option("--family", family, "kernel family")->required();
-  exporter->add_option("--format", format, "json | header | t4 | t4-all")
-      ->capture_default_str()
-      ->check(CLI::IsMember({"json", "header", "t4", "t4-all"}));
-  exporter->add_option("--device", device, device_help);
-  exporter->add_option("--size", size, "image size WxH");
-  exporter->add_option("--out", export_out,
-                       "file to write (default: standard output); t4: a directory (ending in /, or one that exists) "
-                       "for its files, needed when the selection holds more than one");
-  exporter->add_option("--metadata", metadata_out, "t4, t4-all: also write the T4 metadata file (hardware and software)");
-  exporter->add_flag("--all-builds", all_builds, all_builds_help);
+  cli::ExportCommand exporter(app, kDefaultDb, device_help, all_builds_help);
 
-  std::vector<std::string> compare_dbs, compare_devices;
-  std::vector<std::int64_t> compare_runs;
-  double alpha = 0.05;
-  CLI::App* compare = app.add_subcommand(
-      "compare", "compare two databases, two runs or two devices per configuration (Mann-Whitney U over the samples)");
-  compare->add_option("databases", compare_dbs, "one database (two runs or two devices of it) or two databases")
-      ->required()
-      ->expected(1, 2);
-  compare->add_option("--runs", compare_runs, "two run ids of the database (default: its last two runs)")->expected(2);
-  compare->add_option("--devices", compare_devices, "two device selectors of the database")->expected(2);
-  compare->add_option("--family", family, "only this family");
-  compare->add_option("--size", size, "image size WxH");
-  compare->add_option("--alpha", alpha, "significance level of the test")->capture_default_str()->check(CLI::Range(1e-9, 0.5));
-  compare->add_flag("--json", json, "JSON instead of markdown");
+  cli::CompareCommand compare(app);
+  cli::WatchCommand watch(app, kDefaultDb);
 
-  double interval = 2;
-  bool once = false;
-  std::int64_t watch_run = 0;
-  CLI::App* watch = app.add_subcommand("watch", "show a run's progress, best so far and failures (reads the database only)");
-  watch->add_option("--db", db, "SQLite database")->capture_default_str();
-  watch->add_option("--run", watch_run, "run id (default: the latest)");
-  watch->add_option("--interval", interval, "seconds between refreshes")->capture_default_str()->check(CLI::Range(0.2, 3600.0));
-  watch->add_flag("--once", once, "print one screen and exit");
-  watch->add_flag("--json", json, "one JSON object of the run (its counts, best so far, latest failures) and exit");
-
-  std::vector<std::string> import_files;
-  ImportOptions import_opt;
-  CLI::App* importer = app.add_subcommand(
-      "import", "import results measured by other tuners (T4 result files, .json or .json.gz; Kernel Tuner caches)");
-  importer->add_option("files", import_files, "files to import")->required();
-  importer->add_option("--db", db, "SQLite database")->capture_default_str();
-  importer->add_flag("--json", json, "JSON: one object per file");
-  importer->add_option("--device", import_opt.device, "device name (default: from the file or its name)");
-  importer->add_option("--kernel", import_opt.kernel, "kernel name (default: from the file or its name)");
-  std::uint64_t import_max_mib = kImportMaxBytes >> 20;
-  importer->add_option("--max-size", import_max_mib, "the most a file may hold or a gzip file expand to (MiB)")
-      ->capture_default_str()
-      ->check(CLI::Range(std::uint64_t{1}, std::uint64_t{1} << 24));
+  cli::ImportCommand importer(app, kDefaultDb);
 
   cli::T1Command t1(app);
   cli::CoverCommand cover(app);
@@ -681,171 +475,11 @@ int main(int argc, char** argv) {
       fmt::print("report: {} and {} ({} plots)\n", out, fs::path(out).replace_extension(".html").string(), plots);
       return 0;
     }
-    if (importer->parsed()) {
-      // Every file is read and checked before the database is opened: bad input changes nothing.
-      std::vector<ImportedFile> files;
-      import_opt.max_bytes = import_max_mib << 20;
-      for (const auto& path : import_files) files.push_back(read_import(path, import_opt));
-      Store store(db);
-      std::vector<std::string> json_files;
-      for (const auto& f : files) {
-        const ImportSummary s = store_import(store, f, this_run(join_args(argc, argv)));
-        std::set<std::string> families, devices;
-        for (const auto& e : f.entries) {
-          families.insert("'" + e.problem.family + "'");
-          devices.insert("'" + e.device.name + "'");
-        }
-        if (json) {
-          std::set<std::string> fam, dev;
-          for (const auto& e : f.entries) {
-            fam.insert(cli::json_quote(e.problem.family));
-            dev.insert(cli::json_quote(e.device.name));
-          }
-          json_files.push_back(fmt::format(
-              "{{\"file\":{},\"format\":{},\"families\":[{}],\"devices\":[{}],\"configurations\":{},\"added\":{},"
-              "\"already_stored\":{},\"outside_constraints\":{}}}",
-              cli::json_quote(f.path), cli::json_quote(f.format), fmt::join(fam, ","), fmt::join(dev, ","),
-              f.entries.size(), s.added, s.already_stored, f.constraint_violations));
-          continue;
-        }
-        fmt::print("{}: {}, {} {} on {} {}: {} configurations, {} added, {} already stored{}\n", f.path, f.format,
-                   families.size() == 1 ? "family" : "families", fmt::join(families, ", "),
-                   devices.size() == 1 ? "device" : "devices", fmt::join(devices, ", "), f.entries.size(), s.added,
-                   s.already_stored,
-                   f.constraint_violations ? fmt::format(", {} outside the constraints left out", f.constraint_violations)
-                                           : "");
-      }
-      if (json) fmt::print("[\n  {}\n]\n", fmt::join(json_files, ",\n  "));
-      return 0;
-    }
-    if (strategies->parsed() || exporter->parsed()) {
-      const std::string cmd = strategies->parsed() ? "strategies" : "export";
-      check_family(reg, cmd, family);
-      cli::check_size("--size", size);
-      const bool t4 = format == "t4" || format == "t4-all";
-      if (!metadata_out.empty() && !t4) throw UsageError("--metadata: only with --format t4 or t4-all");
-      const bool out_dir = format == "t4" && !export_out.empty() && (export_out.back() == '/' || fs::is_directory(export_out));
-      if (!export_out.empty()) check_output_path("--out", out_dir ? (fs::path(export_out) / "x").string() : export_out);
-      if (!metadata_out.empty()) check_output_path("--metadata", metadata_out);
-      if (!strategies_report_path.empty()) check_output_path("--report", strategies_report_path);
-      Store store(db, Store::Mode::read_only);
-      if (exporter->parsed()) {
-        auto rows = cli::select_rows(store, reg, filters, true, t4, "export", &older);
-        if (format == "t4-all") {  // all results: the whole-program (cold) runs too, so that an import loses nothing
-          RowFilter in_family;
-          in_family.family = family;
-          in_family.all_builds = all_builds;
-          auto cold = cli::filter_rows(store.stage_rows("cold", in_family, true), reg, filters);
-          rows.insert(rows.end(), std::make_move_iterator(cold.begin()), std::make_move_iterator(cold.end()));
-        }
-        fmt::print(stderr, "{}", cli::older_builds_note(older, all_builds));
-        if (format == "t4") {
-          const std::vector<T4File> files = export_t4_files(rows);
-          if (files.empty()) throw UsageError(fmt::format("export: family '{}' has no search rows here to export", family));
-          if (!out_dir && files.size() > 1) {
-            std::string which;
-            for (const T4File& f : files) which += "\n  " + f.label;
-            throw UsageError(fmt::format(
-                "export --format t4 writes one file per variant, device and problem, as Kernel Tuner does, and this "
-                "selection holds {}: give --out DIRECTORY/, narrow it (--device, --size), or use --format t4-all for one "
-                "file of everything{}",
-                files.size(), which));
-          }
-          for (const T4File& f : files) {
-            if (!out_dir) {
-              if (export_out.empty())
-                fmt::print("{}", f.text);
-              else
-                write_file(export_out, f.text);
-              continue;
-            }
-            fs::create_directories(export_out);
-            write_file(fs::path(export_out) / f.name, f.text);
-            fmt::print("{}: {} rows ({})\n", (fs::path(export_out) / f.name).string(), f.rows, f.label);
-          }
-          if (!metadata_out.empty()) write_file(metadata_out, export_t4_metadata(rows, store.runs()));
-          return 0;
-        }
-        const std::string text = format == "t4-all"   ? export_t4(rows)
-                                 : format == "header" ? export_header(rows)
-                                                      : export_json(rows);
-        if (export_out.empty())
-          fmt::print("{}", text);
-        else
-          write_file(export_out, text);
-        if (!metadata_out.empty()) write_file(metadata_out, export_t4_metadata(rows, store.runs()));
-        return 0;
-      }
-      // Priors (with --transfer) come from every stored row of the family; the filters choose the spaces replayed.
-      RowFilter all;
-      all.family = family;
-      ReplayOptions replay_opt;
-      replay_opt.objective = replay_objective == "median" ? ReplayObjective::median : ReplayObjective::writer;
-      replay_opt.transfer = replay_transfer;
-      std::vector<ResultRow> rows = store.rows(all);
-      store.add_metrics(rows);  // the writer's objective
-      std::vector<ReplaySpace> spaces;
-      for (auto& s : replay_spaces(rows, replay_opt)) {
-        const bool dev_ok = device.empty() || cli::stored_device_matches(reg, s.device, device);
-        if (dev_ok && (size.empty() || s.problem.size() == size)) spaces.push_back(std::move(s));
-      }
-      if (spaces.empty() && (!device.empty() || !size.empty()))
-        cli::select_rows(store, reg, filters, false, false, "strategies");  // throws: no rows match, with what exists
-      if (!meta_grid.empty() && meta_strategy.empty()) throw UsageError("--grid needs --meta-tune STRATEGY");
-      if (!meta_strategy.empty()) {
-        const StrategyInfo* info = reg.strategy(meta_strategy);
-        if (!info) throw UsageError(fmt::format("--meta-tune {}: unknown strategy", meta_strategy));
-        const OptionGrid grid = parse_option_grid(meta_grid, *info);
-        for (const auto& s : spaces) fmt::print("{}: by {}; {}\n", s.label(), s.objective, priors_note(prior_groups(s.priors)));
-        fmt::print("{}", meta_tune_table(meta_strategy, meta_tune(spaces, reg, meta_strategy, grid, seeds, first_seed)));
-        return 0;
-      }
-      auto result = compare_strategies(spaces, reg, seeds, strategy_names, parse_option_overrides(strategy_options, reg),
-                                       max_evals, first_seed);
-      fmt::print("{}", json ? strategies_json(result) : strategies_table(result));
-      if (!strategies_report_path.empty()) {
-        Report r = strategies_report(result, fs::path(strategies_report_path).stem().string());
-        fs::path dir = fs::path(strategies_report_path).parent_path();
-        if (!dir.empty()) fs::create_directories(dir);
-        for (const auto& [name, text] : r.files) write_file(dir / name, text);
-        write_file(strategies_report_path, r.markdown);
-        if (!json) fmt::print("report: {} ({} plots)\n", strategies_report_path, r.files.size());
-      }
-      return 0;
-    }
-    if (compare->parsed()) {
-      check_family(reg, "compare", family);
-      cli::check_size("--size", size);
-      const Comparison c = run_compare(reg, compare_dbs, compare_runs, compare_devices, filters, alpha);
-      fmt::print("{}", json ? compare_json(c) : compare_markdown(c));
-      return 0;
-    }
-    if (watch->parsed()) {
-      Store store(db, Store::Mode::read_only);
-      std::signal(SIGINT, [](int) { g_stop = 1; });
-      const bool tty = isatty(STDOUT_FILENO) != 0;
-      for (;;) {
-        const auto runs = store.runs();
-        if (runs.empty()) throw UsageError(fmt::format("watch: {} holds no run yet", db));
-        auto run = runs.back();
-        if (watch_run) {
-          auto it = std::find_if(runs.begin(), runs.end(), [&](const RunRecord& r) { return r.id == watch_run; });
-          if (it == runs.end()) throw UsageError(fmt::format("watch: --run {}: no such run in {}", watch_run, db));
-          run = *it;
-        }
-        if (json) {  // one object, no refresh
-          fmt::print("{}", watch_json(run, store.run_rows(run.id)));
-          return 0;
-        }
-        const std::string screen = watch_screen(run, store.run_rows(run.id), utc_now_text());
-        fmt::print("{}{}", tty && !once ? "\033[H\033[2J" : "", screen);
-        std::fflush(stdout);
-        if (once) return 0;
-        for (double waited = 0; waited < interval && !g_stop; waited += 0.1)
-          std::this_thread::sleep_for(std::chrono::milliseconds(100));
-        if (g_stop) return 0;
-      }
-    }
+    if (importer.parsed()) return importer.run(join_args(argc, argv));
+    if (exporter.parsed()) return exporter.run(reg);
+    if (strategies.parsed()) return strategies.run(reg);
+    if (compare.parsed()) return compare.run(reg);
+    if (watch.parsed()) return watch.run();
     if (cover.parsed()) return cover.run(join_args(argc, argv));
     if (devices->parsed()) {
       fmt::print("{}", json ? cli::devices_json(reg) : cli::devices_text(reg));

@@ -10,6 +10,7 @@
 
 #include "pimg/device_selector.hpp"
 #include "pimg/errors.hpp"
+#include "pimg/suggest.hpp"
 
 namespace pimg::cli {
 namespace {
@@ -57,6 +58,17 @@ std::vector<ResultRow> filter_rows(std::vector<ResultRow> rows, const Registry& 
         (f.size.empty() || r.problem.size() == f.size))
       out.push_back(std::move(r));
   return out;
+}
+
+std::vector<std::string> family_names(const Registry& reg) {
+  std::vector<std::string> names;
+  for (const Family* f : reg.families()) names.push_back(f->name());
+  return names;
+}
+
+void check_family(const Registry& reg, const std::string& command, const std::string& family) {
+  if (!family.empty() && !reg.family(family) && family.rfind("t1-", 0) != 0 && family.rfind("t4:", 0) != 0)
+    throw UsageError(fmt::format("{}: unknown family '{}'{}", command, family, did_you_mean(family, family_names(reg))));
 }
 
 std::string older_builds_note(std::size_t older, bool all_builds) {

@@ -17,6 +17,12 @@ struct Filters {
   bool all_builds = false;  // rankings: rows of older builds of pimg-tune too (marked)
 };
 
+// The registry's family names.
+std::vector<std::string> family_names(const Registry& reg);
+// Throws UsageError (with a suggestion) unless `family` is empty, a family of the registry, or of results made
+// elsewhere: a T1 kernel's (t1-NAME) or an imported one's (t4:NAME).
+void check_family(const Registry& reg, const std::string& command, const std::string& family);
+
 // Throws UsageError unless `size` is empty or WxH with positive integers.
 void check_size(const std::string& flag, const std::string& size);
 
