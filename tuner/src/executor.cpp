@@ -94,10 +94,6 @@ using executor_detail::Step;
 using executor_detail::TimeBreakdown;
 using executor_detail::transfer_key;
 
-namespace {
-
-}  // namespace
-
 const char* host_code_hash();  // generated at build time (cmake/host_code_hash.cmake)
 
 const std::string& build_id() {

@@ -79,9 +79,9 @@ bool keeps(const TuneOptions& opt, const std::optional<ResultRow>& stored) {
 // The plan of every configuration of the task not stored yet, by PointId (nullopt for the others).
 std::vector<std::optional<LaunchPlan>> plans_to_compile(const Task& t, const Problem& problem, const Workload& workload,
                                                         const TuneOptions& opt, const DeviceInfo& device, Store& store,
-                                                        const TaskRows& rows) {
+                                                        const TaskRows& rows, const std::vector<PointId>& ahead) {
   std::vector<std::optional<LaunchPlan>> plans(t.space.size());
-  for (const PointId i : t.strategy->ahead()) {
+  for (const PointId i : ahead) {
     const Config c = t.space.config(i);
     if (opt.resume && keeps(opt, store.find(rows.device, rows.problem, rows.variant, c))) continue;
     try {
@@ -96,12 +96,13 @@ int compile_threads() { return static_cast<int>(std::max(1u, std::thread::hardwa
 
 void precompile(const Task& t, const Problem& problem, const Workload& workload, const TuneOptions& opt,
                 const Backend& backend, const DeviceInfo& device, const KernelSource& source, Store& store,
-                std::int64_t device_row, std::int64_t problem_row, std::int64_t variant_row, RunObserver& obs) {
+                std::int64_t device_row, std::int64_t problem_row, std::int64_t variant_row,
+                const std::vector<PointId>& ahead, RunObserver& obs) {
   // One plan per program: configurations that differ only in what their plans set at run time (LaunchPlan::globals,
   // geometry, arguments) share a program, and two threads compiling it at once would both build it.
   std::vector<LaunchPlan> plans;
   std::set<std::tuple<std::string, std::vector<std::pair<std::string, std::string>>, std::vector<std::string>>> seen;
-  for (auto& p : plans_to_compile(t, problem, workload, opt, device, store, {device_row, problem_row, variant_row}))
+  for (auto& p : plans_to_compile(t, problem, workload, opt, device, store, {device_row, problem_row, variant_row}, ahead))
     if (p && seen.insert({p->entry, p->defines, p->options}).second) plans.push_back(std::move(*p));
   if (plans.size() < 2) return;
   const auto t0 = std::chrono::steady_clock::now();
@@ -291,21 +292,22 @@ Tuner::~Tuner() = default;
 
 // Whether the task's configurations are compiled ahead (backends with a precompile pass, strategies that know
 // their asks before the outcomes: Strategy::ahead()) and from which source; null: each evaluation compiles its own.
-const KernelSource* ahead_source(const Tuner::Impl& m, const Task& t) {
-  if (t.variant->native()) return nullptr;
+const KernelSource* ahead_source(const Tuner::Impl& m, const Task& t, const std::vector<PointId>& ahead) {
+  if (t.variant->native() || ahead.empty()) return nullptr;
   const KernelSource* ks = kernel_source(t.variant->source());
   const Backend& backend = *m.devices[t.device].backend;
-  return ks && backend.precompiles() && !t.strategy->ahead().empty() ? ks : nullptr;
+  return ks && backend.precompiles() ? ks : nullptr;
 }
 
 std::unique_ptr<CompilePipeline> start_pipeline(const Tuner::Impl& m, const Task& t, const DeviceInfo& device,
                                                 Store& store, const TaskRows& rows, RunObserver& obs, int threads) {
-  const KernelSource* ks = ahead_source(m, t);
+  std::vector<PointId> ahead = t.strategy->ahead();  // the whole rest of an exhaustive walk: computed once
+  const KernelSource* ks = ahead_source(m, t, ahead);
   if (!ks) return nullptr;
-  auto plans = plans_to_compile(t, m.space.problems[t.problem], m.workloads[t.problem], m.opt, device, store, rows);
+  auto plans = plans_to_compile(t, m.space.problems[t.problem], m.workloads[t.problem], m.opt, device, store, rows, ahead);
   if (std::count_if(plans.begin(), plans.end(), [](const auto& p) { return p.has_value(); }) < 2) return nullptr;
   auto pipe = std::make_unique<CompilePipeline>(*m.devices[t.device].backend, device, *ks, std::move(plans),
-                                                std::max(1, threads), t.strategy->ahead());
+                                                std::max(1, threads), std::move(ahead));
   obs.on_message(fmt::format("{} {}: compiling ahead of the measurements on {} threads", device.id(),
                              t.variant->name(), pipe->threads()));
   return pipe;
@@ -324,9 +326,10 @@ TaskRows begin_task(Tuner::Impl& m, Task& t, const DeviceInfo& device, Store& st
   rows.variant = store.variant_id({m.family->name(), t.variant->name(), t.variant->backend(),
                                    variant_source_hash(*t.variant), t.variant->baseline()});
   const Backend& backend = *m.devices[t.device].backend;
-  if (compile_now && ks && ahead_source(m, t))
-    precompile(t, problem, m.workloads[t.problem], m.opt, backend, device, *ks, store, rows.device,
-               rows.problem, rows.variant, obs);
+  if (compile_now && ks)
+    if (const std::vector<PointId> ahead = t.strategy->ahead(); ahead_source(m, t, ahead))
+      precompile(t, problem, m.workloads[t.problem], m.opt, backend, device, *ks, store, rows.device, rows.problem,
+                 rows.variant, ahead, obs);
   if (m.opt.transfer) {
     const auto priors = prior_results(store, device, problem, t.variant->name());
     obs.on_message(fmt::format("{} {}: {}", device.id(), t.variant->name(), priors_note(prior_groups(priors))));

@@ -78,7 +78,8 @@ std::vector<PriorResult> prior_results(const Store& store, const DeviceInfo& dev
 // first (backends with a precompile pass: CUDA), so each evaluation loads its program from the cache.
 void precompile(const Task& t, const Problem& problem, const Workload& workload, const TuneOptions& opt,
                 const Backend& backend, const DeviceInfo& device, const KernelSource& source, Store& store,
-                std::int64_t device_row, std::int64_t problem_row, std::int64_t variant_row, RunObserver& obs);
+                std::int64_t device_row, std::int64_t problem_row, std::int64_t variant_row,
+                const std::vector<PointId>& ahead, RunObserver& obs);
 
 // Threads (and warm-pass workers) that compile ahead: one per core.
 int compile_threads();
@@ -86,15 +87,16 @@ struct TaskRows;
 // Every configuration of task t still to measure, planned (nullopt where the plan fails: its evaluation stores why).
 std::vector<std::optional<LaunchPlan>> plans_to_compile(const Task& t, const Problem& problem, const Workload& workload,
                                                         const TuneOptions& opt, const DeviceInfo& device, Store& store,
-                                                        const TaskRows& rows);
+                                                        const TaskRows& rows, const std::vector<PointId>& ahead);
 class CompilePipeline;
 // The task's configurations still to measure compiled ahead on `threads` threads in the order its strategy will
 // ask for them (compile_pipeline.hpp); null where ahead_source() is null or fewer than two are to compile.
 std::unique_ptr<CompilePipeline> start_pipeline(const Tuner::Impl& m, const Task& t, const DeviceInfo& device,
                                                 Store& store, const TaskRows& rows, RunObserver& obs, int threads);
-// Whether the task's configurations are compiled ahead (backends with a precompile pass, strategies that
-// visit the whole space) and from which source; null: each evaluation compiles its own.
-const KernelSource* ahead_source(const Tuner::Impl& m, const Task& t);
+// Whether the task's configurations are compiled ahead (backends with a precompile pass, strategies that know their
+// asks before the outcomes: `ahead`, its Strategy::ahead(), not empty) and from which source; null: each evaluation
+// compiles its own.
+const KernelSource* ahead_source(const Tuner::Impl& m, const Task& t, const std::vector<PointId>& ahead);
 
 // Whether resume keeps a stored evaluation (skips its configuration): not an env_error, nor of a
 // status named by --retry-failed.

@@ -81,7 +81,8 @@ void WarmPass::lane() {
 }
 
 std::size_t WarmPass::run(const Task& t, Store& store, const TaskRows& rows, RunObserver& obs) {
-  if (!ahead_source(m_, t)) return 0;
+  const std::vector<PointId> ahead = t.strategy->ahead();
+  if (!ahead_source(m_, t, ahead)) return 0;
   const Problem& problem = m_.space.problems[t.problem];
   const Workload& workload = m_.workloads[t.problem];
   // One configuration per program and work-group size: the driver generates code per size, and configurations
@@ -90,7 +91,7 @@ std::size_t WarmPass::run(const Task& t, Store& store, const TaskRows& rows, Run
   std::set<Key> seen;
   std::vector<Config> configs;
   std::vector<Key> keys;
-  const auto plans = plans_to_compile(t, problem, workload, m_.opt, sd_.info, store, rows);
+  const auto plans = plans_to_compile(t, problem, workload, m_.opt, sd_.info, store, rows, ahead);
   for (std::size_t i = 0; i < plans.size(); ++i) {
     if (!plans[i]) continue;
     Key key{plans[i]->entry, plans[i]->defines, plans[i]->options, plans[i]->local};
