@@ -7,11 +7,19 @@
    - bgr2rgba_staged: 1-D, the block's BLOCK_X*PIXELS pixels staged in local (shared) memory with
      coalesced 32-bit loads, one barrier that every thread reaches, then 32-bit stores;
    - bgr2rgba_vec16: GROUPS groups of 16 pixels per thread, three 16-byte loads and four 16-byte stores
-     per group (groups strided by the block for coalescing), byte path for the last partial group. */
+     per group (groups strided by the block for coalescing), byte path for the last partial group;
+     with STAGE 1 the block's BLOCK_X*GROUPS groups are loaded as one contiguous span of 16-byte vectors
+     into local (shared) memory and each thread converts 4 pixels at a time there into one 16-byte store
+     (consecutive threads, consecutive vectors), where STAGE 0's warps touch a third of each 48-byte and a
+     quarter of each 64-byte stretch per instruction. A block whose span passes the image's end takes
+     STAGE 0's path. */
 #include "common/pix_portable.h"
 
 #if !defined(PIMG_ALPHA) || !defined(PIXELS) || !defined(TEMP) || !defined(GROUPS)
 #error "bgr2rgba kernels need PIMG_ALPHA, PIXELS, TEMP and GROUPS"
+#endif
+#ifndef STAGE
+#define STAGE 0
 #endif
 
 /* Pixel q of the image: B G R at in[3q..3q+2] to R G B A at out[4q..4q+3]. */
@@ -73,10 +81,9 @@ PIX_KERNEL void bgr2rgba_staged(PIX_GLOBAL const uchar* PIX_RESTRICT in, PIX_GLO
   }
 }
 
-PIX_KERNEL void bgr2rgba_vec16(PIX_GLOBAL const uchar* PIX_RESTRICT in, PIX_GLOBAL uchar* PIX_RESTRICT out, int width,
-                               int height) {
-  const uint n = (uint)width * (uint)height;
-  const uint base = (uint)PIX_GROUP(0) * BLOCK_X * GROUPS + PIX_LID(0);
+/* Groups base, base+BLOCK_X, ... (GROUPS of them) of the n pixels, each thread on its own. */
+PIX_FN void convert_groups(PIX_GLOBAL const uchar* PIX_RESTRICT in, PIX_GLOBAL uchar* PIX_RESTRICT out, uint n,
+                           uint base) {
 #pragma unroll
   for (int k = 0; k < GROUPS; ++k) {
     const uint g = base + k * BLOCK_X; /* group of pixels 16g .. 16g+15 */
@@ -98,4 +105,32 @@ PIX_KERNEL void bgr2rgba_vec16(PIX_GLOBAL const uchar* PIX_RESTRICT in, PIX_GLOB
         *(PIX_GLOBAL uint*)(out + 4 * q) = PIX_WORD(in[3 * q + 2], in[3 * q + 1], in[3 * q], PIMG_ALPHA);
     }
   }
+}
+
+#define STAGE_GROUPS (BLOCK_X * GROUPS)
+
+PIX_KERNEL void bgr2rgba_vec16(PIX_GLOBAL const uchar* PIX_RESTRICT in, PIX_GLOBAL uchar* PIX_RESTRICT out, int width,
+                               int height) {
+  const uint n = (uint)width * (uint)height;
+  const uint first = (uint)PIX_GROUP(0) * STAGE_GROUPS; /* the block's first group */
+  const int lid = PIX_LID(0);
+#if STAGE
+  PIX_LOCAL uint4 stage[3 * STAGE_GROUPS];
+  if (16 * (first + STAGE_GROUPS) <= n) { /* uniform in the block: its barrier is reached */
+    PIX_GLOBAL const uint4* src = (PIX_GLOBAL const uint4*)(in + 48 * first);
+    PIX_GLOBAL uint4* dst = (PIX_GLOBAL uint4*)(out + 64 * first);
+    for (int i = lid; i < 3 * STAGE_GROUPS; i += BLOCK_X) stage[i] = src[i];
+    PIX_BARRIER();
+    PIX_LOCAL_PTR const uint* words = (PIX_LOCAL_PTR const uint*)stage;
+    for (int v = lid; v < 4 * STAGE_GROUPS; v += BLOCK_X) { /* output vector v: pixels 4v .. 4v+3 of the span */
+      const uint w[3] = {words[3 * v], words[3 * v + 1], words[3 * v + 2]};
+      uint o[4];
+#pragma unroll
+      for (int i = 0; i < 4; ++i) o[i] = PIX_WORD(PIX_BYTE(w, 3 * i + 2), PIX_BYTE(w, 3 * i + 1), PIX_BYTE(w, 3 * i), PIMG_ALPHA);
+      PIX_STORE16(dst + v, o, 0);
+    }
+    return;
+  }
+#endif
+  convert_groups(in, out, n, first + (uint)lid);
 }

@@ -3,7 +3,13 @@
    interleaved: 1 plane of C samples). Out of place, taking (in, out, width, height):
    - flip_out: PIXELS pixels per thread, byte copies, 2-D grid over x and every plane's rows;
    - flip_vec16: GROUPS groups of 16 pixels per thread (block-strided along x), each read and written
-     with SAMPLES 16-byte vectors and reversed in registers; byte path when rows are not 16-byte aligned.
+     with SAMPLES 16-byte vectors and reversed in registers; byte path when rows are not 16-byte aligned;
+   - flip_staged16: the same groups, but a block's BLOCK_X*GROUPS groups of each of its rows pass through local
+     (shared) memory: read as one contiguous span with coalesced 16-byte loads, reversed in registers, written
+     back and stored as one contiguous span. With 3 samples a thread's own 16-byte vectors lie 48 bytes apart,
+     so flip_vec16's warps read and write a third of each 48-byte stretch per instruction; here each
+     instruction moves whole consecutive vectors. Blocks whose span is partial (the row's last) take
+     flip_vec16's per-thread path.
    In place (seed 002), taking (in, out, width, height): the output starts poisoned, so each block first
    copies its BLOCK_Y rows from in to out (16-byte vectors when rows are 16-byte aligned), waits at a
    barrier every thread reaches, then swaps in place within out, BLOCK_X threads per row:
@@ -46,13 +52,10 @@ PIX_KERNEL void flip_out(PIX_GLOBAL const uchar* PIX_RESTRICT in, PIX_GLOBAL uch
     (o)[pix_m_] = PIX_WORD(pix_by_[0], pix_by_[1], pix_by_[2], pix_by_[3]);                      \
   }
 
-PIX_KERNEL void flip_vec16(PIX_GLOBAL const uchar* PIX_RESTRICT in, PIX_GLOBAL uchar* PIX_RESTRICT out, int width,
-                           int height) {
-  const int r = PIX_GID_Y;
-  if (r >= PLANES * height) return;
-  const uint row = (uint)r * (uint)width * SAMPLES;
+/* Output groups base, base+BLOCK_X, ... (GROUPS of them) of the row at byte `row`, each thread on its own. */
+PIX_FN void flip_groups(PIX_GLOBAL const uchar* PIX_RESTRICT in, PIX_GLOBAL uchar* PIX_RESTRICT out, uint row,
+                        int width, int base) {
   const int groups = (width + 15) / 16;
-  const int base = PIX_GROUP(0) * BLOCK_X * GROUPS + PIX_LID(0);
 #pragma unroll
   for (int k = 0; k < GROUPS; ++k) {
     const int g = base + k * BLOCK_X;
@@ -70,6 +73,54 @@ PIX_KERNEL void flip_vec16(PIX_GLOBAL const uchar* PIX_RESTRICT in, PIX_GLOBAL u
       for (int x = 16 * g; x < width && x < 16 * g + 16; ++x)
         for (int c = 0; c < SAMPLES; ++c) out[row + (uint)x * SAMPLES + c] = in[row + (uint)(width - 1 - x) * SAMPLES + c];
     }
+  }
+}
+
+PIX_KERNEL void flip_vec16(PIX_GLOBAL const uchar* PIX_RESTRICT in, PIX_GLOBAL uchar* PIX_RESTRICT out, int width,
+                           int height) {
+  const int r = PIX_GID_Y;
+  if (r >= PLANES * height) return;
+  flip_groups(in, out, (uint)r * (uint)width * SAMPLES, width, PIX_GROUP(0) * BLOCK_X * GROUPS + PIX_LID(0));
+}
+
+#define STAGE_GROUPS (BLOCK_X * GROUPS)
+
+PIX_KERNEL void flip_staged16(PIX_GLOBAL const uchar* PIX_RESTRICT in, PIX_GLOBAL uchar* PIX_RESTRICT out, int width,
+                              int height) {
+  PIX_LOCAL uint4 stage[BLOCK_Y][STAGE_GROUPS * SAMPLES];
+  const int r = PIX_GID_Y, lx = PIX_LID(0), ly = PIX_LID(1);
+  const int active = r < PLANES * height;
+  const uint row = (uint)r * (uint)width * SAMPLES;
+  const int groups = (width + 15) / 16;
+  const int first = PIX_GROUP(0) * STAGE_GROUPS; /* the block's first output group */
+  if (width % 16 == 0 && first + STAGE_GROUPS <= groups) { /* uniform in the block: its barriers are reached */
+    /* Output groups first .. first+STAGE_GROUPS-1 come from source groups groups-first-STAGE_GROUPS ..
+       groups-first-1: one span of STAGE_GROUPS*SAMPLES vectors, in reverse group order. */
+    PIX_GLOBAL const uint4* src = (PIX_GLOBAL const uint4*)(in + row) + (groups - first - STAGE_GROUPS) * SAMPLES;
+    PIX_GLOBAL uint4* dst = (PIX_GLOBAL uint4*)(out + row) + first * SAMPLES;
+    if (active)
+      for (int i = lx; i < STAGE_GROUPS * SAMPLES; i += BLOCK_X) stage[ly][i] = src[i];
+    PIX_BARRIER();
+    uint o[GROUPS][4 * SAMPLES];
+#pragma unroll
+    for (int k = 0; k < GROUPS; ++k) {
+      const int j = k * BLOCK_X + lx; /* output group first+j, staged at STAGE_GROUPS-1-j */
+      uint w[4 * SAMPLES];
+#pragma unroll
+      for (int v = 0; v < SAMPLES; ++v) PIX_LOAD16(w, v, &stage[ly][(STAGE_GROUPS - 1 - j) * SAMPLES + v]);
+      PIX_REVERSE16(o[k], w)
+    }
+    PIX_BARRIER(); /* every read of the stage done before it is overwritten */
+#pragma unroll
+    for (int k = 0; k < GROUPS; ++k) {
+#pragma unroll
+      for (int v = 0; v < SAMPLES; ++v) PIX_STORE16(&stage[ly][(k * BLOCK_X + lx) * SAMPLES + v], o[k], v);
+    }
+    PIX_BARRIER();
+    if (active)
+      for (int i = lx; i < STAGE_GROUPS * SAMPLES; i += BLOCK_X) dst[i] = stage[ly][i];
+  } else if (active) {
+    flip_groups(in, out, row, width, first + lx);
   }
 }
 

@@ -56,7 +56,10 @@ TEST_F(PixNvrtc, Bgr2RgbaKernelsCompile) {
                      config({{"dims", 1}, {"block_x", 1024}, {"block_y", 1}, {"pixels", 2}, {"temp", 1}}),
                      config({{"dims", 1}, {"block_x", 64}, {"block_y", 1}, {"pixels", 8}, {"temp", 0}})});
     expect_compiles(p, "cuda_staged", {config({{"block_x", 256}, {"pixels", 4}}), config({{"block_x", 1024}, {"pixels", 2}})});
-    expect_compiles(p, "cuda_vec16", {config({{"block_x", 128}, {"groups", 1}}), config({{"block_x", 256}, {"groups", 4}})});
+    expect_compiles(p, "cuda_vec16",
+                    {config({{"block_x", 128}, {"groups", 1}}), config({{"block_x", 256}, {"groups", 4}}),
+                     config({{"block_x", 1024}, {"groups", 1}, {"stage", 1}}),
+                     config({{"block_x", 128}, {"groups", 2}, {"stage", 1}})});
   }
 }
 
@@ -66,7 +69,9 @@ TEST_F(PixNvrtc, FlipAndMaxpoolKernelsCompile) {
     expect_compiles(f, "cuda_flip",
                     {config({{"block_x", 128}, {"block_y", 1}, {"vec", 0}, {"per_thread", 2}}),
                      config({{"block_x", 64}, {"block_y", 4}, {"vec", 1}, {"per_thread", 1}}),
-                     config({{"block_x", 128}, {"block_y", 2}, {"vec", 1}, {"per_thread", 4}})});
+                     config({{"block_x", 128}, {"block_y", 2}, {"vec", 1}, {"per_thread", 4}}),
+                     config({{"block_x", 256}, {"block_y", 2}, {"vec", 1}, {"per_thread", 1}, {"stage", 1}}),
+                     config({{"block_x", 64}, {"block_y", 4}, {"vec", 1}, {"per_thread", 2}, {"stage", 1}})});
     expect_compiles(f, "cuda_flip_inplace",
                     {config({{"block_x", 128}, {"block_y", 2}, {"vec", 0}}), config({{"block_x", 256}, {"block_y", 1}, {"vec", 1}})});
     const Problem m = problem("maxpool", 8192, 8192, channels, {{"layout", layout}});

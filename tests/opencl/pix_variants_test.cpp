@@ -54,6 +54,12 @@ TEST(PixOpenCl, Bgr2RgbaEveryVariantExact) {
                          index));
     expect_exact(p, "cl_vec16",
                  in_turn({config({{"block_x", 64}, {"groups", 1}}), config({{"block_x", 16}, {"groups", 3}})}, index));
+    // Staged through local memory: a whole block then one past the image's end (48 groups a block at 37x23; 4 at
+    // 48x5), whole blocks only (48 at 128x6).
+    expect_exact(p, "cl_vec16",
+                 in_turn({config({{"block_x", 16}, {"groups", 3}, {"stage", 1}}),
+                          config({{"block_x", 4}, {"groups", 1}, {"stage", 1}})},
+                         index));
     ++index;
   }
 }
@@ -82,6 +88,13 @@ TEST_P(PixLayouts, FlipEveryVariantExact) {
       config({{"block_x", 32}, {"block_y", 2}, {"vec", 1}, {"per_thread", 1}}),
       config({{"block_x", 2}, {"block_y", 4}, {"vec", 1}, {"per_thread", 2}})};
   expect_exact(p, "cl_flip", ours(configs));
+  // Staged through local memory (a Latin square of layouts and sizes): whole spans with 3 interleaved samples and
+  // rows past the image in the last block (2x4 at 128x6), a whole span then a partial one (2x4 at 48x5 planar),
+  // two groups per thread (4x2 at 128x6 planar), blocks with no whole span (48 wide: 3 groups), odd widths.
+  expect_exact(p, "cl_flip",
+               ours({config({{"block_x", 2}, {"block_y", 4}, {"vec", 1}, {"per_thread", 1}, {"stage", 1}}),
+                     config({{"block_x", 4}, {"block_y", 2}, {"vec", 1}, {"per_thread", 2}, {"stage", 1}}),
+                     config({{"block_x", 8}, {"block_y", 1}, {"vec", 1}, {"per_thread", 1}, {"stage", 1}})}));
   expect_exact(p, "cl_flip_inplace",
                ours({config({{"block_x", 16}, {"block_y", 2}, {"vec", 0}}), config({{"block_x", 4}, {"block_y", 4}, {"vec", 1}}),
                      config({{"block_x", 1}, {"block_y", 1}, {"vec", 1}})}));
@@ -156,6 +169,12 @@ TEST(PixOpenCl, PlansRejectWhatCannotRun) {
   DeviceInfo small = d;
   small.limits["local_mem_size"] = 64;
   EXPECT_THROW(registry().variant("bgr2rgba", "cl_staged")->plan(bgr, wb, Config{}, small), PlanError);
+  EXPECT_THROW(registry().variant("bgr2rgba", "cl_vec16")->plan(bgr, wb, config({{"stage", 1}}), small), PlanError);
+  const Problem fl = problem("flip", 37, 23, 3);
+  const Workload wf = registry().family("flip")->make_workload(fl);
+  EXPECT_THROW(registry().variant("flip", "cl_flip")->plan(fl, wf, config({{"vec", 0}, {"stage", 1}}), d), PlanError);
+  EXPECT_THROW(registry().variant("flip", "cl_flip")->plan(fl, wf, config({{"vec", 1}, {"stage", 1}}), small), PlanError);
+  EXPECT_NO_THROW(registry().variant("flip", "cl_flip")->plan(fl, wf, config({{"vec", 1}, {"stage", 1}}), d));
   const Problem mp = problem("maxpool", 37, 23, 1);
   const Workload wm = registry().family("maxpool")->make_workload(mp);
   EXPECT_THROW(registry().variant("maxpool", "cl_tree")->plan(mp, wm, config({{"block_x", 15}}), d), PlanError);

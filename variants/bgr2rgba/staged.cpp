@@ -1,8 +1,6 @@
 // cl_staged / cuda_staged: seed 001's shared-memory version done right. Each block stages its
 // BLOCK_X*PIXELS pixels of input in local (shared) memory with coalesced 32-bit loads, waits at one
 // barrier that every thread reaches (the seed's sat inside a divergent branch), and writes 32-bit pixels.
-#include <fmt/format.h>
-
 #include "variants.hpp"
 
 namespace pimg::bgr2rgba {
@@ -19,9 +17,7 @@ void register_staged(Registry& reg) {
            const int pixels = pix::int_knob(c, params, "pixels");
            const int bx = pix::int_knob(c, params, "block_x");
            const double bytes = 4.0 * ((3.0 * bx * pixels + 3) / 4);
-           const double local = pix::device_limit(d, "local_mem_size", static_cast<double>(d.local_mem_bytes));
-           if (local > 0 && bytes > local)
-             throw PlanError(fmt::format("{} bytes of staging exceed the device's local memory {}", bytes, local));
+           pix::check_local_bytes(bytes, d);
            const std::size_t blocks = pix::ceil_div(static_cast<std::size_t>(p.width) * p.height,
                                                     static_cast<std::size_t>(bx) * pixels);
            LaunchPlan plan = pix::gpu_plan("bgr2rgba_staged", w, c, params, d, blocks * bx, 1);

@@ -178,6 +178,12 @@ double device_limit(const DeviceInfo& d, const std::string& name, double fallbac
   return it == d.limits.end() ? fallback : it->second;
 }
 
+void check_local_bytes(double bytes, const DeviceInfo& d) {
+  const double local = device_limit(d, "local_mem_size", static_cast<double>(d.local_mem_bytes));
+  if (local > 0 && bytes > local)
+    throw PlanError(fmt::format("{} bytes of staging exceed the device's local memory {}", bytes, local));
+}
+
 void check_group(int bx, int by, const DeviceInfo& d) {
   const double max_group = device_limit(d, "max_work_group_size", static_cast<double>(d.max_work_group_size));
   if (max_group > 0 && static_cast<double>(bx) * by > max_group)

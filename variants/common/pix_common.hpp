@@ -93,6 +93,8 @@ std::string text_knob(const Config& c, const std::vector<ParamDecl>& decls, cons
 double device_limit(const DeviceInfo& d, const std::string& name, double fallback);
 // PlanError when a bx x by group exceeds the device's work-group (thread-block) limits.
 void check_group(int bx, int by, const DeviceInfo& d);
+// PlanError when a block's `bytes` of staging exceed the device's local (shared) memory.
+void check_local_bytes(double bytes, const DeviceInfo& d);
 
 // OpenMP: threads, schedule, chunk (and tile_x, tile_y when `tiles`).
 std::vector<ParamDecl> omp_params(bool tiles);

@@ -1,6 +1,7 @@
 // cl_flip / cuda_flip: out of place, out[x] = in[width-1-x], 2-D grid over pixel columns and every
 // plane's rows: PIXELS pixels per thread with byte copies (vec=0, kernel flip_out), or GROUPS groups of
-// 16 pixels read, reversed in registers and written as 16-byte vectors (vec=1, kernel flip_vec16).
+// 16 pixels read, reversed in registers and written as 16-byte vectors (vec=1, kernel flip_vec16), the
+// block's groups through local memory as contiguous spans (stage=1, kernel flip_staged16).
 #include "variants.hpp"
 
 namespace pimg::flip {
@@ -12,7 +13,14 @@ void register_out_of_place(Registry& reg) {
         {pix::gpu_name(backend, "flip"), "flip", backend, gpu_source(backend),
          "out of place, byte copies or 16-pixel groups as 16-byte vectors", params,
          [params](const Problem& p, const Workload& w, const Config& c, const DeviceInfo& d) {
-           const std::string entry = gpu_knobs(c, params).vec ? "flip_vec16" : "flip_out";
+           const GpuKnobs k = gpu_knobs(c, params);
+           if (k.stage && !k.vec) throw PlanError("stage=1 stages 16-pixel groups: it needs vec=1");
+           if (k.stage) {
+             const double bytes = 16.0 * pix::samples_of(p) * k.per_thread * pix::int_knob(c, params, "block_x") *
+                                  pix::int_knob(c, params, "block_y");
+             pix::check_local_bytes(bytes, d);
+           }
+           const std::string entry = !k.vec ? "flip_out" : k.stage ? "flip_staged16" : "flip_vec16";
            LaunchPlan plan = gpu_flip_plan(entry, p, w, c, params, d, static_cast<std::size_t>(p.width));
            plan.args = {KernelArg::buf("in"), KernelArg::buf("out"), KernelArg::integer(p.width),
                         KernelArg::integer(p.height)};

@@ -10,11 +10,15 @@ std::vector<ParamDecl> gpu_params() {
   std::vector<ParamDecl> params = pix::block_params(128, 1);
   params.push_back(int_choice("vec", 1, "0: byte copies, PIXELS pixels per thread; 1: 16-pixel groups as 16-byte vectors", {0, 1}));
   params.push_back(int_range("per_thread", 1, "pixels (vec 0) or 16-pixel groups (vec 1) per thread, 1..16", 1, 16));
+  params.push_back(int_choice("stage", 0,
+                              "with vec 1: 0, each thread's vectors straight to and from global memory; 1, a block's "
+                              "groups of each row staged in local memory, loaded and stored as contiguous spans",
+                              {0, 1}));
   return params;
 }
 
 GpuKnobs gpu_knobs(const Config& c, const std::vector<ParamDecl>& decls) {
-  return {pix::int_knob(c, decls, "vec"), pix::int_knob(c, decls, "per_thread")};
+  return {pix::int_knob(c, decls, "vec"), pix::int_knob(c, decls, "per_thread"), pix::int_knob(c, decls, "stage")};
 }
 
 LaunchPlan gpu_flip_plan(const std::string& entry, const Problem& p, const Workload& w, const Config& c,

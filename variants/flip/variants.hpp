@@ -10,10 +10,11 @@ inline std::string gpu_source(const std::string& backend) {
 }
 
 // The knobs of the GPU flips: block_x, block_y, vec (0: PIXELS pixels per thread, 1: GROUPS groups of
-// 16 pixels with 16-byte vectors) and per_thread (PIXELS or GROUPS).
+// 16 pixels with 16-byte vectors), per_thread (PIXELS or GROUPS) and stage (with vec 1: the groups through
+// local memory).
 std::vector<ParamDecl> gpu_params();
 struct GpuKnobs {
-  int vec = 0, per_thread = 1;
+  int vec = 0, per_thread = 1, stage = 0;
 };
 GpuKnobs gpu_knobs(const Config& c, const std::vector<ParamDecl>& decls);
 // A plan over `columns` pixel columns per row (groups of 16 when vec) and every plane's rows, with

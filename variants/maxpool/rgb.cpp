@@ -25,9 +25,7 @@ void register_rgb(Registry& reg) {
            if (bx * units % 2) throw PlanError(fmt::format("block_x * units must be even, got {}x{}", bx, units));
            // rows (48 bytes per unit) and pooled (24 bytes per unit) for every row of the block.
            const double bytes = 72.0 * bx * by * units;
-           const double local = pix::device_limit(d, "local_mem_size", static_cast<double>(d.local_mem_bytes));
-           if (local > 0 && bytes > local)
-             throw PlanError(fmt::format("{} bytes of staging exceed the device's local memory {}", bytes, local));
+           pix::check_local_bytes(bytes, d);
            const std::size_t tiles = pix::ceil_div(static_cast<std::size_t>(p.width / 2), static_cast<std::size_t>(8) * bx * units);
            LaunchPlan plan = pix::gpu_plan("maxpool_rgb", w, c, params, d, tiles * bx, static_cast<std::size_t>(p.height / 2));
            finish_plan(plan, p, 1, units);
