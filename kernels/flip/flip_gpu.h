@@ -9,7 +9,7 @@
      back and stored as one contiguous span. With 3 samples a thread's own 16-byte vectors lie 48 bytes apart,
      so flip_vec16's warps read and write a third of each 48-byte stretch per instruction; here each
      instruction moves whole consecutive vectors. Blocks whose span is partial (the row's last) take
-     flip_vec16's per-thread path.
+     flip_vec16's per-thread path. Compiled only with STAGE 1.
    In place (seed 002), taking (in, out, width, height): the output starts poisoned, so each block first
    copies its BLOCK_Y rows from in to out (16-byte vectors when rows are 16-byte aligned), waits at a
    barrier every thread reaches, then swaps in place within out, BLOCK_X threads per row:
@@ -83,6 +83,10 @@ PIX_KERNEL void flip_vec16(PIX_GLOBAL const uchar* PIX_RESTRICT in, PIX_GLOBAL u
   flip_groups(in, out, (uint)r * (uint)width * SAMPLES, width, PIX_GROUP(0) * BLOCK_X * GROUPS + PIX_LID(0));
 }
 
+#ifndef STAGE
+#define STAGE 0
+#endif
+#if STAGE /* only where planned: its shared array, sized by the block, would fail larger blocks' builds */
 #define STAGE_GROUPS (BLOCK_X * GROUPS)
 
 PIX_KERNEL void flip_staged16(PIX_GLOBAL const uchar* PIX_RESTRICT in, PIX_GLOBAL uchar* PIX_RESTRICT out, int width,
@@ -123,6 +127,7 @@ PIX_KERNEL void flip_staged16(PIX_GLOBAL const uchar* PIX_RESTRICT in, PIX_GLOBA
     flip_groups(in, out, row, width, first + lx);
   }
 }
+#endif
 
 /* Pixel x of the row starting at byte `row` swapped with its mirror width-1-x. */
 PIX_FN void swap_pixel(PIX_GLOBAL uchar* img, uint row, int x, int width) {

@@ -70,6 +70,7 @@ TEST_F(PixNvrtc, FlipAndMaxpoolKernelsCompile) {
                     {config({{"block_x", 128}, {"block_y", 1}, {"vec", 0}, {"per_thread", 2}}),
                      config({{"block_x", 64}, {"block_y", 4}, {"vec", 1}, {"per_thread", 1}}),
                      config({{"block_x", 128}, {"block_y", 2}, {"vec", 1}, {"per_thread", 4}}),
+                     config({{"block_x", 512}, {"block_y", 1}, {"vec", 1}, {"per_thread", 4}}),  // no stage: no shared array
                      config({{"block_x", 256}, {"block_y", 2}, {"vec", 1}, {"per_thread", 1}, {"stage", 1}}),
                      config({{"block_x", 64}, {"block_y", 4}, {"vec", 1}, {"per_thread", 2}, {"stage", 1}})});
     expect_compiles(f, "cuda_flip_inplace",

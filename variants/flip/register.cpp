@@ -29,6 +29,7 @@ LaunchPlan gpu_flip_plan(const std::string& entry, const Problem& p, const Workl
   LaunchPlan plan = pix::gpu_plan(entry, w, c, decls, d, pix::ceil_div(items, k.per_thread), rows);
   plan.defines.emplace_back("PIXELS", std::to_string(k.vec ? 1 : k.per_thread));
   plan.defines.emplace_back("GROUPS", std::to_string(k.vec ? k.per_thread : 1));
+  plan.defines.emplace_back("STAGE", std::to_string(k.stage));
   return plan;
 }
 
