@@ -223,25 +223,180 @@ StrategyOptionOverrides parse_option_overrides(const std::vector<std::string>& i
   return out;
 }
 
+namespace replay_steps {  // named: the target compiles its files in unity batches
+
+// The strategies `names` asks for (every registered one when empty); UsageError for an unknown name.
+std::vector<const StrategyInfo*> strategy_infos(const Registry& reg, const std::vector<std::string>& names) {
+  if (names.empty()) return reg.strategies();
+  std::vector<const StrategyInfo*> infos;
+  for (const auto& n : names) {
+    const StrategyInfo* info = reg.strategy(n);
+    if (!info) {
+      std::string known;
+      for (const auto* s : reg.strategies()) known += (known.empty() ? "" : ", ") + s->name;
+      known += ", default";
+      throw UsageError(fmt::format("--strategy {}: unknown strategy (strategies: {})", n, known));
+    }
+    infos.push_back(info);
+  }
+  return infos;
+}
+
+// What every strategy of one space is replayed and scored against.
+struct SpaceReplay {
+  const ReplaySpace& s;
+  std::size_t seeds, first_seed, max_evals, min_evals = 0;
+  double opt = 0, within5 = 0, within1 = 0, start = 0;
+  std::vector<std::pair<std::string, std::size_t>> budgets;  // label, evaluations
+};
+
+// One replay of `info` per seed, with the overrides given for it; min_time keeps a run going that long.
+std::vector<ReplayRun> run_seeds(const SpaceReplay& sr, const StrategyInfo& info,
+                                 const StrategyOptionOverrides& overrides, double min_time) {
+  std::map<std::string, std::string> given;
+  if (auto o = overrides.find(info.name); o != overrides.end()) given = o->second;
+  auto declared = [&](const char* n) {
+    return std::any_of(info.options.begin(), info.options.end(), [&](const OptionDecl& d) { return d.name == n; });
+  };
+  if (declared("budget")) given["budget"] = std::to_string(sr.s.space.size());
+  if (declared("time_s")) given["time_s"] = "0";
+  if (declared("plateau")) given["plateau"] = "0";
+  const OptionValues opts = resolve_options(info, given);
+  std::vector<ReplayRun> runs;
+  for (std::size_t seed = sr.first_seed; seed < sr.first_seed + sr.seeds; ++seed) {
+    auto strategy = info.make(sr.s.space, opts, seed);
+    strategy->prior(sr.s.priors);
+    const std::size_t cap = sr.max_evals ? std::min(sr.max_evals, sr.s.space.size()) : sr.s.space.size();
+    runs.push_back(replay(sr.s, *strategy, cap, sr.within1, std::min(sr.min_evals, cap), min_time));
+  }
+  return runs;
+}
+
+// Random search's runs set the time budget (when its mean best reaches the cut-off between the optimum and the
+// median) and the time points; returns random search's best at each of them.
+std::vector<std::vector<double>> set_time_budget(const SpaceReplay& sr, const std::vector<ReplayRun>& random_runs,
+                                                 const std::vector<double>& ok, ReplayComparison& cmp) {
+  auto mean_at = [&](double t) {
+    double sum = 0;
+    for (const auto& r : random_runs) sum += std::min(sr.start, best_at_time(r, t));
+    return sum / static_cast<double>(random_runs.size());
+  };
+  const double target = sr.opt + (1 - kCutoff) * (median(ok) - sr.opt);
+  double hi = 0;
+  for (const auto& r : random_runs)
+    if (!r.time_ms.empty()) hi = std::max(hi, r.time_ms.back());
+  double lo = 0;
+  if (mean_at(hi) <= target)
+    for (int it = 0; it < 60; ++it) {
+      const double mid = (lo + hi) / 2;
+      (mean_at(mid) <= target ? hi : lo) = mid;
+    }
+  cmp.time_budget_ms = hi;
+  for (std::size_t k = 1; k <= kTimePoints; ++k)
+    cmp.time_points.push_back(hi * static_cast<double>(k) / static_cast<double>(kTimePoints));
+  return at_times(random_runs, cmp.time_points, sr.start);
+}
+
+// Each budget's mean, spread, worst and 10th-percentile fraction of the optimum over the seeds.
+std::vector<BudgetScore> budget_scores(const SpaceReplay& sr, const std::vector<ReplayRun>& runs) {
+  std::vector<BudgetScore> out;
+  for (const auto& [label, n] : sr.budgets) {
+    BudgetScore b;
+    b.label = label;
+    b.evaluations = n;
+    std::vector<double> f;
+    for (const auto& r : runs) {
+      const double best = best_at_eval(r, n);
+      f.push_back(std::isfinite(best) ? sr.opt / best : 0.0);
+      b.found_optimum += best <= sr.opt;
+    }
+    for (double x : f) b.mean += x / static_cast<double>(f.size());
+    for (double x : f) b.sd += (x - b.mean) * (x - b.mean);
+    b.sd = f.size() > 1 ? std::sqrt(b.sd / static_cast<double>(f.size() - 1)) : 0;
+    if (!f.empty()) {
+      std::sort(f.begin(), f.end());
+      b.worst = f.front();
+      b.p10 = f[(f.size() + 9) / 10 - 1];
+    }
+    out.push_back(std::move(b));
+  }
+  return out;
+}
+
+// The time score against random search, with its 95% percentile bootstrap over both sets of seeds.
+TimeScore time_score(const SpaceReplay& sr, const std::vector<ReplayRun>& runs,
+                     const std::vector<ReplayRun>& random_runs, const std::vector<std::vector<double>>& random_at,
+                     const std::vector<double>& time_points) {
+  const auto strat_at = at_times(runs, time_points, sr.start);
+  std::vector<std::size_t> si(runs.size()), ri(random_runs.size());
+  std::iota(si.begin(), si.end(), std::size_t{0});
+  std::iota(ri.begin(), ri.end(), std::size_t{0});
+  TimeScore ts;
+  ts.mean = methodology_score(strat_at, si, random_at, ri, sr.opt);
+  Rng rng(0x5eed);
+  std::vector<double> boot;
+  for (std::size_t b = 0; b < kBootstrap; ++b) {
+    for (auto& x : si) x = rng.below(runs.size());
+    for (auto& x : ri) x = rng.below(random_runs.size());
+    boot.push_back(methodology_score(strat_at, si, random_at, ri, sr.opt));
+  }
+  std::sort(boot.begin(), boot.end());
+  ts.low = boot[static_cast<std::size_t>(0.025 * (kBootstrap - 1))];
+  ts.high = boot[static_cast<std::size_t>(0.975 * (kBootstrap - 1))];
+  return ts;
+}
+
+// One strategy's score from its runs: evaluations to 5% and 1% of the optimum, the curves, budgets and time.
+StrategyScore score_runs(const SpaceReplay& sr, const std::string& name, const std::vector<ReplayRun>& runs,
+                         const std::vector<double>& time_points) {
+  StrategyScore score;
+  score.strategy = name;
+  std::vector<double> to5, to1;
+  std::size_t longest = 0;
+  for (const ReplayRun& run : runs) {
+    auto first = [&](double target) {
+      for (std::size_t i = 0; i < run.best.size(); ++i)
+        if (run.best[i] <= target) return static_cast<double>(i + 1);
+      return kInf;
+    };
+    to5.push_back(first(sr.within5));
+    to1.push_back(first(sr.within1));
+    score.reached_5pct += std::isfinite(to5.back());
+    score.reached_1pct += std::isfinite(to1.back());
+    longest = std::max(longest, run.best.size());
+  }
+  const double m5 = median(to5), m1 = median(to1);
+  if (std::isfinite(m5)) score.median_to_5pct = m5;
+  if (std::isfinite(m1)) score.median_to_1pct = m1;
+  auto fraction = [&](double best) { return std::isfinite(best) ? sr.opt / best : 0.0; };
+  std::vector<double> at(runs.size());
+  for (std::size_t i = 1; i <= longest; ++i) {
+    double sum = 0;
+    for (std::size_t k = 0; k < runs.size(); ++k) {
+      const double b = best_at_eval(runs[k], i);
+      at[k] = b / sr.opt;
+      sum += fraction(b);
+    }
+    score.median_curve.push_back(median(at));
+    score.mean_fraction.push_back(sum / static_cast<double>(runs.size()));
+  }
+  score.budgets = budget_scores(sr, runs);
+  for (double t : time_points) {
+    double sum = 0;
+    for (const auto& r : runs) sum += fraction(best_at_time(r, t));
+    score.time_fraction.push_back(sum / static_cast<double>(runs.size()));
+  }
+  return score;
+}
+
+}  // namespace replay_steps
+
 std::vector<ReplayComparison> compare_strategies(const std::vector<ReplaySpace>& spaces, const Registry& reg,
                                                  std::size_t seeds, const std::vector<std::string>& names,
                                                  const StrategyOptionOverrides& overrides, std::size_t max_evals,
                                                  std::size_t first_seed) {
-  std::vector<const StrategyInfo*> infos;
-  if (names.empty()) {
-    infos = reg.strategies();
-  } else {
-    for (const auto& n : names) {
-      const StrategyInfo* info = reg.strategy(n);
-      if (!info) {
-        std::string known;
-        for (const auto* s : reg.strategies()) known += (known.empty() ? "" : ", ") + s->name;
-        known += ", default";
-        throw UsageError(fmt::format("--strategy {}: unknown strategy (strategies: {})", n, known));
-      }
-      infos.push_back(info);
-    }
-  }
+  using namespace replay_steps;
+  const std::vector<const StrategyInfo*> infos = strategy_infos(reg, names);
   const StrategyInfo* random_info = reg.strategy("random");
   std::vector<ReplayComparison> out;
   for (const ReplaySpace& s : spaces) {
@@ -257,141 +412,27 @@ std::vector<ReplayComparison> compare_strategies(const std::vector<ReplaySpace>&
     cmp.priors = prior_groups(s.priors);
     cmp.seeds = seeds;
     cmp.first_seed = first_seed;
-    const double opt = s.optimum_ms, within5 = opt * 1.05, within1 = opt * 1.01, start = space_mean(s);
-    std::vector<std::pair<std::string, std::size_t>> budgets;
+    const double opt = s.optimum_ms;
+    SpaceReplay sr{s, seeds, first_seed, max_evals, 0, opt, opt * 1.05, opt * 1.01, space_mean(s), {}};
     for (std::size_t b : kReplayBudgets)
-      if (b <= s.space.size()) budgets.emplace_back(std::to_string(b), b);
+      if (b <= s.space.size()) sr.budgets.emplace_back(std::to_string(b), b);
     for (double share : kReplayShares)
-      budgets.emplace_back(fmt::format("{:g}%", share * 100),
-                           std::max<std::size_t>(1, static_cast<std::size_t>(std::ceil(share * static_cast<double>(s.space.size())))));
-    std::size_t min_evals = 0;
-    for (const auto& [_, b] : budgets) min_evals = std::max(min_evals, b);
-
-    auto run_all = [&](const StrategyInfo& info, double min_time) {
-      std::map<std::string, std::string> given;
-      if (auto o = overrides.find(info.name); o != overrides.end()) given = o->second;
-      auto declared = [&](const char* n) {
-        return std::any_of(info.options.begin(), info.options.end(), [&](const OptionDecl& d) { return d.name == n; });
-      };
-      if (declared("budget")) given["budget"] = std::to_string(s.space.size());
-      if (declared("time_s")) given["time_s"] = "0";
-      if (declared("plateau")) given["plateau"] = "0";
-      const OptionValues opts = resolve_options(info, given);
-      std::vector<ReplayRun> runs;
-      for (std::size_t seed = first_seed; seed < first_seed + seeds; ++seed) {
-        auto strategy = info.make(s.space, opts, seed);
-        strategy->prior(s.priors);
-        const std::size_t cap = max_evals ? std::min(max_evals, s.space.size()) : s.space.size();
-        runs.push_back(replay(s, *strategy, cap, within1, std::min(min_evals, cap), min_time));
-      }
-      return runs;
-    };
+      sr.budgets.emplace_back(fmt::format("{:g}%", share * 100),
+                              std::max<std::size_t>(1, static_cast<std::size_t>(std::ceil(share * static_cast<double>(s.space.size())))));
+    for (const auto& budget : sr.budgets) sr.min_evals = std::max(sr.min_evals, budget.second);
 
     // Random search first: it sets the time budget and is the baseline of the time score.
     std::vector<ReplayRun> random_runs;
     std::vector<std::vector<double>> random_at;
     if (random_info) {
-      random_runs = run_all(*random_info, 0);
-      auto mean_at = [&](double t) {
-        double sum = 0;
-        for (const auto& r : random_runs) sum += std::min(start, best_at_time(r, t));
-        return sum / static_cast<double>(random_runs.size());
-      };
-      const double target = opt + (1 - kCutoff) * (median(ok) - opt);
-      double hi = 0;
-      for (const auto& r : random_runs)
-        if (!r.time_ms.empty()) hi = std::max(hi, r.time_ms.back());
-      double lo = 0;
-      if (mean_at(hi) <= target)
-        for (int it = 0; it < 60; ++it) {
-          const double mid = (lo + hi) / 2;
-          (mean_at(mid) <= target ? hi : lo) = mid;
-        }
-      cmp.time_budget_ms = hi;
-      for (std::size_t k = 1; k <= kTimePoints; ++k)
-        cmp.time_points.push_back(hi * static_cast<double>(k) / static_cast<double>(kTimePoints));
-      random_at = at_times(random_runs, cmp.time_points, start);
+      random_runs = run_seeds(sr, *random_info, overrides, 0);
+      random_at = set_time_budget(sr, random_runs, ok, cmp);
     }
-
     for (const StrategyInfo* info : infos) {
-      StrategyScore score;
-      score.strategy = info->name;
       const std::vector<ReplayRun> runs =
-          info == random_info ? random_runs : run_all(*info, cmp.time_budget_ms);
-      std::vector<double> to5, to1;
-      std::size_t longest = 0;
-      for (const ReplayRun& run : runs) {
-        auto first = [&](double target) {
-          for (std::size_t i = 0; i < run.best.size(); ++i)
-            if (run.best[i] <= target) return static_cast<double>(i + 1);
-          return kInf;
-        };
-        to5.push_back(first(within5));
-        to1.push_back(first(within1));
-        score.reached_5pct += std::isfinite(to5.back());
-        score.reached_1pct += std::isfinite(to1.back());
-        longest = std::max(longest, run.best.size());
-      }
-      const double m5 = median(to5), m1 = median(to1);
-      if (std::isfinite(m5)) score.median_to_5pct = m5;
-      if (std::isfinite(m1)) score.median_to_1pct = m1;
-      auto fraction = [&](double best) { return std::isfinite(best) ? opt / best : 0.0; };
-      std::vector<double> at(runs.size());
-      for (std::size_t i = 1; i <= longest; ++i) {
-        double sum = 0;
-        for (std::size_t k = 0; k < runs.size(); ++k) {
-          const double b = best_at_eval(runs[k], i);
-          at[k] = b / opt;
-          sum += fraction(b);
-        }
-        score.median_curve.push_back(median(at));
-        score.mean_fraction.push_back(sum / static_cast<double>(runs.size()));
-      }
-      for (const auto& [label, n] : budgets) {
-        BudgetScore b;
-        b.label = label;
-        b.evaluations = n;
-        std::vector<double> f;
-        for (const auto& r : runs) {
-          const double best = best_at_eval(r, n);
-          f.push_back(fraction(best));
-          b.found_optimum += best <= opt;
-        }
-        for (double x : f) b.mean += x / static_cast<double>(f.size());
-        for (double x : f) b.sd += (x - b.mean) * (x - b.mean);
-        b.sd = f.size() > 1 ? std::sqrt(b.sd / static_cast<double>(f.size() - 1)) : 0;
-        if (!f.empty()) {
-          std::sort(f.begin(), f.end());
-          b.worst = f.front();
-          b.p10 = f[(f.size() + 9) / 10 - 1];
-        }
-        score.budgets.push_back(std::move(b));
-      }
-      for (double t : cmp.time_points) {
-        double sum = 0;
-        for (const auto& r : runs) sum += fraction(best_at_time(r, t));
-        score.time_fraction.push_back(sum / static_cast<double>(runs.size()));
-      }
-      if (random_info && !runs.empty()) {
-        const auto strat_at = at_times(runs, cmp.time_points, start);
-        std::vector<std::size_t> si(runs.size()), ri(random_runs.size());
-        std::iota(si.begin(), si.end(), std::size_t{0});
-        std::iota(ri.begin(), ri.end(), std::size_t{0});
-        TimeScore ts;
-        ts.mean = methodology_score(strat_at, si, random_at, ri, opt);
-        // 95% percentile bootstrap over the seeds of both the strategy and random search.
-        Rng rng(0x5eed);
-        std::vector<double> boot;
-        for (std::size_t b = 0; b < kBootstrap; ++b) {
-          for (auto& x : si) x = rng.below(runs.size());
-          for (auto& x : ri) x = rng.below(random_runs.size());
-          boot.push_back(methodology_score(strat_at, si, random_at, ri, opt));
-        }
-        std::sort(boot.begin(), boot.end());
-        ts.low = boot[static_cast<std::size_t>(0.025 * (kBootstrap - 1))];
-        ts.high = boot[static_cast<std::size_t>(0.975 * (kBootstrap - 1))];
-        score.time_score = ts;
-      }
+          info == random_info ? random_runs : run_seeds(sr, *info, overrides, cmp.time_budget_ms);
+      StrategyScore score = score_runs(sr, info->name, runs, cmp.time_points);
+      if (random_info && !runs.empty()) score.time_score = time_score(sr, runs, random_runs, random_at, cmp.time_points);
       cmp.scores.push_back(std::move(score));
     }
     const auto random = std::find_if(cmp.scores.begin(), cmp.scores.end(),
