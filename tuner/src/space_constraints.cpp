@@ -173,6 +173,29 @@ std::uint64_t VariantSpace::raw_size() const {
 
 struct TooManyToList {};
 
+// Text values as ids 1000 + k, in sorted order, shared by all parameters of a variant.
+static std::map<std::string, double> text_value_ids(const std::vector<const ParamValues*>& ps) {
+  std::map<std::string, double> text_ids;
+  for (const auto* p : ps)
+    for (const auto& v : p->values)
+      if (auto s = std::get_if<std::string>(&v)) text_ids.emplace(*s, 0.0);
+  double next = 1000;
+  for (auto& [_, id] : text_ids) id = next++;
+  return text_ids;
+}
+
+// Each parameter's values as the numbers the expressions see.
+static std::vector<std::vector<double>> numeric_values(const std::vector<const ParamValues*>& ps,
+                                                       const std::map<std::string, double>& text_ids) {
+  std::vector<std::vector<double>> numeric(ps.size());
+  for (std::size_t i = 0; i < ps.size(); ++i)
+    for (const auto& v : ps[i]->values) {
+      auto x = std::get_if<std::int64_t>(&v);
+      numeric[i].push_back(x ? static_cast<double>(*x) : text_ids.at(std::get<std::string>(v)));
+    }
+  return numeric;
+}
+
 // The cartesian product walked as a tree, parameters in name order: a constraint is evaluated as
 // soon as every parameter it names is bound and every constraint before it has been evaluated (so
 // the documented order holds: a later constraint is never evaluated where an earlier one is zero),
@@ -185,29 +208,16 @@ SearchSpace VariantSpace::search_space(const DeviceInfo& device) const {
   for (const auto* p : ps) space_params.push_back({p->name, p->values});
   if (raw_size() == 0) return SearchSpace(std::move(space_params), {});
 
-  // Text values as ids 1000 + k, in sorted order, shared by all parameters of this variant.
-  std::map<std::string, double> text_ids;
-  for (const auto* p : ps)
-    for (const auto& v : p->values)
-      if (auto s = std::get_if<std::string>(&v)) text_ids.emplace(*s, 0.0);
-  double next = 1000;
-  for (auto& [_, id] : text_ids) id = next++;
-
+  const std::map<std::string, double> text_ids = text_value_ids(ps);
   NameTable names;
-  names.next_id = next;
+  names.next_id = 1000 + static_cast<double>(text_ids.size());
   for (const auto& n : detail::limit_names()) names.values[n] = 0;
   for (const auto& [n, v] : device.limits) names.values[n] = v;
   for (const auto& [t, id] : text_ids)
     if (detail::is_identifier(t)) names.values.emplace(t, id);
 
-  // Each parameter's values as the numbers the expressions see.
   const std::size_t n = ps.size();
-  std::vector<std::vector<double>> numeric(n);
-  for (std::size_t i = 0; i < n; ++i)
-    for (const auto& v : ps[i]->values) {
-      auto x = std::get_if<std::int64_t>(&v);
-      numeric[i].push_back(x ? static_cast<double>(*x) : text_ids.at(std::get<std::string>(v)));
-    }
+  const std::vector<std::vector<double>> numeric = numeric_values(ps, text_ids);
 
   std::vector<double> vars(n, 0.0);
   for (std::size_t i = 0; i < n; ++i) vars[i] = numeric[i][0];
