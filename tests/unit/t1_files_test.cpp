@@ -1,6 +1,6 @@
-// What a T1 file's KernelFile brings into the kernel's text (variants/user/t1_load.cpp): a list names the kernel
-// first and the files it includes after it, wherever they lie (tests/data/t1/split); a listed file that is missing
-// is refused naming its place in the list.
+// What a T1 file's KernelFile brings into the kernel's text (variants/user/t1_load.cpp reads the list,
+// t1_source.cpp expands the includes): a list names the kernel first and the files it includes after it, wherever
+// they lie (tests/data/t1/split); a listed file that is missing is refused naming its place in the list.
 #include <gtest/gtest.h>
 #include <unistd.h>
 
