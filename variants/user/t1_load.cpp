@@ -124,24 +124,10 @@ T1Overrides T1Overrides::decode(const std::string& text) {
   return o;
 }
 
-T1Spec load_t1(const std::string& path, const T1Overrides& overrides) {
-  const std::string json = read_file(path, "T1 file");
-  T1Spec s;
-  s.overrides = overrides;
-  Reader r(path, s.assumptions);
-  YAML::Node root;
-  try {
-    root = YAML::Load(untab(json));
-  } catch (const YAML::Exception& e) {
-    throw UsageError(fmt::format("{}:{}:{}: not valid JSON: {}", path, e.mark.line + 1, e.mark.column + 1, e.msg));
-  }
-  if (!root || !root.IsMap()) throw UsageError(fmt::format("{}: a T1 file is a JSON object", path));
-  const fs::path dir = fs::path(path).parent_path();
-  s.file = path;
+namespace t1_steps {  // named: the target compiles its files in unity batches
 
-  const YAML::Node general = root["General"];
-  if (general) r.map(general, "General");
-  const YAML::Node ks = r.map(r.need(root, "KernelSpecification", "T1"), "KernelSpecification");
+// KernelSpecification's language, names, kernel file (with its includes, HIP mapped to CUDA) and compiler options.
+void read_kernel(Reader& r, const YAML::Node& general, const YAML::Node& ks, const fs::path& dir, T1Spec& s) {
   const YAML::Node lang = r.need(ks, "Language", "KernelSpecification");
   s.language = r.text(lang, "KernelSpecification.Language");
   // HIP's kernel language is CUDA's with other names: compiled as CUDA through the mapping (below).
@@ -216,7 +202,10 @@ T1Spec load_t1(const std::string& path, const T1Overrides& overrides) {
     for (const auto& x : o) s.compiler_options.push_back(r.text(x, "KernelSpecification.CompilerOptions"));
   }
 
-  // Parameters and conditions.
+}
+
+// ConfigurationSpace: the tuning parameters and the conditions; returns the parameters' names.
+std::set<std::string> read_space(Reader& r, const YAML::Node& root, const T1Overrides& overrides, T1Spec& s) {
   const YAML::Node cs = r.map(r.need(root, "ConfigurationSpace", "T1"), "ConfigurationSpace");
   const YAML::Node tps = r.list(r.need(cs, "TuningParameters", "ConfigurationSpace"), "ConfigurationSpace.TuningParameters");
   std::set<std::string> names;
@@ -245,7 +234,13 @@ T1Spec load_t1(const std::string& path, const T1Overrides& overrides) {
     }
   }
 
-  // Geometry. ProblemSize: --problem-size, else the file's (an array, or one number as BAT writes it).
+  return names;
+}
+
+// Geometry. ProblemSize: --problem-size, else the file's (an array, or one number as BAT writes it); the global and
+// local sizes, grid divisors and shared memory, the sizes checked with the default configuration.
+void read_geometry(Reader& r, const YAML::Node& ks, const std::set<std::string>& names, const T1Overrides& overrides,
+                   T1Spec& s) {
   if (!overrides.problem_size.empty()) {
     s.problem_size = overrides.problem_size;
   } else {
@@ -307,7 +302,10 @@ T1Spec load_t1(const std::string& path, const T1Overrides& overrides) {
         }
       }
 
-  // Arguments.
+}
+
+// Arguments: each argument, the host memory they need, and the one output that is validated.
+void read_arguments(Reader& r, const YAML::Node& ks, const fs::path& dir, T1Spec& s) {
   const YAML::Node args = r.list(r.need(ks, "Arguments", "KernelSpecification"), "KernelSpecification.Arguments");
   std::set<std::string> arg_names;
   for (std::size_t i = 0; i < args.size(); ++i) {
@@ -356,7 +354,10 @@ T1Spec load_t1(const std::string& path, const T1Overrides& overrides) {
     }
   if (outputs == 0)
     r.fail(args, "KernelSpecification.Arguments", "no output; pimg-tune validates one (mark it \"Output\": 1)");
+}
 
+// ReferenceArguments: the output's expected values and how they are compared.
+void read_references(Reader& r, const YAML::Node& ks, const fs::path& dir, T1Spec& s) {
   if (const YAML::Node refs = ks["ReferenceArguments"]) {
     r.list(refs, "KernelSpecification.ReferenceArguments");
     for (std::size_t i = 0; i < refs.size(); ++i) {
@@ -393,8 +394,10 @@ T1Spec load_t1(const std::string& path, const T1Overrides& overrides) {
       s.refs.push_back(std::move(ref));
     }
   }
+}
 
-  // Search and budget: the strategy and its stopping options.
+// Search and budget: the strategy and its stopping options.
+void read_search(Reader& r, const YAML::Node& root, T1Spec& s) {
   if (const YAML::Node search = root["Search"]) {
     r.map(search, "Search");
     const YAML::Node n = r.need(search, "Name", "Search");
@@ -434,17 +437,10 @@ T1Spec load_t1(const std::string& path, const T1Overrides& overrides) {
     }
     if (!root["Search"]) s.strategy.name = "random";
   }
+}
 
-  for (const auto& set : overrides.sets) {
-    const std::string& name = set.first;  // not a structured binding: lambdas below capture it (clang 14)
-    const std::string& value = set.second;
-    const bool param = std::any_of(s.params.begin(), s.params.end(), [&](const T1Parameter& p) { return p.name == name; });
-    const bool scalar = std::any_of(s.args.begin(), s.args.end(), [&](const T1Argument& a) { return a.name == name; });
-    if (!param && !scalar)
-      throw UsageError(fmt::format("--set {}={}: {} has no tuning parameter or scalar argument '{}'", name, value, path, name));
-  }
-
-  // The problem's identity: everything that decides the inputs and the reference.
+// The problem's identity: everything that decides the inputs and the reference.
+std::string problem_identity(const T1Spec& s) {
   std::string id = fmt::format("{}|{}|{}", s.language, s.kernel_name, fmt::join(s.problem_size, "x"));
   for (const auto& a : s.args)
     id += fmt::format("|{}:{}:{}:{}:{}:{}:{}:{}{}", a.name, a.type.name, a.memory, a.count, a.fill.type, a.fill.value,
@@ -455,7 +451,46 @@ T1Spec load_t1(const std::string& path, const T1Overrides& overrides) {
     id += fmt::format("|ref:{}:{}:{}:{}", ref.fill.type, ref.fill.value,
                       fill_source_id(ref.fill),
                       ref.method);
-  s.identity = hash128(id).substr(0, 16);
+  return hash128(id).substr(0, 16);
+}
+
+}  // namespace t1_steps
+
+T1Spec load_t1(const std::string& path, const T1Overrides& overrides) {
+  using namespace t1_steps;
+  const std::string json = read_file(path, "T1 file");
+  T1Spec s;
+  s.overrides = overrides;
+  Reader r(path, s.assumptions);
+  YAML::Node root;
+  try {
+    root = YAML::Load(untab(json));
+  } catch (const YAML::Exception& e) {
+    throw UsageError(fmt::format("{}:{}:{}: not valid JSON: {}", path, e.mark.line + 1, e.mark.column + 1, e.msg));
+  }
+  if (!root || !root.IsMap()) throw UsageError(fmt::format("{}: a T1 file is a JSON object", path));
+  const fs::path dir = fs::path(path).parent_path();
+  s.file = path;
+
+  const YAML::Node general = root["General"];
+  if (general) r.map(general, "General");
+  const YAML::Node ks = r.map(r.need(root, "KernelSpecification", "T1"), "KernelSpecification");
+  read_kernel(r, general, ks, dir, s);
+  const std::set<std::string> names = read_space(r, root, overrides, s);
+  read_geometry(r, ks, names, overrides, s);
+  read_arguments(r, ks, dir, s);
+  read_references(r, ks, dir, s);
+  read_search(r, root, s);
+  for (const auto& set : overrides.sets) {
+    const std::string& name = set.first;  // not a structured binding: lambdas below capture it (clang 14)
+    const std::string& value = set.second;
+    const bool param = std::any_of(s.params.begin(), s.params.end(), [&](const T1Parameter& p) { return p.name == name; });
+    const bool scalar = std::any_of(s.args.begin(), s.args.end(), [&](const T1Argument& a) { return a.name == name; });
+    if (!param && !scalar)
+      throw UsageError(fmt::format("--set {}={}: {} has no tuning parameter or scalar argument '{}'", name, value, path, name));
+  }
+
+  s.identity = problem_identity(s);
   return s;
 }
 
