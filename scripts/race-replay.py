@@ -31,7 +31,7 @@ from collections import defaultdict
 
 
 def interval_rank(n):
-    """The rank j of tuner/src/executor.cpp's median_interval: X(j) and X(n+1-j) bound the median at 95%."""
+    """The rank j of tuner/src/confirm_rounds.cpp's median_interval: X(j) and X(n+1-j) bound the median at 95%."""
     if n <= 1000:
         log_total = math.lgamma(n + 1) - n * math.log(2.0)
         below, j = 0.0, 0

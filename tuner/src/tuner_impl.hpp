@@ -153,8 +153,8 @@ bool same_device(const DeviceInfo& a, const DeviceInfo& b);
 // The variants of the tasks on one device, by name.
 std::map<std::string, const Variant*> device_variants(const Tuner::Impl& m, std::size_t device);
 
-// The confirmation stage for every problem on one device (docs/measurement.md): the top configurations
-// of the search and every baseline measured again in interleaved rounds, in measure.confirm.sessions
+// The confirmation stage for every problem on one device (confirm_runner.cpp, docs/measurement.md): the top
+// configurations of the search and every baseline measured again in interleaved rounds, in measure.confirm.sessions
 // sessions (`session` is replaced by a fresh one for each after the first and stays open), each candidate's
 // sessions pooled into one row with stage "confirm".
 void confirm_device(const Tuner::Impl& m, std::size_t device, std::unique_ptr<DeviceSession>& session, Store& store,

@@ -110,8 +110,20 @@ class PreparedPlan {
 
  private:
   struct Impl;
+  // What validation on the device found of a run (check_on_device).
+  enum class DeviceCheckOutcome { failed, passed, differs };
   void fail(Status s, std::string log);
+  // The steps of preparation (executor.cpp): the plan and its programs (false once failed), the device buffers
+  // and their uploads (throws where they cannot be set up), validation on the device where it can be.
+  bool compile_programs(const Config& config);
+  void set_up_buffers();
   void prepare_device_check();
+  // The steps of one run (executor_run.cpp): the poison (false once failed), the timed launches, the validation
+  // on the device, and on the host where that is off or found a difference (false once failed).
+  bool poison_buffers(std::int64_t seq, std::uint8_t poison);
+  std::optional<RunTimes> timed_launches(std::int64_t seq);
+  DeviceCheckOutcome check_on_device(std::int64_t seq, std::uint8_t poison, std::string& on_device);
+  bool check_on_host(std::int64_t seq, std::uint8_t poison, const std::string& on_device);
   std::unique_ptr<Impl> impl_;
   EvalResult result_;
   bool failed_ = false;
