@@ -64,4 +64,7 @@ def stores(paths):
 
 
 if __name__ == "__main__":
-    (warm if sys.argv[1] == "warm" else stores)(*(sys.argv[2:3] if sys.argv[1] == "warm" else [sys.argv[2:]]))
+    if sys.argv[1] == "warm":
+        warm(sys.argv[2])
+    else:
+        stores(sys.argv[2:])
