@@ -22,6 +22,7 @@
 #include "e2e/e2e_util.hpp"
 #include "json.hpp"
 #include "pimg/best_config.hpp"
+#include "pimg/space.hpp"
 
 namespace fs = std::filesystem;
 
@@ -82,12 +83,14 @@ TEST(Measurement, RowsCarryMethodIntervalIdentityAndTheConfirmationStageRuns) {
   EXPECT_EQ(rows_of("SELECT count(*) FROM metrics m JOIN evaluations e ON e.id = m.evaluation_id WHERE "
                     "e.stage = 'confirm' AND m.name = 'confirm.preparation_spread' AND m.value >= 0"),
             confirmed);
-  // ... and the stage ran in two sessions (fresh worker processes), each candidate's sessions pooled.
+  // ... and the stage ran in the host-cores class's sessions (fresh worker processes; the space names none), each
+  // candidate's sessions pooled.
+  const int sessions = pimg::kHostCoresNoise.confirm_sessions;
   EXPECT_EQ(rows_of("SELECT count(*) FROM metrics m JOIN evaluations e ON e.id = m.evaluation_id WHERE "
                     "e.stage = 'confirm' AND m.name = 'confirm.session_median_ms'"),
-            2 * confirmed);
+            sessions * confirmed);
   EXPECT_EQ(rows_of("SELECT count(*) FROM metrics m JOIN evaluations e ON e.id = m.evaluation_id WHERE "
-                    "e.stage = 'confirm' AND m.name = 'confirm.sessions' AND m.value = 2"),
+                    "e.stage = 'confirm' AND m.name = 'confirm.sessions' AND m.value = " + std::to_string(sessions)),
             confirmed);
   EXPECT_EQ(e2e::query(a, "SELECT max(n % 2) FROM (SELECT count(*) AS n FROM samples s JOIN evaluations e ON "
                           "e.id = s.evaluation_id WHERE e.stage = 'confirm' GROUP BY e.id)"),

@@ -227,7 +227,7 @@ TEST_F(Distributed, TheConfirmationStageRunsAfterTheSearchAsInASingleProcessRun)
                          "backends:\n  openmp: {}\n"
                          "variants:\n  omp_rows: {threads: 2, schedule: [static, dynamic], arith: [mul, lut]}\n"
                          "measure: {warmups: 1, repeats: 3, max_repeats: 3, cache: hot, timeout_s: 5, "
-                         "confirm: {top: 2}, cold: {top: 0}}\n";
+                         "confirm: {top: 2, sessions: 2}, cold: {top: 0}}\n";
   const e2e::Ran r = mpirun(2, "conv --space " + yaml.string() + " --db " + db("confirm") + " --share-devices");
   ASSERT_EQ(r.code, 0) << r.out;
   EXPECT_EQ(e2e::query(db("confirm"), "SELECT count(*) FROM evaluations WHERE stage = 'search'"),

@@ -106,7 +106,7 @@ std::vector<Confirming> confirm_jobs(const Tuner::Impl& m, const SelectedDevice&
 // after the first, so the samples of one process are not all the stage knows.
 void run_confirm_sessions(const Tuner::Impl& m, const SelectedDevice& sd, std::unique_ptr<DeviceSession>& session,
                           const std::vector<Confirming*>& todo, bool fresh, RunObserver& obs) {
-  const int sessions = std::max(1, m.measure.confirm.sessions);
+  const int sessions = std::max(1, m.measure.for_device(sd.info.caps).confirm.sessions);  // the device class's
   for (int s = 0; s < sessions && !todo.empty(); ++s) {
     if (s > 0 || fresh) {
       session.reset();
