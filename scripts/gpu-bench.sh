@@ -12,7 +12,8 @@
 # no tests (unless PIMG_TEST_REGEX) and no benchmarks. Carry ../shared/peers with scripts/gpu-carry.sh.
 # PIMG_T1_BAT=1 (issue 35): BAT's CUDA T1 files tuned by random search, PIMG_T1_BUDGET configurations each
 # (scripts/t1-bat.sh), into out/gpu/t1-bat.db. PIMG_CEILING="64 1024" (issue 39): every way the ceiling copies at
-# those MiB (bench/ceiling_bench.cpp, PIMG_NOMINAL_GBS for the share of a datasheet's bandwidth), out/gpu/ceiling.csv. PIMG_RACE=1 (issue 34): each space given tuned with racing and
+# those MiB (bench/ceiling_bench.cpp, PIMG_NOMINAL_GBS for the share of a datasheet's bandwidth), out/gpu/ceiling.csv.
+# PIMG_PROFILE=1 (issue 39): Nsight Compute over the winners that miss their bars (scripts/gpu-profile.sh). PIMG_RACE=1 (issue 34): each space given tuned with racing and
 # without, timed and compared (scripts/race-bench.sh), into out/gpu/race.
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -94,6 +95,12 @@ if [ -n "${PIMG_CEILING:-}" ]; then
   awk -F, 'NR > 1 && !seen[$3]++' "$out/ceiling.csv" | tee -a "$out/summary.txt"
   [ -n "${OUT:-}" ] && cp "$out/ceiling.csv" "$OUT/" 2>/dev/null
   exit $rc
+fi
+# PIMG_PROFILE=1 (issue 39): Nsight Compute over the H200 winners that miss their bars (scripts/gpu-profile.sh), one
+# text report per kernel under out/gpu/profile; nothing tuned.
+if [ -n "${PIMG_PROFILE:-}" ]; then
+  bash scripts/gpu-profile.sh "$out/profile" | tee -a "$out/summary.txt"
+  exit "${PIPESTATUS[0]}"
 fi
 # PIMG_T1_BAT=1 (issue 35): BAT's T1 files instead (scripts/t1-bat.sh; the files given, or all of them).
 if [ -n "${PIMG_T1_BAT:-}" ]; then
