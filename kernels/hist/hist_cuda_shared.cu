@@ -13,12 +13,54 @@
  * once); word NBINS is a ticket counter, word NBINS + 1 keeps V. After its adds each block takes a ticket
  * (atomicAdd minus V; the threadfence pattern of the CUDA samples); the block that draws the last one writes
  * every bin as its accumulator minus V and puts V back into the accumulators and the counter (atomicExch),
- * so the scratch is uniform again for the next launch. */
+ * so the scratch is uniform again for the next launch.
+ * PREFETCH 1 software-pipelines the loads: a thread issues its next ITEMS loads before it counts the current
+ * ones, so a warp keeps loads in flight while it counts (on the H200 the PREFETCH 0 winner waits on its loads
+ * for three quarters of its cycles at 68% of DRAM throughput: bench/results/2026-11-30-h200-profiles). */
 #include "hist/hist_cuda_common.cuh"
 
 #ifndef ONEPASS
 #define ONEPASS 0
 #endif
+#ifndef PREFETCH
+#define PREFETCH 0
+#endif
+
+/* Counts v[i], v[i + stride], ... below nvec, ITEMS at a time (count(value, index)); returns the first index not
+ * counted: what is left is fewer than ITEMS strides. */
+template <typename T, typename Count>
+__device__ __forceinline__ int count_strided(const T* __restrict__ v, int nvec, int i, int stride, Count count) {
+#if PREFETCH
+  if (i + (ITEMS - 1) * stride >= nvec) return i;
+  T q[ITEMS];
+#pragma unroll
+  for (int k = 0; k < ITEMS; ++k) q[k] = __ldg(v + i + k * stride);
+  for (;;) {
+    const int next = i + ITEMS * stride;
+    const bool more = next + (ITEMS - 1) * stride < nvec;
+    T n[ITEMS];
+    if (more) {
+#pragma unroll
+      for (int k = 0; k < ITEMS; ++k) n[k] = __ldg(v + next + k * stride);
+    }
+#pragma unroll
+    for (int k = 0; k < ITEMS; ++k) count(q[k], i + k * stride);
+    i = next;
+    if (!more) return i;
+#pragma unroll
+    for (int k = 0; k < ITEMS; ++k) q[k] = n[k];
+  }
+#else
+  for (; i + (ITEMS - 1) * stride < nvec; i += ITEMS * stride) {
+    T q[ITEMS];
+#pragma unroll
+    for (int k = 0; k < ITEMS; ++k) q[k] = __ldg(v + i + k * stride);
+#pragma unroll
+    for (int k = 0; k < ITEMS; ++k) count(q[k], i + k * stride);
+  }
+  return i;
+#endif
+}
 
 extern "C" __global__ void __launch_bounds__(BLOCK) hist_shared(const unsigned char* __restrict__ in, unsigned* bins,
                                                                  int samples
@@ -43,31 +85,13 @@ extern "C" __global__ void __launch_bounds__(BLOCK) hist_shared(const unsigned c
 #if VEC == 16
   const uint4* v = reinterpret_cast<const uint4*>(in);
   const int nvec = samples / 16;
-  int i = id;
-  for (; i + (ITEMS - 1) * stride < nvec; i += ITEMS * stride) {
-    uint4 q[ITEMS];
-#pragma unroll
-    for (int k = 0; k < ITEMS; ++k) q[k] = __ldg(v + i + k * stride);
-#pragma unroll
-    for (int k = 0; k < ITEMS; ++k) {
-      count_vec4(q[k], ((i + k * stride) * 16) % PIMG_CHANNELS, add);
-    }
-  }
-  for (; i < nvec; i += stride) {
-    count_vec4(__ldg(v + i), (i * 16) % PIMG_CHANNELS, add);
-  }
+  auto count = [&](const uint4& q, int j) { count_vec4(q, (j * 16) % PIMG_CHANNELS, add); };
+  for (int i = count_strided(v, nvec, id, stride, count); i < nvec; i += stride) count(__ldg(v + i), i);
 #elif VEC == 4
   const unsigned* v = reinterpret_cast<const unsigned*>(in);
   const int nvec = samples / 4;
-  int i = id;
-  for (; i + (ITEMS - 1) * stride < nvec; i += ITEMS * stride) {
-    unsigned q[ITEMS];
-#pragma unroll
-    for (int k = 0; k < ITEMS; ++k) q[k] = __ldg(v + i + k * stride);
-#pragma unroll
-    for (int k = 0; k < ITEMS; ++k) count_word(q[k], ((i + k * stride) * 4) % PIMG_CHANNELS, add);
-  }
-  for (; i < nvec; i += stride) count_word(__ldg(v + i), (i * 4) % PIMG_CHANNELS, add);
+  auto count = [&](unsigned q, int j) { count_word(q, (j * 4) % PIMG_CHANNELS, add); };
+  for (int i = count_strided(v, nvec, id, stride, count); i < nvec; i += stride) count(__ldg(v + i), i);
 #else
 #error "VEC must be 4 or 16"
 #endif

@@ -55,6 +55,9 @@ TEST(HistNvrtc, EveryKernelCompilesForSm90) {
       {"cuda_shared", config({{"block", i(1024)}, {"copies", i(16)}, {"vec", i(16)}, {"items", i(2)},
                               {"layout", "interleaved"}, {"onepass", i(1)}})},
       {"cuda_shared", config({{"block", i(256)}, {"copies", i(8)}, {"vec", i(4)}, {"items", i(1)}, {"onepass", i(1)}})},
+      {"cuda_shared", config({{"block", i(1024)}, {"copies", i(32)}, {"vec", i(16)}, {"items", i(2)}, {"prefetch", i(1)},
+                              {"layout", "interleaved"}})},
+      {"cuda_shared", config({{"block", i(256)}, {"copies", i(8)}, {"vec", i(4)}, {"items", i(4)}, {"prefetch", i(1)}})},
       {"cuda_outpart", config({{"block", i(1024)}, {"bpg", i(32)}})},
       {"cuda_outpart", config({{"block", i(256)}, {"bpg", i(256)}})},
   };
@@ -142,6 +145,29 @@ TEST(HistOnGpu, OnePassIsExactAndLeavesItsScratchUniform) {
     gpu()->download(*out, bins);
     EXPECT_TRUE(bins == expected) << "run " << run;
   }
+}
+
+// prefetch 1 (the next ITEMS loads issued before the current ones are counted) counts every sample once: exact
+// with one block (every thread loops many times), with many, and with tails of fewer than ITEMS strides.
+TEST(HistOnGpu, PrefetchIsExact) {
+  if (!gpu()) GTEST_SKIP() << "no CUDA device";
+  const Family& family = *builtin().family("hist");
+  std::vector<Config> configs;
+  for (int vec : {4, 16})
+    for (int items : {1, 2, 4})
+      for (int groups : {1, 7, 0})
+        configs.push_back(config({{"block", i(256)}, {"copies", i(8)}, {"vec", i(vec)}, {"items", i(items)},
+                                  {"groups", i(groups)}, {"prefetch", i(1)}}));
+  const std::pair<int, int> sizes[] = {{1000, 7}, {17, 3}, {4099, 1031}};
+  for (const auto& [width, height] : sizes)
+    for (int channels : {1, 3}) {
+      const Problem p = family.make_problem(width, height, channels, {{"dist", "peaked"}});
+      for (const Config& c : configs) {
+        const EvalResult r = pixtest::evaluate_variant(*gpu(), p, "cuda_shared", c);
+        EXPECT_EQ(to_string(r.status), std::string("ok")) << c.brief() << " on " << p.label() << "\n" << r.log;
+        EXPECT_EQ(r.validation.rfind("exact", 0), 0u) << c.brief() << " on " << p.label() << ": " << r.validation;
+      }
+    }
 }
 
 TEST(HisteqNvrtc, EveryPipelineCompilesForSm90) {

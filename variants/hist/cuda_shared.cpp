@@ -3,7 +3,7 @@
 // sub-histograms per block (one per warp when COPIES = BLOCK / 32, or with `layout: interleaved` one per
 // lane residue t % COPIES, laid out word by word), merged with global atomics; a clear kernel zeroes the
 // bins first, or with `onepass` 1 one launch adds into scratch accumulators and its last block writes the
-// bins.
+// bins. `prefetch` 1 issues a thread's next ITEMS loads before it counts the current ones.
 #include "gpu_common.hpp"
 
 namespace pimg::hist {
@@ -25,6 +25,8 @@ class CudaShared final : public Variant {
             int_range("copies", 8, "shared sub-histograms per block; blocked layout: BLOCK/COPIES consecutive threads share one", 1, 32),
             int_choice("vec", 16, "bytes per load: 4 (32-bit) or 16 (128-bit)", {4, 16}),
             int_range("items", 2, "loads issued per thread before counting them", 1, 16),
+            int_choice("prefetch", 0, "1: the next ITEMS loads issued before the current ones are counted (software pipelining)",
+                       {0, 1}),
             layout_param(),
             int_choice("onepass", 0,
                        "1: one launch, no clear kernel: the blocks add into scratch accumulators and the last block "
@@ -39,6 +41,7 @@ class CudaShared final : public Variant {
     const int vec = int_in(c, decls, "vec");
     const int items = int_in(c, decls, "items");
     const int onepass = int_in(c, decls, "onepass");
+    const int prefetch = int_in(c, decls, "prefetch");
     if (copies > block) throw PlanError("copies cannot exceed block");
     check_group(d, static_cast<std::size_t>(block), static_cast<std::size_t>(copies) * 1024 * p.channels);
     GpuKernel k{"hist_shared",
@@ -46,6 +49,7 @@ class CudaShared final : public Variant {
                  {"COPIES", std::to_string(copies)},
                  {"VEC", std::to_string(vec)},
                  {"ITEMS", std::to_string(items)},
+                 {"PREFETCH", std::to_string(prefetch)},
                  {"INTERLEAVED", interleaved_of(c, decls)},
                  {"ONEPASS", std::to_string(onepass)}},
                 1};
