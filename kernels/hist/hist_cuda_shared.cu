@@ -16,7 +16,12 @@
  * so the scratch is uniform again for the next launch.
  * PREFETCH 1 software-pipelines the loads: a thread issues its next ITEMS loads before it counts the current
  * ones, so a warp keeps loads in flight while it counts (on the H200 the PREFETCH 0 winner waits on its loads
- * for three quarters of its cycles at 68% of DRAM throughput: bench/results/2026-11-30-h200-profiles). */
+ * for three quarters of its cycles at 68% of DRAM throughput: bench/results/2026-11-30-h200-profiles).
+ * BULK > 0 (sm_90, VEC 16, ONEPASS 1): the input's 16-byte body goes through a ring of STAGES chunks of BULK bytes
+ * in dynamic shared memory, copied by Hopper's bulk-copy engine (cp.async.bulk): thread 0 issues a chunk's copy,
+ * every thread waits on its stage's mbarrier and counts its part of the chunk from shared memory, and the stage is
+ * copied into again once every thread has counted it. The bytes in flight then hold no thread's registers (the
+ * registers bound them above: prefetching gained nothing). Chunks are dealt to blocks a grid apart. */
 #include "hist/hist_cuda_common.cuh"
 
 #ifndef ONEPASS
@@ -24,6 +29,59 @@
 #endif
 #ifndef PREFETCH
 #define PREFETCH 0
+#endif
+#ifndef BULK
+#define BULK 0
+#endif
+#ifndef STAGES
+#define STAGES 2
+#endif
+#if BULK
+#if !defined(__CUDA_ARCH__) || __CUDA_ARCH__ < 900 || VEC != 16 || !ONEPASS
+#error "BULK needs sm_90, VEC 16 and ONEPASS 1"
+#endif
+/* Counts the input's 16-byte body (`body` bytes, a multiple of 16) through the ring (above). */
+template <typename Count>
+__device__ __forceinline__ void count_bulk(const unsigned char* __restrict__ in, long long body, Count count) {
+  extern __shared__ __align__(128) unsigned char ring[]; /* STAGES * BULK bytes */
+  __shared__ __align__(8) unsigned long long bar[STAGES];
+  const long long chunks = (body + BULK - 1) / BULK;
+  if (threadIdx.x == 0) {
+    for (int s = 0; s < STAGES; ++s)
+      asm volatile("mbarrier.init.shared::cta.b64 [%0], 1;" ::"r"((unsigned)__cvta_generic_to_shared(&bar[s])));
+    asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
+  }
+  __syncthreads();
+  const auto size_of = [&](long long c) { return (unsigned)(body - c * BULK < BULK ? body - c * BULK : BULK); };
+  const auto load = [&](long long c, int s) { /* thread 0 only */
+    const unsigned b = (unsigned)__cvta_generic_to_shared(&bar[s]);
+    asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;" ::"r"(b), "r"(size_of(c)) : "memory");
+    asm volatile("cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1], %2, [%3];" ::"r"(
+                     (unsigned)__cvta_generic_to_shared(ring + s * BULK)),
+                 "l"(in + c * BULK), "r"(size_of(c)), "r"(b)
+                 : "memory");
+  };
+  if (threadIdx.x == 0)
+    for (int s = 0; s < STAGES && blockIdx.x + (long long)s * gridDim.x < chunks; ++s)
+      load(blockIdx.x + (long long)s * gridDim.x, s);
+  for (long long k = 0; blockIdx.x + k * gridDim.x < chunks; ++k) {
+    const long long c = blockIdx.x + k * gridDim.x;
+    const int s = (int)(k % STAGES);
+    const unsigned b = (unsigned)__cvta_generic_to_shared(&bar[s]), parity = (unsigned)((k / STAGES) & 1);
+    unsigned done = 0;
+    while (!done)
+      asm volatile(
+          "{\n .reg .pred p;\n mbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2;\n selp.u32 %0, 1, 0, p;\n}"
+          : "=r"(done)
+          : "r"(b), "r"(parity)
+          : "memory");
+    const uint4* q = reinterpret_cast<const uint4*>(ring + s * BULK);
+    const int n = (int)(size_of(c) / 16);
+    for (int j = threadIdx.x; j < n; j += BLOCK) count(q[j], c * (BULK / 16) + j);
+    __syncthreads(); /* every thread has counted stage s */
+    if (threadIdx.x == 0 && c + (long long)STAGES * gridDim.x < chunks) load(c + (long long)STAGES * gridDim.x, s);
+  }
+}
 #endif
 
 /* Counts v[i], v[i + stride], ... below nvec, ITEMS at a time (count(value, index)); returns the first index not
@@ -82,7 +140,10 @@ extern "C" __global__ void __launch_bounds__(BLOCK) hist_shared(const unsigned c
 #endif
   const int stride = gridDim.x * BLOCK;
   const int id = blockIdx.x * BLOCK + threadIdx.x;
-#if VEC == 16
+#if BULK
+  const int nvec = samples / 16;
+  count_bulk(in, (long long)nvec * 16, [&](const uint4& q, long long j) { count_vec4(q, (int)((j * 16) % PIMG_CHANNELS), add); });
+#elif VEC == 16
   const uint4* v = reinterpret_cast<const uint4*>(in);
   const int nvec = samples / 16;
   auto count = [&](const uint4& q, int j) { count_vec4(q, (j * 16) % PIMG_CHANNELS, add); };

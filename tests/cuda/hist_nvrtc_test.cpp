@@ -19,7 +19,7 @@ DeviceInfo h100_like() {
   d.local_mem_bytes = 49152;
   d.max_work_group_size = 1024;
   d.limits = {{"max_work_group_size", 1024}, {"max_threads_per_block", 1024}, {"local_mem_size", 49152},
-              {"max_work_item_size_0", 1024}, {"compute_capability", 90}};
+              {"max_work_item_size_0", 1024}, {"compute_capability", 90}, {"shared_mem_per_block_optin", 232448}};
   return d;
 }
 
@@ -58,6 +58,9 @@ TEST(HistNvrtc, EveryKernelCompilesForSm90) {
       {"cuda_shared", config({{"block", i(1024)}, {"copies", i(32)}, {"vec", i(16)}, {"items", i(2)}, {"prefetch", i(1)},
                               {"layout", "interleaved"}})},
       {"cuda_shared", config({{"block", i(256)}, {"copies", i(8)}, {"vec", i(4)}, {"items", i(4)}, {"prefetch", i(1)}})},
+      {"cuda_shared", config({{"block", i(1024)}, {"copies", i(8)}, {"vec", i(16)}, {"onepass", i(1)}, {"bulk", i(16384)},
+                              {"stages", i(3)}, {"layout", "interleaved"}})},
+      {"cuda_shared", config({{"block", i(256)}, {"copies", i(8)}, {"vec", i(16)}, {"onepass", i(1)}, {"bulk", i(4096)}})},
       {"cuda_outpart", config({{"block", i(1024)}, {"bpg", i(32)}})},
       {"cuda_outpart", config({{"block", i(256)}, {"bpg", i(256)}})},
   };
@@ -147,17 +150,51 @@ TEST(HistOnGpu, OnePassIsExactAndLeavesItsScratchUniform) {
   }
 }
 
-// prefetch 1 (the next ITEMS loads issued before the current ones are counted) counts every sample once: exact
-// with one block (every thread loops many times), with many, and with tails of fewer than ITEMS strides.
-TEST(HistOnGpu, PrefetchIsExact) {
+// bulk (the bulk-copy ring) is refused where it cannot run: before sm_90, without 16-byte vectors or one launch, in
+// chunks that are not 16-byte multiples, or with a ring beyond what a block may opt in to; otherwise the ring is the
+// launch's dynamic shared memory.
+TEST(HistNvrtc, BulkIsPlannedOnlyWhereItCanRun) {
+  const Variant* v = builtin().variant("hist", "cuda_shared");
+  const Problem p = builtin().family("hist")->make_problem(67, 31, 1, {});
+  const Workload w = builtin().family("hist")->make_workload(p);
+  const Config ok = config({{"block", i(256)}, {"copies", i(8)}, {"vec", i(16)}, {"onepass", i(1)}, {"bulk", i(8192)},
+                            {"stages", i(4)}});
+  EXPECT_EQ(v->plan(p, w, ok, h100_like()).shared_bytes, 8192u * 4);
+  DeviceInfo ampere = h100_like();
+  ampere.limits["compute_capability"] = 80;
+  EXPECT_THROW(v->plan(p, w, ok, ampere), PlanError);
+  const auto with = [&](const char* name, Value value) {
+    Config c = ok;
+    c.set(name, value);
+    return c;
+  };
+  EXPECT_THROW(v->plan(p, w, with("vec", i(4)), h100_like()), PlanError);
+  EXPECT_THROW(v->plan(p, w, with("onepass", i(0)), h100_like()), PlanError);
+  EXPECT_THROW(v->plan(p, w, with("bulk", i(8200)), h100_like()), PlanError);
+  Config big = ok;  // 8 x 32 KiB: past the 227 KiB a block may opt in to
+  big.set("bulk", i(32768));
+  big.set("stages", i(8));
+  EXPECT_THROW(v->plan(p, w, big, h100_like()), PlanError);
+  const Problem rgb = builtin().family("hist")->make_problem(67, 31, 3, {});  // 48 KiB of sub-histograms and mbarriers
+  EXPECT_THROW(v->plan(rgb, builtin().family("hist")->make_workload(rgb), with("copies", i(16)), h100_like()), PlanError);
+}
+
+// prefetch 1 (the next ITEMS loads issued before the current ones are counted) and bulk (the input through a ring
+// of chunks in shared memory) count every sample once: exact with one block (many chunks or loops per block), with
+// a few, with the default grid, and with tails of fewer than ITEMS strides, a partial last chunk and a few bytes.
+TEST(HistOnGpu, PrefetchAndBulkAreExact) {
   if (!gpu()) GTEST_SKIP() << "no CUDA device";
   const Family& family = *builtin().family("hist");
   std::vector<Config> configs;
-  for (int vec : {4, 16})
-    for (int items : {1, 2, 4})
-      for (int groups : {1, 7, 0})
+  for (int groups : {1, 7, 0}) {
+    for (int vec : {4, 16})
+      for (int items : {1, 2, 4})
         configs.push_back(config({{"block", i(256)}, {"copies", i(8)}, {"vec", i(vec)}, {"items", i(items)},
                                   {"groups", i(groups)}, {"prefetch", i(1)}}));
+    for (const auto& [block, bulk, stages] : {std::tuple{256, 4096, 2}, {1024, 16384, 3}, {512, 32768, 2}})
+      configs.push_back(config({{"block", i(block)}, {"copies", i(8)}, {"vec", i(16)}, {"onepass", i(1)},
+                                {"groups", i(groups)}, {"bulk", i(bulk)}, {"stages", i(stages)}}));
+  }
   const std::pair<int, int> sizes[] = {{1000, 7}, {17, 3}, {4099, 1031}};
   for (const auto& [width, height] : sizes)
     for (int channels : {1, 3}) {

@@ -3,11 +3,31 @@
 // sub-histograms per block (one per warp when COPIES = BLOCK / 32, or with `layout: interleaved` one per
 // lane residue t % COPIES, laid out word by word), merged with global atomics; a clear kernel zeroes the
 // bins first, or with `onepass` 1 one launch adds into scratch accumulators and its last block writes the
-// bins. `prefetch` 1 issues a thread's next ITEMS loads before it counts the current ones.
+// bins. `prefetch` 1 issues a thread's next ITEMS loads before it counts the current ones; `bulk` > 0 streams the
+// input through a ring of `stages` chunks in shared memory with the bulk-copy engine instead (sm_90).
 #include "gpu_common.hpp"
 
 namespace pimg::hist {
 namespace {
+
+// The bulk-copy ring's demands (kernels/hist/hist_cuda_shared.cu, BULK): Hopper's copy engine, 16-byte vectors, one
+// launch (the ring is dynamic shared memory, which only the counting launch has), chunks of 16-byte multiples, and the
+// ring beside the sub-histograms within what a block may opt in to.
+void check_bulk(const DeviceInfo& d, int bulk, int stages, int vec, int onepass, std::size_t sub_bytes) {
+  const auto limit = [&](const char* name) { return d.limits.count(name) ? d.limits.at(name) : 0.0; };
+  if (limit("compute_capability") < 90) throw PlanError("bulk copies need compute capability 9.0 (cp.async.bulk)");
+  if (vec != 16 || onepass != 1) throw PlanError("bulk needs vec 16 and onepass 1");
+  if (bulk % 16 != 0) throw PlanError(fmt::format("bulk {} is not a multiple of 16 bytes", bulk));
+  const double ring = static_cast<double>(bulk) * stages, optin = limit("shared_mem_per_block_optin");
+  const double fixed = static_cast<double>(sub_bytes) + 8.0 * stages;  // static: the sub-histograms and the mbarriers
+  if (fixed > limit("local_mem_size"))
+    throw PlanError(fmt::format("{} bytes of sub-histograms and mbarriers exceed the {} bytes of static shared memory",
+                                fixed, limit("local_mem_size")));
+  if (ring + fixed > optin)
+    throw PlanError(fmt::format("a ring of {} x {} bytes beside {} bytes of sub-histograms exceeds the {} bytes of "
+                                "shared memory a block may opt in to",
+                                stages, bulk, sub_bytes, optin));
+}
 
 class CudaShared final : public Variant {
  public:
@@ -27,6 +47,11 @@ class CudaShared final : public Variant {
             int_range("items", 2, "loads issued per thread before counting them", 1, 16),
             int_choice("prefetch", 0, "1: the next ITEMS loads issued before the current ones are counted (software pipelining)",
                        {0, 1}),
+            int_range("bulk", 0,
+                      "bytes per chunk copied into shared memory by the bulk-copy engine (sm_90; needs vec 16 and "
+                      "onepass 1; items and prefetch unused); 0: the threads load the input",
+                      0, 1 << 16),
+            int_range("stages", 2, "chunks in the bulk-copy ring (with bulk)", 1, 16),
             layout_param(),
             int_choice("onepass", 0,
                        "1: one launch, no clear kernel: the blocks add into scratch accumulators and the last block "
@@ -42,14 +67,20 @@ class CudaShared final : public Variant {
     const int items = int_in(c, decls, "items");
     const int onepass = int_in(c, decls, "onepass");
     const int prefetch = int_in(c, decls, "prefetch");
+    const int bulk = int_in(c, decls, "bulk");
+    const int stages = int_in(c, decls, "stages");
     if (copies > block) throw PlanError("copies cannot exceed block");
-    check_group(d, static_cast<std::size_t>(block), static_cast<std::size_t>(copies) * 1024 * p.channels);
+    const std::size_t sub_bytes = static_cast<std::size_t>(copies) * 1024 * p.channels;
+    check_group(d, static_cast<std::size_t>(block), sub_bytes);
+    if (bulk > 0) check_bulk(d, bulk, stages, vec, onepass, sub_bytes);
     GpuKernel k{"hist_shared",
                 {{"BLOCK", std::to_string(block)},
                  {"COPIES", std::to_string(copies)},
                  {"VEC", std::to_string(vec)},
                  {"ITEMS", std::to_string(items)},
                  {"PREFETCH", std::to_string(prefetch)},
+                 {"BULK", std::to_string(bulk)},
+                 {"STAGES", std::to_string(stages)},
                  {"INTERLEAVED", interleaved_of(c, decls)},
                  {"ONEPASS", std::to_string(onepass)}},
                 1};
@@ -59,6 +90,7 @@ class CudaShared final : public Variant {
     if (!onepass) return gpu_hist_plan(w, k, true, "hist_clear");
     // acc: the bins' accumulators, the ticket counter and the launch's base value, one 32-bit word each
     LaunchPlan plan = gpu_hist_plan(w, k, false, "");
+    if (bulk > 0) plan.shared_bytes = static_cast<std::size_t>(bulk) * static_cast<std::size_t>(stages);
     plan.scratch.push_back({"acc", w.output_bytes + 2 * sizeof(std::uint32_t)});
     plan.args.push_back(KernelArg::buf("acc"));
     return plan;

@@ -104,6 +104,8 @@ DeviceInfo describe(int ordinal) {
   l["max_work_group_size"] = threads;
   l["max_threads_per_block"] = threads;
   l["shared_mem_per_block"] = shared;
+  // What a kernel may opt in to beyond the 48 KiB (dynamic shared memory; LaunchPlan::shared_bytes).
+  l["shared_mem_per_block_optin"] = attribute(dev, CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN);
   l["local_mem_size"] = shared;  // OpenCL's name, so constraints written for OpenCL carry over
   l["compute_units"] = info.compute_units;
   l["compute_capability"] = major * 10 + minor;
