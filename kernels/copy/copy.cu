@@ -78,6 +78,8 @@ extern "C" __global__ void copy_rows_rev(const uint4* __restrict__ in, uint4* __
    again once its store has read it, so up to a ring's worth of loads is in flight per block without a thread's
    registers. Chunks are dealt to blocks a grid apart; the bytes % 16 tail as in the other entries. */
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900 && defined(__CUDACC_VER_MAJOR__) && __CUDACC_VER_MAJOR__ >= 12
+#include "common/bulk_copy.cuh"
+
 template <int Chunk, int Stages>
 __device__ __forceinline__ void copy_bulk(const unsigned char* __restrict__ in, unsigned char* __restrict__ out,
                                           int bytes) {
@@ -88,31 +90,14 @@ __device__ __forceinline__ void copy_bulk(const unsigned char* __restrict__ in, 
   const long long body = (long long)bytes / 16 * 16;
   const long long chunks = (body + Chunk - 1) / Chunk;
   const long long first = blockIdx.x, stride = gridDim.x;
-  for (int s = 0; s < Stages; ++s)
-    asm volatile("mbarrier.init.shared::cta.b64 [%0], 1;" ::"r"((unsigned)__cvta_generic_to_shared(&bar[s])));
-  asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
+  bulk_init(bar, Stages);
   const auto chunk_size = [&](long long c) { return (unsigned)(body - c * Chunk < Chunk ? body - c * Chunk : Chunk); };
-  const auto load = [&](long long c, int s) {
-    const unsigned size = chunk_size(c);
-    const unsigned b = (unsigned)__cvta_generic_to_shared(&bar[s]);
-    asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;" ::"r"(b), "r"(size) : "memory");
-    asm volatile("cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1], %2, [%3];" ::"r"(
-                     (unsigned)__cvta_generic_to_shared(ring[s])),
-                 "l"(in + c * Chunk), "r"(size), "r"(b)
-                 : "memory");
-  };
+  const auto load = [&](long long c, int s) { bulk_load(ring[s], in + c * Chunk, chunk_size(c), &bar[s]); };
   for (int s = 0; s < Stages && first + s * stride < chunks; ++s) load(first + s * stride, s);
   for (long long k = 0; first + k * stride < chunks; ++k) {
     const long long c = first + k * stride;
     const int s = (int)(k % Stages);
-    const unsigned b = (unsigned)__cvta_generic_to_shared(&bar[s]), parity = (unsigned)((k / Stages) & 1);
-    unsigned done = 0;
-    while (!done)
-      asm volatile(
-          "{\n .reg .pred p;\n mbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2;\n selp.u32 %0, 1, 0, p;\n}"
-          : "=r"(done)
-          : "r"(b), "r"(parity)
-          : "memory");
+    bulk_wait(&bar[s], (unsigned)((k / Stages) & 1));
     const unsigned size = chunk_size(c);
     asm volatile("cp.async.bulk.global.shared::cta.bulk_group [%0], [%1], %2;" ::"l"(out + c * Chunk),
                  "r"((unsigned)__cvta_generic_to_shared(ring[s])), "r"(size)

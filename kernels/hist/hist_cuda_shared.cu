@@ -40,41 +40,25 @@
 #if !defined(__CUDA_ARCH__) || __CUDA_ARCH__ < 900 || VEC != 16 || !ONEPASS
 #error "BULK needs sm_90, VEC 16 and ONEPASS 1"
 #endif
+#include "common/bulk_copy.cuh"
+
 /* Counts the input's 16-byte body (`body` bytes, a multiple of 16) through the ring (above). */
 template <typename Count>
 __device__ __forceinline__ void count_bulk(const unsigned char* __restrict__ in, long long body, Count count) {
   extern __shared__ __align__(128) unsigned char ring[]; /* STAGES * BULK bytes */
   __shared__ __align__(8) unsigned long long bar[STAGES];
   const long long chunks = (body + BULK - 1) / BULK;
-  if (threadIdx.x == 0) {
-    for (int s = 0; s < STAGES; ++s)
-      asm volatile("mbarrier.init.shared::cta.b64 [%0], 1;" ::"r"((unsigned)__cvta_generic_to_shared(&bar[s])));
-    asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
-  }
+  if (threadIdx.x == 0) bulk_init(bar, STAGES);
   __syncthreads();
   const auto size_of = [&](long long c) { return (unsigned)(body - c * BULK < BULK ? body - c * BULK : BULK); };
-  const auto load = [&](long long c, int s) { /* thread 0 only */
-    const unsigned b = (unsigned)__cvta_generic_to_shared(&bar[s]);
-    asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;" ::"r"(b), "r"(size_of(c)) : "memory");
-    asm volatile("cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1], %2, [%3];" ::"r"(
-                     (unsigned)__cvta_generic_to_shared(ring + s * BULK)),
-                 "l"(in + c * BULK), "r"(size_of(c)), "r"(b)
-                 : "memory");
-  };
+  const auto load = [&](long long c, int s) { bulk_load(ring + s * BULK, in + c * BULK, size_of(c), &bar[s]); };
   if (threadIdx.x == 0)
     for (int s = 0; s < STAGES && blockIdx.x + (long long)s * gridDim.x < chunks; ++s)
       load(blockIdx.x + (long long)s * gridDim.x, s);
   for (long long k = 0; blockIdx.x + k * gridDim.x < chunks; ++k) {
     const long long c = blockIdx.x + k * gridDim.x;
     const int s = (int)(k % STAGES);
-    const unsigned b = (unsigned)__cvta_generic_to_shared(&bar[s]), parity = (unsigned)((k / STAGES) & 1);
-    unsigned done = 0;
-    while (!done)
-      asm volatile(
-          "{\n .reg .pred p;\n mbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2;\n selp.u32 %0, 1, 0, p;\n}"
-          : "=r"(done)
-          : "r"(b), "r"(parity)
-          : "memory");
+    bulk_wait(&bar[s], (unsigned)((k / STAGES) & 1));
     const uint4* q = reinterpret_cast<const uint4*>(ring + s * BULK);
     const int n = (int)(size_of(c) / 16);
     for (int j = threadIdx.x; j < n; j += BLOCK) count(q[j], c * (BULK / 16) + j);
