@@ -231,8 +231,8 @@ TEST_F(Distributed, ARandomBudgetIsSpreadWithoutRepeats) {
   EXPECT_EQ(rows.size(), 2u * (3 + 1 + 1 + 2 + 1 + 1));
 }
 
-// After the search, rank 0 runs the stages a single-process run runs: here the confirmation (of the candidates
-// within reach of the fastest, at most two).
+// After the search, the distributed run runs the stages a single-process run runs: here the confirmation (of the
+// candidates within reach of the fastest, at most two; its one problem a job for one rank).
 TEST_F(Distributed, TheConfirmationStageRunsAfterTheSearchAsInASingleProcessRun) {
   const fs::path yaml = confirm_space("confirm", "64x48", "{top: 2}");
   const e2e::Ran r = mpirun(2, "conv --space " + yaml.string() + " --db " + db("confirm") + " --share-devices");
