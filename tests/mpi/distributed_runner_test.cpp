@@ -2,8 +2,8 @@
 // machine) stores the same configurations, statuses and validations as a single-process run, with
 // every rank doing part of the work; resumes; refuses bad input before MPI starts; runs the MPI
 // backend's own mpirun inside its ranks; spreads a sampling strategy's budget without repeats; runs the
-// confirmation stage after the search as a single-process run does; and, on a machine with a CUDA GPU, compiles the
-// programs ahead on rank 0's host before handing them out.
+// confirmation stage after the search as a single-process run does, each problem's on a free rank; and, on a
+// machine with a CUDA GPU, compiles the programs ahead on rank 0's host before handing them out.
 #include <gtest/gtest.h>
 #include <signal.h>
 #include <sys/wait.h>
@@ -27,14 +27,15 @@ namespace fs = std::filesystem;
 
 namespace {
 
-// Every stored evaluation as (device, problem, variant, configuration, status, validation).
+// Every stored evaluation as (device, problem, variant, configuration, status, validation); with `confirmations`,
+// the confirmation stage's latest rows, their stage in place of the validation.
 using Row = std::tuple<std::string, std::string, std::string, std::string, std::string, std::string>;
-std::multiset<Row> stored(const std::string& db) {
+std::multiset<Row> stored(const std::string& db, bool confirmations = false) {
   pimg::Store store(db, pimg::Store::Mode::existing);
   std::multiset<Row> out;
-  for (const auto& r : store.rows_with_samples())
+  for (const auto& r : confirmations ? store.confirm_rows() : store.rows_with_samples())
     out.insert({r.device.backend + ":" + r.device.name, r.problem.canonical(), r.variant.name, r.config.canonical(),
-                pimg::to_string(r.result.status), r.result.validation});
+                pimg::to_string(r.result.status), confirmations ? r.result.stage : r.result.validation});
   return out;
 }
 
@@ -72,6 +73,18 @@ class Distributed : public ::testing::Test {
   static const e2e::Ran& single() {
     static const e2e::Ran ran = e2e::run("conv --quiet --space " + space() + " --db " + db("single"));
     return ran;
+  }
+  // A space of omp_rows's four configurations on the problems of sharpen3 at `sizes`, with `confirm` as its
+  // confirmation stage and no whole-program runs.
+  static fs::path confirm_space(const std::string& name, const std::string& sizes, const std::string& confirm) {
+    const fs::path yaml = dir_ / (name + ".yaml");
+    std::ofstream(yaml) << "family: conv\n"
+                           "problems:\n  - {filter: sharpen3, sizes: [" << sizes << "], border: valid}\n"
+                           "backends:\n  openmp: {}\n"
+                           "variants:\n  omp_rows: {threads: 2, schedule: [static, dynamic], arith: [mul, lut]}\n"
+                           "measure: {warmups: 1, repeats: 3, max_repeats: 3, cache: hot, timeout_s: 5, "
+                           "confirm: " << confirm << ", cold: {top: 0}}\n";
+    return yaml;
   }
   static inline fs::path dir_;
 };
@@ -218,16 +231,10 @@ TEST_F(Distributed, ARandomBudgetIsSpreadWithoutRepeats) {
   EXPECT_EQ(rows.size(), 2u * (3 + 1 + 1 + 2 + 1 + 1));
 }
 
-// After the search, rank 0 runs the stages a single-process run runs: here the confirmation (of the candidates
-// within reach of the fastest, at most two).
+// After the search, the distributed run runs the stages a single-process run runs: here the confirmation (of the
+// candidates within reach of the fastest, at most two; its one problem a job for one rank).
 TEST_F(Distributed, TheConfirmationStageRunsAfterTheSearchAsInASingleProcessRun) {
-  const fs::path yaml = dir_ / "confirm.yaml";
-  std::ofstream(yaml) << "family: conv\n"
-                         "problems:\n  - {filter: sharpen3, sizes: [64x48], border: valid}\n"
-                         "backends:\n  openmp: {}\n"
-                         "variants:\n  omp_rows: {threads: 2, schedule: [static, dynamic], arith: [mul, lut]}\n"
-                         "measure: {warmups: 1, repeats: 3, max_repeats: 3, cache: hot, timeout_s: 5, "
-                         "confirm: {top: 2, sessions: 2}, cold: {top: 0}}\n";
+  const fs::path yaml = confirm_space("confirm", "64x48", "{top: 2, sessions: 2}");
   const e2e::Ran r = mpirun(2, "conv --space " + yaml.string() + " --db " + db("confirm") + " --share-devices");
   ASSERT_EQ(r.code, 0) << r.out;
   EXPECT_EQ(e2e::query(db("confirm"), "SELECT count(*) FROM evaluations WHERE stage = 'search'"),
@@ -238,6 +245,48 @@ TEST_F(Distributed, TheConfirmationStageRunsAfterTheSearchAsInASingleProcessRun)
   ASSERT_EQ(confirmed.size(), 1u);
   EXPECT_GE(std::stoi(confirmed[0]), 1) << r.out;
   EXPECT_NE(r.out.find("in interleaved rounds (session 2 of 2)"), std::string::npos) << r.out;
+}
+
+// Each problem's confirmation is a job for a free rank driving a device of its kind: with three problems both ranks
+// confirm, the confirmation rows stored are those a single-process run stores (one per problem: its fastest search
+// row, which the timings of each run choose, so the configurations are compared with the run's own search), and
+// what rank 1's stage said is said by rank 0.
+TEST_F(Distributed, EachProblemsConfirmationIsAJobForAFreeRank) {
+  const fs::path yaml = confirm_space("confirm-spread", "64x48, 48x40, 80x32", "{top: 1, max: 1, sessions: 2}");
+  const e2e::Ran one = e2e::run("conv --quiet --space " + yaml.string() + " --db " + db("spread-one"));
+  ASSERT_EQ(one.code, 0) << one.out;
+  const e2e::Ran two = mpirun(2, "conv --space " + yaml.string() + " --db " + db("spread-two") + " --share-devices");
+  ASSERT_EQ(two.code, 0) << two.out;
+  const auto kinds = [](std::multiset<Row> rows) {
+    std::multiset<Row> out;
+    for (Row r : rows) {
+      std::get<3>(r).clear();
+      out.insert(r);
+    }
+    return out;
+  };
+  const auto single_rows = stored(db("spread-one"), true);
+  ASSERT_EQ(single_rows.size(), 3u) << one.out;
+  EXPECT_EQ(kinds(stored(db("spread-two"), true)), kinds(single_rows)) << two.out;
+  pimg::Store store(db("spread-two"), pimg::Store::Mode::existing);
+  const auto searched = store.rows();
+  for (const auto& c : store.confirm_rows()) {
+    EXPECT_EQ(c.result.status, pimg::Status::ok) << c.config.canonical();
+    const pimg::ResultRow* fastest = nullptr;
+    for (const auto& r : searched)
+      if (r.problem == c.problem && r.result.status == pimg::Status::ok &&
+          (!fastest || r.result.kernel.median < fastest->result.kernel.median))
+        fastest = &r;
+    ASSERT_NE(fastest, nullptr) << c.problem.canonical();
+    EXPECT_EQ(c.config.canonical(), fastest->config.canonical()) << c.problem.canonical();
+  }
+  // Rank 0 takes the first problem on its own thread, rank 1 the second.
+  EXPECT_NE(two.out.find("confirmed by rank 0"), std::string::npos) << two.out;
+  EXPECT_NE(two.out.find("confirmed by rank 1"), std::string::npos) << two.out;
+  std::size_t sessions = 0;
+  const std::string second = "(session 2 of 2)";
+  for (auto at = two.out.find(second); at != std::string::npos; at = two.out.find(second, at + 1)) ++sessions;
+  EXPECT_EQ(sessions, 3u) << two.out;
 }
 
 // On a CUDA GPU (the GPU machine; skipped elsewhere): rank 0 compiles the task's programs ahead on its host's cores

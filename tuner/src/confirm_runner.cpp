@@ -10,14 +10,15 @@
 #include <set>
 #include <thread>
 
+#include "confirm_jobs.hpp"
 #include "pimg/executor.hpp"
 #include "pimg/store.hpp"
 #include "tuner_impl.hpp"
 
 namespace pimg {
-namespace {
 
 // One problem's confirmation on a device: its candidates, the job that measures them, and what each session found.
+// Outside the anonymous namespace: ConfirmStage::State (confirm_jobs.hpp) holds them.
 struct Confirming {
   std::size_t problem;
   std::vector<const ResultRow*> rows;  // the candidates' search rows, baselines last
@@ -27,6 +28,8 @@ struct Confirming {
   std::size_t kept = 0;                           // how many of them are candidates
   std::vector<const ResultRow*> baselines;
 };
+
+namespace {
 
 // Confirming c's candidates: its `kept` fastest tuned rows, then its baselines; the sessions so far are dropped.
 void set_confirm_candidates(const Tuner::Impl& m, const std::map<std::string, const Variant*>& variants,
@@ -268,6 +271,110 @@ void confirm_device(const Tuner::Impl& m, std::size_t device, std::unique_ptr<De
   run_confirm_sessions(m, sd, session, all, false, obs);
   widen_confirmations(m, sd, variants, session, jobs, obs);
   store_confirmations(m, sd, jobs, store, summary, obs);
+}
+
+struct ConfirmStage::State {
+  const Tuner::Impl& m;
+  std::size_t device;
+  std::map<std::string, const Variant*> variants;
+  std::vector<ResultRow> rows, confirmations;  // what the jobs' candidates point into
+  std::vector<Confirming> jobs;
+};
+
+ConfirmStage::ConfirmStage(const Tuner::Impl& m, std::size_t device, Store& store, RunObserver& obs)
+    : s_(new State{m, device, device_variants(m, device), {}, {}, {}}) {
+  if (m.measure.confirm.top <= 0) return;
+  RowFilter f;
+  f.family = m.family->name();
+  s_->rows = store.rows(f);
+  s_->confirmations = store.confirm_rows(f);
+  s_->jobs = confirm_jobs(m, m.devices[device], s_->variants, s_->rows, s_->confirmations, obs);
+}
+
+ConfirmStage::~ConfirmStage() = default;
+std::size_t ConfirmStage::size() const { return s_->jobs.size(); }
+const Problem& ConfirmStage::problem(std::size_t i) const { return s_->m.space.problems[s_->jobs.at(i).problem]; }
+
+// The fields: device, problem, seed, candidates kept, then the tuned rows a widened round could reach (variant,
+// configuration, the lower end of the search's interval, its median) and the baselines (variant, configuration).
+wire::Message ConfirmStage::job(std::size_t i) const {
+  const Confirming& c = s_->jobs.at(i);
+  const std::size_t most =
+      std::min<std::size_t>(c.tuned.size(), static_cast<std::size_t>(std::max(1, s_->m.measure.confirm.max)));
+  wire::Message out = {std::to_string(s_->device), std::to_string(c.problem), std::to_string(c.job.seed),
+                       std::to_string(c.kept), std::to_string(most)};
+  for (std::size_t k = 0; k < most; ++k)
+    out.insert(out.end(), {c.tuned[k]->variant.name, c.tuned[k]->config.canonical(),
+                           wire::num(c.tuned[k]->result.ci_low_ms), wire::num(c.tuned[k]->result.kernel.median)});
+  out.push_back(std::to_string(c.baselines.size()));
+  for (const ResultRow* b : c.baselines) out.insert(out.end(), {b->variant.name, b->config.canonical()});
+  return out;
+}
+
+std::size_t confirm_job_device(const wire::Message& job, std::size_t at) {
+  return static_cast<std::size_t>(std::stoul(job.at(at)));
+}
+
+wire::Message confirm_problem(const Tuner::Impl& m, const wire::Message& job, std::size_t at, std::size_t device,
+                              std::unique_ptr<DeviceSession>& session, RunObserver& obs) {
+  const auto count = [&] {
+    const long n = wire::to_long(job.at(at++));
+    if (n < 0 || static_cast<std::size_t>(n) > job.size()) throw std::runtime_error("confirmation job: bad count");
+    return static_cast<std::size_t>(n);
+  };
+  const auto index = [&] { return static_cast<std::size_t>(std::stoul(job.at(at++))); };
+  const std::size_t searched = index(), p = index();
+  if (searched >= m.devices.size() || p >= m.space.problems.size() || device >= m.devices.size())
+    throw std::runtime_error("confirmation job: device or problem out of range");
+  const std::uint64_t seed = std::stoull(job.at(at++));
+  const std::size_t kept = count();
+  std::vector<ResultRow> tuned(count()), baselines;
+  for (ResultRow& r : tuned) {
+    r.variant.name = job.at(at++);
+    r.config = Config::parse_canonical(job.at(at++));
+    r.result.ci_low_ms = wire::to_double(job.at(at++));
+    r.result.kernel.median = wire::to_double(job.at(at++));
+  }
+  baselines.resize(count());
+  for (ResultRow& r : baselines) {
+    r.variant.name = job.at(at++);
+    r.config = Config::parse_canonical(job.at(at++));
+  }
+  if (kept > tuned.size()) throw std::runtime_error("confirmation job: more kept than sent");
+  // The variants are those of the searched device's tasks, as on rank 0; the sessions run on this rank's device.
+  const std::map<std::string, const Variant*> variants = device_variants(m, searched);
+  std::vector<Confirming> jobs(1, Confirming{p, {}, ConfirmJob{m.space.problems[p], m.workloads[p], {}, seed}, {}, {},
+                                             kept, {}});
+  Confirming& c = jobs.front();
+  for (const ResultRow& r : tuned) c.tuned.push_back(&r);
+  for (const ResultRow& r : baselines) c.baselines.push_back(&r);
+  set_confirm_candidates(m, variants, c);
+  run_confirm_sessions(m, m.devices[device], session, {&c}, false, obs);
+  widen_confirmations(m, m.devices[device], variants, session, jobs, obs);
+  wire::Message out = {std::to_string(c.kept), std::to_string(c.sessions.size()), std::to_string(c.rows.size())};
+  for (const auto& results : c.sessions)
+    for (const EvalResult& r : results) out.push_back(wire::encode(wire::encode_result(r)));
+  return out;
+}
+
+void ConfirmStage::take(std::size_t i, const wire::Message& answer, std::size_t& at) {
+  Confirming& c = s_->jobs.at(i);
+  const auto count = [&] { return static_cast<std::size_t>(wire::to_long(answer.at(at++))); };
+  const std::size_t kept = count(), sessions = count(), candidates = count();
+  if (kept > c.tuned.size()) throw std::runtime_error("confirmation answer: more kept than searched");
+  c.kept = kept;
+  set_confirm_candidates(s_->m, s_->variants, c);
+  if (candidates != c.rows.size()) throw std::runtime_error("confirmation answer: another count of candidates");
+  for (std::size_t s = 0; s < sessions; ++s) {
+    std::vector<EvalResult> results;
+    for (std::size_t k = 0; k < candidates; ++k)
+      results.push_back(wire::decode_result(wire::decode_whole(answer.at(at++))));
+    c.sessions.push_back(std::move(results));
+  }
+}
+
+void ConfirmStage::store(Store& store, TuneSummary& summary, RunObserver& obs) const {
+  store_confirmations(s_->m, s_->m.devices[s_->device], s_->jobs, store, summary, obs);
 }
 
 }  // namespace pimg

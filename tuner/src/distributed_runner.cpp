@@ -5,8 +5,10 @@
 // it arrives. Rank 0 compiles each task's configurations ahead on its host's cores (one compile pipeline
 // for the host, not one per rank) and hands out only configurations whose programs are in the disk cache, so no
 // rank compiles while its device waits; the other ranks open their devices while the first programs compile.
-// After the search, rank 0 runs the stages a sequential run runs (confirmation, whole programs, pictures) on
-// its own devices. The ranks speak wire messages over a Transport; the runner knows nothing of MPI.
+// After the search, each problem's confirmation is a job for a free rank driving a device of its kind, as the
+// configurations were; rank 0 stores what they return, then runs the other stages a sequential run runs (the
+// ladder, whole programs, pictures) on its own devices. The ranks speak wire messages over a Transport; the runner
+// knows nothing of MPI.
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -25,6 +27,8 @@
 #include "pimg/errors.hpp"
 #include "pimg/evaluator.hpp"
 #include "compile_pipeline.hpp"
+#include "confirm_jobs.hpp"
+#include "distributed_local.hpp"
 #include "pimg/transport.hpp"
 #include "plan_metrics.hpp"
 #include "tuner_impl.hpp"
@@ -76,26 +80,26 @@ std::optional<std::size_t> my_device(const Layout& l, std::size_t d, const Distr
   return std::nullopt;
 }
 
-// The devices a rank has opened, each once.
-class Sessions {
- public:
-  explicit Sessions(const Tuner::Impl& m) : m_(m) {}
-  DeviceSession& get(std::size_t device, bool* opened = nullptr) { return *slot(device, opened); }
-  bool is_open(std::size_t device) const {
-    auto it = open_.find(device);
-    return it != open_.end() && it->second;
-  }
-  std::unique_ptr<DeviceSession>& slot(std::size_t device, bool* opened = nullptr) {
-    auto& s = open_[device];
-    if (opened) *opened = !s;
-    if (!s) s = open_session(m_, m_.devices[device]);
-    return s;
-  }
-
- private:
-  const Tuner::Impl& m_;
-  std::map<std::size_t, std::unique_ptr<DeviceSession>> open_;
+// What a stage says on a rank, kept for rank 0 to say: only rank 0's main thread speaks to the run's observer.
+struct Said : RunObserver {
+  void on_message(const std::string& line) override { lines.push_back(line); }
+  std::vector<std::string> lines;
 };
+
+// A problem's confirmation (msg: {"confirm", id, job}, confirm_jobs.hpp) on this rank's device of the job's kind:
+// the answer, then what its stage said.
+Message confirm_here(const Tuner::Impl& m, const Layout& l, Sessions& sessions, const DistributedOptions& o,
+                     const Message& msg) {
+  const std::size_t searched = confirm_job_device(msg, 2);
+  const auto device = searched < m.devices.size() ? my_device(l, searched, o) : std::nullopt;
+  if (!device) throw std::runtime_error("no device of this kind on this rank");
+  Said said;
+  Message reply = {"confirmed", msg.at(1)};
+  for (auto& f : confirm_problem(m, msg, 2, *device, sessions.slot(*device), said)) reply.push_back(std::move(f));
+  reply.push_back(std::to_string(said.lines.size()));
+  reply.insert(reply.end(), said.lines.begin(), said.lines.end());
+  return reply;
+}
 
 // A rank other than 0: announces what it can serve, then evaluates what it is sent until "stop".
 void serve(const Tuner::Impl& m, const Layout& l, Transport& net, const DistributedOptions& o) {
@@ -113,6 +117,14 @@ void serve(const Tuner::Impl& m, const Layout& l, Transport& net, const Distribu
   for (;;) {
     const Message msg = wire::decode_whole(net.receive().second);
     if (msg.at(0) == "stop") break;
+    if (msg.at(0) == "confirm") {
+      try {
+        net.send(0, wire::encode(confirm_here(m, l, sessions, o, msg)));
+      } catch (const std::exception& e) {
+        net.send(0, wire::encode({"error", msg.at(1), e.what()}));
+      }
+      continue;
+    }
     if (msg.at(0) != "job" || msg.size() != 4) throw std::runtime_error("distributed runner: unexpected message " + msg[0]);
     const std::string& id = msg[1];
     try {
@@ -130,53 +142,6 @@ void serve(const Tuner::Impl& m, const Layout& l, Transport& net, const Distribu
     }
   }
 }
-
-// Rank 0's own work (opening its devices, measuring ceilings, evaluating) on one thread that lives as long as the
-// run: a worker process dies with the thread that started it (PR_SET_PDEATHSIG), so a worker started, or restarted
-// after a crash, on a thread of its own job would die as that thread ends.
-class LocalThread {
- public:
-  LocalThread() : thread_([this] { work(); }) {}
-  ~LocalThread() {
-    {
-      std::lock_guard lock(mu_);
-      stop_ = true;
-    }
-    cv_.notify_all();
-    thread_.join();
-  }
-  template <class F>
-  auto submit(F f) -> std::future<decltype(f())> {
-    auto task = std::make_shared<std::packaged_task<decltype(f())()>>(std::move(f));
-    auto result = task->get_future();
-    {
-      std::lock_guard lock(mu_);
-      queue_.push_back([task] { (*task)(); });
-    }
-    cv_.notify_one();
-    return result;
-  }
-
- private:
-  void work() {
-    for (;;) {
-      std::function<void()> job;
-      {
-        std::unique_lock lock(mu_);
-        cv_.wait(lock, [&] { return stop_ || !queue_.empty(); });
-        if (queue_.empty()) return;
-        job = std::move(queue_.front());
-        queue_.pop_front();
-      }
-      job();
-    }
-  }
-  std::mutex mu_;
-  std::condition_variable cv_;
-  std::deque<std::function<void()>> queue_;
-  bool stop_ = false;
-  std::thread thread_;  // last: started once the rest is built
-};
 
 // Rank 0.
 class Coordinator {
@@ -198,15 +163,15 @@ class Coordinator {
         begin(0);
         loop();
       }
+      finish_setup();
+      summary_.per_rank.assign(static_cast<std::size_t>(net_.size()), 0);
+      for (const auto& s : slots_) summary_.per_rank[static_cast<std::size_t>(s.rank)] = s.evaluated;
+      end_stages();  // the ranks take the confirmation jobs: they are stopped after it
     } catch (...) {
       stop_all();  // the other ranks end too, rather than wait for work that will not come
       throw;
     }
     stop_all();
-    finish_setup();
-    summary_.per_rank.assign(static_cast<std::size_t>(net_.size()), 0);
-    for (const auto& s : slots_) summary_.per_rank[static_cast<std::size_t>(s.rank)] = s.evaluated;
-    end_stages();
     obs_.on_finish();
     return summary_;
   }
@@ -449,8 +414,8 @@ class Coordinator {
     ts.pipeline.reset();
   }
 
-  // The stages after the search, on rank 0's device of each kind searched, as a sequential run has them:
-  // confirmation, the ladder, whole programs, pictures.
+  // The stages after the search on each kind searched, as a sequential run has them: the confirmation spread over
+  // the ranks driving that kind, then the ladder, whole programs and pictures on rank 0's device.
   void end_stages() {
     std::vector<std::size_t> done;
     for (std::size_t pos = 0; pos < state_.size(); ++pos) {
@@ -463,23 +428,90 @@ class Coordinator {
       if (opened && !m_.opt.ladder_only)
         measure_ceilings(m_, store_, summary_.run_id, store_.device_id(m_.devices[d].info), *session,
                          m_.devices[*mine].info, obs_);
-      end_device(m_, d, session, store_, summary_, obs_);
+      const bool spread = !m_.opt.ladder_only && m_.measure.confirm.top > 0;
+      if (spread) spread_confirmation(pos);
+      // local_.slot() opens the device again where rank 0's confirmation left it closed (it could not open a
+      // fresh session; its jobs went to other ranks).
+      end_device(m_, d, local_.slot(*mine), store_, summary_, obs_, !spread);
     }
+  }
+
+  // The confirmation stage on the kind of task pos's device: each problem's confirmation a job for a free rank
+  // driving a device of that kind (rank 0's on its own thread), the problems stored as confirm_device stores them
+  // once every job is back. A rank that fails a job takes no more work of that kind; the job goes to another.
+  void spread_confirmation(std::size_t pos) {
+    ConfirmStage stage(m_, task(pos).device, store_, obs_);
+    std::deque<std::size_t> todo;
+    for (std::size_t i = 0; i < stage.size(); ++i) todo.push_back(i);
+    std::map<std::uint64_t, std::pair<std::size_t, std::size_t>> running;  // job id: (problem's job, slot)
+    while (!todo.empty() || !running.empty()) {
+      for (std::size_t s = 0; s < slots_.size() && !todo.empty(); ++s) {
+        if (slots_[s].busy || !slots_[s].serves[pos]) continue;
+        const std::uint64_t id = next_id_++;
+        Message msg = {"confirm", std::to_string(id)};
+        for (auto& f : stage.job(todo.front())) msg.push_back(std::move(f));
+        running[id] = {todo.front(), s};
+        todo.pop_front();
+        slots_[s].busy = true;
+        if (slots_[s].rank != 0)
+          net_.send(slots_[s].rank, wire::encode(msg));
+        else
+          local_confirm_ = local_thread_.submit([this, msg] { return confirm_here(m_, l_, local_, o_, msg); });
+      }
+      Message r;
+      if (local_confirm_.valid() && local_confirm_.wait_for(std::chrono::seconds(0)) == std::future_status::ready) {
+        try {
+          r = local_confirm_.get();
+        } catch (const std::exception& e) {  // rank 0's job: the one running on slot 0
+          const auto mine =
+              std::find_if(running.begin(), running.end(), [](const auto& j) { return j.second.second == 0; });
+          r = {"error", std::to_string(mine->first), e.what()};
+        }
+      } else if (auto msg = net_.poll()) {
+        r = wire::decode_whole(msg->second);
+      } else {
+        std::this_thread::sleep_for(std::chrono::milliseconds(1));
+        continue;
+      }
+      auto it = running.find(std::stoull(r.at(1)));
+      PIMG_CHECK(it != running.end(), "distributed runner: an answer for an unknown confirmation");
+      const auto [i, s] = it->second;
+      running.erase(it);
+      slots_[s].busy = false;
+      if (r.at(0) != "confirmed") {
+        todo.push_front(i);
+        drop(s, pos, r.at(2));
+        continue;
+      }
+      std::size_t at = 2;
+      stage.take(i, r, at);
+      const auto lines = static_cast<std::size_t>(wire::to_long(r.at(at++)));
+      for (std::size_t k = 0; k < lines; ++k) obs_.on_message(r.at(at++));
+      obs_.on_message(fmt::format("{}: {} confirmed by rank {} ({})", m_.devices[task(pos).device].info.id(),
+                                  stage.problem(i).label(), slots_[s].rank, slots_[s].host));
+    }
+    stage.store(store_, summary_, obs_);
   }
 
   // A rank could not evaluate on its device (it cannot open it, or its evaluator failed): it takes no
   // more work of that kind, and the configuration goes to another rank.
   void failed(std::uint64_t id, const std::string& why) {
     const Job job = take(id);
-    Slot& slot = slots_[job.slot];
-    const std::size_t device = task(job.pos).device;
+    state_[job.pos].retry.push_back(job.point);
+    drop(job.slot, job.pos, why);
+  }
+
+  // Slot s failed work on the kind of task at's device: it takes no more work of that kind; the run ends when no
+  // rank is left to take it.
+  void drop(std::size_t s, std::size_t at, const std::string& why) {
+    Slot& slot = slots_[s];
+    const std::size_t device = task(at).device;
     obs_.on_message(fmt::format("rank {} ({}): {}; it takes no more work on {}", slot.rank, slot.host, why,
                                 m_.devices[device].info.id()));
     for (std::size_t pos = 0; pos < state_.size(); ++pos)
       if (l_.members[task(pos).device] == l_.members[device]) slot.serves[pos] = false;
-    state_[job.pos].retry.push_back(job.point);
-    for (const auto& s : slots_)
-      if (s.serves[job.pos]) return;
+    for (const auto& x : slots_)
+      if (x.serves[at]) return;
     throw std::runtime_error(fmt::format("no rank can evaluate on {}: {}", m_.devices[device].info.id(), why));
   }
 
@@ -496,6 +528,7 @@ class Coordinator {
   void stop_all() {
     if (local_job_) local_result_.wait();  // the threads use this object
     if (setup_) setup_->ceilings.wait();
+    if (local_confirm_.valid()) local_confirm_.wait();
     for (int r = 1; r < net_.size(); ++r) net_.send(r, wire::encode({"stop"}));
   }
 
@@ -520,6 +553,7 @@ class Coordinator {
   LocalThread local_thread_;     // last: its thread ends first, while what its jobs use is still there
   std::optional<std::uint64_t> local_job_;
   std::future<EvalResult> local_result_;
+  std::future<Message> local_confirm_;  // rank 0's confirmation job
   TuneSummary summary_;
 };
 

@@ -464,8 +464,8 @@ void record(const Tuner::Impl& m, Task& t, PointId p, const Config& c, const Eva
 }
 
 void end_device(const Tuner::Impl& m, std::size_t device, std::unique_ptr<DeviceSession>& session, Store& store,
-                TuneSummary& summary, RunObserver& obs) {
-  if (!m.opt.ladder_only) confirm_device(m, device, session, store, summary, obs);
+                TuneSummary& summary, RunObserver& obs, bool confirm) {
+  if (confirm && !m.opt.ladder_only) confirm_device(m, device, session, store, summary, obs);
   ladder_device(m, device, *session, store, summary, obs);
   if (m.opt.ladder_only) return;
   cold_stage(m, device, store, summary, obs);

@@ -190,9 +190,10 @@ std::vector<const ResultRow*> top_rows(const std::vector<ResultRow>& rows, const
 inline constexpr int kWrongPictures = 2;
 void picture_stage(const Tuner::Impl& m, std::size_t device, Store& store, RunObserver& obs);
 // The stages after a device's search (the sequential and the distributed runner): confirmation, the ladder, whole
-// programs, pictures; the ladder alone with --ladder-only.
+// programs, pictures; the ladder alone with --ladder-only. `confirm` false leaves the confirmation out (the
+// distributed runner has run it on its ranks, confirm_jobs.hpp).
 void end_device(const Tuner::Impl& m, std::size_t device, std::unique_ptr<DeviceSession>& session, Store& store,
-                TuneSummary& summary, RunObserver& obs);
+                TuneSummary& summary, RunObserver& obs, bool confirm = true);
 // The space's ladder on one device (ladder_runner.cpp): its steps that run there, per problem, measured by
 // the confirmation stage's method and stored with stage "ladder" and their step (Store::save_ladder_step).
 void ladder_device(const Tuner::Impl& m, std::size_t device, DeviceSession& session, Store& store,

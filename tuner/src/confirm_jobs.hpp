@@ -1,0 +1,41 @@
+// The confirmation stage of one device as one job per problem (confirm_runner.cpp), for the distributed runner
+// (docs/mpi.md): rank 0 chooses each problem's candidates from its store as confirm_device does, hands each
+// problem's job (all its sessions and its widened round, so its candidates are compared on one device) to a rank
+// driving a device of that kind, and stores what the jobs return as confirm_device stores it.
+#pragma once
+#include <cstddef>
+#include <memory>
+
+#include "tuner_impl.hpp"
+#include "wire.hpp"
+
+namespace pimg {
+
+class ConfirmStage {
+ public:
+  // The problems to confirm on `device` (a problem whose stored confirmation decides it is said and left out).
+  ConfirmStage(const Tuner::Impl& m, std::size_t device, Store& store, RunObserver& obs);
+  ~ConfirmStage();
+  std::size_t size() const;
+  const Problem& problem(std::size_t i) const;
+  // What a rank needs to confirm the i-th problem (confirm_problem reads it).
+  wire::Message job(std::size_t i) const;
+  // The i-th problem's answer (confirm_problem's fields, from field `at` on; `at` moves past them).
+  void take(std::size_t i, const wire::Message& answer, std::size_t& at);
+  // Every problem's candidates pooled over their sessions and stored, as confirm_device stores them.
+  void store(Store& store, TuneSummary& summary, RunObserver& obs) const;
+
+ private:
+  struct State;
+  std::unique_ptr<State> s_;
+};
+
+// On the rank handed `job` (ConfirmStage::job, from field `at` on): its problem's sessions and widened round, as
+// confirm_device runs them, on `session`, a session on the selected device `device` (of the job's kind; replaced by
+// a fresh one for each session after the first). Returns the fields ConfirmStage::take reads.
+wire::Message confirm_problem(const Tuner::Impl& m, const wire::Message& job, std::size_t at, std::size_t device,
+                              std::unique_ptr<DeviceSession>& session, RunObserver& obs);
+// The selected device a confirmation job was made for (its kind's, in the job's first field from `at`).
+std::size_t confirm_job_device(const wire::Message& job, std::size_t at);
+
+}  // namespace pimg
