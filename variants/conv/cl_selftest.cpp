@@ -29,7 +29,7 @@ class ClSelftest final : public Variant {
     add_define(plan, "BLOCK_Y", std::to_string(k.block_y));
     cl_set_geometry(plan, s, k);
     plan.args = {KernelArg::buf("in"), KernelArg::buf("weights"), KernelArg::buf("out")};
-    cl_add_scalar_args(plan, s);
+    add_scalar_args(plan, s);
     return plan;
   }
 

@@ -37,7 +37,7 @@ class NppFilterVariant final : public Variant {
     add_problem_defines(plan, w);
     if (cuda_pinned(c)) plan.options.push_back(kCudaPinnedOption);
     plan.args = {KernelArg::buf("in"), KernelArg::buf("out")};
-    cuda_add_scalar_args(plan, s);
+    add_scalar_args(plan, s);
     return plan;
   }
 };

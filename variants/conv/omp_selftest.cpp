@@ -21,13 +21,7 @@ class OmpSelftest final : public Variant {
     LaunchPlan plan;
     plan.entry = entry_;
     add_problem_defines(plan, w);
-    plan.args = {KernelArg::buf("in"),
-                 KernelArg::buf("out"),
-                 KernelArg::buf("weights"),
-                 KernelArg::integer(w.scalars.at("width")),
-                 KernelArg::integer(w.scalars.at("height")),
-                 KernelArg::integer(w.scalars.at("out_width")),
-                 KernelArg::integer(w.scalars.at("out_height"))};
+    plan.args = host_image_args(w);
     return plan;
   }
 
