@@ -1,7 +1,9 @@
 // Shared by the pixel-rearranging families (bgr2rgba, flip, maxpool): the image input every one of them
 // reads (seeded random bytes or an image file, in the problem's layout), typed knob reading with
 // declared defaults and ranges (PlanError outside them), work-group checks against a device, and the
-// OpenMP knobs (threads, schedule, chunk, tiles) their compiled host kernels take as defines.
+// OpenMP knobs (threads, schedule, chunk, tiles) their compiled host kernels take as defines. The other
+// families use the parts that are the same for them: attribute parsing, the exact comparison, device
+// limits and the table-driven variant (make_variant) for their baselines.
 #pragma once
 #include <cstdint>
 #include <functional>
