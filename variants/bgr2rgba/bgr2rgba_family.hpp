@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "common/family_contract.hpp"
 #include "pimg/family.hpp"
 
 namespace pimg::bgr2rgba {
@@ -15,12 +16,7 @@ void reference(const std::uint8_t* in, std::uint8_t* out, std::size_t n, int alp
 class Bgr2RgbaFamily final : public Family {
  public:
   std::string name() const override { return "bgr2rgba"; }
-  std::vector<AttrSpec> attributes() const override;
-  Problem make_problem(int width, int height, int channels, std::map<std::string, std::string> attrs) const override;
-  Workload make_workload(const Problem& p) const override;
-  std::vector<std::uint8_t> reference(const Problem& p, const Workload& w, const std::string& rule = "") const override;
-  Validation compare(const Problem& p, std::span<const std::uint8_t> expected,
-                     std::span<const std::uint8_t> actual) const override;
+  PIMG_FAMILY_CONTRACT;
   Traffic traffic(const Problem& p) const override;
   double work(const Problem& p) const override;
   std::optional<PictureShapes> pictures(const Problem& p) const override;

@@ -47,6 +47,16 @@ void complete_input_attrs(const std::vector<AttrSpec>& specs, std::map<std::stri
   }
 }
 
+void complete_image_size(std::map<std::string, std::string>& attrs, int& width, int& height) {
+  parse_int_attr("seed", attrs["seed"]);
+  if (attrs["input"] != "random") {
+    auto [w, h] = image_size(attrs["input"]);
+    width = w;
+    height = h;
+  }
+  if (width <= 0 || height <= 0) throw AttrError("sizes", fmt::format("image size {}x{} is not positive", width, height));
+}
+
 AttrSpec layout_attribute() {
   return {"layout", {"interleaved", "planar"}, "interleaved", "channel layout of 3-channel images"};
 }
@@ -150,14 +160,21 @@ std::vector<std::uint8_t> image_input(const Problem& p, int channels, bool plana
   return pixels;
 }
 
-Validation compare_image(std::span<const std::uint8_t> expected, std::span<const std::uint8_t> actual, int width,
-                         int height, int channels, bool planar) {
+std::optional<Validation> exact_verdict(std::span<const std::uint8_t> expected, std::span<const std::uint8_t> actual,
+                                        std::size_t& bad, std::size_t& first) {
   if (expected.size() != actual.size())
-    return {false, fmt::format("output has {} bytes, expected {}", actual.size(), expected.size())};
-  if (std::equal(expected.begin(), expected.end(), actual.begin())) return {true, "exact"};
-  std::size_t bad = 0, first = 0;
+    return Validation{false, fmt::format("output has {} bytes, expected {}", actual.size(), expected.size())};
+  if (std::equal(expected.begin(), expected.end(), actual.begin())) return Validation{true, "exact"};  // memcmp speed
+  bad = first = 0;
   for (std::size_t i = 0; i < expected.size(); ++i)
     if (expected[i] != actual[i] && bad++ == 0) first = i;
+  return std::nullopt;
+}
+
+Validation compare_image(std::span<const std::uint8_t> expected, std::span<const std::uint8_t> actual, int width,
+                         int height, int channels, bool planar) {
+  std::size_t bad = 0, first = 0;
+  if (auto verdict = exact_verdict(expected, actual, bad, first)) return *verdict;
   const std::size_t plane = static_cast<std::size_t>(width) * height;
   const std::size_t pix = planar ? first % plane : first / channels;
   const std::size_t c = planar ? first / plane : first % channels;

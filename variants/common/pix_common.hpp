@@ -1,15 +1,21 @@
 // Shared by the pixel-rearranging families (bgr2rgba, flip, maxpool): the image input every one of them
 // reads (seeded random bytes or an image file, in the problem's layout), typed knob reading with
 // declared defaults and ranges (PlanError outside them), work-group checks against a device, and the
-// OpenMP knobs (threads, schedule, chunk, tiles) their compiled host kernels take as defines.
+// OpenMP knobs (threads, schedule, chunk, tiles) their compiled host kernels take as defines. The other
+// families use the parts that are the same for them: attribute parsing, the exact comparison, device
+// limits and the table-driven variant (make_variant) for their baselines.
 #pragma once
 #include <cstdint>
 #include <functional>
+#include <limits>
 #include <map>
 #include <memory>
+#include <optional>
+#include <span>
 #include <string>
 #include <vector>
 
+#include "common/family_contract.hpp"
 #include "pimg/family.hpp"
 #include "pimg/variant.hpp"
 
@@ -46,12 +52,7 @@ class LayoutFamily : public Family {
   LayoutFamily(std::string name, LayoutReference ref, int shrink, int min_size)
       : name_(std::move(name)), ref_(ref), shrink_(shrink), min_size_(min_size) {}
   std::string name() const override { return name_; }
-  std::vector<AttrSpec> attributes() const override;
-  Problem make_problem(int width, int height, int channels, std::map<std::string, std::string> attrs) const override;
-  Workload make_workload(const Problem& p) const override;
-  std::vector<std::uint8_t> reference(const Problem& p, const Workload& w, const std::string& rule = "") const override;
-  Validation compare(const Problem& p, std::span<const std::uint8_t> expected,
-                     std::span<const std::uint8_t> actual) const override;
+  PIMG_FAMILY_CONTRACT;
   double work(const Problem& p) const override;  // output pixels
   std::optional<PictureShapes> pictures(const Problem& p) const override;
 
@@ -73,13 +74,22 @@ class LayoutFamily : public Family {
 
 // Refuses sizes that are not positive or whose `bytes_per_pixel` image exceeds 2^31 - 1 bytes.
 void check_size(int width, int height, int bytes_per_pixel);
-int parse_int_attr(const std::string& key, const std::string& text, int lo, int hi);
+// The integer `text` of attribute `key`: AttrError when it is not one, or is outside lo..hi.
+int parse_int_attr(const std::string& key, const std::string& text, int lo = std::numeric_limits<int>::min(),
+                   int hi = std::numeric_limits<int>::max());
+// conv's and rotate's input attributes: seed an integer (parse_int_attr), width and height those of the
+// image file when input names one, and positive (AttrError "sizes").
+void complete_image_size(std::map<std::string, std::string>& attrs, int& width, int& height);
 
 // width x height x channels bytes: the seeded random bytes (mt19937, uniform 0..255) or the problem's
 // image file decoded to `channels`, laid out interleaved or planar. `images` > 1: that many images one
 // after another, the random ones from the one stream (the first is the single image's), the file in each.
 std::vector<std::uint8_t> image_input(const Problem& p, int channels, bool planar, int images = 1);
 
+// What every exact comparison starts with: a verdict when the sizes differ or every byte agrees; else nullopt,
+// with `bad` the number of differing bytes and `first` the index of the first, for the caller to locate.
+std::optional<Validation> exact_verdict(std::span<const std::uint8_t> expected, std::span<const std::uint8_t> actual,
+                                        std::size_t& bad, std::size_t& first);
 // Exact comparison of an output image of `channels` bytes per pixel, `width` pixels per row, interleaved
 // or planar; a mismatch is located as x, y, c of the first differing byte.
 Validation compare_image(std::span<const std::uint8_t> expected, std::span<const std::uint8_t> actual, int width,

@@ -29,8 +29,6 @@ std::vector<ParamDecl> cl_knob_params(bool with_arith);
 ClKnobs cl_read_knobs(const Config& c, const DeviceInfo& d);
 // Throws PlanError when `bytes` of __constant arguments exceed max_constant_buffer_size.
 void cl_check_constant_bytes(std::size_t bytes, const DeviceInfo& d);
-// A named device limit, or `fallback` when the backend does not report it.
-double cl_limit(const DeviceInfo& d, const std::string& name, double fallback);
 
 // The problem's defines, then BLOCK_X, BLOCK_Y, ITEMS_X, ITEMS_Y, FILTER_MEM, UNROLL (and ARITH).
 void cl_add_defines(LaunchPlan& plan, const Workload& w, const ClKnobs& k, bool with_arith);
@@ -39,8 +37,6 @@ void cl_set_geometry(LaunchPlan& plan, const ConvSpec& s, const ClKnobs& k);
 // cl_direct's: the same in x and y, the batch's images in z (get_group_id(2)), with channel_z 1 the
 // channels in the work-group's z (get_local_id(2)); PlanError past max_group items (0: unchecked).
 void cl_set_direct_geometry(LaunchPlan& plan, const ConvSpec& s, const ClKnobs& k, int channel_z, double max_group);
-// width, height, out_width, out_height (the last arguments of every conv kernel).
-void cl_add_scalar_args(LaunchPlan& plan, const ConvSpec& s);
 
 std::unique_ptr<Variant> make_cl_direct();
 std::unique_ptr<Variant> make_cl_tiled();

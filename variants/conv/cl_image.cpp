@@ -22,10 +22,10 @@ class ClImage final : public Variant {
   LaunchPlan plan(const Problem& p, const Workload& w, const Config& c, const DeviceInfo& d) const override {
     const ConvSpec s = spec_of(p);
     const ClKnobs k = cl_read_knobs(c, d);
-    if (cl_limit(d, "image_support", 0) == 0) throw PlanError("the device has no image support");
+    if (device_limit(d, "image_support", 0) == 0) throw PlanError("the device has no image support");
     const int texels_x = s.planar ? s.width : s.width * s.channels;
     const int texels_y = s.planar ? s.height * s.channels : s.height;
-    const double max_w = cl_limit(d, "image2d_max_width", 0), max_h = cl_limit(d, "image2d_max_height", 0);
+    const double max_w = device_limit(d, "image2d_max_width", 0), max_h = device_limit(d, "image2d_max_height", 0);
     if (texels_x > max_w || texels_y > max_h)
       throw PlanError(fmt::format("input image of {}x{} texels exceeds the device's image2d limit {}x{}", texels_x,
                                   texels_y, max_w, max_h));
@@ -35,7 +35,7 @@ class ClImage final : public Variant {
     cl_add_defines(plan, w, k, false);
     cl_set_geometry(plan, s, k);
     plan.args = {KernelArg::image("in", texels_x, texels_y), KernelArg::buf("weights"), KernelArg::buf("out")};
-    cl_add_scalar_args(plan, s);
+    add_scalar_args(plan, s);
     return plan;
   }
 };

@@ -22,19 +22,17 @@ class ClTiled final : public Variant {
   LaunchPlan plan(const Problem& p, const Workload& w, const Config& c, const DeviceInfo& d) const override {
     const ConvSpec s = spec_of(p);
     const ClKnobs k = cl_read_knobs(c, d);
-    const int r = s.k / 2;
-    const double tile_bytes = static_cast<double>(s.channels) * (k.block_x * k.items_x + 2 * r) *
-                              (k.block_y * k.items_y + 2 * r);
-    const double local_mem = cl_limit(d, "local_mem_size", static_cast<double>(d.local_mem_bytes));
-    if (local_mem > 0 && tile_bytes > local_mem)
-      throw PlanError(fmt::format("local tile of {} bytes exceeds local_mem_size {}", tile_bytes, local_mem));
+    const double tile = tile_bytes(s, k);
+    const double local_mem = device_limit(d, "local_mem_size", static_cast<double>(d.local_mem_bytes));
+    if (local_mem > 0 && tile > local_mem)
+      throw PlanError(fmt::format("local tile of {} bytes exceeds local_mem_size {}", tile, local_mem));
     if (k.filter_mem == 1) cl_check_constant_bytes(w.input("weights").bytes.size(), d);
     LaunchPlan plan;
     plan.entry = "conv_tiled";
     cl_add_defines(plan, w, k, false);
     cl_set_geometry(plan, s, k);
     plan.args = {KernelArg::buf("in"), KernelArg::buf("weights"), KernelArg::buf("out")};
-    cl_add_scalar_args(plan, s);
+    add_scalar_args(plan, s);
     return plan;
   }
 };

@@ -47,24 +47,12 @@ class ClVec final : public Variant {
     add_problem_defines(plan, w);
     add_define(plan, "BLOCK_X", std::to_string(k.block_x));
     add_define(plan, "BLOCK_Y", std::to_string(k.block_y));
-    add_define(plan, "VEC", std::to_string(vec));
-    add_define(plan, "ROWS", std::to_string(rows));
-    add_define(plan, "SEPARABLE", std::to_string(separable));
-    add_define(plan, "PACKED", std::to_string(packed));
-    add_define(plan, "SIMD", std::to_string(simd));
+    add_vec_body_defines(plan, vec, rows, separable, packed, simd);
 
-    // x: vec-byte vectors of an output row; y: groups of `rows` rows of every plane.
-    const auto bx = static_cast<std::size_t>(k.block_x), by = static_cast<std::size_t>(k.block_y);
-    const std::size_t row_bytes = static_cast<std::size_t>(s.out_width) * (s.planar ? 1 : s.channels);
-    const std::size_t planes = s.planar ? static_cast<std::size_t>(s.channels) : 1;
-    const std::size_t groups = ceil_div(static_cast<std::size_t>(s.out_height), static_cast<std::size_t>(rows));
-    plan.dims = 2;
-    plan.global = {ceil_div(ceil_div(row_bytes, static_cast<std::size_t>(vec)), bx) * bx,
-                   ceil_div(planes * groups, by) * by, 1};
-    plan.local = {bx, by, 1};
+    set_vec_body_geometry(plan, s, static_cast<std::size_t>(k.block_x), static_cast<std::size_t>(k.block_y), vec, rows);
 
     plan.args = {KernelArg::buf("in"), KernelArg::buf("out")};
-    cl_add_scalar_args(plan, s);
+    add_scalar_args(plan, s);
     return plan;
   }
 };

@@ -42,13 +42,7 @@ const std::vector<NamedFilter>& named_filters() {
   return filters;
 }
 
-int parse_int(const std::string& key, const std::string& text) {
-  int v = 0;
-  auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
-  if (ec != std::errc() || ptr != text.data() + text.size())
-    throw AttrError(key, fmt::format("'{}' is not an integer", text));
-  return v;
-}
+int parse_int(const std::string& key, const std::string& text) { return pix::parse_int_attr(key, text); }
 
 // "a,b,c;d,e,f;g,h,i" -> k and row-major weights; rows must be square and odd-sized.
 std::vector<int> parse_matrix(const std::string& text, int& k) {
@@ -156,13 +150,7 @@ Problem ConvFamily::make_problem(int width, int height, int channels,
   if (worst > 2000000000LL) throw AttrError("weights", "weights too large: the sum could overflow 32-bit integers");
   attrs["weights"] = matrix_text(weights, k);
   attrs["divisor"] = std::to_string(divisor);
-  parse_int("seed", attrs["seed"]);
-  if (attrs["input"] != "random") {
-    auto [w, h] = image_size(attrs["input"]);
-    width = w;
-    height = h;
-  }
-  if (width <= 0 || height <= 0) throw AttrError("sizes", fmt::format("image size {}x{} is not positive", width, height));
+  pix::complete_image_size(attrs, width, height);
   if (static_cast<long long>(width) * height * channels > (1LL << 31))
     throw AttrError("sizes", fmt::format("image {}x{}x{} exceeds 2^31 bytes", width, height, channels));
   if (attrs["border"] == "valid" && (width < k || height < k))
@@ -382,14 +370,9 @@ std::vector<std::uint8_t> ConvFamily::reference(const Problem& p, const Workload
 
 Validation ConvFamily::compare(const Problem& p, std::span<const std::uint8_t> expected,
                                std::span<const std::uint8_t> actual) const {
-  if (expected.size() != actual.size())
-    return {false, fmt::format("output has {} bytes, expected {}", actual.size(), expected.size())};
-  if (std::equal(expected.begin(), expected.end(), actual.begin())) return {true, "exact"};  // memcmp speed
-  const ConvSpec s = spec_of(p);
   std::size_t bad = 0, first = 0;
-  for (std::size_t i = 0; i < expected.size(); ++i)
-    if (expected[i] != actual[i] && bad++ == 0) first = i;
-  if (bad == 0) return {true, "exact"};
+  if (auto verdict = pix::exact_verdict(expected, actual, bad, first)) return *verdict;
+  const ConvSpec s = spec_of(p);
   // Locate the first mismatch as (image of a batch, x, y, channel) in the output's layout.
   const std::size_t image = first / s.out_image_bytes(), at = first % s.out_image_bytes();
   std::size_t plane = static_cast<std::size_t>(s.out_width) * s.out_height;

@@ -46,8 +46,6 @@ bool cuda_pinned(const Config& c);
 // The knobs of c (declared defaults for parameters it leaves out), checked for range and against the
 // device's block limits. Throws PlanError.
 CudaKnobs cuda_read_knobs(const Config& c, const DeviceInfo& d);
-// A named device limit, or `fallback` when the backend does not report it.
-double cuda_limit(const DeviceInfo& d, const std::string& name, double fallback);
 // Throws PlanError when `bytes` of __constant__ data exceed max_constant_buffer_size.
 void cuda_check_constant_bytes(std::size_t bytes, const DeviceInfo& d);
 
@@ -64,8 +62,6 @@ void cuda_set_direct_geometry(LaunchPlan& plan, const ConvSpec& s, const CudaKno
 // The wide kernel's geometry: x over 16-byte vectors of an output row, y over rows of every plane; PlanError
 // for a batch.
 void cuda_set_wide_geometry(LaunchPlan& plan, const ConvSpec& s, const CudaKnobs& k, const DeviceInfo& d);
-// width, height, out_width, out_height (the last arguments of every conv kernel).
-void cuda_add_scalar_args(LaunchPlan& plan, const ConvSpec& s);
 
 std::unique_ptr<Variant> make_cuda_direct();
 std::unique_ptr<Variant> make_cuda_tiled();

@@ -27,7 +27,7 @@ class CudaTexture final : public Variant {
     const CudaKnobs k = cuda_read_knobs(c, d);
     const int texels_x = s.planar ? s.width : s.width * s.channels;
     const int texels_y = s.planar ? s.height * s.channels : s.height;
-    const double max_w = cuda_limit(d, "image2d_max_width", 0), max_h = cuda_limit(d, "image2d_max_height", 0);
+    const double max_w = device_limit(d, "image2d_max_width", 0), max_h = device_limit(d, "image2d_max_height", 0);
     if (texels_x > max_w || texels_y > max_h)
       throw PlanError(fmt::format("input of {}x{} texels exceeds the device's 2-D texture limit {}x{}", texels_x,
                                   texels_y, max_w, max_h));
@@ -37,7 +37,7 @@ class CudaTexture final : public Variant {
     cuda_add_defines(plan, w, k, kTextureKnobs);
     cuda_set_geometry(plan, s, k, d);
     plan.args = {KernelArg::image("in", texels_x, texels_y), KernelArg::buf("weights"), KernelArg::buf("out")};
-    cuda_add_scalar_args(plan, s);
+    add_scalar_args(plan, s);
     return plan;
   }
 };

@@ -24,19 +24,17 @@ class CudaTiled final : public Variant {
   LaunchPlan plan(const Problem& p, const Workload& w, const Config& c, const DeviceInfo& d) const override {
     const ConvSpec s = spec_of(p);
     const CudaKnobs k = cuda_read_knobs(c, d);
-    const int r = s.k / 2;
-    const double tile_bytes = static_cast<double>(s.channels) * (k.block_x * k.items_x + 2 * r) *
-                              (k.block_y * k.items_y + 2 * r);
-    const double shared = cuda_limit(d, "shared_mem_per_block", static_cast<double>(d.local_mem_bytes));
-    if (shared > 0 && tile_bytes > shared)
-      throw PlanError(fmt::format("shared tile of {} bytes exceeds shared_mem_per_block {}", tile_bytes, shared));
+    const double tile = tile_bytes(s, k);
+    const double shared = device_limit(d, "shared_mem_per_block", static_cast<double>(d.local_mem_bytes));
+    if (shared > 0 && tile > shared)
+      throw PlanError(fmt::format("shared tile of {} bytes exceeds shared_mem_per_block {}", tile, shared));
     if (k.filter_mem == 1) cuda_check_constant_bytes(w.input("weights").bytes.size() + w.input("taps").bytes.size(), d);
     LaunchPlan plan;
     plan.entry = "conv_cuda_tiled";
     cuda_add_defines(plan, w, k, kTiledKnobs);
     cuda_set_geometry(plan, s, k, d);
     plan.args = {KernelArg::buf("in"), KernelArg::buf("weights"), KernelArg::buf("out")};
-    cuda_add_scalar_args(plan, s);
+    add_scalar_args(plan, s);
     return plan;
   }
 };

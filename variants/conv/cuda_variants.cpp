@@ -17,10 +17,8 @@ const std::vector<ParamDecl>& all_knobs() {
 
 int knob(const Config& c, const std::string& name) { return static_cast<int>(int_value(c, all_knobs(), name)); }
 
-std::size_t round_up(std::size_t v, std::size_t m) { return ceil_div(v, m) * m; }
-
 void check_grid_y(const LaunchPlan& plan, const DeviceInfo& d) {
-  const double max_y = cuda_limit(d, "max_grid_size_1", 65535);
+  const double max_y = device_limit(d, "max_grid_size_1", 65535);
   const double blocks = static_cast<double>(plan.global[1] / plan.local[1]);
   if (blocks > max_y)
     throw PlanError(fmt::format("{} blocks along y exceed the device's grid limit {} (raise block_y or items_y)",
@@ -64,11 +62,6 @@ ParamDecl cuda_host_mem_param() {
 
 bool cuda_pinned(const Config& c) { return text_value(c, {cuda_host_mem_param()}, "host_mem") == "pinned"; }
 
-double cuda_limit(const DeviceInfo& d, const std::string& name, double fallback) {
-  auto it = d.limits.find(name);
-  return it == d.limits.end() ? fallback : it->second;
-}
-
 CudaKnobs cuda_read_knobs(const Config& c, const DeviceInfo& d) {
   CudaKnobs k;
   read_shared_knobs(k, c, all_knobs());
@@ -80,33 +73,25 @@ CudaKnobs cuda_read_knobs(const Config& c, const DeviceInfo& d) {
   k.wide = knob(c, "wide");
   k.pinned = cuda_pinned(c);
 
-  const double max_threads = cuda_limit(d, "max_threads_per_block", static_cast<double>(d.max_work_group_size));
+  const double max_threads = device_limit(d, "max_threads_per_block", static_cast<double>(d.max_work_group_size));
   const double threads = static_cast<double>(k.block_x) * k.block_y;
   if (max_threads > 0 && threads > max_threads)
     throw PlanError(fmt::format("block {}x{} = {} threads exceeds max_threads_per_block {}", k.block_x, k.block_y,
                                 threads, max_threads));
-  if (k.block_x > cuda_limit(d, "max_work_item_size_0", k.block_x) ||
-      k.block_y > cuda_limit(d, "max_work_item_size_1", k.block_y))
+  if (k.block_x > device_limit(d, "max_work_item_size_0", k.block_x) ||
+      k.block_y > device_limit(d, "max_work_item_size_1", k.block_y))
     throw PlanError(fmt::format("block {}x{} exceeds the device's block dimensions {}x{}", k.block_x, k.block_y,
-                                cuda_limit(d, "max_work_item_size_0", 0), cuda_limit(d, "max_work_item_size_1", 0)));
+                                device_limit(d, "max_work_item_size_0", 0),
+                                device_limit(d, "max_work_item_size_1", 0)));
   return k;
 }
 
 void cuda_check_constant_bytes(std::size_t bytes, const DeviceInfo& d) {
-  const double max_constant = cuda_limit(d, "max_constant_buffer_size", 0);
-  if (max_constant > 0 && static_cast<double>(bytes) > max_constant)
-    throw PlanError(fmt::format("{} bytes of __constant__ data exceed max_constant_buffer_size {}", bytes,
-                                max_constant));
+  check_constant_bytes(bytes, d, "__constant__ data");
 }
 
 void cuda_add_defines(LaunchPlan& plan, const Workload& w, const CudaKnobs& k, CudaKnobSet set) {
-  add_problem_defines(plan, w);
-  add_define(plan, "BLOCK_X", std::to_string(k.block_x));
-  add_define(plan, "BLOCK_Y", std::to_string(k.block_y));
-  add_define(plan, "ITEMS_X", std::to_string(k.items_x));
-  add_define(plan, "ITEMS_Y", std::to_string(k.items_y));
-  add_define(plan, "FILTER_MEM", std::to_string(k.filter_mem));
-  add_define(plan, "UNROLL", std::to_string(k.unroll));
+  add_shared_defines(plan, w, k);
   add_define(plan, "LAUNCH_BOUNDS", std::to_string(k.launch_bounds));
   add_define(plan, "INLINE", std::to_string(k.inline_helper));
   if (set.arith) add_define(plan, "ARITH", std::to_string(k.arith));
@@ -122,16 +107,11 @@ void cuda_set_geometry(LaunchPlan& plan, const ConvSpec& s, const CudaKnobs& k, 
 
 void cuda_set_direct_geometry(LaunchPlan& plan, const ConvSpec& s, const CudaKnobs& k, int channel_z,
                               const DeviceInfo& d) {
-  const auto bx = static_cast<std::size_t>(k.block_x), by = static_cast<std::size_t>(k.block_y);
-  plan.dims = 2;
-  plan.global = {round_up(ceil_div(static_cast<std::size_t>(s.out_width), static_cast<std::size_t>(k.items_x)), bx),
-                 round_up(ceil_div(static_cast<std::size_t>(s.out_height), static_cast<std::size_t>(k.items_y)), by),
-                 1};
-  plan.local = {bx, by, 1};
+  set_block_geometry(plan, s, k);
   check_grid_y(plan, d);
   set_batch_depth(plan, s, channel_z,
-                  cuda_limit(d, "max_threads_per_block", static_cast<double>(d.max_work_group_size)),
-                  cuda_limit(d, "max_grid_size_2", kMaxBatch));
+                  device_limit(d, "max_threads_per_block", static_cast<double>(d.max_work_group_size)),
+                  device_limit(d, "max_grid_size_2", kMaxBatch));
 }
 
 void cuda_set_wide_geometry(LaunchPlan& plan, const ConvSpec& s, const CudaKnobs& k, const DeviceInfo& d) {
@@ -145,13 +125,6 @@ void cuda_set_wide_geometry(LaunchPlan& plan, const ConvSpec& s, const CudaKnobs
                  round_up(ceil_div(rows, static_cast<std::size_t>(k.items_y)), by), 1};
   plan.local = {bx, by, 1};
   check_grid_y(plan, d);
-}
-
-void cuda_add_scalar_args(LaunchPlan& plan, const ConvSpec& s) {
-  plan.args.push_back(KernelArg::integer(s.width));
-  plan.args.push_back(KernelArg::integer(s.height));
-  plan.args.push_back(KernelArg::integer(s.out_width));
-  plan.args.push_back(KernelArg::integer(s.out_height));
 }
 
 std::unique_ptr<Variant> make_cuda_vec();  // cuda_vec.cpp

@@ -58,28 +58,18 @@ class CudaVec final : public Variant {
     LaunchPlan plan;
     plan.entry = "conv_cuda_vec";
     cuda_add_defines(plan, w, k, kVecKnobs);
-    add_define(plan, "VEC", std::to_string(vec));
-    add_define(plan, "ROWS", std::to_string(rows));
-    add_define(plan, "SEPARABLE", std::to_string(separable));
-    add_define(plan, "PACKED", std::to_string(packed));
-    add_define(plan, "SIMD", std::to_string(simd));
+    add_vec_body_defines(plan, vec, rows, separable, packed, simd);
     add_define(plan, "SHFL", std::to_string(shfl));
 
     const auto bx = static_cast<std::size_t>(k.block_x), by = static_cast<std::size_t>(k.block_y);
-    const std::size_t row_bytes = static_cast<std::size_t>(s.out_width) * (s.planar ? 1 : s.channels);
-    const std::size_t planes = s.planar ? static_cast<std::size_t>(s.channels) : 1;
-    const std::size_t groups = ceil_div(static_cast<std::size_t>(s.out_height), static_cast<std::size_t>(rows));
-    plan.dims = 2;
-    plan.global = {ceil_div(ceil_div(row_bytes, static_cast<std::size_t>(vec)), bx) * bx,
-                   ceil_div(planes * groups, by) * by, 1};
-    plan.local = {bx, by, 1};
-    const double max_y = cuda_limit(d, "max_grid_size_1", 65535);
+    set_vec_body_geometry(plan, s, bx, by, vec, rows);
+    const double max_y = device_limit(d, "max_grid_size_1", 65535);
     if (static_cast<double>(plan.global[1] / by) > max_y)
       throw PlanError(fmt::format("{} blocks along y exceed the device's grid limit {} (raise block_y or rows)",
                                   plan.global[1] / by, max_y));
 
     plan.args = {KernelArg::buf("in"), KernelArg::buf("out")};
-    cuda_add_scalar_args(plan, s);
+    add_scalar_args(plan, s);
     return plan;
   }
 };

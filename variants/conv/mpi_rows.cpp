@@ -56,13 +56,7 @@ class MpiRows final : public Variant {
     add_define(plan, "SCHEME", scheme);
     plan.dims = 1;
     plan.global = {static_cast<std::size_t>(ranks), 1, 1};
-    plan.args = {KernelArg::buf("in"),
-                 KernelArg::buf("out"),
-                 KernelArg::buf("weights"),
-                 KernelArg::integer(w.scalars.at("width")),
-                 KernelArg::integer(w.scalars.at("height")),
-                 KernelArg::integer(w.scalars.at("out_width")),
-                 KernelArg::integer(out_height)};
+    plan.args = host_image_args(w);
     return plan;
   }
 };

@@ -1,45 +1,20 @@
 // selftest_wrong_result_omp: a harness self-test on the OpenMP backend. Its kernel compiles and runs
-// but writes one output byte off by one, so an evaluation must end as wrong_result. The class is
+// but writes one output byte off by one, so an evaluation must end as wrong_result. The row is
 // shared by the other OpenMP self-tests (selftest_hang.cpp, selftest_crash.cpp, selftest_memory.cpp).
 #include "openmp_variants.hpp"
 #include "variant_base.hpp"
 
 namespace pimg::conv {
-namespace {
-
-class OmpSelftest final : public Variant {
- public:
-  OmpSelftest(std::string name, std::string source, std::string entry, std::string help)
-      : name_(std::move(name)), source_(std::move(source)), entry_(std::move(entry)), help_(std::move(help)) {}
-  std::string name() const override { return name_; }
-  std::string family() const override { return "conv"; }
-  std::string backend() const override { return "openmp"; }
-  std::string source() const override { return source_; }
-  std::string help() const override { return help_; }
-  std::vector<ParamDecl> parameters() const override { return {}; }
-  LaunchPlan plan(const Problem&, const Workload& w, const Config&, const DeviceInfo&) const override {
-    LaunchPlan plan;
-    plan.entry = entry_;
-    add_problem_defines(plan, w);
-    plan.args = {KernelArg::buf("in"),
-                 KernelArg::buf("out"),
-                 KernelArg::buf("weights"),
-                 KernelArg::integer(w.scalars.at("width")),
-                 KernelArg::integer(w.scalars.at("height")),
-                 KernelArg::integer(w.scalars.at("out_width")),
-                 KernelArg::integer(w.scalars.at("out_height"))};
-    return plan;
-  }
-
- private:
-  std::string name_, source_, entry_, help_;
-};
-
-}  // namespace
-
 std::unique_ptr<Variant> make_omp_selftest_variant(std::string name, std::string source, std::string entry,
                                                    std::string help) {
-  return std::make_unique<OmpSelftest>(std::move(name), std::move(source), std::move(entry), std::move(help));
+  return pix::make_variant({std::move(name), "conv", "openmp", std::move(source), std::move(help), {},
+                            [entry](const Problem&, const Workload& w, const Config&, const DeviceInfo&) {
+                              LaunchPlan plan;
+                              plan.entry = entry;
+                              add_problem_defines(plan, w);
+                              plan.args = host_image_args(w);
+                              return plan;
+                            }});
 }
 
 std::unique_ptr<Variant> make_omp_selftest() {

@@ -14,8 +14,6 @@ const std::vector<ParamDecl>& all_knobs() {
   return decls;
 }
 
-std::size_t round_up(std::size_t v, std::size_t m) { return ceil_div(v, m) * m; }
-
 }  // namespace
 
 std::vector<ParamDecl> cl_block_params() {
@@ -39,41 +37,28 @@ std::vector<ParamDecl> cl_knob_params(bool with_arith) {
   return out;
 }
 
-double cl_limit(const DeviceInfo& d, const std::string& name, double fallback) {
-  auto it = d.limits.find(name);
-  return it == d.limits.end() ? fallback : it->second;
-}
-
 ClKnobs cl_read_knobs(const Config& c, const DeviceInfo& d) {
   ClKnobs k;
   read_shared_knobs(k, c, all_knobs());
 
-  const double max_group = cl_limit(d, "max_work_group_size", static_cast<double>(d.max_work_group_size));
+  const double max_group = device_limit(d, "max_work_group_size", static_cast<double>(d.max_work_group_size));
   if (max_group > 0 && static_cast<double>(k.block_x) * k.block_y > max_group)
     throw PlanError(fmt::format("work-group {}x{} = {} items exceeds max_work_group_size {}", k.block_x, k.block_y,
                                 k.block_x * k.block_y, max_group));
-  if (k.block_x > cl_limit(d, "max_work_item_size_0", k.block_x) ||
-      k.block_y > cl_limit(d, "max_work_item_size_1", k.block_y))
+  if (k.block_x > device_limit(d, "max_work_item_size_0", k.block_x) ||
+      k.block_y > device_limit(d, "max_work_item_size_1", k.block_y))
     throw PlanError(fmt::format("work-group {}x{} exceeds the device's work-item sizes {}x{}", k.block_x, k.block_y,
-                                cl_limit(d, "max_work_item_size_0", 0), cl_limit(d, "max_work_item_size_1", 0)));
+                                device_limit(d, "max_work_item_size_0", 0),
+                                device_limit(d, "max_work_item_size_1", 0)));
   return k;
 }
 
 void cl_check_constant_bytes(std::size_t bytes, const DeviceInfo& d) {
-  const double max_constant = cl_limit(d, "max_constant_buffer_size", 0);
-  if (max_constant > 0 && static_cast<double>(bytes) > max_constant)
-    throw PlanError(fmt::format("{} bytes of __constant arguments exceed max_constant_buffer_size {}", bytes,
-                                max_constant));
+  check_constant_bytes(bytes, d, "__constant arguments");
 }
 
 void cl_add_defines(LaunchPlan& plan, const Workload& w, const ClKnobs& k, bool with_arith) {
-  add_problem_defines(plan, w);
-  add_define(plan, "BLOCK_X", std::to_string(k.block_x));
-  add_define(plan, "BLOCK_Y", std::to_string(k.block_y));
-  add_define(plan, "ITEMS_X", std::to_string(k.items_x));
-  add_define(plan, "ITEMS_Y", std::to_string(k.items_y));
-  add_define(plan, "FILTER_MEM", std::to_string(k.filter_mem));
-  add_define(plan, "UNROLL", std::to_string(k.unroll));
+  add_shared_defines(plan, w, k);
   if (with_arith) add_define(plan, "ARITH", std::to_string(k.arith));
 }
 
@@ -83,20 +68,8 @@ void cl_set_geometry(LaunchPlan& plan, const ConvSpec& s, const ClKnobs& k) {
 }
 
 void cl_set_direct_geometry(LaunchPlan& plan, const ConvSpec& s, const ClKnobs& k, int channel_z, double max_group) {
-  const auto bx = static_cast<std::size_t>(k.block_x), by = static_cast<std::size_t>(k.block_y);
-  plan.dims = 2;
-  plan.global = {round_up(ceil_div(static_cast<std::size_t>(s.out_width), static_cast<std::size_t>(k.items_x)), bx),
-                 round_up(ceil_div(static_cast<std::size_t>(s.out_height), static_cast<std::size_t>(k.items_y)), by),
-                 1};
-  plan.local = {bx, by, 1};
+  set_block_geometry(plan, s, k);
   set_batch_depth(plan, s, channel_z, max_group, 0);
-}
-
-void cl_add_scalar_args(LaunchPlan& plan, const ConvSpec& s) {
-  plan.args.push_back(KernelArg::integer(s.width));
-  plan.args.push_back(KernelArg::integer(s.height));
-  plan.args.push_back(KernelArg::integer(s.out_width));
-  plan.args.push_back(KernelArg::integer(s.out_height));
 }
 
 std::unique_ptr<Variant> make_cl_vec();  // cl_vec.cpp

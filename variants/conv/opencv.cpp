@@ -8,6 +8,7 @@
 #include "conv_family.hpp"
 #include "common/native_libraries.hpp"
 #include "register.hpp"
+#include "serial_rows.hpp"
 #include "variant_base.hpp"
 
 #if PIMG_HAVE_OPENCV
@@ -25,23 +26,6 @@ namespace pimg::conv {
 
 #if PIMG_HAVE_OPENCV
 namespace {
-
-// buffers: in, out, weights; ints: width, height, channels, planar, border, k, divisor.
-ConvSpec spec_from_args(void* const* buffers, const std::int64_t* ints) {
-  ConvSpec s;
-  s.width = static_cast<int>(ints[0]);
-  s.height = static_cast<int>(ints[1]);
-  s.channels = static_cast<int>(ints[2]);
-  s.planar = ints[3] != 0;
-  s.border = static_cast<int>(ints[4]);
-  s.k = static_cast<int>(ints[5]);
-  s.divisor = static_cast<int>(ints[6]);
-  const auto* w = static_cast<const std::int32_t*>(buffers[2]);
-  s.weights.assign(w, w + s.k * s.k);
-  s.out_width = s.border == PIMG_BORDER_VALID ? s.width - s.k + 1 : s.width;
-  s.out_height = s.border == PIMG_BORDER_VALID ? s.height - s.k + 1 : s.height;
-  return s;
-}
 
 int cv_border(int border) { return border == PIMG_BORDER_REPLICATE ? cv::BORDER_REPLICATE : cv::BORDER_CONSTANT; }
 
@@ -66,7 +50,7 @@ void for_each_plane(const ConvSpec& s, void* const* buffers, Call call) {
 }
 
 void conv_opencv_filter2d_8u(void* const* buffers, const std::int64_t* ints, const double*) {
-  const ConvSpec s = spec_from_args(buffers, ints);
+  const ConvSpec s = host_spec(buffers, ints);
   float taps[31 * 31];
   for (int i = 0; i < s.k * s.k; ++i) taps[i] = static_cast<float>(s.weights[i]);
   const cv::Mat kernel(s.k, s.k, CV_32F, taps);
@@ -76,14 +60,14 @@ void conv_opencv_filter2d_8u(void* const* buffers, const std::int64_t* ints, con
 }
 
 void conv_opencv_blur(void* const* buffers, const std::int64_t* ints, const double*) {
-  const ConvSpec s = spec_from_args(buffers, ints);
+  const ConvSpec s = host_spec(buffers, ints);
   for_each_plane(s, buffers, [&](const cv::Mat& src, cv::Mat& dst) {
     cv::blur(src, dst, cv::Size(s.k, s.k), cv::Point(-1, -1), cv_border(s.border));
   });
 }
 
 void conv_opencv_gaussian_blur(void* const* buffers, const std::int64_t* ints, const double*) {
-  const ConvSpec s = spec_from_args(buffers, ints);
+  const ConvSpec s = host_spec(buffers, ints);
   for_each_plane(s, buffers, [&](const cv::Mat& src, cv::Mat& dst) {
     cv::GaussianBlur(src, dst, cv::Size(5, 5), 0, 0, cv_border(s.border));
   });

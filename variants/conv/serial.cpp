@@ -64,7 +64,7 @@ __attribute__((target_clones("avx2", "default"))) void finish_row(const int* acc
 
 }  // namespace
 
-ConvSpec row_loop_spec(void* const* buffers, const std::int64_t* ints) {
+ConvSpec host_spec(void* const* buffers, const std::int64_t* ints) {
   ConvSpec s;
   s.width = static_cast<int>(ints[0]);
   s.height = static_cast<int>(ints[1]);
@@ -73,12 +73,17 @@ ConvSpec row_loop_spec(void* const* buffers, const std::int64_t* ints) {
   s.border = static_cast<int>(ints[4]);
   s.k = static_cast<int>(ints[5]);
   s.divisor = static_cast<int>(ints[6]);
-  s.batch = static_cast<int>(ints[7]);
   const int* wts = static_cast<const int*>(buffers[2]);
   s.weights.assign(wts, wts + s.k * s.k);
   const bool valid = s.border == PIMG_BORDER_VALID;
   s.out_width = valid ? s.width - s.k + 1 : s.width;
   s.out_height = valid ? s.height - s.k + 1 : s.height;
+  return s;
+}
+
+ConvSpec row_loop_spec(void* const* buffers, const std::int64_t* ints) {
+  ConvSpec s = host_spec(buffers, ints);
+  s.batch = static_cast<int>(ints[7]);
   return s;
 }
 

@@ -13,6 +13,9 @@ namespace pimg::conv {
 // serial's arguments: buffers in, out, weights; ints width, height, channels, planar, border, k, divisor, batch.
 std::vector<KernelArg> row_loop_args(const ConvSpec& s);
 ConvSpec row_loop_spec(void* const* buffers, const std::int64_t* ints);
+// The one image the host functions' first seven ints describe (width .. divisor; batch 1), weights from
+// buffers[2]: row_loop_spec's and the OpenCV baseline's, whose arguments end there.
+ConvSpec host_spec(void* const* buffers, const std::int64_t* ints);
 // Output rows in all: batch x planes x out_height (one plane per image when interleaved).
 long row_loop_rows(const ConvSpec& s);
 // Output rows [first, last) of the plane-major sequence.

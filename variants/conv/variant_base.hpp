@@ -1,17 +1,21 @@
 // Small helpers shared by the conv variants: the problem's defines and arguments every kernel
-// receives, and ceil-division for launch geometry.
+// receives, and the knobs, defines and launch geometry the OpenCL and CUDA kernels have in common
+// (each API's own knobs and device checks: cl_common.hpp, cuda_common.hpp).
 #pragma once
 #include <fmt/format.h>
 
 #include <string>
 #include <vector>
 
+#include "common/pix_common.hpp"
 #include "conv_family.hpp"
 #include "pimg/variant.hpp"
 
 namespace pimg::conv {
 
-inline std::size_t ceil_div(std::size_t a, std::size_t b) { return (a + b - 1) / b; }
+using pix::ceil_div;
+using pix::device_limit;  // a named device limit, or `fallback` when the backend does not report it
+using pix::round_up;
 
 // PlanError for a batch of images (problem attribute batch > 1) in a variant that computes one image: the
 // runner then skips the batch problem for that variant, said once.
@@ -28,6 +32,33 @@ inline void add_problem_defines(LaunchPlan& plan, const Workload& w) {
 // A configuration's integer parameter as -D<PREFIX><NAME>=value (names upper-cased).
 inline void add_define(LaunchPlan& plan, const std::string& name, const std::string& value) {
   plan.defines.emplace_back(name, value);
+}
+
+// Throws PlanError when `bytes` of constant data (`what`: each API's name for it) exceed max_constant_buffer_size.
+inline void check_constant_bytes(std::size_t bytes, const DeviceInfo& d, const char* what) {
+  const double max_constant = device_limit(d, "max_constant_buffer_size", 0);
+  if (max_constant > 0 && static_cast<double>(bytes) > max_constant)
+    throw PlanError(fmt::format("{} bytes of {} exceed max_constant_buffer_size {}", bytes, what, max_constant));
+}
+
+// width, height, out_width, out_height (the last arguments of every conv kernel).
+inline void add_scalar_args(LaunchPlan& plan, const ConvSpec& s) {
+  plan.args.push_back(KernelArg::integer(s.width));
+  plan.args.push_back(KernelArg::integer(s.height));
+  plan.args.push_back(KernelArg::integer(s.out_width));
+  plan.args.push_back(KernelArg::integer(s.out_height));
+}
+
+// The host kernels' arguments (omp_selftest's, mpi_rows'): in, out, weights, then the workload's width,
+// height, out_width and out_height.
+inline std::vector<KernelArg> host_image_args(const Workload& w) {
+  return {KernelArg::buf("in"),
+          KernelArg::buf("out"),
+          KernelArg::buf("weights"),
+          KernelArg::integer(w.scalars.at("width")),
+          KernelArg::integer(w.scalars.at("height")),
+          KernelArg::integer(w.scalars.at("out_width")),
+          KernelArg::integer(w.scalars.at("out_height"))};
 }
 
 // channel_z of the direct kernels (cl_direct, cuda_direct): 1 puts the channel in the block's z dimension,
@@ -85,6 +116,60 @@ void read_shared_knobs(Knobs& k, const Config& c, const std::vector<ParamDecl>& 
   k.filter_mem = mem == "global" ? 0 : mem == "constant" ? 1 : 2;
   k.unroll = knob("unroll");
   k.arith = text_value(c, decls, "arith") == "lut" ? 1 : 0;
+}
+
+// The problem's defines, then the shared knobs' BLOCK_X, BLOCK_Y, ITEMS_X, ITEMS_Y, FILTER_MEM, UNROLL.
+template <class Knobs>
+void add_shared_defines(LaunchPlan& plan, const Workload& w, const Knobs& k) {
+  add_problem_defines(plan, w);
+  add_define(plan, "BLOCK_X", std::to_string(k.block_x));
+  add_define(plan, "BLOCK_Y", std::to_string(k.block_y));
+  add_define(plan, "ITEMS_X", std::to_string(k.items_x));
+  add_define(plan, "ITEMS_Y", std::to_string(k.items_y));
+  add_define(plan, "FILTER_MEM", std::to_string(k.filter_mem));
+  add_define(plan, "UNROLL", std::to_string(k.unroll));
+}
+
+// dims 2; global = ceil(out / ITEMS) rounded up to the block in x and y; local = the block.
+template <class Knobs>
+void set_block_geometry(LaunchPlan& plan, const ConvSpec& s, const Knobs& k) {
+  const auto bx = static_cast<std::size_t>(k.block_x), by = static_cast<std::size_t>(k.block_y);
+  plan.dims = 2;
+  plan.global = {round_up(ceil_div(static_cast<std::size_t>(s.out_width), static_cast<std::size_t>(k.items_x)), bx),
+                 round_up(ceil_div(static_cast<std::size_t>(s.out_height), static_cast<std::size_t>(k.items_y)), by),
+                 1};
+  plan.local = {bx, by, 1};
+}
+
+// The bytes of the input tile a tiled kernel's block stages: its output pixels plus the halo of R = K / 2
+// on every side, every channel.
+template <class Knobs>
+double tile_bytes(const ConvSpec& s, const Knobs& k) {
+  const int r = s.k / 2;
+  return static_cast<double>(s.channels) * (k.block_x * k.items_x + 2 * r) * (k.block_y * k.items_y + 2 * r);
+}
+
+// The vector body's VEC, ROWS, SEPARABLE, PACKED, SIMD.
+inline void add_vec_body_defines(LaunchPlan& plan, std::int64_t vec, std::int64_t rows, int separable, int packed,
+                                 int simd) {
+  add_define(plan, "VEC", std::to_string(vec));
+  add_define(plan, "ROWS", std::to_string(rows));
+  add_define(plan, "SEPARABLE", std::to_string(separable));
+  add_define(plan, "PACKED", std::to_string(packed));
+  add_define(plan, "SIMD", std::to_string(simd));
+}
+
+// The vector body's geometry: x over vec-byte vectors of an output row, y over groups of `rows` rows of
+// every plane; dims 2, local = the bx x by block.
+inline void set_vec_body_geometry(LaunchPlan& plan, const ConvSpec& s, std::size_t bx, std::size_t by, std::int64_t vec,
+                                  std::int64_t rows) {
+  const std::size_t row_bytes = static_cast<std::size_t>(s.out_width) * (s.planar ? 1 : s.channels);
+  const std::size_t planes = s.planar ? static_cast<std::size_t>(s.channels) : 1;
+  const std::size_t groups = ceil_div(static_cast<std::size_t>(s.out_height), static_cast<std::size_t>(rows));
+  plan.dims = 2;
+  plan.global = {ceil_div(ceil_div(row_bytes, static_cast<std::size_t>(vec)), bx) * bx,
+                 ceil_div(planes * groups, by) * by, 1};
+  plan.local = {bx, by, 1};
 }
 
 // The separable=1, packed=1 and simd=1 knobs of cuda_vec and cl_vec against what the family found for the

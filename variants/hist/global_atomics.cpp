@@ -1,6 +1,8 @@
-// cl_global and cuda_global: kernels/hist/hist_global.cl and hist_cuda_global.cu, basic global atomics
-// over a 2-D range of pixels x channels (seed 002's first variant), ITEMS pixels per work item; a
-// clear kernel zeroes the bins first.
+// The two global-atomics kernels of seed 002, both cleared first by a clear kernel zeroing the bins:
+// cl_global and cuda_global (kernels/hist/hist_global.cl and hist_cuda_global.cu), its first variant, over
+// a 2-D range of pixels x channels, ITEMS pixels per work item; cl_packed and cuda_packed
+// (hist_packed.cl, hist_cuda_packed.cu), its packed variant, one 32-bit word (4 samples) per read, ITEMS
+// words per work item. One class: they differ only in what an item reads, hence the range and the count.
 #include "gpu_common.hpp"
 
 namespace pimg::hist {
@@ -8,8 +10,11 @@ namespace {
 
 class GlobalAtomics final : public GpuVariant {
  public:
-  using GpuVariant::GpuVariant;
+  GlobalAtomics(Desc d, bool packed) : GpuVariant(std::move(d)), packed_(packed) {}
   std::vector<ParamDecl> parameters() const override {
+    if (packed_)
+      return {int_range("block", 256, "work-group (block) size", 1, 1024),
+              int_range("items", 1, "32-bit words per work item", 1, 1024)};
     return {int_range("block", 256, "work-group (block) size along the pixels", 1, 1024),
             int_range("items", 1, "pixels per work item, strided by the range width", 1, 1024)};
   }
@@ -19,22 +24,40 @@ class GlobalAtomics final : public GpuVariant {
     const std::size_t block = static_cast<std::size_t>(int_in(c, decls, "block"));
     const int items = int_in(c, decls, "items");
     check_group(d, block, 0);
-    const std::size_t pixels = static_cast<std::size_t>(p.width) * p.height;
-    GpuKernel k{"hist_global", {{"ITEMS", std::to_string(items)}}, 2};
-    k.global = {ceil_div(ceil_div(pixels, items), block) * block, static_cast<std::size_t>(p.channels), 1};
+    GpuKernel k{packed_ ? "hist_packed" : "hist_global", {{"ITEMS", std::to_string(items)}}, packed_ ? 1 : 2};
+    if (packed_) {
+      const std::size_t samples = spec_of(p).samples();
+      // At least 3 items, for the up to 3 samples after the last whole word.
+      k.global = {ceil_div(std::max<std::size_t>(ceil_div(samples / 4, items), 3), block) * block, 1, 1};
+      k.count = static_cast<std::int64_t>(samples);
+    } else {
+      const std::size_t pixels = static_cast<std::size_t>(p.width) * p.height;
+      k.global = {ceil_div(ceil_div(pixels, items), block) * block, static_cast<std::size_t>(p.channels), 1};
+      k.count = static_cast<std::int64_t>(pixels);
+    }
     k.local = {block, 1, 1};
-    k.count = static_cast<std::int64_t>(pixels);
     return gpu_hist_plan(w, k, true, "hist_clear");
   }
+
+ private:
+  bool packed_;
 };
+
+// The names and sources follow one pattern: cl_<stem> (hist/hist_<stem>.cl), cuda_<stem> (hist/hist_cuda_<stem>.cu).
+std::unique_ptr<Variant> make_atomics(const std::string& backend, bool packed) {
+  const bool cl = backend == "opencl";
+  const std::string stem = packed ? "packed" : "global";
+  return std::make_unique<GlobalAtomics>(
+      GpuVariant::Desc{(cl ? "cl_" : "cuda_") + stem, backend,
+                       cl ? "hist/hist_" + stem + ".cl" : "hist/hist_cuda_" + stem + ".cu",
+                       packed ? "packed reads: 32-bit words of 4 samples, ITEMS words per work item, global atomics (seed 002)"
+                              : "global atomics, 2-D range pixels x channels, ITEMS pixels per work item (seed 002 basic)"},
+      packed);
+}
 
 }  // namespace
 
-std::unique_ptr<Variant> make_global(const std::string& backend) {
-  const bool cl = backend == "opencl";
-  return std::make_unique<GlobalAtomics>(GpuVariant::Desc{
-      cl ? "cl_global" : "cuda_global", backend, cl ? "hist/hist_global.cl" : "hist/hist_cuda_global.cu",
-      "global atomics, 2-D range pixels x channels, ITEMS pixels per work item (seed 002 basic)"});
-}
+std::unique_ptr<Variant> make_global(const std::string& backend) { return make_atomics(backend, false); }
+std::unique_ptr<Variant> make_packed(const std::string& backend) { return make_atomics(backend, true); }
 
 }  // namespace pimg::hist

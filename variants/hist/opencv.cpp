@@ -3,6 +3,7 @@
 // nothing is registered.
 #include "hist_common.hpp"
 #include "common/native_libraries.hpp"
+#include "common/pix_common.hpp"
 
 #if PIMG_HAVE_OPENCV
 #include <fmt/format.h>
@@ -36,40 +37,32 @@ void hist_opencv_calchist(void* const* buffers, const std::int64_t* ints, const 
   }
 }
 
-class OpencvCalcHist final : public Variant {
- public:
-  std::string name() const override { return "opencv_calchist"; }
-  std::string family() const override { return "hist"; }
-  std::string backend() const override { return "host"; }
-  std::string source() const override { return ""; }
-  std::optional<NativeCall> native() const override { return NativeCall{"hist_opencv_calchist", native::kOpenCv}; }
-  std::string help() const override {
-    return "OpenCV cv::calcHist per channel (library baseline; float counts, refused when a bin reaches 2^24)";
-  }
-  std::vector<ParamDecl> parameters() const override { return {}; }
-  bool baseline() const override { return true; }
-  LaunchPlan plan(const Problem& p, const Workload& w, const Config&, const DeviceInfo&) const override {
-    const HistSpec s = spec_of(p);
-    if (s.width * static_cast<double>(s.height) > (1 << 24)) {
-      std::vector<std::uint32_t> bins(s.bins());
-      reference(w.input("in").bytes.data(), s.samples(), s.channels, s.planar, bins.data());
-      for (std::uint32_t b : bins)
-        if (b > (1u << 24))
-          throw PlanError(fmt::format("a bin of {} exceeds 2^24, which OpenCV's float counts cannot hold exactly", b));
-    }
-    LaunchPlan plan;
-    plan.entry = "hist_opencv_calchist";
-    plan.args = {KernelArg::buf("in"), KernelArg::buf("out"), KernelArg::integer(s.width), KernelArg::integer(s.height),
-                 KernelArg::integer(s.channels), KernelArg::integer(s.planar ? 1 : 0)};
-    return plan;
-  }
-};
-
 }  // namespace
 
 void register_opencv(Registry& reg) {
   reg.add_host_function("hist_opencv_calchist", &hist_opencv_calchist);
-  reg.add_variant(std::make_unique<OpencvCalcHist>());
+  reg.add_variant(pix::make_variant(
+      {"opencv_calchist", "hist", "host", NativeCall{"hist_opencv_calchist", native::kOpenCv},
+       "OpenCV cv::calcHist per channel (library baseline; float counts, refused when a bin reaches 2^24)",
+       {},
+       [](const Problem& p, const Workload& w, const Config&, const DeviceInfo&) {
+         const HistSpec s = spec_of(p);
+         if (s.width * static_cast<double>(s.height) > (1 << 24)) {
+           std::vector<std::uint32_t> bins(s.bins());
+           reference(w.input("in").bytes.data(), s.samples(), s.channels, s.planar, bins.data());
+           for (std::uint32_t b : bins)
+             if (b > (1u << 24))
+               throw PlanError(
+                   fmt::format("a bin of {} exceeds 2^24, which OpenCV's float counts cannot hold exactly", b));
+         }
+         LaunchPlan plan;
+         plan.entry = "hist_opencv_calchist";
+         plan.args = {KernelArg::buf("in"),          KernelArg::buf("out"),
+                      KernelArg::integer(s.width),   KernelArg::integer(s.height),
+                      KernelArg::integer(s.channels), KernelArg::integer(s.planar ? 1 : 0)};
+         return plan;
+       }},
+      true));
 }
 #else
 void register_opencv(Registry&) {}

@@ -1,5 +1,6 @@
 // Baseline: the serial CPU reference itself, timed on the host like any variant.
 #include "hist_common.hpp"
+#include "common/pix_common.hpp"
 
 namespace pimg::hist {
 namespace {
@@ -10,32 +11,22 @@ void hist_serial(void* const* buffers, const std::int64_t* ints, const double*) 
             ints[2] != 0, static_cast<std::uint32_t*>(buffers[1]));
 }
 
-class Serial final : public Variant {
- public:
-  std::string name() const override { return "serial"; }
-  std::string family() const override { return "hist"; }
-  std::string backend() const override { return "host"; }
-  std::string source() const override { return ""; }
-  std::optional<NativeCall> native() const override { return NativeCall{"hist_serial", ""}; }
-  std::string help() const override { return "the serial CPU reference, one thread (baseline)"; }
-  std::vector<ParamDecl> parameters() const override { return {}; }
-  bool baseline() const override { return true; }
-  LaunchPlan plan(const Problem& p, const Workload&, const Config&, const DeviceInfo&) const override {
-    const HistSpec s = spec_of(p);
-    LaunchPlan plan;
-    plan.entry = "hist_serial";
-    plan.args = {KernelArg::buf("in"), KernelArg::buf("out"),
-                 KernelArg::integer(static_cast<std::int64_t>(s.samples())), KernelArg::integer(s.channels),
-                 KernelArg::integer(s.planar ? 1 : 0)};
-    return plan;
-  }
-};
-
 }  // namespace
 
 void register_serial(Registry& reg) {
   reg.add_host_function("hist_serial", &hist_serial);
-  reg.add_variant(std::make_unique<Serial>());
+  reg.add_variant(pix::make_variant(
+      {"serial", "hist", "host", NativeCall{"hist_serial", ""}, "the serial CPU reference, one thread (baseline)", {},
+       [](const Problem& p, const Workload&, const Config&, const DeviceInfo&) {
+         const HistSpec s = spec_of(p);
+         LaunchPlan plan;
+         plan.entry = "hist_serial";
+         plan.args = {KernelArg::buf("in"), KernelArg::buf("out"),
+                      KernelArg::integer(static_cast<std::int64_t>(s.samples())), KernelArg::integer(s.channels),
+                      KernelArg::integer(s.planar ? 1 : 0)};
+         return plan;
+       }},
+      true));
 }
 
 }  // namespace pimg::hist

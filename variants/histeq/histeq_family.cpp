@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cstring>
 
+#include "common/pix_common.hpp"
 #include "hist/hist_family.hpp"
 #include "pimg/errors.hpp"
 
@@ -65,12 +66,8 @@ std::vector<std::uint8_t> HisteqFamily::reference(const Problem&, const Workload
 
 Validation HisteqFamily::compare(const Problem& p, std::span<const std::uint8_t> expected,
                                  std::span<const std::uint8_t> actual) const {
-  if (expected.size() != actual.size())
-    return {false, fmt::format("output has {} bytes, expected {}", actual.size(), expected.size())};
-  if (std::equal(expected.begin(), expected.end(), actual.begin())) return {true, "exact"};
   std::size_t bad = 0, first = 0;
-  for (std::size_t i = 0; i < expected.size(); ++i)
-    if (expected[i] != actual[i] && bad++ == 0) first = i;
+  if (auto verdict = pix::exact_verdict(expected, actual, bad, first)) return *verdict;
   return {false, fmt::format("{} of {} pixels differ; first at x={} y={}: expected {} got {}", bad, expected.size(),
                              first % p.width, first / p.width, expected[first], actual[first])};
 }

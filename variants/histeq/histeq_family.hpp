@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "common/family_contract.hpp"
 #include "pimg/family.hpp"
 
 namespace pimg::histeq {
@@ -17,12 +18,7 @@ void reference(const std::uint8_t* in, std::size_t n, std::uint8_t* out);
 class HisteqFamily final : public Family {
  public:
   std::string name() const override { return "histeq"; }
-  std::vector<AttrSpec> attributes() const override;
-  Problem make_problem(int width, int height, int channels, std::map<std::string, std::string> attrs) const override;
-  Workload make_workload(const Problem& p) const override;
-  std::vector<std::uint8_t> reference(const Problem& p, const Workload& w, const std::string& rule = "") const override;
-  Validation compare(const Problem& p, std::span<const std::uint8_t> expected,
-                     std::span<const std::uint8_t> actual) const override;
+  PIMG_FAMILY_CONTRACT;
   Traffic traffic(const Problem& p) const override;
   double work(const Problem& p) const override;
   std::optional<PictureShapes> pictures(const Problem& p) const override;

@@ -9,6 +9,7 @@
 
 #include "rotate_common.hpp"
 #include "common/native_libraries.hpp"
+#include "common/pix_common.hpp"
 
 namespace pimg::rotate {
 
@@ -33,34 +34,21 @@ LaunchPlan npp_plan(const RotateSpec& s, int depth, bool fill_timed) {
   return plan;
 }
 
-namespace {
-
-class NppRotate final : public Variant {
- public:
-  std::string name() const override { return "npp_rotate"; }
-  std::string family() const override { return "rotate"; }
-  std::string backend() const override { return "cuda"; }
-  std::string source() const override { return ""; }
-  std::optional<NativeCall> native() const override { return NativeCall{"npp_rotate", native::kCudaLibraries}; }
-  std::string help() const override {
-    return "NVIDIA NPP nppiRotate_8u_C1R_Ctx / C3R_Ctx (per plane when planar) after nppiSet of the fill value "
-           "(library baseline, rule npp)";
-  }
-  std::vector<ParamDecl> parameters() const override {
-    return {int_choice("fill_timed", 1,
-                       "1: nppiSet of the fill inside the timed region (the whole output from a fresh buffer); 0: just "
-                       "before it (NPP's rotation alone)",
-                       {0, 1})};
-  }
-  std::string validation_rule() const override { return "npp"; }
-  bool baseline() const override { return true; }
-  LaunchPlan plan(const Problem& p, const Workload&, const Config& c, const DeviceInfo&) const override {
-    return npp_plan(spec_of(p), 1, int_value(c, parameters(), "fill_timed") == 1);
-  }
-};
-
-}  // namespace
-
-std::unique_ptr<Variant> make_npp_rotate() { return std::make_unique<NppRotate>(); }
+std::unique_ptr<Variant> make_npp_rotate() {
+  const std::vector<ParamDecl> params = {
+      int_choice("fill_timed", 1,
+                 "1: nppiSet of the fill inside the timed region (the whole output from a fresh buffer); 0: just "
+                 "before it (NPP's rotation alone)",
+                 {0, 1})};
+  return pix::make_variant(
+      {"npp_rotate", "rotate", "cuda", NativeCall{"npp_rotate", native::kCudaLibraries},
+       "NVIDIA NPP nppiRotate_8u_C1R_Ctx / C3R_Ctx (per plane when planar) after nppiSet of the fill value "
+       "(library baseline, rule npp)",
+       params,
+       [params](const Problem& p, const Workload&, const Config& c, const DeviceInfo&) {
+         return npp_plan(spec_of(p), 1, int_value(c, params, "fill_timed") == 1);
+       }},
+      true, "npp");
+}
 
 }  // namespace pimg::rotate

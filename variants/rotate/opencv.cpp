@@ -5,6 +5,7 @@
 // reproduces that arithmetic. Without OpenCV, nothing is registered.
 #include "rotate_common.hpp"
 #include "common/native_libraries.hpp"
+#include "common/pix_common.hpp"
 
 #if PIMG_HAVE_OPENCV
 #include <opencv2/core.hpp>
@@ -34,33 +35,22 @@ void rotate_opencv_warp(void* const* buffers, const std::int64_t* ints, const do
   }
 }
 
-class OpencvWarp final : public Variant {
- public:
-  std::string name() const override { return "opencv_warp"; }
-  std::string family() const override { return "rotate"; }
-  std::string backend() const override { return "host"; }
-  std::string source() const override { return ""; }
-  std::optional<NativeCall> native() const override { return NativeCall{"rotate_opencv_warp", native::kOpenCv}; }
-  std::string help() const override {
-    return "OpenCV cv::warpAffine (inverse map, constant border); library baseline validated against OpenCV's own "
-           "fixed-point rounding (rule opencv)";
-  }
-  std::vector<ParamDecl> parameters() const override { return {}; }
-  std::string validation_rule() const override { return "opencv"; }
-  bool baseline() const override { return true; }
-  LaunchPlan plan(const Problem& p, const Workload&, const Config&, const DeviceInfo&) const override {
-    LaunchPlan plan;
-    plan.entry = "rotate_opencv_warp";
-    plan.args = host_args(spec_of(p));
-    return plan;
-  }
-};
-
 }  // namespace
 
 void register_opencv(Registry& reg) {
   reg.add_host_function("rotate_opencv_warp", &rotate_opencv_warp);
-  reg.add_variant(std::make_unique<OpencvWarp>());
+  reg.add_variant(pix::make_variant(
+      {"opencv_warp", "rotate", "host", NativeCall{"rotate_opencv_warp", native::kOpenCv},
+       "OpenCV cv::warpAffine (inverse map, constant border); library baseline validated against OpenCV's own "
+       "fixed-point rounding (rule opencv)",
+       {},
+       [](const Problem& p, const Workload&, const Config&, const DeviceInfo&) {
+         LaunchPlan plan;
+         plan.entry = "rotate_opencv_warp";
+         plan.args = host_args(spec_of(p));
+         return plan;
+       }},
+      true, "opencv"));
 }
 #else
 void register_opencv(Registry&) {}

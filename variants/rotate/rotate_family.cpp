@@ -22,13 +22,7 @@ extern "C" {
 namespace pimg::rotate {
 namespace {
 
-int parse_int(const std::string& key, const std::string& text) {
-  int v = 0;
-  auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
-  if (ec != std::errc() || ptr != text.data() + text.size())
-    throw AttrError(key, fmt::format("'{}' is not an integer", text));
-  return v;
-}
+int parse_int(const std::string& key, const std::string& text) { return pix::parse_int_attr(key, text); }
 
 double parse_angle(const std::string& text) {
   double v = 0;
@@ -72,13 +66,7 @@ Problem RotateFamily::make_problem(int width, int height, int channels, std::map
   attrs["angle"] = fmt::format("{}", parse_angle(attrs["angle"]));  // one spelling per angle
   const int fill = parse_int("fill", attrs["fill"]);
   if (fill < 0 || fill > 255) throw AttrError("fill", fmt::format("must be in 0..255, got {}", fill));
-  parse_int("seed", attrs["seed"]);
-  if (attrs["input"] != "random") {
-    auto [w, h] = image_size(attrs["input"]);
-    width = w;
-    height = h;
-  }
-  if (width <= 0 || height <= 0) throw AttrError("sizes", fmt::format("image size {}x{} is not positive", width, height));
+  pix::complete_image_size(attrs, width, height);
   const long long big = std::max(width, height), small = std::min(width, height);
   // 32767 would do for the rule itself; the rest leaves kernels room to step a work group past the edge.
   if (2 * big + small > 30000)
@@ -344,18 +332,8 @@ std::vector<std::uint8_t> RotateFamily::reference(const Problem& p, const Worklo
 
 Validation RotateFamily::compare(const Problem& p, std::span<const std::uint8_t> expected,
                                  std::span<const std::uint8_t> actual) const {
-  if (expected.size() != actual.size())
-    return {false, fmt::format("output has {} bytes, expected {}", actual.size(), expected.size())};
-  if (std::equal(expected.begin(), expected.end(), actual.begin())) return {true, "exact"};
   const RotateSpec s = spec_of(p);
-  std::size_t bad = 0, first = 0;
-  for (std::size_t i = 0; i < expected.size(); ++i)
-    if (expected[i] != actual[i] && bad++ == 0) first = i;
-  const std::size_t plane = static_cast<std::size_t>(s.width) * s.height;
-  const std::size_t pix = s.planar ? first % plane : first / s.channels;
-  const int c = static_cast<int>(s.planar ? first / plane : first % s.channels);
-  return {false, fmt::format("{} of {} bytes differ; first at x={} y={} c={}: expected {} got {}", bad,
-                             expected.size(), pix % s.width, pix / s.width, c, expected[first], actual[first])};
+  return pix::compare_image(expected, actual, s.width, s.height, s.channels, s.planar);
 }
 
 Validation RotateFamily::compare_rule(const Problem& p, const Workload& w, std::span<const std::uint8_t> expected,

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "common/family_contract.hpp"
 #include "pimg/family.hpp"
 
 namespace pimg::rotate {
@@ -95,12 +96,7 @@ void reference_npp(const RotateSpec& s, const std::uint8_t* in, std::uint8_t* ou
 class RotateFamily final : public Family {
  public:
   std::string name() const override { return "rotate"; }
-  std::vector<AttrSpec> attributes() const override;
-  Problem make_problem(int width, int height, int channels, std::map<std::string, std::string> attrs) const override;
-  Workload make_workload(const Problem& p) const override;
-  std::vector<std::uint8_t> reference(const Problem& p, const Workload& w, const std::string& rule = "") const override;
-  Validation compare(const Problem& p, std::span<const std::uint8_t> expected,
-                     std::span<const std::uint8_t> actual) const override;
+  PIMG_FAMILY_CONTRACT;
   Validation compare_rule(const Problem& p, const Workload& w, std::span<const std::uint8_t> expected,
                           std::span<const std::uint8_t> actual, const std::string& rule) const override;
   Traffic traffic(const Problem& p) const override;

@@ -1,5 +1,6 @@
 // Baseline: the serial CPU reference itself, timed on the host like any variant.
 #include "rotate_common.hpp"
+#include "common/pix_common.hpp"
 
 namespace pimg::rotate {
 namespace {
@@ -8,24 +9,6 @@ namespace {
 void rotate_serial(void* const* buffers, const std::int64_t* ints, const double*) {
   reference(spec_from_args(ints), static_cast<const std::uint8_t*>(buffers[0]), static_cast<std::uint8_t*>(buffers[1]));
 }
-
-class Serial final : public Variant {
- public:
-  std::string name() const override { return "serial"; }
-  std::string family() const override { return "rotate"; }
-  std::string backend() const override { return "host"; }
-  std::string source() const override { return ""; }
-  std::optional<NativeCall> native() const override { return NativeCall{"rotate_serial", ""}; }
-  std::string help() const override { return "the serial CPU reference, one thread (baseline)"; }
-  std::vector<ParamDecl> parameters() const override { return {}; }
-  bool baseline() const override { return true; }
-  LaunchPlan plan(const Problem& p, const Workload&, const Config&, const DeviceInfo&) const override {
-    LaunchPlan plan;
-    plan.entry = "rotate_serial";
-    plan.args = host_args(spec_of(p));
-    return plan;
-  }
-};
 
 }  // namespace
 
@@ -51,7 +34,16 @@ RotateSpec spec_from_args(const std::int64_t* ints) {
 
 void register_serial(Registry& reg) {
   reg.add_host_function("rotate_serial", &rotate_serial);
-  reg.add_variant(std::make_unique<Serial>());
+  reg.add_variant(pix::make_variant(
+      {"serial", "rotate", "host", NativeCall{"rotate_serial", ""}, "the serial CPU reference, one thread (baseline)",
+       {},
+       [](const Problem& p, const Workload&, const Config&, const DeviceInfo&) {
+         LaunchPlan plan;
+         plan.entry = "rotate_serial";
+         plan.args = host_args(spec_of(p));
+         return plan;
+       }},
+      true));
 }
 
 }  // namespace pimg::rotate

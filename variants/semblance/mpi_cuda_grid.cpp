@@ -11,8 +11,6 @@
 namespace pimg::semblance {
 namespace {
 
-constexpr int kMaxRanks = 64;
-
 class MpiCudaGrid final : public Variant {
  public:
   std::string name() const override { return "mpi_cuda_grid"; }

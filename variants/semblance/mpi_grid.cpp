@@ -10,8 +10,6 @@
 namespace pimg::semblance {
 namespace {
 
-constexpr int kMaxRanks = 64;
-
 class MpiGrid final : public Variant {
  public:
   std::string name() const override { return "mpi_grid"; }

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "common/family_contract.hpp"
 #include "pimg/family.hpp"
 #include "pimg/su.hpp"
 
@@ -76,12 +77,7 @@ class SemblanceFamily final : public Family {
  public:
   std::string name() const override { return "semblance"; }
   std::string unit() const override { return "GFLOP/s"; }
-  std::vector<AttrSpec> attributes() const override;
-  Problem make_problem(int width, int height, int channels, std::map<std::string, std::string> attrs) const override;
-  Workload make_workload(const Problem& p) const override;
-  std::vector<std::uint8_t> reference(const Problem& p, const Workload& w, const std::string& rule = "") const override;
-  Validation compare(const Problem& p, std::span<const std::uint8_t> expected,
-                     std::span<const std::uint8_t> actual) const override;
+  PIMG_FAMILY_CONTRACT;
   Traffic traffic(const Problem& p) const override;
   // Nominal floating-point operations / 1e3, so the report's rate (work / s / 1e6) reads GFLOP/s.
   double work(const Problem& p) const override;

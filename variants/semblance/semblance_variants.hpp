@@ -12,6 +12,9 @@
 
 namespace pimg::semblance {
 
+// The most ranks the MPI variants (mpi_grid, mpi_cuda_grid) declare.
+inline constexpr int kMaxRanks = 64;
+
 // The value of parameter `name` in c, else its declared default, checked against its declaration
 // (pimg::int_value, text_value): PlanError for a value outside it or of the wrong type.
 int int_param_in(const Config& c, const std::vector<ParamDecl>& decls, const std::string& name);

@@ -1,6 +1,7 @@
 // Baseline: the serial CPU reference itself (the seed's sequential search), timed on the host.
 #include "register.hpp"
 #include "semblance_family.hpp"
+#include "common/pix_common.hpp"
 #include "semblance_variants.hpp"
 
 namespace pimg::semblance {
@@ -22,33 +23,24 @@ void semblance_serial(void* const* buffers, const std::int64_t* ints, const doub
             static_cast<const float*>(buffers[2]), static_cast<std::uint8_t*>(buffers[3]));
 }
 
-class Serial final : public Variant {
- public:
-  std::string name() const override { return "serial"; }
-  std::string family() const override { return "semblance"; }
-  std::string backend() const override { return "host"; }
-  std::string source() const override { return ""; }
-  std::optional<NativeCall> native() const override { return NativeCall{"semblance_serial", ""}; }
-  std::string help() const override { return "the serial CPU reference, one thread (the seed's sequential search)"; }
-  std::vector<ParamDecl> parameters() const override { return {}; }
-  bool baseline() const override { return true; }
-  LaunchPlan plan(const Problem& p, const Workload&, const Config&, const DeviceInfo&) const override {
-    const SembSpec s = spec_of(p);
-    LaunchPlan plan;
-    plan.entry = "semblance_serial";
-    plan.args = {KernelArg::buf("samples"), KernelArg::buf("hdr"), KernelArg::buf("axes"), KernelArg::buf("out"),
-                 KernelArg::integer(s.traces), KernelArg::integer(s.ns), KernelArg::integer(s.tau)};
-    for (int d = 0; d < 5; ++d) plan.args.push_back(KernelArg::integer(s.n[d]));
-    add_real_args(plan, s);
-    return plan;
-  }
-};
-
 }  // namespace
 
 void register_serial(Registry& reg) {
   reg.add_host_function("semblance_serial", &semblance_serial);
-  reg.add_variant(std::make_unique<Serial>());
+  reg.add_variant(pix::make_variant(
+      {"serial", "semblance", "host", NativeCall{"semblance_serial", ""},
+       "the serial CPU reference, one thread (the seed's sequential search)", {},
+       [](const Problem& p, const Workload&, const Config&, const DeviceInfo&) {
+         const SembSpec s = spec_of(p);
+         LaunchPlan plan;
+         plan.entry = "semblance_serial";
+         plan.args = {KernelArg::buf("samples"), KernelArg::buf("hdr"), KernelArg::buf("axes"), KernelArg::buf("out"),
+                      KernelArg::integer(s.traces), KernelArg::integer(s.ns), KernelArg::integer(s.tau)};
+         for (int d = 0; d < 5; ++d) plan.args.push_back(KernelArg::integer(s.n[d]));
+         add_real_args(plan, s);
+         return plan;
+       }},
+      true));
 }
 
 }  // namespace pimg::semblance
