@@ -6,7 +6,7 @@
 #include <filesystem>
 #include <string>
 
-namespace testcommon {
+namespace pimg::testcommon {
 
 // The file's stem, every character GoogleTest does not take in a name (all but letters and digits) as '_'.
 inline std::string stem_name(const ::testing::TestParamInfo<std::string>& info) {
@@ -16,4 +16,4 @@ inline std::string stem_name(const ::testing::TestParamInfo<std::string>& info) 
   return name;
 }
 
-}  // namespace testcommon
+}  // namespace pimg::testcommon

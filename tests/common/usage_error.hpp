@@ -4,17 +4,17 @@
 
 #include "pimg/errors.hpp"
 
-namespace testcommon {
+namespace pimg::testcommon {
 
 // The message of the UsageError `read` throws; `none` when it throws none.
 template <class Read>
 std::string usage_error_of(Read read, const std::string& none) {
   try {
     read();
-  } catch (const pimg::UsageError& e) {
+  } catch (const UsageError& e) {
     return e.what();
   }
   return none;
 }
 
-}  // namespace testcommon
+}  // namespace pimg::testcommon
