@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "common/variant_matrix.hpp"
 #include "conv/conv_family.hpp"
 #include "conv/cuda_common.hpp"
 #include "pimg/registry.hpp"
@@ -56,20 +57,11 @@ inline DeviceInfo sm90_device() {
   return d;
 }
 
-inline Config config(std::initializer_list<std::pair<const char*, Value>> values) {
-  Config c;
-  for (const auto& [name, value] : values) c.set(name, value);
-  return c;
-}
-
-struct Shape {
-  const char* name;
-  int channels;
-  const char* layout;
-};
-inline const Shape kShapes[] = {{"c1", 1, "interleaved"}, {"c3i", 3, "interleaved"}, {"c3p", 3, "planar"}};
-inline const char* const kBorders[] = {"zero", "valid", "replicate"};
-inline const char* const kFilters[] = {"sharpen3", "gaussian5"};
+using testcommon::config;
+using testcommon::kBorders;
+using testcommon::kFilters;
+using testcommon::kShapes;
+using testcommon::Shape;
 
 inline Problem make_problem(const Shape& shape, const char* border, const char* filter, int width = 37,
                             int height = 23) {
