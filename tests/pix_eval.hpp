@@ -3,8 +3,10 @@
 // run, downloaded and compared exactly with the family's reference after it).
 #pragma once
 #include <map>
+#include <memory>
 #include <string>
 
+#include "common/variant_matrix.hpp"
 #include "pimg/evaluator.hpp"
 #include "pimg/registry.hpp"
 
@@ -17,10 +19,17 @@ inline Problem problem(const std::string& family, int width, int height, int cha
   return registry().family(family)->make_problem(width, height, channels, std::move(attrs));
 }
 
-inline Config config(std::initializer_list<std::pair<const char*, Value>> values) {
-  Config c;
-  for (const auto& [name, value] : values) c.set(name, value);
-  return c;
+using testcommon::config;
+
+// The first device of a built-in backend, opened on first use and kept for the whole process.
+inline Device& open_device(const std::string& backend) {
+  static std::map<std::string, std::unique_ptr<Device>> devices;
+  auto& d = devices[backend];
+  if (!d) {
+    const Backend* b = registry().backend(backend);
+    d = b->open(b->devices().at(0));
+  }
+  return *d;
 }
 
 // One warm-up and one timed run, both validated.

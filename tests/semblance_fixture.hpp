@@ -4,6 +4,7 @@
 #pragma once
 #include <gtest/gtest.h>
 
+#include "common/variant_matrix.hpp"
 #include "pimg/evaluator.hpp"
 #include "pimg/registry.hpp"
 
@@ -17,11 +18,7 @@ inline const Variant& variant(const std::string& name) {
   return *v;
 }
 
-inline Config config(std::initializer_list<std::pair<const char*, Value>> values) {
-  Config c;
-  for (const auto& [name, value] : values) c.set(name, value);
-  return c;
-}
+using testcommon::config;
 
 // 40 traces of 700 samples, grid 3x4x5x4x7 (E odd, so blocks of points along E leave a remainder).
 inline Problem small_problem(const std::string& grid = "3,4,5,4,7", const std::string& truth = "1,2,3,1,4") {

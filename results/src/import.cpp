@@ -93,6 +93,16 @@ struct Ctx {
   std::string text(const JsonNode& obj, const std::string& key, const std::string& where) const {
     return need(obj, key, T::string, where).text;
   }
+  std::string nonempty_text(const JsonNode& obj, const std::string& key, const std::string& where) const {
+    std::string s = text(obj, key, where);
+    if (s.empty()) fail(obj, where + "." + key, "must not be empty");
+    return s;
+  }
+  // A member object, and where it is for the messages about its own members.
+  std::pair<const JsonNode&, std::string> object(const JsonNode& obj, const std::string& key,
+                                                 const std::string& where) const {
+    return {need(obj, key, T::object, where), where + "." + key};
+  }
   double num(const JsonNode& obj, const std::string& key, const std::string& where) const {
     return number(need(obj, key, T::number, where), where + "." + key);
   }
@@ -163,10 +173,8 @@ Config configuration(const Ctx& c, const JsonNode& obj, const std::vector<std::s
 // pimg-tune's own fields of an exported result (report/src/export.cpp, pimg_fields): what T4 has no
 // place for, read back exactly.
 void read_pimg_fields(const Ctx& c, const JsonNode& p, const std::string& where, ImportedEntry& entry) {
-  const JsonNode& d = c.need(p, "device", T::object, where);
-  const std::string wd = where + ".device";
-  entry.device.backend = c.text(d, "backend", wd);
-  if (entry.device.backend.empty()) c.fail(d, wd + ".backend", "must not be empty");
+  const auto [d, wd] = c.object(p, "device", where);
+  entry.device.backend = c.nonempty_text(d, "backend", wd);
   entry.device.name = c.text(d, "name", wd);
   entry.device.vendor = c.text(d, "vendor", wd);
   entry.device.driver = c.text(d, "driver", wd);
@@ -176,10 +184,8 @@ void read_pimg_fields(const Ctx& c, const JsonNode& p, const std::string& where,
   entry.device.local_mem_bytes = static_cast<std::uint64_t>(c.count(d, "local_mem_bytes", wd));
   entry.device.max_work_group_size = c.count(d, "max_work_group_size", wd);
 
-  const JsonNode& pr = c.need(p, "problem", T::object, where);
-  const std::string wp = where + ".problem";
-  entry.problem.family = c.text(pr, "family", wp);
-  if (entry.problem.family.empty()) c.fail(pr, wp + ".family", "must not be empty");
+  const auto [pr, wp] = c.object(p, "problem", where);
+  entry.problem.family = c.nonempty_text(pr, "family", wp);
   entry.problem.width = c.count32(pr, "width", wp);
   entry.problem.height = c.count32(pr, "height", wp);
   entry.problem.channels = c.count32(pr, "channels", wp);
@@ -192,8 +198,7 @@ void read_pimg_fields(const Ctx& c, const JsonNode& p, const std::string& where,
   entry.cost.traffic.bytes = c.num(pr, "min_bytes", wp);
   entry.cost.traffic.ops = c.num(pr, "min_ops", wp);
 
-  const JsonNode& v = c.need(p, "variant", T::object, where);
-  const std::string wv = where + ".variant";
+  const auto [v, wv] = c.object(p, "variant", where);
   const std::string name = c.text(v, "name", wv);
   if (!entry.variant.name.empty() && entry.variant.name != name)
     c.fail(v, wv + ".name", fmt::format("'{}' differs from the configuration's variant '{}'", name, entry.variant.name));

@@ -8,6 +8,8 @@
 #include <string>
 #include <vector>
 
+#include "common/h100.hpp"
+#include "common/variant_matrix.hpp"
 #include "conv/conv_family.hpp"
 #include "conv/cuda_common.hpp"
 #include "pimg/registry.hpp"
@@ -41,35 +43,23 @@ inline const Variant& variant(const std::string& name) {
 
 // What the CUDA backend reports for an H100 (compute capability 9.0), as far as plans read it.
 inline DeviceInfo sm90_device() {
-  DeviceInfo d;
-  d.backend = "cuda";
-  d.name = "NVIDIA H100 (test description)";
+  DeviceInfo d = testcommon::h100_device(
+      "NVIDIA H100 (test description)",
+      {{"max_work_group_size", 1024},   {"max_threads_per_block", 1024},  {"shared_mem_per_block", 49152},
+       {"local_mem_size", 49152},       {"compute_capability", 90},       {"max_constant_buffer_size", 65536},
+       {"max_work_item_size_0", 1024},  {"max_work_item_size_1", 1024},   {"max_work_item_size_2", 64},
+       {"max_grid_size_1", 65535},      {"image_support", 1},             {"image2d_max_width", 131072},
+       {"image2d_max_height", 65536}},
+      132, 49152);
   d.platform = "CUDA sm_90";
-  d.compute_units = 132;
-  d.local_mem_bytes = 49152;
-  d.max_work_group_size = 1024;
-  d.limits = {{"max_work_group_size", 1024},   {"max_threads_per_block", 1024},  {"shared_mem_per_block", 49152},
-              {"local_mem_size", 49152},       {"compute_capability", 90},       {"max_constant_buffer_size", 65536},
-              {"max_work_item_size_0", 1024},  {"max_work_item_size_1", 1024},   {"max_work_item_size_2", 64},
-              {"max_grid_size_1", 65535},      {"image_support", 1},             {"image2d_max_width", 131072},
-              {"image2d_max_height", 65536}};
   return d;
 }
 
-inline Config config(std::initializer_list<std::pair<const char*, Value>> values) {
-  Config c;
-  for (const auto& [name, value] : values) c.set(name, value);
-  return c;
-}
-
-struct Shape {
-  const char* name;
-  int channels;
-  const char* layout;
-};
-inline const Shape kShapes[] = {{"c1", 1, "interleaved"}, {"c3i", 3, "interleaved"}, {"c3p", 3, "planar"}};
-inline const char* const kBorders[] = {"zero", "valid", "replicate"};
-inline const char* const kFilters[] = {"sharpen3", "gaussian5"};
+using testcommon::config;
+using testcommon::kBorders;
+using testcommon::kFilters;
+using testcommon::kShapes;
+using testcommon::Shape;
 
 inline Problem make_problem(const Shape& shape, const char* border, const char* filter, int width = 37,
                             int height = 23) {

@@ -12,15 +12,11 @@ namespace pimg::cudatest {
 namespace {
 
 DeviceInfo h100_like() {
-  DeviceInfo d;
-  d.backend = "cuda";
-  d.name = "NVIDIA H100 (test description)";
-  d.compute_units = 132;
-  d.local_mem_bytes = 49152;
-  d.max_work_group_size = 1024;
-  d.limits = {{"max_work_group_size", 1024}, {"max_threads_per_block", 1024}, {"local_mem_size", 49152},
-              {"max_work_item_size_0", 1024}, {"compute_capability", 90}, {"shared_mem_per_block_optin", 232448}};
-  return d;
+  return testcommon::h100_device("NVIDIA H100 (test description)",
+                                 {{"max_work_group_size", 1024}, {"max_threads_per_block", 1024},
+                                  {"local_mem_size", 49152}, {"max_work_item_size_0", 1024},
+                                  {"compute_capability", 90}, {"shared_mem_per_block_optin", 232448}},
+                                 132, 49152);
 }
 
 Value i(std::int64_t v) { return v; }

@@ -4,6 +4,7 @@
 // space file.
 #include <gtest/gtest.h>
 
+#include "common/h100.hpp"
 #include "nvrtc_compiler.hpp"
 #include "pimg/space.hpp"
 #include "rotate/rotate_fixture.hpp"
@@ -13,14 +14,11 @@ namespace {
 
 // What plans read of an H100 (compute capability 9.0).
 DeviceInfo h100() {
-  DeviceInfo d;
-  d.backend = "cuda";
-  d.name = "NVIDIA H100 (rotate test description)";
-  d.max_work_group_size = 1024;
-  d.limits = {{"max_threads_per_block", 1024}, {"max_work_item_size_0", 1024}, {"max_work_item_size_1", 1024},
-              {"max_grid_size_1", 65535},      {"compute_capability", 90},       {"image2d_max_width", 131072},
-              {"image2d_max_height", 65536}};
-  return d;
+  return testcommon::h100_device("NVIDIA H100 (rotate test description)",
+                                 {{"max_threads_per_block", 1024}, {"max_work_item_size_0", 1024},
+                                  {"max_work_item_size_1", 1024}, {"max_grid_size_1", 65535},
+                                  {"compute_capability", 90}, {"image2d_max_width", 131072},
+                                  {"image2d_max_height", 65536}});
 }
 
 // cuda_texture has no ldg knob.

@@ -7,6 +7,7 @@
 
 #include <filesystem>
 
+#include "common/h100.hpp"
 #include "nvrtc_compiler.hpp"
 #include "pimg/errors.hpp"
 #include "pimg/registry.hpp"
@@ -17,13 +18,10 @@ namespace pimg::sembtest {
 namespace {
 
 DeviceInfo h100() {
-  DeviceInfo d;
-  d.backend = "cuda";
-  d.name = "NVIDIA H100 (test description)";
-  d.local_mem_bytes = 49152;
-  d.max_work_group_size = 1024;
-  d.limits = {{"max_work_group_size", 1024}, {"max_constant_buffer_size", 65536}, {"compute_capability", 90}};
-  return d;
+  return testcommon::h100_device("NVIDIA H100 (test description)",
+                                 {{"max_work_group_size", 1024}, {"max_constant_buffer_size", 65536},
+                                  {"compute_capability", 90}},
+                                 0, 49152);
 }
 
 struct Seed {

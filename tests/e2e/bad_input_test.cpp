@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <filesystem>
 
+#include "common/test_names.hpp"
 #include "e2e/e2e_util.hpp"
 #include "pimg/store.hpp"
 
@@ -68,12 +69,6 @@ TEST_P(BadInput, ExitsTwoWithOneLineAndLeavesTheDatabaseAlone) {
   fs::remove_all(dir);
 }
 
-INSTANTIATE_TEST_SUITE_P(Corpus, BadInput, ::testing::ValuesIn(corpus()),
-                         [](const ::testing::TestParamInfo<std::string>& info) {
-                           std::string name = fs::path(info.param).stem().string();
-                           for (char& c : name)
-                             if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
-                           return name;
-                         });
+INSTANTIATE_TEST_SUITE_P(Corpus, BadInput, ::testing::ValuesIn(corpus()), pimg::testcommon::stem_name);
 
 TEST(BadInputCorpus, HasAtLeastFiftyFiles) { EXPECT_GE(corpus().size(), 50u); }

@@ -17,10 +17,10 @@ namespace fs = std::filesystem;
 
 namespace {
 
-class CoverCommand : public ::testing::Test {
+class CoverCommand : public e2e::DirSuite<CoverCommand> {
  protected:
   static void SetUpTestSuite() {
-    dir_ = e2e::temp_dir("cover");
+    make_dir("cover");
     {
       pimg::Store a(path("a.db")), b(path("b.db"));
       cover_fixture::fill_two_stores(a, b);
@@ -29,8 +29,6 @@ class CoverCommand : public ::testing::Test {
     }
     std::ofstream(path("notes.db")) << "not a database\n";
   }
-  static void TearDownTestSuite() { fs::remove_all(dir_); }
-  static std::string path(const std::string& name) { return (dir_ / name).string(); }
   static std::string both() {
     return "cover --db " + path("a.db") + " --db " + path("b.db") + " --family conv --family t1-k";
   }
@@ -40,7 +38,6 @@ class CoverCommand : public ::testing::Test {
     for (const auto& e : fs::directory_iterator(dir_)) out[e.path().filename().string()] = e2e::slurp(e.path());
     return out;
   }
-  static inline fs::path dir_;
 };
 
 TEST_F(CoverCommand, PrintsTheSetAndEachDevicesFractions) {

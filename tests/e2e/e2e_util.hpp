@@ -1,6 +1,7 @@
 // Helpers of the end-to-end tests: run the pimg-tune binary (to completion, or in the background
 // to be killed), read files, and ask SQLite about a database directly.
 #pragma once
+#include <gtest/gtest.h>
 #include <sqlite3.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -60,6 +61,19 @@ inline std::filesystem::path temp_dir(const std::string& name) {
   std::filesystem::create_directories(d);
   return d;
 }
+
+// The base of a suite whose tests share one temporary folder, made by SetUpTestSuite through make_dir and
+// removed after the suite. Suite is the derived class: each suite has a folder of its own.
+template <class Suite>
+class DirSuite : public ::testing::Test {
+ protected:
+  static void make_dir(const std::string& name) { dir_ = temp_dir(name); }
+  // Keep the compile cache scripts/test.sh points at (shared by the test processes), else the suite's own.
+  static void own_cache() { setenv("PIMG_CACHE_DIR", (dir_ / "cache").c_str(), 0); }
+  static void TearDownTestSuite() { std::filesystem::remove_all(dir_); }
+  static std::string path(const std::string& name) { return (dir_ / name).string(); }
+  static inline std::filesystem::path dir_;
+};
 
 // A file of tests/data/e2e.
 inline std::string data(const std::string& name) { return std::string(PIMG_TEST_DATA) + "/e2e/" + name; }

@@ -16,18 +16,16 @@ namespace {
 using e2e::Ran;
 using e2e::run;
 
-class HistEndToEnd : public ::testing::Test {
+class HistEndToEnd : public e2e::DirSuite<HistEndToEnd> {
  protected:
   static void SetUpTestSuite() {
-    dir_ = fs::temp_directory_path() / ("pimg-e2e-hist-" + std::to_string(::getpid()));
-    fs::create_directories(dir_);
-    setenv("PIMG_CACHE_DIR", (dir_ / "cache").c_str(), 0);
+    make_dir("e2e-hist");
+    own_cache();
     hist_ = run("hist --space " + data("hist-small.yaml") + " --db " + db());
     histeq_ = run("histeq --space " + data("histeq-small.yaml") + " --db " + db());
   }
-  static void TearDownTestSuite() { fs::remove_all(dir_); }
-  static std::string data(const std::string& name) { return std::string(PIMG_TEST_DATA) + "/e2e/" + name; }
-  static std::string db() { return (dir_ / "tune.db").string(); }
+  static std::string data(const std::string& name) { return e2e::data(name); }
+  static std::string db() { return path("tune.db"); }
   // Per variant of `family`, how many rows have each status.
   static std::map<std::string, std::map<std::string, int>> statuses(const std::string& family) {
     pimg::Store store(db(), pimg::Store::Mode::existing);
@@ -40,7 +38,6 @@ class HistEndToEnd : public ::testing::Test {
     }
     return out;
   }
-  static inline fs::path dir_;
   static inline Ran hist_, histeq_;
 };
 

@@ -15,18 +15,16 @@ namespace fs = std::filesystem;
 
 namespace {
 
-class PixTune : public ::testing::Test {
+class PixTune : public e2e::DirSuite<PixTune> {
  protected:
   static void SetUpTestSuite() {
-    dir_ = e2e::temp_dir("pix-e2e");
-    setenv("PIMG_CACHE_DIR", (dir_ / "cache").c_str(), 0);
+    make_dir("pix-e2e");
+    own_cache();
     for (const char* family : {"bgr2rgba", "flip", "maxpool"})
       runs_[family] = e2e::run(std::string(family) + " --quiet --space " + std::string(PIMG_TEST_DATA) + "/e2e/" +
                                family + "-small.yaml --db " + db());
   }
-  static void TearDownTestSuite() { fs::remove_all(dir_); }
-  static std::string db() { return (dir_ / "pix.db").string(); }
-  static inline fs::path dir_;
+  static std::string db() { return path("pix.db"); }
   static inline std::map<std::string, e2e::Ran> runs_;
 };
 

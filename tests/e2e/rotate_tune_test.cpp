@@ -16,17 +16,15 @@ namespace fs = std::filesystem;
 
 namespace {
 
-class RotateEndToEnd : public ::testing::Test {
+class RotateEndToEnd : public e2e::DirSuite<RotateEndToEnd> {
  protected:
   static void SetUpTestSuite() {
-    dir_ = e2e::temp_dir("rotate-e2e");
-    setenv("PIMG_CACHE_DIR", (dir_ / "cache").c_str(), 0);
+    make_dir("rotate-e2e");
+    own_cache();
     first_ = e2e::run("rotate --space " + std::string(PIMG_TEST_DATA) + "/e2e/rotate-small.yaml --db " + db() +
                       " --report " + (dir_ / "report" / "rotate.md").string());
   }
-  static void TearDownTestSuite() { fs::remove_all(dir_); }
-  static std::string db() { return (dir_ / "tune.db").string(); }
-  static inline fs::path dir_;
+  static std::string db() { return path("tune.db"); }
   static inline e2e::Ran first_;
 };
 

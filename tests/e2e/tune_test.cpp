@@ -23,24 +23,20 @@ using e2e::Ran;
 using e2e::run;
 using e2e::slurp;
 
-class TuneEndToEnd : public ::testing::Test {
+class TuneEndToEnd : public e2e::DirSuite<TuneEndToEnd> {
  protected:
   static void SetUpTestSuite() {
-    dir_ = fs::temp_directory_path() / ("pimg-e2e-" + std::to_string(::getpid()));
-    fs::create_directories(dir_);
-    // Keep the compile cache scripts/test.sh points at (shared by the test processes), else our own.
-    setenv("PIMG_CACHE_DIR", (dir_ / "cache").c_str(), 0);
+    make_dir("e2e");
+    own_cache();
     first_ = run("conv --space " + data("conv-small.yaml") + " --db " + db() + " --report " +
                  (dir_ / "report" / "conv.md").string());
     // The store as the first run left it: the suite's tests run in one process (docs/ci.md), and a later test's
     // resumed run adds to tune.db what the first run's report could not know.
     if (fs::exists(db())) fs::copy_file(db(), first_db());
   }
-  static std::string first_db() { return (dir_ / "first.db").string(); }
-  static void TearDownTestSuite() { fs::remove_all(dir_); }
-  static std::string data(const std::string& name) { return std::string(PIMG_TEST_DATA) + "/e2e/" + name; }
-  static std::string db() { return (dir_ / "tune.db").string(); }
-  static inline fs::path dir_;
+  static std::string first_db() { return path("first.db"); }
+  static std::string data(const std::string& name) { return e2e::data(name); }
+  static std::string db() { return path("tune.db"); }
   static inline Ran first_;
 };
 

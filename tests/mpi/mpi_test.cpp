@@ -18,6 +18,7 @@
 #include <thread>
 #include <vector>
 
+#include "common/backend_checks.hpp"
 #include "mpi/mpi_util.hpp"
 #include "mpi_backend.hpp"
 #include "pimg/evaluator.hpp"
@@ -50,15 +51,11 @@ EvalResult run(const Problem& p, const Config& c, double timeout_s = 60) {
 }
 
 TEST(MpiBackend, StatusAndDevice) {
-  const Backend* b = reg().backend("mpi");
-  ASSERT_NE(b, nullptr);
-  ASSERT_TRUE(b->status().available) << b->status().reason;
-  const auto devices = b->devices();
-  ASSERT_EQ(devices.size(), 1u);
-  EXPECT_EQ(devices[0].backend, "mpi");
-  EXPECT_EQ(devices[0].name.rfind("mpi:", 0), 0u) << devices[0].name;
-  EXPECT_GT(devices[0].compute_units, 0);
-  EXPECT_NE(devices[0].driver.find("Open MPI"), std::string::npos) << devices[0].driver;
+  DeviceInfo d;
+  ASSERT_NO_FATAL_FAILURE(testcommon::only_device("mpi", d));
+  EXPECT_EQ(d.name.rfind("mpi:", 0), 0u) << d.name;
+  EXPECT_GT(d.compute_units, 0);
+  EXPECT_NE(d.driver.find("Open MPI"), std::string::npos) << d.driver;
 }
 
 // Each scheme x rank count over problems chosen so that every code path of the worker runs: 3x3

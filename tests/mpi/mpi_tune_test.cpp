@@ -14,17 +14,15 @@ namespace fs = std::filesystem;
 
 namespace {
 
-class MpiTune : public ::testing::Test {
+class MpiTune : public e2e::DirSuite<MpiTune> {
  protected:
   static void SetUpTestSuite() {
-    dir_ = e2e::temp_dir("mpi-e2e");
-    setenv("PIMG_CACHE_DIR", (dir_ / "cache").c_str(), 0);
+    make_dir("mpi-e2e");
+    own_cache();
     ran_ = e2e::run("conv --quiet --space " + space() + " --db " + db());
   }
-  static void TearDownTestSuite() { fs::remove_all(dir_); }
-  static std::string db() { return (dir_ / "mpi.db").string(); }
+  static std::string db() { return path("mpi.db"); }
   static std::string space() { return std::string(PIMG_SOURCE_DIR) + "/spaces/conv-mpi.yaml"; }
-  static inline fs::path dir_;
   static inline e2e::Ran ran_;
 };
 

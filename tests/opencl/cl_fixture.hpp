@@ -6,6 +6,7 @@
 
 #include <memory>
 
+#include "common/variant_matrix.hpp"
 #include "conv/conv_family.hpp"
 #include "pimg/evaluator.hpp"
 #include "pimg/registry.hpp"
@@ -26,12 +27,7 @@ inline Device& device() {
   return *dev;
 }
 
-// A configuration from (name, value) pairs.
-inline Config config(std::initializer_list<std::pair<const char*, Value>> values) {
-  Config c;
-  for (const auto& [name, value] : values) c.set(name, value);
-  return c;
-}
+using testcommon::config;
 
 // One warm-up-free evaluation with a single validated run.
 inline EvalResult evaluate_on(Device& dev, const Problem& p, const std::string& variant, const Config& c) {

@@ -12,14 +12,10 @@
 namespace pimg::cltest {
 namespace {
 
-struct Shape {
-  const char* name;
-  int channels;
-  const char* layout;
-};
-const Shape kShapes[] = {{"c1", 1, "interleaved"}, {"c3i", 3, "interleaved"}, {"c3p", 3, "planar"}};
-const char* const kBorders[] = {"zero", "valid", "replicate"};
-const char* const kFilters[] = {"sharpen3", "gaussian5"};
+using testcommon::kBorders;
+using testcommon::kFilters;
+using testcommon::kShapes;
+using testcommon::Shape;
 
 // One configuration of the OpenCL knobs; arith is left out when empty (cl_tiled, cl_image).
 Config knobs(int bx, int by, int ix, int iy, const char* filter_mem, int unroll, const char* arith = "") {

@@ -12,12 +12,8 @@
 namespace pimg::pixtest {
 namespace {
 
-struct Shape {
-  const char* name;
-  int channels;
-  const char* layout;
-};
-const Shape kShapes[] = {{"c1", 1, "interleaved"}, {"c3i", 3, "interleaved"}, {"c3p", 3, "planar"}};
+using testcommon::kShapes;
+using testcommon::Shape;
 // width x height: odd, 16-aligned rows (flip vec), 32-aligned rows (maxpool vec: output rows aligned too).
 const std::pair<int, int> kSizes[] = {{37, 23}, {48, 5}, {128, 6}};
 

@@ -15,6 +15,8 @@
 #include <thread>
 #include <vector>
 
+#include "common/backend_checks.hpp"
+#include "common/variant_matrix.hpp"
 #include "openmp_backend.hpp"
 #include "pimg/evaluator.hpp"
 #include "pimg/executor.hpp"
@@ -76,35 +78,24 @@ EvalResult run(Device& device, const std::string& variant, const Problem& p, con
   return evaluate(ctx, *v, c);
 }
 
-Config config(std::initializer_list<std::pair<const char*, Value>> values) {
-  Config c;
-  for (const auto& [name, value] : values) c.set(name, value);
-  return c;
-}
+using testcommon::config;
 
 Value i(std::int64_t v) { return v; }
 Value t(const char* v) { return std::string(v); }
 
 bool tmp_is_empty() { return fs::is_empty(ScratchEnvironment::tmp_dir()); }
 
-struct Shape {
-  int channels;
-  const char* layout;
-};
-const Shape kShapes[] = {{1, "interleaved"}, {3, "interleaved"}, {3, "planar"}};
-const char* const kBorders[] = {"zero", "valid", "replicate"};
-const char* const kFilters[] = {"sharpen3", "gaussian5"};
+using testcommon::kBorders;
+using testcommon::kFilters;
+using testcommon::kShapes;
+using testcommon::Shape;
 
 TEST(OpenmpBackend, StatusAndDevice) {
-  const Backend* b = reg().backend("openmp");
-  ASSERT_NE(b, nullptr);
-  ASSERT_TRUE(b->status().available) << b->status().reason;
-  const auto devices = b->devices();
-  ASSERT_EQ(devices.size(), 1u);
-  EXPECT_EQ(devices[0].backend, "openmp");
-  EXPECT_FALSE(devices[0].platform.empty());
-  EXPECT_EQ(devices[0].driver.rfind("OpenMP ", 0), 0u) << devices[0].driver;
-  EXPECT_GE(devices[0].limits.at("max_threads"), 1);
+  DeviceInfo d;
+  ASSERT_NO_FATAL_FAILURE(testcommon::only_device("openmp", d));
+  EXPECT_FALSE(d.platform.empty());
+  EXPECT_EQ(d.driver.rfind("OpenMP ", 0), 0u) << d.driver;
+  EXPECT_GE(d.limits.at("max_threads"), 1);
   EXPECT_THROW(omp_device().alloc_image(4, 4), std::runtime_error);
 }
 

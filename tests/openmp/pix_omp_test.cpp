@@ -9,16 +9,6 @@
 namespace pimg::pixtest {
 namespace {
 
-Device& open_device(const std::string& backend) {
-  static std::map<std::string, std::unique_ptr<Device>> devices;
-  auto& d = devices[backend];
-  if (!d) {
-    const Backend* b = registry().backend(backend);
-    d = b->open(b->devices().at(0));
-  }
-  return *d;
-}
-
 void expect_exact(const Problem& p, const std::string& variant, const std::vector<Config>& configs) {
   const std::string backend = registry().variant(p.family, variant)->backend();
   for (const Config& c : configs) {
@@ -93,11 +83,8 @@ TEST(PixOpenmp, Bgr2RgbaEveryShuffleAndStreamExact) {
         << c.brief();
 }
 
-struct Shape {
-  int channels;
-  const char* layout;
-};
-const Shape kShapes[] = {{1, "interleaved"}, {3, "interleaved"}, {3, "planar"}};
+using testcommon::kShapes;
+using testcommon::Shape;
 
 TEST(PixOpenmp, FlipVariantsAndBaselinesExact) {
   for (const Shape& s : kShapes)

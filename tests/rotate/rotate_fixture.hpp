@@ -10,18 +10,15 @@
 #include <string>
 #include <vector>
 
+#include "common/variant_matrix.hpp"
 #include "pimg/evaluator.hpp"
 #include "pimg/registry.hpp"
 #include "rotate/rotate_family.hpp"
 
 namespace pimg::rottest {
 
-struct Shape {
-  const char* name;
-  int channels;
-  const char* layout;
-};
-inline const Shape kShapes[] = {{"c1", 1, "interleaved"}, {"c3i", 3, "interleaved"}, {"c3p", 3, "planar"}};
+using testcommon::kShapes;
+using testcommon::Shape;
 inline const char* const kInterps[] = {"nearest", "bilinear"};
 // An acute angle, a negative one, one past 90 degrees, and a quarter turn of a non-square image.
 inline const char* const kAngles[] = {"30", "-17.5", "123.25", "90"};
@@ -34,11 +31,7 @@ inline Problem make_problem(const Shape& shape, const char* interp, const char* 
                                {{"layout", shape.layout}, {"interp", interp}, {"angle", angle}, {"fill", "11"}});
 }
 
-inline Config config(std::initializer_list<std::pair<const char*, Value>> values) {
-  Config c;
-  for (const auto& [name, value] : values) c.set(name, value);
-  return c;
-}
+using testcommon::config;
 
 // One warm-up and one timed run, each poisoned and validated.
 inline EvalResult evaluate_on(Device& device, const Problem& p, const std::string& variant, const Config& c) {

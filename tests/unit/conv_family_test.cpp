@@ -103,6 +103,12 @@ TEST(ConvFamily, CustomFilterAndLookupTable) {
   EXPECT_EQ(v, 400);  // distinct weight 4 times value 100
 }
 
+// The kernel defines of a 16x16 workload with `filter` on `channels` channels.
+std::map<std::string, std::string> defines_of(const char* filter, int channels) {
+  ConvFamily f;
+  return f.make_workload(f.make_problem(16, 16, channels, {{"filter", filter}})).defines;
+}
+
 TEST(ConvFamily, SeparableFactorisationIsExactOrAbsent) {
   using pimg::conv::separable_weights;
   const auto g = separable_weights({1, 4, 6, 4, 1, 4, 16, 24, 16, 4, 6, 24, 36, 24, 6, 4, 16, 24, 16, 4, 1, 4, 6, 4, 1}, 5);
@@ -121,11 +127,10 @@ TEST(ConvFamily, SeparableFactorisationIsExactOrAbsent) {
   EXPECT_FALSE(separable_weights({0, -1, 0, -1, 5, -1, 0, -1, 0}, 3).separable());
   EXPECT_FALSE(separable_weights({1, 2, 1, 2, 4, 2, 1, 2, 2}, 3).separable());
   EXPECT_FALSE(separable_weights(std::vector<int>(9, 0), 3).separable());
-  ConvFamily f;
-  const Workload w = f.make_workload(f.make_problem(16, 16, 3, {{"filter", "gaussian5"}}));
-  EXPECT_EQ(w.defines.at("PIMG_SEPARABLE"), "1");
-  EXPECT_EQ(w.defines.at("PIMG_ROW_WEIGHTS"), "1,4,6,4,1");
-  EXPECT_EQ(f.make_workload(f.make_problem(16, 16, 1, {{"filter", "sharpen3"}})).defines.at("PIMG_SEPARABLE"), "0");
+  const std::map<std::string, std::string> gaussian = defines_of("gaussian5", 3);
+  EXPECT_EQ(gaussian.at("PIMG_SEPARABLE"), "1");
+  EXPECT_EQ(gaussian.at("PIMG_ROW_WEIGHTS"), "1,4,6,4,1");
+  EXPECT_EQ(defines_of("sharpen3", 1).at("PIMG_SEPARABLE"), "0");
 }
 
 TEST(ConvFamily, PackedLanesOnlyWhereNoLaneCanCarry) {
@@ -142,11 +147,10 @@ TEST(ConvFamily, PackedLanesOnlyWhereNoLaneCanCarry) {
   EXPECT_EQ(packed_shift({{1, 0, -1}, {1, 2, 1}}, 1), -1);  // a negative factor
   EXPECT_EQ(packed_shift({{16, 16, 16, 16, 16}, {1, 1, 1, 1, 1}}, 256), -1);  // row pass 80 * 255 fits, whole sum not
   EXPECT_EQ(packed_shift({}, 256), -1);
-  ConvFamily f;
-  const Workload w = f.make_workload(f.make_problem(16, 16, 3, {{"filter", "gaussian5"}}));
-  EXPECT_EQ(w.defines.at("PIMG_PACKED"), "1");
-  EXPECT_EQ(w.defines.at("PIMG_PACK_SHIFT"), "8");
-  EXPECT_EQ(f.make_workload(f.make_problem(16, 16, 1, {{"filter", "sharpen3"}})).defines.at("PIMG_PACKED"), "0");
+  const std::map<std::string, std::string> gaussian = defines_of("gaussian5", 3);
+  EXPECT_EQ(gaussian.at("PIMG_PACKED"), "1");
+  EXPECT_EQ(gaussian.at("PIMG_PACK_SHIFT"), "8");
+  EXPECT_EQ(defines_of("sharpen3", 1).at("PIMG_PACKED"), "0");
 }
 
 TEST(ConvFamily, BadAttributesNameTheKey) {

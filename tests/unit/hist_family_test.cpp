@@ -19,45 +19,31 @@ std::vector<std::uint32_t> bins_of(const std::vector<std::uint8_t>& bytes) {
   return out;
 }
 
+// hist::reference over `in` (its output first filled with 99, so an unwritten bin shows): each listed
+// (bin, count), and every byte counted exactly once.
+void expect_bins(const std::vector<std::uint8_t>& in, int channels, bool planar,
+                 std::initializer_list<std::pair<std::size_t, std::uint32_t>> counts) {
+  std::vector<std::uint32_t> out(256 * static_cast<std::size_t>(channels), 99);
+  hist::reference(in.data(), in.size(), channels, planar, out.data());
+  for (const auto& [bin, count] : counts) EXPECT_EQ(out[bin], count) << "bin " << bin;
+  EXPECT_EQ(std::accumulate(out.begin(), out.end(), 0u), in.size());
+}
+
 TEST(HistReference, CountsOneChannelByHand) {
-  const std::uint8_t in[] = {0, 255, 7, 7, 7, 0, 128};
-  std::vector<std::uint32_t> out(256, 99);
-  hist::reference(in, sizeof in, 1, false, out.data());
-  EXPECT_EQ(out[0], 2u);
-  EXPECT_EQ(out[7], 3u);
-  EXPECT_EQ(out[128], 1u);
-  EXPECT_EQ(out[255], 1u);
-  EXPECT_EQ(std::accumulate(out.begin(), out.end(), 0u), 7u);
+  expect_bins({0, 255, 7, 7, 7, 0, 128}, 1, false, {{0, 2u}, {7, 3u}, {128, 1u}, {255, 1u}});
 }
 
 TEST(HistReference, ThreeInterleavedChannelsHaveOneHistogramEach) {
   // Pixels (B, G, R): (1, 2, 3), (1, 5, 3), (9, 2, 3).
-  const std::uint8_t in[] = {1, 2, 3, 1, 5, 3, 9, 2, 3};
-  std::vector<std::uint32_t> out(768, 99);
-  hist::reference(in, sizeof in, 3, false, out.data());
-  EXPECT_EQ(out[1], 2u);
-  EXPECT_EQ(out[9], 1u);
-  EXPECT_EQ(out[256 + 2], 2u);
-  EXPECT_EQ(out[256 + 5], 1u);
-  EXPECT_EQ(out[512 + 3], 3u);
-  EXPECT_EQ(std::accumulate(out.begin(), out.end(), 0u), 9u);
+  expect_bins({1, 2, 3, 1, 5, 3, 9, 2, 3}, 3, false,
+              {{1, 2u}, {9, 1u}, {256 + 2, 2u}, {256 + 5, 1u}, {512 + 3, 3u}});
 }
 
 TEST(HistReference, ThreePlanarChannelsCountPlaneByPlane) {
   // The same bytes as planes (seed 002's CImg layout): {1, 2, 3}, {1, 5, 3}, {9, 2, 3}.
-  const std::uint8_t in[] = {1, 2, 3, 1, 5, 3, 9, 2, 3};
-  std::vector<std::uint32_t> out(768, 99);
-  hist::reference(in, sizeof in, 3, true, out.data());
-  EXPECT_EQ(out[1], 1u);
-  EXPECT_EQ(out[2], 1u);
-  EXPECT_EQ(out[3], 1u);
-  EXPECT_EQ(out[256 + 1], 1u);
-  EXPECT_EQ(out[256 + 5], 1u);
-  EXPECT_EQ(out[256 + 3], 1u);
-  EXPECT_EQ(out[512 + 9], 1u);
-  EXPECT_EQ(out[512 + 2], 1u);
-  EXPECT_EQ(out[512 + 3], 1u);
-  EXPECT_EQ(std::accumulate(out.begin(), out.end(), 0u), 9u);
+  expect_bins({1, 2, 3, 1, 5, 3, 9, 2, 3}, 3, true,
+              {{1, 1u}, {2, 1u}, {3, 1u}, {256 + 1, 1u}, {256 + 5, 1u}, {256 + 3, 1u}, {512 + 9, 1u}, {512 + 2, 1u},
+               {512 + 3, 1u}});
 }
 
 TEST(HistFamily, PlanarLayoutIsAnAttributeKeptOnlyWhenPlanar) {

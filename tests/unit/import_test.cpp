@@ -10,6 +10,7 @@
 #include <filesystem>
 #include <fstream>
 
+#include "common/usage_error.hpp"
 #include "pimg/errors.hpp"
 #include "pimg/import.hpp"
 #include "pimg/registry.hpp"
@@ -56,12 +57,7 @@ struct TempDir {
 };
 
 std::string error_of(const std::string& path) {
-  try {
-    read_import(path);
-  } catch (const UsageError& e) {
-    return e.what();
-  }
-  return "(no error)";
+  return testcommon::usage_error_of([&] { read_import(path); }, "(no error)");
 }
 
 }  // namespace

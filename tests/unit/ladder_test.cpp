@@ -13,6 +13,7 @@
 #include "pimg/report.hpp"
 #include "pimg/space.hpp"
 #include "pimg/store.hpp"
+#include "synthetic_db.hpp"
 
 namespace fs = std::filesystem;
 
@@ -94,13 +95,7 @@ TEST(SeedSpaces, EveryFileLoadsWithItsLadder) {
   EXPECT_GE(cpu, data ? 10 : 9);
 }
 
-struct TempDb {
-  fs::path path = fs::temp_directory_path() / ("pimg-ladder-test-" + std::to_string(::getpid()) + ".db");
-  TempDb() { fs::remove(path); }
-  ~TempDb() {
-    for (const char* suffix : {"", "-wal", "-shm"}) fs::remove(path.string() + suffix);
-  }
-};
+using synthetic::TempDb;
 
 DeviceInfo cpu() {
   DeviceInfo d;
@@ -124,7 +119,7 @@ EvalResult timed(double ms, Status status = Status::ok) {
 }
 
 TEST(LadderStore, LatestOfEachStepInLadderOrder) {
-  TempDb db;
+  TempDb db("ladder-test");
   Store store(db.path.string());
   const std::int64_t run = store.begin_run({});
   Problem p;

@@ -3,6 +3,7 @@
 // kernels and unknown names; a call's identity is its name and library version.
 #include <gtest/gtest.h>
 
+#include "common/builtin_variants.hpp"
 #include "pimg/executor.hpp"
 #include "pimg/registry.hpp"
 
@@ -12,23 +13,22 @@ namespace {
 TEST(NativeCall, EveryNativeVariantIsRegisteredWithItsBackend) {
   const Registry& reg = Registry::builtin();
   int natives = 0;
-  for (const Family* f : reg.families())
-    for (const Variant* v : reg.variants(f->name())) {
-      const auto call = v->native();
-      if (!call) {
-        EXPECT_FALSE(v->source().empty()) << f->name() << "/" << v->name() << " names neither a kernel nor a call";
-        continue;
-      }
-      ++natives;
-      EXPECT_TRUE(v->source().empty()) << f->name() << "/" << v->name();
-      // A library call is a baseline; the host backend runs only native calls, tuned ones too (pthread_rows).
-      EXPECT_TRUE(v->baseline() || v->backend() == "host") << f->name() << "/" << v->name();
-      const Backend* backend = reg.backend(v->backend());
-      if (!backend) continue;  // a backend this build was configured without
-      const auto names = backend->native_calls();
-      EXPECT_NE(std::find(names.begin(), names.end(), call->name), names.end())
-          << f->name() << "/" << v->name() << ": the " << v->backend() << " backend has no native call " << call->name;
+  for (const auto& [f, v] : testcommon::builtin_variants()) {
+    const auto call = v->native();
+    if (!call) {
+      EXPECT_FALSE(v->source().empty()) << f->name() << "/" << v->name() << " names neither a kernel nor a call";
+      continue;
     }
+    ++natives;
+    EXPECT_TRUE(v->source().empty()) << f->name() << "/" << v->name();
+    // A library call is a baseline; the host backend runs only native calls, tuned ones too (pthread_rows).
+    EXPECT_TRUE(v->baseline() || v->backend() == "host") << f->name() << "/" << v->name();
+    const Backend* backend = reg.backend(v->backend());
+    if (!backend) continue;  // a backend this build was configured without
+    const auto names = backend->native_calls();
+    EXPECT_NE(std::find(names.begin(), names.end(), call->name), names.end())
+        << f->name() << "/" << v->name() << ": the " << v->backend() << " backend has no native call " << call->name;
+  }
   EXPECT_GE(natives, 8);  // a serial reference per family at least
 }
 

@@ -59,6 +59,16 @@ struct Solved {
   std::int64_t best = argmax(ref, n);
 };
 
+// The comparison rules, each against a fresh Solved.
+class SemblanceCompare : public ::testing::Test {
+ protected:
+  SemblanceFamily f;
+  const Solved solved{};
+  const Problem& p = solved.p;
+  const std::int64_t n = solved.n, best = solved.best;
+  const std::vector<std::uint8_t>& ref = solved.ref;
+};
+
 }  // namespace
 
 TEST(SuReader, CorruptFilesNameFileTraceAndByte) {
@@ -183,12 +193,7 @@ TEST(SemblanceReference, NoiseFreeDataIsFullyCoherentAtTheTruth) {
   EXPECT_GT(at(out, best), 0.99f);
 }
 
-TEST(SemblanceCompare, GridLayoutRule) {
-  SemblanceFamily f;
-  const Solved solved;
-  const Problem& p = solved.p;
-  const std::int64_t n = solved.n, best = solved.best;
-  const std::vector<std::uint8_t>& ref = solved.ref;
+TEST_F(SemblanceCompare, GridLayoutRule) {
   const float max = at(ref, best);
   EXPECT_TRUE(f.compare(p, ref, ref).ok) << f.compare(p, ref, ref).detail;
 
@@ -238,12 +243,7 @@ TEST(SemblanceCompare, GridLayoutRule) {
   EXPECT_FALSE(f.compare(p, ref, std::vector<std::uint8_t>(ref.size() - 4)).ok);
 }
 
-TEST(SemblanceCompare, BestLayoutRule) {
-  SemblanceFamily f;
-  const Solved solved;
-  const Problem& p = solved.p;
-  const std::int64_t n = solved.n, best = solved.best;
-  const std::vector<std::uint8_t>& ref = solved.ref;
+TEST_F(SemblanceCompare, BestLayoutRule) {
   auto best_layout = [&](std::int32_t idx, float sem, float stack) {
     std::vector<std::uint8_t> out(ref.size(), 0xA5);
     const std::int32_t tag = SEMB_TAG_BEST;

@@ -9,6 +9,8 @@
 #include <filesystem>
 #include <fstream>
 
+#include "common/test_names.hpp"
+#include "common/usage_error.hpp"
 #include "conv/conv_family.hpp"
 #include "pimg/errors.hpp"
 #include "pimg/registry.hpp"
@@ -105,12 +107,7 @@ const Registry& registry() {
 Space load(const std::string& text) { return load_space_text(text, "t.yaml", registry()); }
 
 std::string error_of(const std::string& text) {
-  try {
-    load(text);
-  } catch (const UsageError& e) {
-    return e.what();
-  }
-  return "no error";
+  return testcommon::usage_error_of([&] { load(text); }, "no error");
 }
 
 const std::string kHead = "family: conv\nproblems:\n  - sizes: [64]\nbackends: [host, opencl, openmp]\n";
@@ -535,12 +532,6 @@ std::vector<std::string> bad_files() {
   return out;
 }
 
-INSTANTIATE_TEST_SUITE_P(Corpus, BadSpace, ::testing::ValuesIn(bad_files()),
-                         [](const ::testing::TestParamInfo<std::string>& info) {
-                           std::string name = fs::path(info.param).stem().string();
-                           for (char& c : name)
-                             if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
-                           return name;
-                         });
+INSTANTIATE_TEST_SUITE_P(Corpus, BadSpace, ::testing::ValuesIn(bad_files()), testcommon::stem_name);
 
 TEST(BadSpaceCorpus, IsLargeEnough) { EXPECT_GE(bad_files().size(), 25u); }

@@ -729,19 +729,31 @@ TEST(Store, ViewsForPeopleAndConfirmationRows) {
 
 // Rankings read the rows of each (family, device)'s current build (that of its latest run) only; the
 // rows of older builds come back marked with all_builds, and are counted either way.
-TEST(Store, RankingRowsKeepTheCurrentBuildAndMarkOlderOnes) {
+// One variant of one problem on one device, configuration x=1 saved by a run of build-a and x=2 by a
+// later run of build-b.
+struct TwoBuilds {
   TempDb db;
-  Store s(db.path.string());
+  Store s{db.path.string()};
   const std::int64_t dev = s.device_id(device());
   const std::int64_t prob = s.problem_id({"conv", 8, 8, 1, {}}, {64, "MPix/s", {128, 1}});
   const std::int64_t var = s.variant_id({"conv", "v", "opencl", "h1"});
   Config c1, c2;
-  c1.set("x", std::int64_t{1});
-  c2.set("x", std::int64_t{2});
-  const std::int64_t old_run = s.begin_run({"h", "t", "c", "cmd", "v", "build-a"});
-  s.save(old_run, dev, prob, var, c1, ok_result(1.0));
-  const std::int64_t new_run = s.begin_run({"h", "t", "c", "cmd", "v", "build-b"});
-  s.save(new_run, dev, prob, var, c2, ok_result(2.0));
+  std::int64_t old_run = 0, new_run = 0;
+
+  TwoBuilds(const EvalResult& older, const EvalResult& newer) {
+    c1.set("x", std::int64_t{1});
+    c2.set("x", std::int64_t{2});
+    old_run = s.begin_run({"h", "t", "c", "cmd", "v", "build-a"});
+    s.save(old_run, dev, prob, var, c1, older);
+    new_run = s.begin_run({"h", "t", "c", "cmd", "v", "build-b"});
+    s.save(new_run, dev, prob, var, c2, newer);
+  }
+};
+
+TEST(Store, RankingRowsKeepTheCurrentBuildAndMarkOlderOnes) {
+  TwoBuilds b(ok_result(1.0), ok_result(2.0));
+  Store& s = b.s;
+  const std::int64_t old_run = b.old_run, new_run = b.new_run;
   std::size_t older = 99;
   auto rows = s.ranking_rows({}, false, &older);
   ASSERT_EQ(rows.size(), 1u);
@@ -756,7 +768,7 @@ TEST(Store, RankingRowsKeepTheCurrentBuildAndMarkOlderOnes) {
   for (const ResultRow& r : rows) EXPECT_EQ(r.older_build, r.run_id == old_run);
   // A later run of the old build makes that build current again for this (family, device).
   const std::int64_t again = s.begin_run({"h", "t", "c", "cmd", "v", "build-a"});
-  s.save(again, dev, prob, var, c1, ok_result(1.5));
+  s.save(again, b.dev, b.prob, b.var, b.c1, ok_result(1.5));
   rows = s.ranking_rows({}, false, &older);
   ASSERT_EQ(rows.size(), 1u);
   EXPECT_EQ(rows[0].run_id, again);
@@ -766,20 +778,11 @@ TEST(Store, RankingRowsKeepTheCurrentBuildAndMarkOlderOnes) {
 // Whole-program (cold) rows follow the same rule as rankings, so best --json, the report and the T4 export
 // never show an older build's cold runs beside the current build's winners unless asked to.
 TEST(Store, StageRowsKeepTheCurrentBuildLikeRankings) {
-  TempDb db;
-  Store s(db.path.string());
-  const std::int64_t dev = s.device_id(device());
-  const std::int64_t prob = s.problem_id({"conv", 8, 8, 1, {}}, {64, "MPix/s", {128, 1}});
-  const std::int64_t var = s.variant_id({"conv", "v", "opencl", "h1"});
-  Config c1, c2;
-  c1.set("x", std::int64_t{1});
-  c2.set("x", std::int64_t{2});
   EvalResult cold = ok_result(1.0);
   cold.stage = "cold";
-  const std::int64_t old_run = s.begin_run({"h", "t", "c", "cmd", "v", "build-a"});
-  s.save(old_run, dev, prob, var, c1, cold);
-  const std::int64_t new_run = s.begin_run({"h", "t", "c", "cmd", "v", "build-b"});
-  s.save(new_run, dev, prob, var, c2, cold);
+  TwoBuilds b(cold, cold);
+  Store& s = b.s;
+  const std::int64_t old_run = b.old_run, new_run = b.new_run;
   auto rows = s.stage_rows("cold");
   ASSERT_EQ(rows.size(), 1u);
   EXPECT_EQ(rows[0].run_id, new_run);

@@ -5,6 +5,8 @@
 
 #include <filesystem>
 
+#include "common/builtin_variants.hpp"
+#include "common/usage_error.hpp"
 #include "pimg/errors.hpp"
 #include "pimg/registry.hpp"
 #include "pimg/space.hpp"
@@ -13,25 +15,23 @@ namespace pimg {
 namespace {
 
 TEST(TypedParameters, EveryBuiltinParameterDeclaresItsValuesAndItsDefaultIsOne) {
-  const Registry& reg = Registry::builtin();
   int checked = 0;
-  for (const Family* f : reg.families())
-    for (const Variant* v : reg.variants(f->name()))
-      for (const ParamDecl& d : v->parameters()) {
-        const std::string where = f->name() + "/" + v->name() + "." + d.name;
-        ++checked;
-        if (d.is_text) {
-          EXPECT_FALSE(d.choices.empty()) << where;
-          const auto* def = std::get_if<std::string>(&d.default_value);
-          ASSERT_NE(def, nullptr) << where;
-          EXPECT_NE(std::find(d.choices.begin(), d.choices.end(), *def), d.choices.end()) << where;
-          continue;
-        }
-        EXPECT_TRUE(!d.allowed.empty() || (d.min && d.max)) << where << " declares neither values nor a range";
-        const auto* def = std::get_if<std::int64_t>(&d.default_value);
+  for (const auto& [f, v] : testcommon::builtin_variants())
+    for (const ParamDecl& d : v->parameters()) {
+      const std::string where = f->name() + "/" + v->name() + "." + d.name;
+      ++checked;
+      if (d.is_text) {
+        EXPECT_FALSE(d.choices.empty()) << where;
+        const auto* def = std::get_if<std::string>(&d.default_value);
         ASSERT_NE(def, nullptr) << where;
-        EXPECT_EQ(param_value_error(d, *def), std::nullopt) << where;
+        EXPECT_NE(std::find(d.choices.begin(), d.choices.end(), *def), d.choices.end()) << where;
+        continue;
       }
+      EXPECT_TRUE(!d.allowed.empty() || (d.min && d.max)) << where << " declares neither values nor a range";
+      const auto* def = std::get_if<std::int64_t>(&d.default_value);
+      ASSERT_NE(def, nullptr) << where;
+      EXPECT_EQ(param_value_error(d, *def), std::nullopt) << where;
+    }
   EXPECT_GT(checked, 100);
 }
 
@@ -43,12 +43,7 @@ TEST(TypedParameters, ListingsShowWhatAParameterTakes) {
 }
 
 std::string load_error(const std::string& text) {
-  try {
-    load_space_text(text, "t.yaml", Registry::builtin());
-  } catch (const UsageError& e) {
-    return e.what();
-  }
-  return "no error";
+  return testcommon::usage_error_of([&] { load_space_text(text, "t.yaml", Registry::builtin()); }, "no error");
 }
 
 std::string space(const std::string& family, const std::string& backend, const std::string& variant,

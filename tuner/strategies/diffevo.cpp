@@ -7,28 +7,20 @@
 #include <unordered_map>
 #include <vector>
 
-#include "pimg/search_strategy.hpp"
 #include "pimg/strategies.hpp"
+#include "population.hpp"
 
 namespace pimg {
 namespace {
 
-class DifferentialEvolution final : public SearchStrategy {
+class DifferentialEvolution final : public PopulationStrategy {
  public:
   DifferentialEvolution(const SearchSpace& s, const OptionValues& o, std::uint64_t seed)
-      : SearchStrategy(s, o, seed),
-        popsize_(std::stoull(o.at("popsize"))),
-        f_(std::stod(o.at("f"))),
-        cr_(std::stod(o.at("cr"))) {}
+      : PopulationStrategy(s, o, seed), f_(std::stod(o.at("f"))), cr_(std::stod(o.at("cr"))) {}
 
  private:
-  struct Member {
-    PointId point;
-    double cost;
-  };
-
   std::optional<PointId> propose() override {
-    if (pop_.size() < popsize_) return std::nullopt;  // the first population is random
+    if (filling()) return std::nullopt;  // the first population is random
     const std::size_t t = target_++ % pop_.size();
     std::size_t a, b, c;
     do a = rng_.below(pop_.size());
@@ -57,19 +49,14 @@ class DifferentialEvolution final : public SearchStrategy {
   }
 
   void learn(PointId p, double cost) override {
-    if (pop_.size() < popsize_) {
-      pop_.push_back({p, cost});
-      return;
-    }
+    if (fill(p, cost)) return;
     auto it = trials_.find(p);
     if (it == trials_.end()) return;  // a random fill-in, not a trial
     if (cost <= pop_[it->second].cost) pop_[it->second] = {p, cost};
     trials_.erase(it);
   }
 
-  std::size_t popsize_;
   double f_, cr_;
-  std::vector<Member> pop_;
   std::size_t target_ = 0;
   std::unordered_map<PointId, std::size_t> trials_;
 };

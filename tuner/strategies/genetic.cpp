@@ -5,28 +5,22 @@
 #include <algorithm>
 #include <vector>
 
-#include "pimg/search_strategy.hpp"
 #include "pimg/strategies.hpp"
+#include "population.hpp"
 
 namespace pimg {
 namespace {
 
-class Genetic final : public SearchStrategy {
+class Genetic final : public PopulationStrategy {
  public:
   Genetic(const SearchSpace& s, const OptionValues& o, std::uint64_t seed)
-      : SearchStrategy(s, o, seed),
-        popsize_(std::stoull(o.at("popsize"))),
+      : PopulationStrategy(s, o, seed),
         crossover_(std::stod(o.at("crossover"))),
         mutation_(std::stod(o.at("mutation"))) {}
 
  private:
-  struct Member {
-    PointId point;
-    double cost;
-  };
-
   std::optional<PointId> propose() override {
-    if (pop_.size() < popsize_) return std::nullopt;  // the first generation is random
+    if (filling()) return std::nullopt;  // the first generation is random
     const Member& a = tournament();
     const Member& b = tournament();
     auto pa = space_.point(a.point), pb = space_.point(b.point);
@@ -48,10 +42,7 @@ class Genetic final : public SearchStrategy {
   }
 
   void learn(PointId p, double cost) override {
-    if (pop_.size() < popsize_) {
-      pop_.push_back({p, cost});
-      return;
-    }
+    if (fill(p, cost)) return;
     auto worst = std::max_element(pop_.begin(), pop_.end(),
                                   [](const Member& x, const Member& y) { return x.cost < y.cost; });
     if (cost < worst->cost) *worst = {p, cost};
@@ -63,9 +54,7 @@ class Genetic final : public SearchStrategy {
     return x.cost <= y.cost ? x : y;
   }
 
-  std::size_t popsize_;
   double crossover_, mutation_;
-  std::vector<Member> pop_;
 };
 
 }  // namespace

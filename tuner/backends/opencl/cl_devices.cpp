@@ -90,20 +90,22 @@ std::string trim_nul(std::string s) {
 
 namespace {
 
-std::string platform_string(cl_platform_id p, cl_platform_info what) {
+// A string property through a clGet*Info query (`call` its name): its size first, then its bytes.
+template <class Query, class Handle>
+std::string info_string(Query query, const char* call, Handle h, cl_uint what) {
   std::size_t n = 0;
-  check(clGetPlatformInfo(p, what, 0, nullptr, &n), "clGetPlatformInfo");
+  check(query(h, what, 0, nullptr, &n), call);
   std::string s(n, '\0');
-  check(clGetPlatformInfo(p, what, n, s.data(), nullptr), "clGetPlatformInfo");
+  check(query(h, what, n, s.data(), nullptr), call);
   return trim_nul(std::move(s));
 }
 
+std::string platform_string(cl_platform_id p, cl_platform_info what) {
+  return info_string(clGetPlatformInfo, "clGetPlatformInfo", p, what);
+}
+
 std::string device_string(cl_device_id d, cl_device_info what) {
-  std::size_t n = 0;
-  check(clGetDeviceInfo(d, what, 0, nullptr, &n), "clGetDeviceInfo");
-  std::string s(n, '\0');
-  check(clGetDeviceInfo(d, what, n, s.data(), nullptr), "clGetDeviceInfo");
-  return trim_nul(std::move(s));
+  return info_string(clGetDeviceInfo, "clGetDeviceInfo", d, what);
 }
 
 template <class T>
