@@ -36,6 +36,11 @@ profile conv-sharpen3 conv '{filter: sharpen3, channels: 1, border: replicate, s
 profile conv-gaussian5 conv '{filter: gaussian5, channels: 3, layout: interleaved, border: replicate, sizes: [8192]}' \
   'cuda_vec: {block_x: [32], block_y: [4], vec: [4], rows: [8], shfl: [0], simd: [0], separable: [0], packed: [0]}' \
   conv_cuda_vec
+# The best gaussian5 known on the H200 (spaces/repro/conv.yaml, spaces/conv-gpu-separable.yaml's knobs): a row pass
+# then a column pass on packed 16-bit lanes (bench/results/2026-11-30-h200-gpu-tests, 0.2077 ms).
+profile conv-gaussian5-separable conv '{filter: gaussian5, channels: 3, layout: interleaved, border: replicate, sizes: [8192]}' \
+  'cuda_vec: {block_x: [32], block_y: [4], vec: [8], rows: [8], shfl: [0], simd: [0], separable: [1], packed: [1]}' \
+  conv_cuda_vec
 profile hist-shared hist '{channels: 1, sizes: [8192], dist: uniform}' \
   'cuda_shared: {block: [1024], copies: [32], groups: [264], items: [2], layout: [interleaved], onepass: [0], vec: [16]}' \
   '^hist_shared$'
