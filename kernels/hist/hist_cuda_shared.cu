@@ -20,8 +20,9 @@
  * BULK > 0 (sm_90, VEC 16, ONEPASS 1): the input's 16-byte body goes through a ring of STAGES chunks of BULK bytes
  * in dynamic shared memory, copied by Hopper's bulk-copy engine (cp.async.bulk): thread 0 issues a chunk's copy,
  * every thread waits on its stage's mbarrier and counts its part of the chunk from shared memory, and the stage is
- * copied into again once every thread has counted it. The bytes in flight then hold no thread's registers (the
- * registers bound them above: prefetching gained nothing). Chunks are dealt to blocks a grid apart. */
+ * copied into again once every thread has counted it, so the bytes in flight hold no thread's registers. Chunks are
+ * dealt to blocks a grid apart. On the H200 neither knob is faster than PREFETCH 0 (tied, and 3% slower): the
+ * counting, one shared-memory atomic a sample, is the limit there, not the loads (2026-11-30-h200-profiles). */
 #include "hist/hist_cuda_common.cuh"
 
 #ifndef ONEPASS
