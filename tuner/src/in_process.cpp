@@ -12,19 +12,12 @@
 #include <optional>
 #include <stdexcept>
 
+#include "pimg/asan.hpp"
 #include "pimg/errors.hpp"
 #include "pimg/evaluator.hpp"
 #include "pimg/isolation.hpp"
 #include "pimg/registry.hpp"
 #include "wire.hpp"
-
-#if defined(__SANITIZE_ADDRESS__)
-#define PIMG_ASAN 1
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-#define PIMG_ASAN 1
-#endif
-#endif
 
 namespace pimg {
 namespace {
@@ -82,7 +75,7 @@ class InProcess final : public DeviceSession {
 // allocates without bound fails inside the worker instead of driving the machine to the OOM killer. GPU
 // drivers reserve large address ranges, and AddressSanitizer its shadow, so they go without.
 void limit_memory(const DeviceInfo& device) {
-#ifndef PIMG_ASAN
+#if !PIMG_ASAN
   if (!device.caps.host_cores || device.caps.distributed) return;
   const long pages = ::sysconf(_SC_PHYS_PAGES), page = ::sysconf(_SC_PAGESIZE);
   if (pages <= 0 || page <= 0) return;

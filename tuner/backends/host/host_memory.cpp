@@ -1,17 +1,21 @@
 // Host buffers and host device information.
 #include "host_memory.hpp"
 
+#include "pimg/asan.hpp"
 #include "pimg/cache_flush.hpp"
 
 #include <fmt/format.h>
+#include <sys/mman.h>
 #include <sys/utsname.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <chrono>
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
+#include <new>
 #include <stdexcept>
 
 namespace pimg {
@@ -69,6 +73,45 @@ double call_host_kernel(HostKernelFn fn, const LaunchPlan& plan, const std::map<
   auto t1 = std::chrono::steady_clock::now();
   return std::chrono::duration<double, std::milli>(t1 - t0).count();
 }
+
+namespace {
+constexpr std::size_t kHugePage = std::size_t{2} << 20;
+constexpr std::size_t kSlotStagger = 17 * 64;
+[[maybe_unused]] std::size_t round_up(std::size_t n, std::size_t to) { return (n + to - 1) / to * to; }
+}  // namespace
+
+#if PIMG_ASAN
+// Under AddressSanitizer the buffer comes from the (aligned) heap at the same offset, so that a host function
+// writing past its end is reported there; nothing is timed in that build.
+HostBuffer_::HostBuffer_(std::size_t bytes, int slot) : slot_(slot) {
+  const std::size_t offset = static_cast<std::size_t>(slot) * kSlotStagger % 4096;
+  mapped_ = offset + std::max<std::size_t>(bytes, 1);
+  mapping_ = ::operator new(mapped_, std::align_val_t{kHugePage});
+  std::memset(mapping_, 0, mapped_);
+  data = std::span<std::uint8_t>(static_cast<std::uint8_t*>(mapping_) + offset, bytes);
+}
+
+HostBuffer_::~HostBuffer_() { ::operator delete(mapping_, std::align_val_t{kHugePage}); }
+#else
+HostBuffer_::HostBuffer_(std::size_t bytes, int slot) : slot_(slot) {
+  const std::size_t offset = static_cast<std::size_t>(slot) * kSlotStagger % 4096;
+  const std::size_t span = round_up(offset + std::max<std::size_t>(bytes, 1), kHugePage);
+  mapped_ = span + kHugePage;  // room to align the start to 2 MiB
+  mapping_ = ::mmap(nullptr, mapped_, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if (mapping_ == MAP_FAILED) {
+    mapping_ = nullptr;
+    throw std::bad_alloc();
+  }
+  auto* start = reinterpret_cast<std::uint8_t*>(round_up(reinterpret_cast<std::uintptr_t>(mapping_), kHugePage));
+  // Advice only: without transparent huge pages (or with them off) the buffer is ordinary pages, still aligned.
+  (void)::madvise(start, span, MADV_HUGEPAGE);
+  data = std::span<std::uint8_t>(start + offset, bytes);
+}
+
+HostBuffer_::~HostBuffer_() {
+  if (mapping_ != nullptr) ::munmap(mapping_, mapped_);
+}
+#endif
 
 std::shared_ptr<DeviceBuffer> host_alloc(std::size_t bytes) { return std::make_shared<HostBuffer_>(bytes); }
 
@@ -160,6 +203,15 @@ void HostTiming::track(const std::shared_ptr<HostBuffer_>& buffer) {
   live_.push_back(buffer);
 }
 
+int HostTiming::free_slot() {
+  std::vector<int> taken;
+  for (const auto& weak : live_)
+    if (const auto b = weak.lock()) taken.push_back(b->slot());
+  int slot = 0;
+  while (std::find(taken.begin(), taken.end(), slot) != taken.end()) ++slot;
+  return slot;
+}
+
 void HostTiming::begin(const TimingMethod& method) {
   if (!method.cold) return;
   if (!can_flush_cache_lines()) return sweep();
@@ -184,7 +236,7 @@ std::string HostTiming::name(const TimingMethod& method, bool region) {
 }
 
 std::shared_ptr<DeviceBuffer> HostClockDevice::alloc(std::size_t bytes) {
-  auto b = std::make_shared<HostBuffer_>(bytes);
+  auto b = std::make_shared<HostBuffer_>(bytes, timing_.free_slot());
   timing_.track(b);
   return b;
 }

@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <memory>
 #include <map>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -11,11 +12,26 @@
 
 namespace pimg {
 
+// A host buffer placed the same way in every process (docs/measurement.md, "Where host buffers lie"): its own
+// mapping, aligned to 2 MiB and backed by transparent huge pages where the kernel grants them (one physically
+// contiguous page, so which cache sets it uses does not depend on which pages the process drew), its bytes starting
+// at `slot` x 1,088 bytes (17 cache lines) modulo 4 KiB into it, so a run's buffers never share their low 12 address
+// bits (4K aliasing between a run's loads and stores). Slots are given by the device, lowest free first, so a
+// configuration's buffers get the same offsets in every process and every session. Zero-filled, like a vector.
 class HostBuffer_ final : public DeviceBuffer {
  public:
-  explicit HostBuffer_(std::size_t bytes) : data(bytes) {}
+  explicit HostBuffer_(std::size_t bytes, int slot = 0);
+  ~HostBuffer_() override;
+  HostBuffer_(const HostBuffer_&) = delete;
+  HostBuffer_& operator=(const HostBuffer_&) = delete;
   std::size_t size() const override { return data.size(); }
-  std::vector<std::uint8_t> data;
+  int slot() const { return slot_; }
+  std::span<std::uint8_t> data;
+
+ private:
+  void* mapping_ = nullptr;
+  std::size_t mapped_ = 0;
+  int slot_ = 0;
 };
 
 // The machine's CPU: model name, logical cores, memory; limits max_threads and compute_units.
@@ -45,6 +61,7 @@ std::size_t last_level_cache_bytes();
 class HostTiming {
  public:
   void track(const std::shared_ptr<HostBuffer_>& buffer);  // a buffer the device allocated
+  int free_slot();  // the lowest placement slot no live buffer holds
   void begin(const TimingMethod& method);
   static std::string name(const TimingMethod& method, bool region);
 
