@@ -52,7 +52,7 @@ std::vector<ParamDecl> cuda_params(bool with_ldg);
 // texture object, no ldg knob). Throws PlanError.
 LaunchPlan cuda_plan(const Problem& p, const Workload& w, const Config& c, const DeviceInfo& d, bool texture);
 
-// The plan of the native call npp_rotate (tuner/backends/cuda/native/npp_rotate.cpp) for samples of `depth`
+// The plan of the native call npp_rotate (the CUDA backend's native/npp_rotate.cpp) for samples of `depth`
 // bytes (1: the family's images; 2: the probe's 16-bit index images): args in, out, width, height, planes,
 // samples per pixel, interp, fill, depth, then the angle, shift x and shift y (npp_shift) as reals, then
 // fill_timed (1: the nppiSet of the fill inside the timed region; 0: just before it).
