@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "common/portable_target.hpp"
 #include "pimg/registry.hpp"
 #include "pimg/variant.hpp"
 #include "rotate_family.hpp"
@@ -68,8 +69,10 @@ std::unique_ptr<Variant> make_omp_tiles();
 std::unique_ptr<Variant> make_cuda_direct();
 std::unique_ptr<Variant> make_cuda_texture();
 std::unique_ptr<Variant> make_npp_rotate();
-std::unique_ptr<Variant> make_cl_scatter();
-std::unique_ptr<Variant> make_cuda_scatter();
+std::unique_ptr<Variant> make_gpu_scatter(const pix::PortableTarget& gpu);
 std::unique_ptr<Variant> make_omp_scatter();
+// The scatter variants' shared checks: PlanError unless nearest; the scratch of source numbers per pixel.
+void check_nearest(const RotateSpec& s, const std::string& variant);
+ScratchBuffer owner_buffer(const RotateSpec& s);
 
 }  // namespace pimg::rotate
