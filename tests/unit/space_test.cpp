@@ -17,7 +17,7 @@
 #include "pimg/strategies.hpp"
 
 namespace pimg::conv {
-void register_serial(Registry& reg);  // variants/conv/serial.cpp
+void register_serial(Registry& reg);  // variants/conv/host/serial.cpp
 }
 
 using namespace pimg;

@@ -27,12 +27,19 @@
 
 namespace pimg {
 
+// The backends that compile the portable GPU kernels (variants/common/portable_target.hpp), built or not:
+// bgr2rgba, flip, maxpool and rotate register each portable formulation once per target (cl_tree, cuda_tree).
+static const pix::PortableTargets& portable_gpus() {
+  static const pix::PortableTargets gpus = {{"opencl", "cl", ".cl"}, {"cuda", "cuda", ".cu"}};
+  return gpus;
+}
+
 static void fill(Registry& r) {
   conv::register_conv(r);
-  rotate::register_rotate(r);
-  bgr2rgba::register_bgr2rgba(r);
-  flip::register_flip(r);
-  maxpool::register_maxpool(r);
+  rotate::register_rotate(r, portable_gpus());
+  bgr2rgba::register_bgr2rgba(r, portable_gpus());
+  flip::register_flip(r, portable_gpus());
+  maxpool::register_maxpool(r, portable_gpus());
   semblance::register_semblance(r);
   hist::register_hist(r);
   histeq::register_histeq(r);

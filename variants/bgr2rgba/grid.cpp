@@ -5,14 +5,14 @@
 
 namespace pimg::bgr2rgba {
 
-void register_grid(Registry& reg) {
-  for (const std::string backend : {"opencl", "cuda"}) {
+void register_grid(Registry& reg, const pix::PortableTargets& gpus) {
+  for (const pix::PortableTarget& gpu : gpus) {
     std::vector<ParamDecl> params = pix::block_params(256, 1);
     params.push_back(int_choice("dims", 2, "1: a 1-D grid over width*height pixels; 2: a 2-D grid over x and y", {1, 2}));
     params.push_back(int_range("pixels", 1, "consecutive pixels per thread (1..16)", 1, 16));
     params.push_back(int_choice("temp", 0, "0: bytes copied one by one; 1: register temporary, one 32-bit store", {0, 1}));
     reg.add_variant(pix::make_variant(
-        {pix::gpu_name(backend, "grid"), "bgr2rgba", backend, gpu_source(backend),
+        {pix::gpu_name(gpu, "grid"), "bgr2rgba", gpu.backend, gpu_source(gpu),
          "seed 001's 1-D or 2-D grid, PIXELS pixels per thread, optional register temporary", params,
          [params](const Problem& p, const Workload& w, const Config& c, const DeviceInfo& d) {
            const int dims = pix::int_knob(c, params, "dims");

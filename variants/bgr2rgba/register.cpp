@@ -13,14 +13,14 @@ void finish_gpu_plan(LaunchPlan& plan, const Problem& p, int pixels, int temp, i
   plan.args = {KernelArg::buf("in"), KernelArg::buf("out"), KernelArg::integer(p.width), KernelArg::integer(p.height)};
 }
 
-void register_bgr2rgba(Registry& reg) {
+void register_bgr2rgba(Registry& reg, const pix::PortableTargets& gpus) {
   reg.add_family(std::make_unique<Bgr2RgbaFamily>());
   register_serial(reg);
   register_opencv(reg);
   register_omp(reg);
-  register_grid(reg);
-  register_staged(reg);
-  register_vec16(reg);
+  register_grid(reg, gpus);
+  register_staged(reg, gpus);
+  register_vec16(reg, gpus);
   register_npp(reg);
 }
 

@@ -5,13 +5,13 @@
 
 namespace pimg::bgr2rgba {
 
-void register_staged(Registry& reg) {
-  for (const std::string backend : {"opencl", "cuda"}) {
+void register_staged(Registry& reg, const pix::PortableTargets& gpus) {
+  for (const pix::PortableTarget& gpu : gpus) {
     std::vector<ParamDecl> params = pix::block_params(256, 1);
     params[1] = int_choice("block_y", 1, "the staged kernel is 1-D: block_y = 1", {1});
     params.push_back(int_range("pixels", 4, "pixels per thread; the block stages BLOCK_X*PIXELS pixels", 1, 16));
     reg.add_variant(pix::make_variant(
-        {pix::gpu_name(backend, "staged"), "bgr2rgba", backend, gpu_source(backend),
+        {pix::gpu_name(gpu, "staged"), "bgr2rgba", gpu.backend, gpu_source(gpu),
          "1-D grid, the block's input staged in local/shared memory, one barrier outside any branch", params,
          [params](const Problem& p, const Workload& w, const Config& c, const DeviceInfo& d) {
            const int pixels = pix::int_knob(c, params, "pixels");

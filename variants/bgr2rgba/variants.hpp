@@ -10,14 +10,12 @@ namespace pimg::bgr2rgba {
 void finish_gpu_plan(LaunchPlan& plan, const Problem& p, int pixels, int temp, int groups);
 
 // kernels/bgr2rgba/bgr2rgba.cu for CUDA, .cl for OpenCL.
-inline std::string gpu_source(const std::string& backend) {
-  return backend == "cuda" ? "bgr2rgba/bgr2rgba.cu" : "bgr2rgba/bgr2rgba.cl";
-}
+inline std::string gpu_source(const pix::PortableTarget& gpu) { return "bgr2rgba/bgr2rgba" + gpu.extension; }
 
 // Each registers its OpenCL and CUDA form (cl_<stem>, cuda_<stem>).
-void register_grid(Registry& reg);
-void register_staged(Registry& reg);
-void register_vec16(Registry& reg);
+void register_grid(Registry& reg, const pix::PortableTargets& gpus);
+void register_staged(Registry& reg, const pix::PortableTargets& gpus);
+void register_vec16(Registry& reg, const pix::PortableTargets& gpus);
 void register_omp(Registry& reg);
 void register_serial(Registry& reg);
 void register_opencv(Registry& reg);

@@ -6,8 +6,8 @@
 
 namespace pimg::bgr2rgba {
 
-void register_vec16(Registry& reg) {
-  for (const std::string backend : {"opencl", "cuda"}) {
+void register_vec16(Registry& reg, const pix::PortableTargets& gpus) {
+  for (const pix::PortableTarget& gpu : gpus) {
     std::vector<ParamDecl> params = pix::block_params(128, 1);
     params[1] = int_choice("block_y", 1, "the vec16 kernel is 1-D: block_y = 1", {1});
     params.push_back(int_range("groups", 1, "groups of 16 pixels per thread (1..8)", 1, 8));
@@ -16,7 +16,7 @@ void register_vec16(Registry& reg) {
                                 "staged in local memory, loaded and stored as contiguous spans",
                                 {0, 1}));
     reg.add_variant(pix::make_variant(
-        {pix::gpu_name(backend, "vec16"), "bgr2rgba", backend, gpu_source(backend),
+        {pix::gpu_name(gpu, "vec16"), "bgr2rgba", gpu.backend, gpu_source(gpu),
          "16-byte vector loads and stores, 16 pixels per group, GROUPS groups per thread", params,
          [params](const Problem& p, const Workload& w, const Config& c, const DeviceInfo& d) {
            const int groups = pix::int_knob(c, params, "groups");

@@ -298,8 +298,6 @@ LaunchPlan gpu_plan(const std::string& entry, const Workload& w, const Config& c
   return plan;
 }
 
-std::string gpu_name(const std::string& backend, const std::string& stem) {
-  return (backend == "cuda" ? "cuda_" : "cl_") + stem;
-}
+std::string gpu_name(const PortableTarget& gpu, const std::string& stem) { return gpu.prefix + "_" + stem; }
 
 }  // namespace pimg::pix

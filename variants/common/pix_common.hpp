@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "common/family_contract.hpp"
+#include "common/portable_target.hpp"
 #include "pimg/family.hpp"
 #include "pimg/variant.hpp"
 
@@ -140,7 +141,7 @@ std::vector<ParamDecl> block_params(int def_x, int def_y);
 // y extent exceeds max_grid_size_1.
 LaunchPlan gpu_plan(const std::string& entry, const Workload& w, const Config& c, const std::vector<ParamDecl>& decls,
                     const DeviceInfo& d, std::size_t items_x, std::size_t items_y);
-// The OpenCL and CUDA names of a formulation: "cl_" + stem and "cuda_" + stem.
-std::string gpu_name(const std::string& backend, const std::string& stem);
+// A portable formulation's name on one target: its prefix, '_', stem (cl_tree, cuda_tree).
+std::string gpu_name(const PortableTarget& gpu, const std::string& stem);
 
 }  // namespace pimg::pix

@@ -7,12 +7,12 @@
 
 namespace pimg::flip {
 
-void register_in_place(Registry& reg) {
-  for (const std::string backend : {"opencl", "cuda"}) {
+void register_in_place(Registry& reg, const pix::PortableTargets& gpus) {
+  for (const pix::PortableTarget& gpu : gpus) {
     std::vector<ParamDecl> params = pix::block_params(128, 2);
     params.push_back(int_choice("vec", 1, "0: byte swaps of pixel pairs; 1: 16-pixel groups as 16-byte vectors", {0, 1}));
     reg.add_variant(pix::make_variant(
-        {pix::gpu_name(backend, "flip_inplace"), "flip", backend, gpu_source(backend),
+        {pix::gpu_name(gpu, "flip_inplace"), "flip", gpu.backend, gpu_source(gpu),
          "in place: each block copies its rows into the output, a barrier, then swaps pixel pairs there (timed together)",
          params, [params](const Problem& p, const Workload& w, const Config& c, const DeviceInfo& d) {
            const int vec = pix::int_knob(c, params, "vec");

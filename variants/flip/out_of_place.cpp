@@ -6,11 +6,11 @@
 
 namespace pimg::flip {
 
-void register_out_of_place(Registry& reg) {
-  for (const std::string backend : {"opencl", "cuda"}) {
+void register_out_of_place(Registry& reg, const pix::PortableTargets& gpus) {
+  for (const pix::PortableTarget& gpu : gpus) {
     const std::vector<ParamDecl> params = gpu_params();
     reg.add_variant(pix::make_variant(
-        {pix::gpu_name(backend, "flip"), "flip", backend, gpu_source(backend),
+        {pix::gpu_name(gpu, "flip"), "flip", gpu.backend, gpu_source(gpu),
          "out of place, byte copies or 16-pixel groups as 16-byte vectors", params,
          [params](const Problem& p, const Workload& w, const Config& c, const DeviceInfo& d) {
            const GpuKnobs k = gpu_knobs(c, params);

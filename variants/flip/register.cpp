@@ -33,13 +33,13 @@ LaunchPlan gpu_flip_plan(const std::string& entry, const Problem& p, const Workl
   return plan;
 }
 
-void register_flip(Registry& reg) {
+void register_flip(Registry& reg, const pix::PortableTargets& gpus) {
   reg.add_family(std::make_unique<FlipFamily>());
   register_serial(reg);
   register_opencv(reg);
   register_omp(reg);
-  register_out_of_place(reg);
-  register_in_place(reg);
+  register_out_of_place(reg, gpus);
+  register_in_place(reg, gpus);
   register_npp(reg);
 }
 

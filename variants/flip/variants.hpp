@@ -5,9 +5,7 @@
 
 namespace pimg::flip {
 
-inline std::string gpu_source(const std::string& backend) {
-  return backend == "cuda" ? "flip/flip.cu" : "flip/flip.cl";
-}
+inline std::string gpu_source(const pix::PortableTarget& gpu) { return "flip/flip" + gpu.extension; }
 
 // The knobs of the GPU flips: block_x, block_y, vec (0: PIXELS pixels per thread, 1: GROUPS groups of
 // 16 pixels with 16-byte vectors), per_thread (PIXELS or GROUPS) and stage (with vec 1: the groups through
@@ -23,8 +21,8 @@ LaunchPlan gpu_flip_plan(const std::string& entry, const Problem& p, const Workl
                          const std::vector<ParamDecl>& decls, const DeviceInfo& d, std::size_t columns);
 
 // Each registers its OpenCL and CUDA form (cl_<stem>, cuda_<stem>), or its host variants.
-void register_out_of_place(Registry& reg);
-void register_in_place(Registry& reg);
+void register_out_of_place(Registry& reg, const pix::PortableTargets& gpus);
+void register_in_place(Registry& reg, const pix::PortableTargets& gpus);
 void register_omp(Registry& reg);
 void register_serial(Registry& reg);
 void register_opencv(Registry& reg);

@@ -6,11 +6,13 @@
 namespace pimg::histeq {
 
 void register_host_variants(Registry& reg);
+void register_omp_variants(Registry& reg);
 void register_gpu_variants(Registry& reg);
 
 void register_histeq(Registry& reg) {
   reg.add_family(std::make_unique<HisteqFamily>());
   register_host_variants(reg);
+  register_omp_variants(reg);
   register_gpu_variants(reg);
 }
 

@@ -4,12 +4,12 @@
 
 namespace pimg::maxpool {
 
-void register_direct(Registry& reg) {
-  for (const std::string backend : {"opencl", "cuda"}) {
+void register_direct(Registry& reg, const pix::PortableTargets& gpus) {
+  for (const pix::PortableTarget& gpu : gpus) {
     std::vector<ParamDecl> params = pix::block_params(64, 4);
     params.push_back(int_range("pixels", 1, "output pixels per thread along x (1..16)", 1, 16));
     reg.add_variant(pix::make_variant(
-        {pix::gpu_name(backend, "direct"), "maxpool", backend, gpu_source(backend),
+        {pix::gpu_name(gpu, "direct"), "maxpool", gpu.backend, gpu_source(gpu),
          "one thread per PIXELS output pixels, byte loads (the naive kernel)", params,
          [params](const Problem& p, const Workload& w, const Config& c, const DeviceInfo& d) {
            const int pixels = pix::int_knob(c, params, "pixels");

@@ -23,14 +23,14 @@ void two_by_two_only(const Problem& p, const std::string& variant) {
     throw PlanError(fmt::format("{} pools 2x2 windows only, not {}x{}", variant, window_of(p), window_of(p)));
 }
 
-void register_maxpool(Registry& reg) {
+void register_maxpool(Registry& reg, const pix::PortableTargets& gpus) {
   reg.add_family(std::make_unique<MaxpoolFamily>());
   register_serial(reg);
   register_omp(reg);
-  register_direct(reg);
-  register_vec16(reg);
-  register_tree(reg);
-  register_rgb(reg);
+  register_direct(reg, gpus);
+  register_vec16(reg, gpus);
+  register_tree(reg, gpus);
+  register_rgb(reg, gpus);
 }
 
 }  // namespace pimg::maxpool

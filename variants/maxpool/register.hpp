@@ -1,7 +1,9 @@
 // Registers the maxpool family, its variants and its host functions.
 #pragma once
+#include "common/portable_target.hpp"
 #include "pimg/registry.hpp"
 
 namespace pimg::maxpool {
-void register_maxpool(Registry& reg);
+// `gpus`: the targets of its portable GPU variants (common/portable_target.hpp).
+void register_maxpool(Registry& reg, const pix::PortableTargets& gpus);
 }

@@ -9,14 +9,14 @@
 
 namespace pimg::maxpool {
 
-void register_rgb(Registry& reg) {
-  for (const std::string backend : {"opencl", "cuda"}) {
+void register_rgb(Registry& reg, const pix::PortableTargets& gpus) {
+  for (const pix::PortableTarget& gpu : gpus) {
     std::vector<ParamDecl> params = pix::block_params(128, 2);
     params.push_back(int_range("units", 1, "units of 16 input pixels per thread per tile (1..4)", 1, 4));
     reg.add_variant(pix::make_variant(
-        {pix::gpu_name(backend, "rgb"), "maxpool", backend, gpu_source(backend),
+        {pix::gpu_name(gpu, "rgb"), "maxpool", gpu.backend, gpu_source(gpu),
          "3-channel interleaved: coalesced 16-byte loads staged in local memory, byte-permute repacking", params,
-         [params, name = pix::gpu_name(backend, "rgb")](const Problem& p, const Workload& w, const Config& c,
+         [params, name = pix::gpu_name(gpu, "rgb")](const Problem& p, const Workload& w, const Config& c,
                                                          const DeviceInfo& d) {
            if (pix::samples_of(p) != 3) throw PlanError("cl_rgb / cuda_rgb pool 3-channel interleaved images only");
            two_by_two_only(p, name);

@@ -8,11 +8,11 @@
 
 namespace pimg::maxpool {
 
-void register_tree(Registry& reg) {
-  for (const std::string backend : {"opencl", "cuda"}) {
+void register_tree(Registry& reg, const pix::PortableTargets& gpus) {
+  for (const pix::PortableTarget& gpu : gpus) {
     const std::vector<ParamDecl> params = pix::block_params(32, 8);
     reg.add_variant(pix::make_variant(
-        {pix::gpu_name(backend, "tree"), "maxpool", backend, gpu_source(backend),
+        {pix::gpu_name(gpu, "tree"), "maxpool", gpu.backend, gpu_source(gpu),
          "seed 003's tree reduction in local memory: horizontal pairs, barrier, vertical pair", params,
          [params](const Problem& p, const Workload& w, const Config& c, const DeviceInfo& d) {
            const int bx = pix::int_knob(c, params, "block_x"), by = pix::int_knob(c, params, "block_y");

@@ -6,19 +6,17 @@
 
 namespace pimg::maxpool {
 
-inline std::string gpu_source(const std::string& backend) {
-  return backend == "cuda" ? "maxpool/maxpool.cu" : "maxpool/maxpool.cl";
-}
+inline std::string gpu_source(const pix::PortableTarget& gpu) { return "maxpool/maxpool" + gpu.extension; }
 
 // in, out, width, height, out_width, out_height as the arguments; PIXELS and GROUPS as defines.
 void finish_plan(LaunchPlan& plan, const Problem& p, int pixels, int groups);
 // PlanError for a window other than 2x2: `variant` pools 2x2 windows only.
 void two_by_two_only(const Problem& p, const std::string& variant);
 
-void register_direct(Registry& reg);
-void register_vec16(Registry& reg);
-void register_tree(Registry& reg);
-void register_rgb(Registry& reg);
+void register_direct(Registry& reg, const pix::PortableTargets& gpus);
+void register_vec16(Registry& reg, const pix::PortableTargets& gpus);
+void register_tree(Registry& reg, const pix::PortableTargets& gpus);
+void register_rgb(Registry& reg, const pix::PortableTargets& gpus);
 void register_omp(Registry& reg);
 void register_serial(Registry& reg);
 

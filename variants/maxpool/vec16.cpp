@@ -5,14 +5,14 @@
 
 namespace pimg::maxpool {
 
-void register_vec16(Registry& reg) {
-  for (const std::string backend : {"opencl", "cuda"}) {
+void register_vec16(Registry& reg, const pix::PortableTargets& gpus) {
+  for (const pix::PortableTarget& gpu : gpus) {
     std::vector<ParamDecl> params = pix::block_params(64, 2);
     params.push_back(int_range("groups", 1, "groups of 16 output pixels per thread, strided by the block (1..8)", 1, 8));
     reg.add_variant(pix::make_variant(
-        {pix::gpu_name(backend, "vec16"), "maxpool", backend, gpu_source(backend),
+        {pix::gpu_name(gpu, "vec16"), "maxpool", gpu.backend, gpu_source(gpu),
          "16-byte vector loads and stores, packed byte-wise maxima, GROUPS x 16 output pixels per thread", params,
-         [params, name = pix::gpu_name(backend, "vec16")](const Problem& p, const Workload& w, const Config& c,
+         [params, name = pix::gpu_name(gpu, "vec16")](const Problem& p, const Workload& w, const Config& c,
                                                            const DeviceInfo& d) {
            two_by_two_only(p, name);
            const int groups = pix::int_knob(c, params, "groups");

@@ -5,7 +5,7 @@
 
 namespace pimg::rotate {
 
-void register_rotate(Registry& reg) {
+void register_rotate(Registry& reg, const pix::PortableTargets& gpus) {
   reg.add_family(std::make_unique<RotateFamily>());
   register_serial(reg);
   register_opencv(reg);
@@ -16,8 +16,7 @@ void register_rotate(Registry& reg) {
   reg.add_variant(make_cuda_direct());
   reg.add_variant(make_cuda_texture());
   reg.add_variant(make_npp_rotate());
-  reg.add_variant(make_cl_scatter());
-  reg.add_variant(make_cuda_scatter());
+  for (const pix::PortableTarget& gpu : gpus) reg.add_variant(make_gpu_scatter(gpu));
   reg.add_variant(make_omp_scatter());
 }
 

@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "common/portable_target.hpp"
 #include "pimg/registry.hpp"
 #include "pimg/variant.hpp"
 #include "rotate_family.hpp"
@@ -52,7 +53,7 @@ std::vector<ParamDecl> cuda_params(bool with_ldg);
 // texture object, no ldg knob). Throws PlanError.
 LaunchPlan cuda_plan(const Problem& p, const Workload& w, const Config& c, const DeviceInfo& d, bool texture);
 
-// The plan of the native call npp_rotate (tuner/backends/cuda/native/npp_rotate.cpp) for samples of `depth`
+// The plan of the native call npp_rotate (the CUDA backend's native/npp_rotate.cpp) for samples of `depth`
 // bytes (1: the family's images; 2: the probe's 16-bit index images): args in, out, width, height, planes,
 // samples per pixel, interp, fill, depth, then the angle, shift x and shift y (npp_shift) as reals, then
 // fill_timed (1: the nppiSet of the fill inside the timed region; 0: just before it).
@@ -68,8 +69,10 @@ std::unique_ptr<Variant> make_omp_tiles();
 std::unique_ptr<Variant> make_cuda_direct();
 std::unique_ptr<Variant> make_cuda_texture();
 std::unique_ptr<Variant> make_npp_rotate();
-std::unique_ptr<Variant> make_cl_scatter();
-std::unique_ptr<Variant> make_cuda_scatter();
+std::unique_ptr<Variant> make_gpu_scatter(const pix::PortableTarget& gpu);
 std::unique_ptr<Variant> make_omp_scatter();
+// The scatter variants' shared checks: PlanError unless nearest; the scratch of source numbers per pixel.
+void check_nearest(const RotateSpec& s, const std::string& variant);
+ScratchBuffer owner_buffer(const RotateSpec& s);
 
 }  // namespace pimg::rotate

@@ -1,14 +1,13 @@
-// cl_scatter, cuda_scatter, omp_scatter: seed 002's scatter rotation (kernels/rotate/rotate_scatter_gpu.h,
-// rotate_scatter_omp.cpp) beside the gather variants. Each source pixel is written to its rotated destination;
-// the variants are validated exactly against the rule "scatter" (rotate_rule.h, RotateFamily::reference):
-// holes take the fill value and a collision goes to the last source in raster order, which a parallel
-// kernel settles with an atomic maximum of source numbers in a scratch buffer. Nearest only.
+// cl_scatter, cuda_scatter (one per portable target; omp_scatter in the OpenMP plug-in): seed 002's scatter rotation
+// (kernels/rotate/rotate_scatter_gpu.h, rotate_scatter_omp.cpp) beside the gather variants. Each source pixel is
+// written to its rotated destination; the variants are validated exactly against the rule "scatter" (rotate_rule.h,
+// RotateFamily::reference): holes take the fill value and a collision goes to the last source in raster order, which a
+// parallel kernel settles with an atomic maximum of source numbers in a scratch buffer. Nearest only.
 #include <fmt/format.h>
 
-#include <algorithm>
 #include <array>
-#include <cctype>
 
+#include "common/pix_common.hpp"
 #include "rotate_common.hpp"
 
 extern "C" {
@@ -16,7 +15,6 @@ extern "C" {
 }
 
 namespace pimg::rotate {
-namespace {
 
 void check_nearest(const RotateSpec& s, const std::string& variant) {
   if (s.interp != PIMG_ROT_NEAREST)
@@ -27,15 +25,15 @@ ScratchBuffer owner_buffer(const RotateSpec& s) {
   return {"owner", static_cast<std::size_t>(s.width) * static_cast<std::size_t>(s.height) * sizeof(std::int32_t)};
 }
 
+namespace {
+
 class GpuScatter final : public Variant {
  public:
-  explicit GpuScatter(std::string backend) : backend_(std::move(backend)) {}
-  std::string name() const override { return backend_ == "cuda" ? "cuda_scatter" : "cl_scatter"; }
+  explicit GpuScatter(const pix::PortableTarget& gpu) : gpu_(gpu) {}
+  std::string name() const override { return pix::gpu_name(gpu_, "scatter"); }
   std::string family() const override { return "rotate"; }
-  std::string backend() const override { return backend_; }
-  std::string source() const override {
-    return backend_ == "cuda" ? "rotate/rotate_scatter.cu" : "rotate/rotate_scatter.cl";
-  }
+  std::string backend() const override { return gpu_.backend; }
+  std::string source() const override { return "rotate/rotate_scatter" + gpu_.extension; }
   std::string help() const override {
     return "seed 002's scatter: each source pixel written to its rotated destination (clear, atomic-max mark, "
            "copy), validated by the rule \"scatter\"";
@@ -87,50 +85,11 @@ class GpuScatter final : public Variant {
   }
 
  private:
-  std::string backend_;
-};
-
-class OmpScatter final : public Variant {
- public:
-  std::string name() const override { return "omp_scatter"; }
-  std::string family() const override { return "rotate"; }
-  std::string backend() const override { return "openmp"; }
-  std::string source() const override { return "rotate/rotate_scatter_omp.cpp"; }
-  std::string help() const override {
-    return "seed 002's scatter on OpenMP: clear, atomic-max mark and copy loops over rows in one parallel region, "
-           "validated by the rule \"scatter\"";
-  }
-  std::string validation_rule() const override { return "scatter"; }
-  std::vector<ParamDecl> parameters() const override {
-    std::vector<ParamDecl> decls = omp_params();
-    decls.pop_back();  // simd: the gather's
-    return decls;
-  }
-  LaunchPlan plan(const Problem& p, const Workload& w, const Config& c, const DeviceInfo&) const override {
-    const RotateSpec s = spec_of(p);
-    check_nearest(s, name());
-    const std::vector<ParamDecl> decls = parameters();
-    std::string schedule = text_value(c, decls, "schedule");
-    std::transform(schedule.begin(), schedule.end(), schedule.begin(), [](unsigned char ch) { return std::toupper(ch); });
-    LaunchPlan plan;
-    plan.entry = "rotate_scatter_omp";
-    for (const auto& [name, value] : w.defines) plan.defines.emplace_back(name, value);
-    plan.defines.emplace_back("SCHED", "PIMG_SCHED_" + schedule);
-    plan.defines.emplace_back("CHUNK", std::to_string(knob(c, decls, "chunk")));
-    plan.defines.emplace_back("THREADS", std::to_string(knob(c, decls, "threads")));
-    plan.dims = 2;
-    plan.global = {static_cast<std::size_t>(s.width), static_cast<std::size_t>(s.height), 1};
-    plan.args = {KernelArg::buf("in"), KernelArg::buf("out"), KernelArg::buf("owner"), KernelArg::integer(s.width),
-                 KernelArg::integer(s.height)};
-    plan.scratch = {owner_buffer(s)};
-    return plan;
-  }
+  pix::PortableTarget gpu_;
 };
 
 }  // namespace
 
-std::unique_ptr<Variant> make_cl_scatter() { return std::make_unique<GpuScatter>("opencl"); }
-std::unique_ptr<Variant> make_cuda_scatter() { return std::make_unique<GpuScatter>("cuda"); }
-std::unique_ptr<Variant> make_omp_scatter() { return std::make_unique<OmpScatter>(); }
+std::unique_ptr<Variant> make_gpu_scatter(const pix::PortableTarget& gpu) { return std::make_unique<GpuScatter>(gpu); }
 
 }  // namespace pimg::rotate

@@ -84,7 +84,7 @@ struct DeviceCaps {
 };
 
 struct DeviceInfo {
-  std::string backend;   // "opencl", "openmp", "host", "cuda"
+  std::string backend;   // the backend's registered name (its folder under tuner/backends/)
   int index = 0;         // position within the backend's device list
   std::string name;
   std::string vendor;

@@ -1,6 +1,6 @@
-// One device selector grammar for every command and the run-time API: an index ("0"), a backend
-// ("openmp"), backend:index ("openmp:0", what the progress bar prints), backend:name
-// ("cuda:NVIDIA H100") or a substring of the device name or platform, case-insensitive.
+// One device selector grammar for every command and the run-time API: an index ("0"), a backend's name,
+// backend:index (what the progress bar prints), backend:name (the backend's name, ':', "NVIDIA H100") or a
+// substring of the device name or platform, case-insensitive.
 #pragma once
 #include <optional>
 #include <string>
@@ -14,7 +14,7 @@ struct DeviceSelector {
   std::optional<int> index;            // "0" or "backend:0"
   std::string name;                    // substring of the name or platform ("" matches every device)
 
-  // `backends`: the names that count as a backend when the selector is one word (e.g. "openmp").
+  // `backends`: the names that count as a backend when the selector is one word (a backend's name).
   static DeviceSelector parse(const std::string& text, const std::vector<std::string>& backends);
   // `use_index`: false for stored devices, whose index is not stored (resolve backend:index with the
   // live devices first; an index alone then matches nothing).

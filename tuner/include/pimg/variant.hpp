@@ -62,7 +62,7 @@ class Variant {
   virtual ~Variant() = default;
   virtual std::string name() const = 0;     // unique within the family, e.g. "cl_tiled"
   virtual std::string family() const = 0;   // "conv"
-  virtual std::string backend() const = 0;  // "opencl", "openmp", "host"
+  virtual std::string backend() const = 0;  // the registered name of the backend that runs it
   virtual std::string source() const = 0;   // path under kernels/ (or a user's file); empty for a native call
   // The backend's native function this variant runs instead of a kernel (a library baseline, the serial
   // reference); nullopt for kernels.

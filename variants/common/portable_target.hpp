@@ -1,0 +1,17 @@
+// The backends that compile the portable GPU kernels (common/pix_portable.h: one kernel body in
+// kernels/<family>/<family>.cl and .cu): a family registers each portable formulation once per target, in the
+// table's order. The registry (tuner/app/registry_builtin.cpp) gives the table, so that no family names a backend.
+#pragma once
+#include <string>
+#include <vector>
+
+namespace pimg::pix {
+
+struct PortableTarget {
+  std::string backend;    // the backend's registered name
+  std::string prefix;     // the variant names' prefix: <prefix>_<stem>
+  std::string extension;  // the kernel source's extension: kernels/<family>/<family><extension>
+};
+using PortableTargets = std::vector<PortableTarget>;
+
+}  // namespace pimg::pix

@@ -1,0 +1,57 @@
+// cuda_direct: kernels/conv/conv_cuda.cu, every thread computes ITEMS_X x ITEMS_Y pixels straight from
+// global memory (wide=0), or ITEMS_X 16-byte vectors of output bytes with 16-byte loads and stores
+// (wide=1); knobs choose where the weights live, unrolling, multiply vs lookup table, launch bounds,
+// register limit and inlining. wide=0 runs a batch of images in one launch, the image in the grid's z, and
+// channel_z=1 puts the channel in the block's z (seed 003's launch).
+#include "conv/cuda_common.hpp"
+
+namespace pimg::conv {
+namespace {
+
+constexpr CudaKnobSet kDirectKnobs{true, true};
+
+class CudaDirect final : public Variant {
+ public:
+  std::string name() const override { return "cuda_direct"; }
+  std::string family() const override { return "conv"; }
+  std::string backend() const override { return "cuda"; }
+  std::string source() const override { return "conv/conv_cuda.cu"; }
+  std::string help() const override {
+    return "CUDA direct convolution from global memory, ITEMS_X x ITEMS_Y pixels (or 16-byte vectors) per thread";
+  }
+  std::vector<ParamDecl> parameters() const override {
+    std::vector<ParamDecl> out = cuda_knob_params(kDirectKnobs);
+    out.push_back(channel_z_param());
+    return out;
+  }
+
+  // args: in, weights, taps, lut, out, width, height, out_width, out_height
+  LaunchPlan plan(const Problem& p, const Workload& w, const Config& c, const DeviceInfo& d) const override {
+    const ConvSpec s = spec_of(p);
+    const CudaKnobs k = cuda_read_knobs(c, d);
+    const int channel_z = static_cast<int>(int_value(c, parameters(), "channel_z"));
+    if (channel_z && k.wide) throw PlanError("channel_z=1 needs wide=0 (a wide thread computes bytes of a row)");
+    if (k.filter_mem == 1)
+      cuda_check_constant_bytes(w.input("weights").bytes.size() + w.input("taps").bytes.size() +
+                                    (k.arith ? w.input("lut").bytes.size() : 0),
+                                d);
+    LaunchPlan plan;
+    plan.entry = k.wide ? "conv_cuda_wide" : "conv_cuda_direct";
+    cuda_add_defines(plan, w, k, kDirectKnobs);
+    add_define(plan, "CHANNEL_Z", std::to_string(channel_z));
+    if (k.wide)
+      cuda_set_wide_geometry(plan, s, k, d);
+    else
+      cuda_set_direct_geometry(plan, s, k, channel_z, d);
+    plan.args = {KernelArg::buf("in"), KernelArg::buf("weights"), KernelArg::buf("taps"), KernelArg::buf("lut"),
+                 KernelArg::buf("out")};
+    add_scalar_args(plan, s);
+    return plan;
+  }
+};
+
+}  // namespace
+
+std::unique_ptr<Variant> make_cuda_direct() { return std::make_unique<CudaDirect>(); }
+
+}  // namespace pimg::conv
