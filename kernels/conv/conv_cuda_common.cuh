@@ -2,26 +2,9 @@
    centre, and the knobs as macros. FILTER_MEM 0 global / 1 __constant__ (compile-time data in constant
    memory) / 2 literal weights; UNROLL 1 full / 0 none; LAUNCH_BOUNDS N>0 __launch_bounds__(threads, N);
    INLINE 1 __forceinline__ / 0 __noinline__ per-pixel (wide: per-vector) helper. */
-#include "conv/conv_rule.h"
-
-/* Output (ox, oy) is centred on input (ox + CENTRE, oy + CENTRE). */
-#if PIMG_BORDER == PIMG_BORDER_VALID
-#define CENTRE PIMG_R
-#else
-#define CENTRE 0
-#endif
+#include "conv/conv_layout.h"
 
 #define TAPS (PIMG_K * PIMG_K)
-
-/* A row holds BPP bytes per pixel: interleaved rows carry all channels, planar rows one plane's, PLANES
-   planes stacked. */
-#if PIMG_PLANAR
-#define BPP 1
-#define PLANES PIMG_CHANNELS
-#else
-#define BPP PIMG_CHANNELS
-#define PLANES 1
-#endif
 
 #if UNROLL
 #define TAP_LOOP _Pragma("unroll")

@@ -6,12 +6,7 @@
 
 /* Channel c of input pixel (x, y); out-of-range coordinates follow the border rule. */
 static __device__ __forceinline__ int tex_px(unsigned long long in, int x, int y, int c, int width, int height) {
-#if PIMG_BORDER == PIMG_BORDER_ZERO
-  if (x < 0 || y < 0 || x >= width || y >= height) return 0;
-#elif PIMG_BORDER == PIMG_BORDER_REPLICATE
-  x = pimg_clamp_int(x, 0, width - 1);
-  y = pimg_clamp_int(y, 0, height - 1);
-#endif
+  CONV_BORDER_XY(x, y, width, height);
 #if PIMG_PLANAR
   const int tx = x, ty = c * height + y;
 #else

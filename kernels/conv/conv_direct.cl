@@ -3,35 +3,11 @@
    Knobs: FILTER_MEM 0 global / 1 constant / 2 literal weights, UNROLL 0/1, ARITH 0 multiply / 1 table,
    CHANNEL_Z 1: the work-group's z is the channel, one per item (seed 003's block z = channel). A batch of
    images is one launch: work-group z index = image (seed 003's grid z), the images one after another. */
-#include "conv/conv_rule.h"
-
-#if FILTER_MEM == 1
-#define FILTER_SPACE __constant
-#else
-#define FILTER_SPACE __global
-#endif
-
-#if UNROLL
-#define TAP_LOOP _Pragma("unroll")
-#else
-#define TAP_LOOP
-#endif
-
-/* Output (ox, oy) is centred on input (ox + CENTRE, oy + CENTRE). */
-#if PIMG_BORDER == PIMG_BORDER_VALID
-#define CENTRE PIMG_R
-#else
-#define CENTRE 0
-#endif
+#include "conv/conv_cl.h"
 
 /* Channel c of input pixel (x, y); out-of-range coordinates follow the border rule. */
 static inline int load_px(__global const uchar* in, int x, int y, int c, int width, int height) {
-#if PIMG_BORDER == PIMG_BORDER_ZERO
-  if (x < 0 || y < 0 || x >= width || y >= height) return 0;
-#elif PIMG_BORDER == PIMG_BORDER_REPLICATE
-  x = pimg_clamp_int(x, 0, width - 1);
-  y = pimg_clamp_int(y, 0, height - 1);
-#endif
+  CONV_BORDER_XY(x, y, width, height);
   return in[pimg_pixel_index(x, y, c, width, height, PIMG_CHANNELS, PIMG_PLANAR)];
 }
 

@@ -1,37 +1,13 @@
 /* Direct KxK convolution reading the input through the texture path: "in" is an image2d_t of 1-byte
    texels holding the same bytes as the buffer (row pitch width*channels interleaved, planes stacked
    vertically when planar). Coordinates follow the border rule explicitly; ITEMS/FILTER_MEM/UNROLL as direct. */
-#include "conv/conv_rule.h"
-
-#if FILTER_MEM == 1
-#define FILTER_SPACE __constant
-#else
-#define FILTER_SPACE __global
-#endif
-
-#if UNROLL
-#define TAP_LOOP _Pragma("unroll")
-#else
-#define TAP_LOOP
-#endif
-
-/* Output (ox, oy) is centred on input (ox + CENTRE, oy + CENTRE). */
-#if PIMG_BORDER == PIMG_BORDER_VALID
-#define CENTRE PIMG_R
-#else
-#define CENTRE 0
-#endif
+#include "conv/conv_cl.h"
 
 __constant sampler_t kSampler = CLK_NORMALIZED_COORDS_FALSE | CLK_ADDRESS_CLAMP_TO_EDGE | CLK_FILTER_NEAREST;
 
 /* Channel c of input pixel (x, y); out-of-range coordinates follow the border rule. */
 static inline int load_px(read_only image2d_t in, int x, int y, int c, int width, int height) {
-#if PIMG_BORDER == PIMG_BORDER_ZERO
-  if (x < 0 || y < 0 || x >= width || y >= height) return 0;
-#elif PIMG_BORDER == PIMG_BORDER_REPLICATE
-  x = pimg_clamp_int(x, 0, width - 1);
-  y = pimg_clamp_int(y, 0, height - 1);
-#endif
+  CONV_BORDER_XY(x, y, width, height);
 #if PIMG_PLANAR
   const int2 texel = (int2)(x, c * height + y);
 #else

@@ -8,7 +8,7 @@
 
 /* Included outside the branches: kernel_sources.cpp expands each embedded header once, where it first
    appears, so a header both branches need must not first appear inside one of them. */
-#include "conv/conv_rule.h"
+#include "conv/conv_layout.h" /* the rule, CENTRE, BPP, PLANES */
 
 #ifdef __OPENCL_VERSION__
 #if !defined(__ENDIAN_LITTLE__)
@@ -16,23 +16,6 @@
 #endif
 #if defined(SHFL) && SHFL
 #error "SHFL (warp shuffles) is CUDA's"
-#endif
-
-/* Output (ox, oy) is centred on input (ox + CENTRE, oy + CENTRE). */
-#if PIMG_BORDER == PIMG_BORDER_VALID
-#define CENTRE PIMG_R
-#else
-#define CENTRE 0
-#endif
-
-/* A row holds BPP bytes per pixel: interleaved rows carry all channels, planar rows one plane's, PLANES
-   planes stacked. */
-#if PIMG_PLANAR
-#define BPP 1
-#define PLANES PIMG_CHANNELS
-#else
-#define BPP PIMG_CHANNELS
-#define PLANES 1
 #endif
 
 #define CONV_FN static inline
@@ -43,7 +26,7 @@
 #define CONV_UINT2(a, b) ((uint2)((a), (b)))
 #define CONV_UINT4(a, b, c, d) ((uint4)((a), (b), (c), (d)))
 #else
-#include "conv/conv_cuda_common.cuh" /* the rule, CENTRE, BPP, PLANES, PIMG_BOUNDS */
+#include "conv/conv_cuda_common.cuh" /* PIMG_BOUNDS */
 
 #define CONV_FN static __device__ __forceinline__
 #define CONV_NOINLINE static __device__ __noinline__

@@ -1,26 +1,7 @@
 /* Tiled KxK convolution: the work-group loads its input tile (block plus a halo of R, per channel)
    into __local memory once, applying the border rule while loading, then every item computes
    ITEMS_X x ITEMS_Y pixels (strided by the block) from the tile. Local size must be (BLOCK_X, BLOCK_Y). */
-#include "conv/conv_rule.h"
-
-#if FILTER_MEM == 1
-#define FILTER_SPACE __constant
-#else
-#define FILTER_SPACE __global
-#endif
-
-#if UNROLL
-#define TAP_LOOP _Pragma("unroll")
-#else
-#define TAP_LOOP
-#endif
-
-/* Output (ox, oy) is centred on input (ox + CENTRE, oy + CENTRE). */
-#if PIMG_BORDER == PIMG_BORDER_VALID
-#define CENTRE PIMG_R
-#else
-#define CENTRE 0
-#endif
+#include "conv/conv_cl.h"
 
 #define TILE_W (BLOCK_X * ITEMS_X + 2 * PIMG_R)
 #define TILE_H (BLOCK_Y * ITEMS_Y + 2 * PIMG_R)

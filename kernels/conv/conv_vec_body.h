@@ -234,12 +234,7 @@ CONV_FN void rows_fast(PIX_GLOBAL const uchar* PIX_RESTRICT in_plane, PIX_GLOBAL
 
 /* Byte c of input pixel (x, y) of one plane with the border rule (valid: only reached inside the image). */
 CONV_FN int load_checked(PIX_GLOBAL const uchar* PIX_RESTRICT in_plane, int x, int y, int c, int width, int height) {
-#if PIMG_BORDER == PIMG_BORDER_ZERO
-  if (x < 0 || y < 0 || x >= width || y >= height) return 0;
-#elif PIMG_BORDER == PIMG_BORDER_REPLICATE
-  x = pimg_clamp_int(x, 0, width - 1);
-  y = pimg_clamp_int(y, 0, height - 1);
-#endif
+  CONV_BORDER_XY(x, y, width, height);
   return CONV_LDG(in_plane + ((long)y * width + x) * BPP + c);
 }
 

@@ -106,14 +106,7 @@ std::vector<const ResultRow*> sorted_rows(const std::vector<ResultRow>& rows) {
 }
 
 std::vector<RankedGroup> ranked_groups(const std::vector<ResultRow>& rows) {
-  struct GroupLess {
-    bool operator()(const std::pair<Problem, DeviceKey>& a, const std::pair<Problem, DeviceKey>& b) const {
-      if (problem_less(a.first, b.first)) return true;
-      if (problem_less(b.first, a.first)) return false;
-      return a.second < b.second;
-    }
-  };
-  std::map<std::pair<Problem, DeviceKey>, RankedGroup, GroupLess> groups;
+  std::map<std::pair<Problem, DeviceKey>, RankedGroup, ProblemDeviceLess> groups;
   for (const ResultRow* r : sorted_rows(rows)) {
     if (r->result.status != Status::ok) continue;
     RankedGroup& g = groups[{r->problem, device_key(r->device)}];

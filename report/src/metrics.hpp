@@ -9,6 +9,7 @@
 #include <set>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "pimg/decision.hpp"
@@ -57,6 +58,14 @@ Metrics metrics_of(const ResultRow& r, const BandwidthTable& bw);
 std::string unit_of(const ResultRow& r);  // cost.unit, "MPix/s" when none is stored
 
 // problem_less, ProblemLess, row_less and rank_less: pimg/decision.hpp.
+// The order of (problem, device) groups: by problem_less, then by device.
+struct ProblemDeviceLess {
+  bool operator()(const std::pair<Problem, DeviceKey>& a, const std::pair<Problem, DeviceKey>& b) const {
+    if (problem_less(a.first, b.first)) return true;
+    if (problem_less(b.first, a.first)) return false;
+    return a.second < b.second;
+  }
+};
 // A total order of rows (family, problem, device, variant, configuration, id): inputs in any
 // order give the same report.
 std::vector<const ResultRow*> sorted_rows(const std::vector<ResultRow>& rows);

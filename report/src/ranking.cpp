@@ -61,14 +61,7 @@ Ranking rank_group(const std::vector<const ResultRow*>& group, const std::vector
 }
 
 std::vector<Ranking> rank_all(const std::vector<ResultRow>& rows) {
-  struct KeyLess {
-    bool operator()(const std::pair<Problem, DeviceKey>& a, const std::pair<Problem, DeviceKey>& b) const {
-      if (problem_less(a.first, b.first)) return true;
-      if (problem_less(b.first, a.first)) return false;
-      return a.second < b.second;
-    }
-  };
-  std::map<std::pair<Problem, DeviceKey>, std::vector<const ResultRow*>, KeyLess> groups;
+  std::map<std::pair<Problem, DeviceKey>, std::vector<const ResultRow*>, ProblemDeviceLess> groups;
   std::map<Problem, std::vector<const ResultRow*>, ProblemLess> baselines;
   for (const ResultRow* r : sorted_rows(rows)) {
     groups[{r->problem, device_key(r->device)}].push_back(r);

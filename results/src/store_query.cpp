@@ -18,6 +18,20 @@ using store_impl::Stmt;
 
 namespace {
 
+// `sql` (its one parameter: an evaluation's id) for each row whose `filled` is still empty; `read` takes each of its
+// result rows into the row.
+template <class Member, class Read>
+void for_each_evaluation(sqlite3* db, const char* sql, std::vector<ResultRow>& rows, Member EvalResult::*filled,
+                         Read read) {
+  Stmt q(db, sql);
+  for (auto& r : rows) {
+    if (!(r.result.*filled).empty()) continue;
+    q.reset();
+    q.bind(1, r.id);
+    while (q.step()) read(r, q);
+  }
+}
+
 // The conditions of a RowFilter on evaluations `e` joined with devices `d` and problems `p`, and their values.
 std::string row_filter_sql(const RowFilter& f) {
   std::string sql;
@@ -159,13 +173,10 @@ std::vector<ResultRow> Store::stage_rows(const std::string& stage, const RowFilt
 }
 
 void Store::add_metrics(std::vector<ResultRow>& rows) const {
-  Stmt m(db_, "SELECT name, unit, seq, value FROM metrics WHERE evaluation_id=? ORDER BY name, seq");
-  for (auto& r : rows) {
-    if (!r.result.metrics.empty()) continue;
-    m.reset();
-    m.bind(1, r.id);
-    while (m.step()) r.result.metrics.push_back({m.text(0), m.text(1), static_cast<int>(m.i64(2)), m.real(3)});
-  }
+  const char* sql = "SELECT name, unit, seq, value FROM metrics WHERE evaluation_id=? ORDER BY name, seq";
+  for_each_evaluation(db_, sql, rows, &EvalResult::metrics, [](ResultRow& r, Stmt& m) {
+    r.result.metrics.push_back({m.text(0), m.text(1), static_cast<int>(m.i64(2)), m.real(3)});
+  });
 }
 
 std::optional<ResultRow> Store::find_ladder_step(std::int64_t device, std::int64_t problem, std::int64_t variant,
@@ -299,16 +310,11 @@ std::vector<ResultRow> Store::query_rows(const RowFilter& f, bool samples, const
 }
 
 void Store::add_samples(std::vector<ResultRow>& rows) const {
-  Stmt s(db_, "SELECT kernel_ms, wall_ms FROM samples WHERE evaluation_id=? ORDER BY seq");
-  for (auto& r : rows) {
-    if (!r.result.kernel_ms.empty()) continue;
-    s.reset();
-    s.bind(1, r.id);
-    while (s.step()) {
-      r.result.kernel_ms.push_back(s.real(0));
-      r.result.wall_ms.push_back(s.real(1));
-    }
-  }
+  const char* sql = "SELECT kernel_ms, wall_ms FROM samples WHERE evaluation_id=? ORDER BY seq";
+  for_each_evaluation(db_, sql, rows, &EvalResult::kernel_ms, [](ResultRow& r, Stmt& s) {
+    r.result.kernel_ms.push_back(s.real(0));
+    r.result.wall_ms.push_back(s.real(1));
+  });
 }
 
 std::vector<BandwidthRow> Store::bandwidths() const { return query_bandwidths(true); }

@@ -13,8 +13,7 @@
 namespace fs = std::filesystem;
 
 TEST(BatchEndToEnd, EveryImageValidatedAndTimesPerImageReported) {
-  const fs::path dir = e2e::temp_dir("batch");
-  setenv("PIMG_CACHE_DIR", (dir / "cache").c_str(), 0);
+  const fs::path dir = e2e::temp_dir_with_cache("batch");
   const std::string db = (dir / "b.db").string(), report = (dir / "r.md").string();
   const e2e::Ran r = e2e::run("conv --space " + e2e::data("conv-batch.yaml") + " --db " + db + " --report " + report +
                               " </dev/null");

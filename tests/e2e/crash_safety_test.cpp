@@ -19,7 +19,7 @@ namespace {
 using Clock = std::chrono::steady_clock;
 
 using e2e::data;
-using e2e::temp_dir;
+using e2e::temp_dir_with_cache;
 
 // What a database holds, one line per stored evaluation, independent of ids and timings.
 std::vector<std::string> stored_set(const std::string& db) {
@@ -79,8 +79,7 @@ void expect_consistent(const std::string& db, const std::string& when) {
 }  // namespace
 
 TEST(CrashSafety, KillNineAtRandomMomentsThenResumeEqualsAnUninterruptedRun) {
-  const fs::path dir = temp_dir("kill-loop");
-  setenv("PIMG_CACHE_DIR", (dir / "cache").c_str(), 0);
+  const fs::path dir = temp_dir_with_cache("kill-loop");
   const std::string space = data("kill-loop.yaml");
   const std::string reference = (dir / "reference.db").string(), db = (dir / "killed.db").string();
   // The uninterrupted run, twice: the first fills the compile cache, the second times a run.
@@ -131,8 +130,7 @@ TEST(CrashSafety, KillNineAtRandomMomentsThenResumeEqualsAnUninterruptedRun) {
 // resume, ends as the signal ends a process, and leaves no worker behind; the resume command it printed finishes
 // the run.
 TEST(CrashSafety, CtrlCSaysHowToResumeAndKeepsWhatWasMeasured) {
-  const fs::path dir = temp_dir("ctrl-c");
-  setenv("PIMG_CACHE_DIR", (dir / "cache").c_str(), 0);
+  const fs::path dir = temp_dir_with_cache("ctrl-c");
   const std::string space = data("kill-loop.yaml"), db = (dir / "t.db").string(), log = (dir / "log.txt").string();
   pid_t pid = e2e::spawn({"conv", "--quiet", "--space", space, "--db", db}, log);
   ASSERT_GT(pid, 0);
@@ -166,8 +164,7 @@ TEST(CrashSafety, CtrlCSaysHowToResumeAndKeepsWhatWasMeasured) {
 }
 
 TEST(CrashSafety, TwoTunersOnOneDatabaseLoseNothing) {
-  const fs::path dir = temp_dir("two-tuners");
-  setenv("PIMG_CACHE_DIR", (dir / "cache").c_str(), 0);
+  const fs::path dir = temp_dir_with_cache("two-tuners");
   const std::string space = data("kill-loop.yaml");
   const std::string db = (dir / "shared.db").string();
   pid_t a = e2e::spawn({"conv", "--quiet", "--space", space, "--db", db, "--no-resume"}, (dir / "a.txt").string());

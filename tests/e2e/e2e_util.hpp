@@ -62,6 +62,14 @@ inline std::filesystem::path temp_dir(const std::string& name) {
   return d;
 }
 
+// temp_dir(name), where the pimg-tune runs keep their compile cache unless PIMG_CACHE_DIR is set already (the one
+// scripts/test.sh points at, shared by the test processes).
+inline std::filesystem::path temp_dir_with_cache(const std::string& name) {
+  std::filesystem::path d = temp_dir(name);
+  setenv("PIMG_CACHE_DIR", (d / "cache").c_str(), 0);
+  return d;
+}
+
 // The base of a suite whose tests share one temporary folder, made by SetUpTestSuite through make_dir and
 // removed after the suite. Suite is the derived class: each suite has a folder of its own.
 template <class Suite>

@@ -15,13 +15,12 @@ namespace fs = std::filesystem;
 namespace {
 
 using e2e::data;
-using e2e::temp_dir;
+using e2e::temp_dir_with_cache;
 
 }  // namespace
 
 TEST(Isolation, HangCrashAndMemoryHogAreStoredAndTheRunGoesOn) {
-  const fs::path dir = temp_dir("isolation");
-  setenv("PIMG_CACHE_DIR", (dir / "cache").c_str(), 0);
+  const fs::path dir = temp_dir_with_cache("isolation");
   const std::string db = (dir / "t.db").string();
   e2e::Ran r = e2e::run("conv --quiet --space " + data("selftests.yaml") + " --db " + db);
   ASSERT_EQ(r.code, 0) << r.out;
@@ -55,8 +54,7 @@ TEST(Isolation, HangCrashAndMemoryHogAreStoredAndTheRunGoesOn) {
 }
 
 TEST(Isolation, InProcessACrashingKernelEndsTheRun) {
-  const fs::path dir = temp_dir("in-process");
-  setenv("PIMG_CACHE_DIR", (dir / "cache").c_str(), 0);
+  const fs::path dir = temp_dir_with_cache("in-process");
   const std::string space = (dir / "crash.yaml").string();
   const std::string text =
       "family: conv\nproblems: [{filter: sharpen3, sizes: [16x16]}]\nbackends: [openmp]\n"

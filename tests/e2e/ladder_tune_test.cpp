@@ -12,8 +12,7 @@
 namespace fs = std::filesystem;
 
 TEST(LadderEndToEnd, StepsAreMeasuredStoredAndReported) {
-  const fs::path dir = e2e::temp_dir("ladder");
-  setenv("PIMG_CACHE_DIR", (dir / "cache").c_str(), 0);
+  const fs::path dir = e2e::temp_dir_with_cache("ladder");
   const std::string db = (dir / "l.db").string(), report = (dir / "r.md").string();
   const e2e::Ran r = e2e::run("conv --quiet --space " + e2e::data("conv-ladder.yaml") + " --db " + db +
                               " --report " + report);
@@ -47,8 +46,7 @@ TEST(LadderEndToEnd, StepsAreMeasuredStoredAndReported) {
 
 // --ladder-only: the ladder's steps and nothing else (no search, confirmation or whole-program rows).
 TEST(LadderEndToEnd, LadderOnlyMeasuresTheStepsAlone) {
-  const fs::path dir = e2e::temp_dir("ladder-only");
-  setenv("PIMG_CACHE_DIR", (dir / "cache").c_str(), 0);
+  const fs::path dir = e2e::temp_dir_with_cache("ladder-only");
   const std::string db = (dir / "l.db").string();
   const e2e::Ran r = e2e::run("conv --quiet --ladder-only --space " + e2e::data("conv-ladder.yaml") + " --db " + db);
   ASSERT_EQ(r.code, 0) << r.out;
@@ -86,8 +84,7 @@ TEST(LadderEndToEnd, LadderOnlyMeasuresTheStepsAlone) {
 // --size keeps the space's problems of that size (tests/scripts/seed_spaces_test.py runs each seed space's
 // smallest); a size the space does not have is a usage error that names its sizes, the store untouched.
 TEST(LadderEndToEnd, SizeKeepsThoseProblemsOnly) {
-  const fs::path dir = e2e::temp_dir("ladder-size");
-  setenv("PIMG_CACHE_DIR", (dir / "cache").c_str(), 0);
+  const fs::path dir = e2e::temp_dir_with_cache("ladder-size");
   const std::string db = (dir / "s.db").string(), space = (dir / "two.yaml").string();
   std::string text = e2e::slurp(e2e::data("conv-ladder.yaml"));
   const std::string one = "sizes: [64]";

@@ -27,8 +27,7 @@
 namespace fs = std::filesystem;
 
 TEST(Measurement, RowsCarryMethodIntervalIdentityAndTheConfirmationStageRuns) {
-  const fs::path dir = e2e::temp_dir("measurement");
-  setenv("PIMG_CACHE_DIR", (dir / "cache").c_str(), 0);
+  const fs::path dir = e2e::temp_dir_with_cache("measurement");
   const std::string a = (dir / "a.db").string(), b = (dir / "b.db").string();
   e2e::Ran r = e2e::run("conv --quiet --space " + e2e::data("measure.yaml") + " --db " + a);
   ASSERT_EQ(r.code, 0) << r.out;
@@ -131,8 +130,7 @@ TEST(Measurement, RowsCarryMethodIntervalIdentityAndTheConfirmationStageRuns) {
 // the JSON and header exports, the report's summary and the run-time lookup (best_config, with each device form
 // the tool prints) name the same configuration, the confirmation stage's winner, for the OpenMP device.
 TEST(Measurement, EveryOutputNamesTheSameAnswer) {
-  const fs::path dir = e2e::temp_dir("measurement-answer");
-  setenv("PIMG_CACHE_DIR", (dir / "cache").c_str(), 0);
+  const fs::path dir = e2e::temp_dir_with_cache("measurement-answer");
   const std::string db = (dir / "a.db").string();
   const e2e::Ran tune = e2e::run("conv --quiet --space " + e2e::data("measure.yaml") + " --db " + db);
   ASSERT_EQ(tune.code, 0) << tune.out;
@@ -211,8 +209,7 @@ TEST(Measurement, EveryOutputNamesTheSameAnswer) {
 // the load stays, so the rows keep "loaded" and the decision is marked in the tuning command's answer, best --json,
 // the JSON export and the report's summary: never decided silently.
 TEST(Measurement, ALoadedConfirmationIsMeasuredAgainAndMarked) {
-  const fs::path dir = e2e::temp_dir("measurement-loaded");
-  setenv("PIMG_CACHE_DIR", (dir / "cache").c_str(), 0);
+  const fs::path dir = e2e::temp_dir_with_cache("measurement-loaded");
   const std::string db = (dir / "a.db").string();
   const long cores = std::max(1L, ::sysconf(_SC_NPROCESSORS_ONLN));
   std::vector<pid_t> burners;
@@ -281,8 +278,7 @@ TEST(Measurement, AnUnreadableCacheSizeIsSaidAndTheDetectedOneUsed) {
 // Racing (docs/measurement.md): a configuration with thirty times the work of the one measured before it stops
 // after its `repeats` runs, stored ok and flagged raced; the fast one runs on; `race: 0` measures both fully.
 TEST(Measurement, AConfigurationThatCannotWinStopsAfterItsRepeats) {
-  const fs::path dir = e2e::temp_dir("measurement-race");
-  setenv("PIMG_CACHE_DIR", (dir / "cache").c_str(), 0);
+  const fs::path dir = e2e::temp_dir_with_cache("measurement-race");
   const std::string src = std::string(PIMG_TEST_DATA) + "/e2e/race/";
   fs::copy_file(src + "race.yaml", dir / "race.yaml");
   fs::copy_file(src + "sharpen_reps.cpp", dir / "sharpen_reps.cpp");
@@ -317,8 +313,7 @@ TEST(Measurement, AConfigurationThatCannotWinStopsAfterItsRepeats) {
 // fastest in about every resample; the report's time table names the raced configuration, its parts are
 // non-negative and with set-up make up the span.
 TEST(Measurement, BestSaysHowSureAndTheReportWhereTheTimeWent) {
-  const fs::path dir = e2e::temp_dir("measurement-spent");
-  setenv("PIMG_CACHE_DIR", (dir / "cache").c_str(), 0);
+  const fs::path dir = e2e::temp_dir_with_cache("measurement-spent");
   const std::string src = std::string(PIMG_TEST_DATA) + "/e2e/race/";
   fs::copy_file(src + "sharpen_reps.cpp", dir / "sharpen_reps.cpp");
   std::string text = e2e::slurp(src + "race.yaml");

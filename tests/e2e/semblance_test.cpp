@@ -14,8 +14,7 @@ namespace fs = std::filesystem;
 using e2e::run;
 
 TEST(SemblanceEndToEnd, TunesTheSmallSpaceAndRecoversTheTruth) {
-  const fs::path dir = e2e::temp_dir("semblance-e2e");
-  setenv("PIMG_CACHE_DIR", (dir / "cache").c_str(), 0);
+  const fs::path dir = e2e::temp_dir_with_cache("semblance-e2e");
   const std::string db = (dir / "tune.db").string();
   const e2e::Ran r = run("semblance --space " + e2e::data("semblance-small.yaml") + " --db " + db + " --report " +
                          (dir / "report" / "semblance.md").string());

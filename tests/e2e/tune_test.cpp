@@ -143,8 +143,7 @@ TEST_F(TuneEndToEnd, BadInputExitsTwoAndLeavesTheDatabaseAlone) {
 // A run in which no configuration passes exits with code 4 and says so; so does a resumed one that measures nothing
 // new while the store holds no passing configuration of the family. The failures are stored with their reason.
 TEST(TuneExitCode, NothingPassedIsFour) {
-  const fs::path dir = e2e::temp_dir("all-fail");
-  setenv("PIMG_CACHE_DIR", (dir / "cache").c_str(), 0);
+  const fs::path dir = e2e::temp_dir_with_cache("all-fail");
   const std::string db = (dir / "t.db").string();
   const std::string args = "conv --quiet --space " + std::string(PIMG_TEST_DATA) + "/e2e/all-fail.yaml --db " + db;
   Ran r = run(args);

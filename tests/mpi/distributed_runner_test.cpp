@@ -63,12 +63,12 @@ std::vector<int> per_rank(const std::string& out) {
 class Distributed : public ::testing::Test {
  protected:
   static void SetUpTestSuite() {
-    dir_ = e2e::temp_dir("distributed");
-    setenv("PIMG_CACHE_DIR", (dir_ / "cache").c_str(), 0);
+    dir_ = e2e::temp_dir_with_cache("distributed");
   }
   static void TearDownTestSuite() { fs::remove_all(dir_); }
   static std::string db(const std::string& name) { return (dir_ / (name + ".db")).string(); }
-  static std::string space() { return std::string(PIMG_TEST_DATA) + "/mpi/distributed.yaml"; }
+  static std::string data(const std::string& name) { return std::string(PIMG_TEST_DATA) + "/mpi/" + name; }
+  static std::string space() { return data("distributed.yaml"); }
   // The single-process run to compare with, made by the first test of this process that needs it.
   static const e2e::Ran& single() {
     static const e2e::Ran ran = e2e::run("conv --quiet --space " + space() + " --db " + db("single"));
@@ -139,15 +139,8 @@ TEST_F(Distributed, BadInputEndsEveryRankWithExitCode2AndNoDatabase) {
 // The MPI backend starts its own mpirun for each configuration; inside a rank of the distributed
 // runner it must start a job of its own, not join the outer one.
 TEST_F(Distributed, TheMpiBackendRunsInsideTheRanks) {
-  const fs::path yaml = dir_ / "nested.yaml";
-  std::ofstream(yaml) << "family: conv\n"
-                         "problems: [{filter: sharpen3, sizes: [128x61], border: replicate}]\n"
-                         "backends: {mpi: {}, host: {}}\n"
-                         "variants:\n"
-                         "  mpi_rows: {ranks: [1, 2], threads: 1, scheme: [scatter, halo]}\n"
-                         "  serial: {}\n"
-                         "measure: {warmups: 1, repeats: 2, max_repeats: 2, cache: hot, timeout_s: 10, confirm: {top: 0}}\n";
-  const e2e::Ran r = mpirun(2, "conv --quiet --space " + yaml.string() + " --db " + db("nested") + " --share-devices");
+  const e2e::Ran r =
+      mpirun(2, "conv --quiet --space " + data("nested.yaml") + " --db " + db("nested") + " --share-devices");
   ASSERT_EQ(r.code, 0) << r.out;
   const auto rows = stored(db("nested"));
   ASSERT_EQ(rows.size(), 5u);
@@ -294,18 +287,12 @@ TEST_F(Distributed, EachProblemsConfirmationIsAJobForAFreeRank) {
 TEST_F(Distributed, OnAGpuRankZeroCompilesAheadForEveryRankAndTheStoredSetIsTheSingleRunsOne) {
   const pimg::Backend* cuda = pimg::Registry::builtin().backend("cuda");
   if (!cuda || !cuda->status().available || cuda->devices().empty()) GTEST_SKIP() << "no CUDA GPU on this host";
-  const fs::path yaml = dir_ / "cuda.yaml";
-  std::ofstream(yaml) << "family: conv\n"
-                         "problems:\n  - {filter: sharpen3, sizes: [512x384], border: replicate}\n"
-                         "backends:\n  cuda: {devices: [0]}\n"
-                         "variants:\n  cuda_direct: {block_x: [32, 64], block_y: [2, 4], items_x: [1, 2], "
-                         "items_y: [1, 2], filter_mem: [global, constant]}\n"
-                         "measure: {warmups: 1, repeats: 3, max_repeats: 3, timeout_s: 10, confirm: {top: 0}}\n";
+  const std::string yaml = data("cuda.yaml");
   const std::string cache = (dir_ / "cuda-cache").string();
-  const e2e::Ran one = e2e::run("conv --quiet --space " + yaml.string() + " --db " + db("cuda-one"));
+  const e2e::Ran one = e2e::run("conv --quiet --space " + yaml + " --db " + db("cuda-one"));
   ASSERT_EQ(one.code, 0) << one.out;
   // A cache of its own, so rank 0 compiles every program of the distributed run.
-  const e2e::Ran two = mpirun(2, "conv --space " + yaml.string() + " --db " + db("cuda-two") + " --share-devices",
+  const e2e::Ran two = mpirun(2, "conv --space " + yaml + " --db " + db("cuda-two") + " --share-devices",
                               "PIMG_CACHE_DIR=" + cache);
   ASSERT_EQ(two.code, 0) << two.out;
   EXPECT_NE(two.out.find("programs compiled ahead on"), std::string::npos) << two.out;

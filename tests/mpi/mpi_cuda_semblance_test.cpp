@@ -141,19 +141,10 @@ TEST(MpiCudaGrid, AKnobTheGpuCannotTakeFailsTheRunWithTheRanksReason) {
 
 TEST(MpiCudaGrid, NoGpuSkipsTheVariantAndTunesTheOthers) {
   if (host_gpus() > 0) GTEST_SKIP() << "this host has CUDA GPUs";
-  const fs::path dir = e2e::temp_dir("mpi-cuda-skip");
-  setenv("PIMG_CACHE_DIR", (dir / "cache").c_str(), 0);
-  const fs::path space = dir / "space.yaml";
-  std::ofstream(space) << "family: semblance\n"
-                          "problems:\n"
-                          "  - {data: synthetic, sizes: [32x1200], grid: '2,2,2,3,3', truth: '1,0,1,2,1'}\n"
-                          "backends: [mpi]\n"
-                          "variants:\n"
-                          "  mpi_cuda_grid: {ranks: [1, 2], scheme: best}\n"
-                          "  mpi_grid: {ranks: 2, threads: 1, scheme: best}\n"
-                          "measure: {warmups: 0, repeats: 1, max_repeats: 1, confirm: {top: 0}}\n";
+  const fs::path dir = e2e::temp_dir_with_cache("mpi-cuda-skip");
+  const std::string space = std::string(PIMG_TEST_DATA) + "/mpi/semblance-no-gpu.yaml";
   const std::string db = (dir / "mpi.db").string();
-  const e2e::Ran r = e2e::run("semblance --space " + space.string() + " --db " + db);
+  const e2e::Ran r = e2e::run("semblance --space " + space + " --db " + db);
   ASSERT_EQ(r.code, 0) << r.out;
   EXPECT_NE(r.out.find("mpi_cuda_grid skipped: no CUDA GPU behind"), std::string::npos) << r.out;
   Store store(db, Store::Mode::existing);

@@ -17,8 +17,7 @@ namespace fs = std::filesystem;
 namespace {
 
 TEST(MpiSemblanceTune, EveryConfigurationStoredOkAndValidated) {
-  const fs::path dir = e2e::temp_dir("mpi-semblance-e2e");
-  setenv("PIMG_CACHE_DIR", (dir / "cache").c_str(), 0);
+  const fs::path dir = e2e::temp_dir_with_cache("mpi-semblance-e2e");
   const std::string db = (dir / "mpi.db").string();
   const e2e::Ran ran =
       e2e::run("semblance --quiet --space " + std::string(PIMG_SOURCE_DIR) + "/spaces/semblance-mpi.yaml --db " + db);
@@ -36,18 +35,12 @@ TEST(MpiSemblanceTune, EveryConfigurationStoredOkAndValidated) {
 
 TEST(MpiSemblanceTune, SchemeOutsideItsChoicesExitsTwo) {
   const fs::path dir = e2e::temp_dir("mpi-semblance-bad");
-  const fs::path space = dir / "space.yaml";
-  std::ofstream(space) << "family: semblance\n"
-                          "problems:\n"
-                          "  - {data: synthetic, sizes: [116x1200], grid: 4}\n"
-                          "backends: [mpi]\n"
-                          "variants:\n"
-                          "  mpi_grid: {scheme: [blocks, diagonal]}\n";
+  const std::string space = std::string(PIMG_TEST_DATA) + "/mpi/semblance-bad-scheme.yaml";
   const std::string db = (dir / "mpi.db").string();
-  const e2e::Ran r = e2e::run("semblance --quiet --space " + space.string() + " --db " + db);
+  const e2e::Ran r = e2e::run("semblance --quiet --space " + space + " --db " + db);
   EXPECT_EQ(r.code, 2) << r.out;
-  EXPECT_NE(r.out.find(space.string() +
-                       ":6:31: variants.mpi_grid.scheme: 'diagonal' is not a choice (choices: blocks, cyclic, best)"),
+  EXPECT_NE(r.out.find(space +
+                       ":7:31: variants.mpi_grid.scheme: 'diagonal' is not a choice (choices: blocks, cyclic, best)"),
             std::string::npos)
       << r.out;
   EXPECT_FALSE(fs::exists(db));

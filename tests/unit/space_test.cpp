@@ -14,7 +14,6 @@
 #include "conv/conv_family.hpp"
 #include "pimg/errors.hpp"
 #include "pimg/registry.hpp"
-#include "pimg/strategies.hpp"
 
 namespace pimg::conv {
 void register_serial(Registry& reg);  // variants/conv/host/serial.cpp
@@ -89,15 +88,7 @@ const Registry& registry() {
     r.add_backend(std::make_unique<TestBackend>("host"));
     r.add_backend(std::make_unique<TestBackend>("opencl"));
     r.add_backend(std::make_unique<TestBackend>("openmp"));
-    r.add_strategy(exhaustive_strategy());
-    r.add_strategy(random_strategy());
-    r.add_strategy(annealing_strategy());
-    r.add_strategy(genetic_strategy());
-    r.add_strategy(diffevo_strategy());
-    r.add_strategy(local_strategy());
-    r.add_strategy(forest_strategy());
-    r.add_strategy(gp_strategy());
-    r.add_strategy(portfolio_strategy());
+    for (const StrategyInfo* s : Registry::builtin().strategies()) r.add_strategy(*s);  // every built-in strategy
     r.set_default_strategy("genetic");  // not the builtin one: the test shows the registry decides
     return r;
   }();

@@ -218,15 +218,23 @@ TEST(Store, RoundTripsEveryField) {
   EXPECT_EQ(r.result.validation, "exact");
 }
 
+// A run, device, problem and variant in `s`, for tests that store a few evaluations.
+struct Ids {
+  std::int64_t run, dev, prob, var;
+};
+Ids some_ids(Store& s) {
+  const auto run = s.begin_run({"host", "2026-01-01T00:00:00Z", "abc", "cmd", "1"});
+  Problem p{"conv", 64, 64, 1, {{"filter", "box3"}}};
+  return {run, s.device_id(device()), s.problem_id(p, {4096, "MPix/s", {}}),
+          s.variant_id({"conv", "cl_direct", "opencl", "h1"})};
+}
+
 // Schema 5: the timing method, the median's interval, identity, flags, stage and observers' metrics
 // come back as stored; a new status needs no table change; confirmation rows are not the search's latest.
 TEST(Store, RoundTripsMeasurementFieldsAndMetrics) {
   TempDb db;
   Store s(db.path.string());
-  std::int64_t run = s.begin_run({"host", "2026-11-24T00:00:00Z", "abc123", "pimg-tune conv", "0.1.0"});
-  std::int64_t dev = s.device_id(device());
-  std::int64_t prob = s.problem_id({"conv", 8, 8, 1, {}}, {64, "MPix/s", {128, 1}});
-  std::int64_t var = s.variant_id({"conv", "cl_direct", "opencl", "feed"});
+  const auto [run, dev, prob, var] = some_ids(s);
   EvalResult r = ok_result(2.0);
   r.method = "cuda-events spin cold-l2";
   r.ci_low_ms = 1.9;
@@ -263,10 +271,7 @@ TEST(Store, RoundTripsMeasurementFieldsAndMetrics) {
 TEST(Store, LatestEvaluationWinsAndFindSeesIt) {
   TempDb db;
   Store s(db.path.string());
-  std::int64_t run = s.begin_run({"h", "t", "c", "cmd", "v"});
-  std::int64_t dev = s.device_id(device());
-  std::int64_t prob = s.problem_id({"conv", 8, 8, 1, {}}, {64, "MPix/s", {128, 1}});
-  std::int64_t var = s.variant_id({"conv", "v", "opencl", "h1"});
+  const auto [run, dev, prob, var] = some_ids(s);
   Config c;
   c.set("x", std::int64_t{1});
   EXPECT_FALSE(s.find(dev, prob, var, c));
@@ -280,7 +285,7 @@ TEST(Store, LatestEvaluationWinsAndFindSeesIt) {
   EXPECT_EQ(found->result.status, Status::ok);
   EXPECT_EQ(s.rows().size(), 1u);  // the earlier row is kept but not current
   // A different source hash is a different variant row: nothing found for it.
-  std::int64_t var2 = s.variant_id({"conv", "v", "opencl", "h2"});
+  std::int64_t var2 = s.variant_id({"conv", "cl_direct", "opencl", "h2"});
   EXPECT_FALSE(s.find(dev, prob, var2, c));
 }
 
@@ -386,17 +391,6 @@ TEST(Store, RefusedFilesStayByteForByteWithoutSideFiles) {
 
 TEST(Store, RefusesNamesThatDiscardResults) {
   for (const char* name : {"", ":memory:", "file:x.db?mode=memory"}) EXPECT_THROW(Store{name}, UsageError) << name;
-}
-
-// A run, device, problem and variant in `s`, for tests that store a few evaluations.
-struct Ids {
-  std::int64_t run, dev, prob, var;
-};
-Ids some_ids(Store& s) {
-  const auto run = s.begin_run({"host", "2026-01-01T00:00:00Z", "abc", "cmd", "1"});
-  Problem p{"conv", 64, 64, 1, {{"filter", "box3"}}};
-  return {run, s.device_id(device()), s.problem_id(p, {4096, "MPix/s", {}}),
-          s.variant_id({"conv", "cl_direct", "opencl", "h1"})};
 }
 
 TEST(Store, ReadOnlyOpeningReadsWithoutWritingOrSideFiles) {
@@ -541,6 +535,21 @@ std::string migration_sql(const std::string& name) {
   return text.str();
 }
 
+// One ok evaluation with one sample as schema `version` (1 or 2) holds it, inserted by SQL: its device on `backend`,
+// its variant the variants table's row `variant_row` (002 added a column).
+std::string one_evaluation(const std::string& backend, const std::string& variant_row, int version) {
+  return "INSERT INTO runs VALUES (1,'h','t','c','cmd','v');"
+         "INSERT INTO devices VALUES (1,'" + backend + "','d','v','1','p',2,1,1,1);"
+         "INSERT INTO problems VALUES (1,'conv','{}',8,8,1,64,'MPix/s',128,1);"
+         "INSERT INTO variants VALUES " + variant_row + ";"
+         "INSERT INTO configs VALUES (1,'c1','{}');"
+         "INSERT INTO evaluations (id, run_id, device_id, problem_id, variant_id, config_id, status, log, validation, "
+         "compile_ms, compile_cached, h2d_ms, d2h_ms, min_ms, median_ms, mean_ms, stddev_ms, eval_ms) "
+         "VALUES (1,1,1,1,1,1,'ok','','exact',1,0,0,0,1,2,2,0,3);"
+         "INSERT INTO samples VALUES (1,0,2.0,2.5);"
+         "PRAGMA user_version = " + std::to_string(version) + ";";
+}
+
 // A database as schema 1 wrote it (the real migration file 001, a row inserted by SQL): every later
 // migration keeps the row.
 TEST(Store, MigratesAVersionOneDatabase) {
@@ -548,17 +557,8 @@ TEST(Store, MigratesAVersionOneDatabase) {
   {
     sqlite3* raw = nullptr;
     ASSERT_EQ(sqlite3_open(db.path.c_str(), &raw), SQLITE_OK);
-    const std::string script = migration_sql("001_initial.sql") +
-                               "INSERT INTO runs VALUES (1,'h','t','c','cmd','v');"
-                               "INSERT INTO devices VALUES (1,'host','d','v','1','p',2,1,1,1);"
-                               "INSERT INTO problems VALUES (1,'conv','{}',8,8,1,64,'MPix/s',128,1);"
-                               "INSERT INTO variants VALUES (1,'conv','serial','host','h');"
-                               "INSERT INTO configs VALUES (1,'c1','{}');"
-                               "INSERT INTO evaluations (id, run_id, device_id, problem_id, variant_id, config_id, "
-                               "status, log, validation, compile_ms, compile_cached, h2d_ms, d2h_ms, min_ms, median_ms, "
-                               "mean_ms, stddev_ms, eval_ms) VALUES (1,1,1,1,1,1,'ok','','exact',1,0,0,0,1,2,2,0,3);"
-                               "INSERT INTO samples VALUES (1,0,2.0,2.5);"
-                               "PRAGMA user_version = 1;";
+    const std::string script =
+        migration_sql("001_initial.sql") + one_evaluation("host", "(1,'conv','serial','host','h')", 1);
     char* err = nullptr;
     ASSERT_EQ(sqlite3_exec(raw, script.c_str(), nullptr, nullptr, &err), SQLITE_OK) << (err ? err : "");
     sqlite3_close(raw);
@@ -589,16 +589,7 @@ TEST(Store, MigratesAVersionTwoDatabaseAndStoresCrashes) {
     sqlite3* raw = nullptr;
     ASSERT_EQ(sqlite3_open(db.path.c_str(), &raw), SQLITE_OK);
     const std::string script = sql_file("001_initial.sql") + sql_file("002_variant_baseline.sql") +
-                               "INSERT INTO runs VALUES (1,'h','t','c','cmd','v');"
-                               "INSERT INTO devices VALUES (1,'opencl','d','v','1','p',2,1,1,1);"
-                               "INSERT INTO problems VALUES (1,'conv','{}',8,8,1,64,'MPix/s',128,1);"
-                               "INSERT INTO variants VALUES (1,'conv','cl_direct','opencl','h',0);"
-                               "INSERT INTO configs VALUES (1,'c1','{}');"
-                               "INSERT INTO evaluations (id, run_id, device_id, problem_id, variant_id, config_id, "
-                               "status, log, validation, compile_ms, compile_cached, h2d_ms, d2h_ms, min_ms, median_ms, "
-                               "mean_ms, stddev_ms, eval_ms) VALUES (1,1,1,1,1,1,'ok','','exact',1,0,0,0,1,2,2,0,3);"
-                               "INSERT INTO samples VALUES (1,0,2.0,2.5);"
-                               "PRAGMA user_version = 2;";
+                               one_evaluation("opencl", "(1,'conv','cl_direct','opencl','h',0)", 2);
     char* err = nullptr;
     ASSERT_EQ(sqlite3_exec(raw, script.c_str(), nullptr, nullptr, &err), SQLITE_OK) << (err ? err : "");
     // Schema 2 refuses the new status: this is what 003 changes.

@@ -147,16 +147,18 @@ class CpuLoad final : public Observer {
 
 bool runs_on_cpu(const DeviceInfo& d) { return d.caps.host_cores && !d.caps.distributed; }
 
+bool observes_cpu(const DeviceInfo& d, const std::string& name, std::string& why) {
+  if (!runs_on_cpu(d)) why = name + " observes CPU backends only";
+  return runs_on_cpu(d);
+}
+
 ObserverInfo cpu_load_observer() {
   return {"cpu_load",
           fmt::format("load average and CPU frequency at the start and end of each evaluation on a CPU backend, and "
                       "the share of the machine's CPU time other processes used meanwhile; flags \"loaded\" above {:.0f}%",
                       kLoadedShare * 100),
           [](const DeviceInfo& d, std::string& why) -> std::unique_ptr<Observer> {
-            if (!runs_on_cpu(d)) {
-              why = "cpu_load observes CPU backends only";
-              return nullptr;
-            }
+            if (!observes_cpu(d, "cpu_load", why)) return nullptr;
             if (::access("/proc/stat", R_OK) != 0 || ::access("/proc/self/stat", R_OK) != 0) {
               why = "cpu_load needs /proc/stat and /proc/self/stat";
               return nullptr;

@@ -26,6 +26,8 @@ std::string rapl_refusal();
 // Whether evaluations on `d` run on the host's CPUs in the observing process's reach: DeviceCaps::host_cores
 // and not distributed (MPI ranks are processes of their own).
 bool runs_on_cpu(const DeviceInfo& d);
+// runs_on_cpu(d); where not, `why` says that the observer `name` observes CPU backends only.
+bool observes_cpu(const DeviceInfo& d, const std::string& name, std::string& why);
 
 // NVML's clock-event (throttle) reason bits, as nvmlDeviceGetCurrentClocksEventReasons returns them.
 // `throttled` when any bit other than GPU idle and the applications-clocks setting is set; `names`

@@ -167,10 +167,7 @@ ObserverInfo perf_observer() {
           "every thread counted: cycles, instructions, IPC, cache references and misses, branches and misses "
           "(hardware, where permitted), page faults, CPU migrations, context switches, task clock",
           [](const DeviceInfo& d, std::string& why) -> std::unique_ptr<Observer> {
-            if (!runs_on_cpu(d)) {
-              why = "perf observes CPU backends only";
-              return nullptr;
-            }
+            if (!observes_cpu(d, "perf", why)) return nullptr;
             const Permission sw = probe(kSoftware[0]);
             if (!sw.ok) {
               why = fmt::format("perf_event_open refused even software counters: {} (perf_event_paranoid {})",

@@ -99,10 +99,7 @@ ObserverInfo rapl_observer() {
           "RAPL energy of the CPU packages over the timed runs on CPU backends (energy.timed_j, energy.timed_s, "
           "energy.avg_w)",
           [](const DeviceInfo& d, std::string& why) -> std::unique_ptr<Observer> {
-            if (!runs_on_cpu(d)) {
-              why = "rapl observes CPU backends only";
-              return nullptr;
-            }
+            if (!observes_cpu(d, "rapl", why)) return nullptr;
             why = rapl_refusal();
             if (!why.empty()) return nullptr;
             return std::make_unique<Rapl>(packages());

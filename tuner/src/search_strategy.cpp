@@ -19,6 +19,21 @@ std::uint64_t splitmix(std::uint64_t& x) {
 
 std::uint64_t rotl(std::uint64_t x, int k) { return (x << k) | (x >> (64 - k)); }
 
+// Calls f with line[d] at each value of parameter d other than c[d] (none where c lacks d), then puts c[d]
+// back: the neighbours' loops over one changed parameter, nested for two.
+template <class Coords, class F>
+void each_other_value(const SearchSpace& space, std::vector<std::uint32_t>& line, const Coords& c, std::size_t d,
+                      F&& f) {
+  if (c[d] == SearchSpace::kAbsent) return;
+  const auto n = static_cast<std::uint32_t>(space.params()[d].values.size());
+  for (std::uint32_t v = 0; v < n; ++v) {
+    if (v == c[d]) continue;
+    line[d] = v;
+    f();
+  }
+  line[d] = c[d];
+}
+
 }  // namespace
 
 Rng::Rng(std::uint64_t seed) {
@@ -158,40 +173,22 @@ std::optional<PointId> SearchStrategy::random_unvisited_neighbour(PointId p) {
 void SearchStrategy::any_value_neighbours(PointId p, std::vector<PointId>& out) const {
   const auto c = space_.point(p);
   std::vector<std::uint32_t> line(c.begin(), c.end());
-  for (std::size_t d = 0; d < line.size(); ++d) {
-    if (c[d] == SearchSpace::kAbsent) continue;
-    const auto n = static_cast<std::uint32_t>(space_.params()[d].values.size());
-    for (std::uint32_t v = 0; v < n; ++v) {
-      if (v == c[d]) continue;
-      line[d] = v;
+  for (std::size_t d = 0; d < line.size(); ++d)
+    each_other_value(space_, line, c, d, [&] {
       if (auto q = space_.find(line)) out.push_back(*q);
-    }
-    line[d] = c[d];
-  }
+    });
 }
 
 void SearchStrategy::pair_neighbours(PointId p, std::vector<PointId>& out) const {
   const auto c = space_.point(p);
   std::vector<std::uint32_t> line(c.begin(), c.end());
-  for (std::size_t d = 0; d < line.size(); ++d) {
-    if (c[d] == SearchSpace::kAbsent) continue;
-    const auto n = static_cast<std::uint32_t>(space_.params()[d].values.size());
-    for (std::size_t e = d + 1; e < line.size(); ++e) {
-      if (c[e] == SearchSpace::kAbsent) continue;
-      const auto m = static_cast<std::uint32_t>(space_.params()[e].values.size());
-      for (std::uint32_t v = 0; v < n; ++v) {
-        if (v == c[d]) continue;
-        line[d] = v;
-        for (std::uint32_t w = 0; w < m; ++w) {
-          if (w == c[e]) continue;
-          line[e] = w;
+  for (std::size_t d = 0; d < line.size(); ++d)
+    for (std::size_t e = d + 1; e < line.size(); ++e)
+      each_other_value(space_, line, c, d, [&] {
+        each_other_value(space_, line, c, e, [&] {
           if (auto q = space_.find(line)) out.push_back(*q);
-        }
-        line[e] = c[e];
-      }
-      line[d] = c[d];
-    }
-  }
+        });
+      });
 }
 
 std::optional<PointId> SearchStrategy::repair(std::span<const std::uint32_t> coords) {

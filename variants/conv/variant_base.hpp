@@ -49,6 +49,13 @@ inline void add_scalar_args(LaunchPlan& plan, const ConvSpec& s) {
   plan.args.push_back(KernelArg::integer(s.out_height));
 }
 
+// The direct kernels' arguments (cl_direct's, cuda_direct's): in, weights, taps, lut, out, then the sizes.
+inline void add_direct_args(LaunchPlan& plan, const ConvSpec& s) {
+  plan.args = {KernelArg::buf("in"), KernelArg::buf("weights"), KernelArg::buf("taps"), KernelArg::buf("lut"),
+               KernelArg::buf("out")};
+  add_scalar_args(plan, s);
+}
+
 // The host kernels' arguments (omp_selftest's, mpi_rows'): in, out, weights, then the workload's width,
 // height, out_width and out_height.
 inline std::vector<KernelArg> host_image_args(const Workload& w) {

@@ -56,6 +56,12 @@ void add_real_args(LaunchPlan& plan, const SembSpec& s) {
   for (float v : {s.t0, s.m0, s.h0, s.idt}) plan.args.push_back(KernelArg::real(v));
 }
 
+void add_host_grid_args(LaunchPlan& plan, const SembSpec& s) {
+  plan.args = {KernelArg::buf("samples"), KernelArg::buf("geom"), KernelArg::buf("hdr"), KernelArg::buf("axes"),
+               KernelArg::buf("out")};
+  add_real_args(plan, s);
+}
+
 void add_problem_defines(LaunchPlan& plan, const Workload& w) {
   for (const auto& [k, v] : w.defines) plan.defines.emplace_back(k, v);
 }

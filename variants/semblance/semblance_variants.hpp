@@ -22,6 +22,8 @@ std::string text_param(const Config& c, const std::vector<ParamDecl>& decls, con
 
 // t0, m0, h0, idt as real arguments (every kernel's last four).
 void add_real_args(LaunchPlan& plan, const SembSpec& s);
+// The host kernels' arguments (omp_grid's, mpi_cuda_grid's ranks'): samples, geom, hdr, axes, out, then the real ones.
+void add_host_grid_args(LaunchPlan& plan, const SembSpec& s);
 // The workload's defines (PIMG_NTR, PIMG_NS, PIMG_TAU, PIMG_W, PIMG_NA..PIMG_NE).
 void add_problem_defines(LaunchPlan& plan, const Workload& w);
 

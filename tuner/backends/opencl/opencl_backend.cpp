@@ -123,41 +123,12 @@ class ClDevice final : public Device {
   }
 
   void upload(DeviceBuffer& dst, std::span<const std::uint8_t> src) override {
-    auto& b = static_cast<ClBuffer&>(dst);
-    if (src.size() > b.size())
-      throw std::runtime_error(fmt::format("upload of {} bytes into a buffer of {}", src.size(), b.size()));
-    if (src.empty()) return;
-    if (b.is_image()) {
-      if (src.size() != b.size())
-        throw std::runtime_error(fmt::format("upload of {} bytes into an image of {}", src.size(), b.size()));
-      const std::size_t origin[3] = {0, 0, 0};
-      const std::size_t region[3] = {static_cast<std::size_t>(b.width), static_cast<std::size_t>(b.height), 1};
-      check(clEnqueueWriteImage(queue_.get(), b.mem.get(), CL_TRUE, origin, region, 0, 0, src.data(), 0, nullptr,
-                                nullptr),
-            "clEnqueueWriteImage");
-    } else {
-      check(clEnqueueWriteBuffer(queue_.get(), b.mem.get(), CL_TRUE, 0, src.size(), src.data(), 0, nullptr, nullptr),
-            "clEnqueueWriteBuffer");
-    }
+    // transfer only reads the bytes of an upload.
+    transfer(static_cast<ClBuffer&>(dst), const_cast<std::uint8_t*>(src.data()), src.size(), true);
   }
 
   void download(const DeviceBuffer& src, std::span<std::uint8_t> dst) override {
-    const auto& b = static_cast<const ClBuffer&>(src);
-    if (dst.size() > b.size())
-      throw std::runtime_error(fmt::format("download of {} bytes from a buffer of {}", dst.size(), b.size()));
-    if (dst.empty()) return;
-    if (b.is_image()) {
-      if (dst.size() != b.size())
-        throw std::runtime_error(fmt::format("download of {} bytes from an image of {}", dst.size(), b.size()));
-      const std::size_t origin[3] = {0, 0, 0};
-      const std::size_t region[3] = {static_cast<std::size_t>(b.width), static_cast<std::size_t>(b.height), 1};
-      check(clEnqueueReadImage(queue_.get(), b.mem.get(), CL_TRUE, origin, region, 0, 0, dst.data(), 0, nullptr,
-                               nullptr),
-            "clEnqueueReadImage");
-    } else {
-      check(clEnqueueReadBuffer(queue_.get(), b.mem.get(), CL_TRUE, 0, dst.size(), dst.data(), 0, nullptr, nullptr),
-            "clEnqueueReadBuffer");
-    }
+    transfer(static_cast<const ClBuffer&>(src), dst.data(), dst.size(), false);
   }
 
   void fill(DeviceBuffer& dst, std::uint8_t value) override {
@@ -225,6 +196,34 @@ class ClDevice final : public Device {
   }
 
  private:
+  // Upload (`write`: bytes into b) or download (bytes out of b) of `size` bytes, blocking: a buffer takes up to its
+  // size, an image exactly its size.
+  void transfer(const ClBuffer& b, std::uint8_t* bytes, std::size_t size, bool write) {
+    auto wrong_size = [&](const char* kind) {
+      return std::runtime_error(write ? fmt::format("upload of {} bytes into {} of {}", size, kind, b.size())
+                                      : fmt::format("download of {} bytes from {} of {}", size, kind, b.size()));
+    };
+    if (size > b.size()) throw wrong_size("a buffer");
+    if (size == 0) return;
+    if (b.is_image()) {
+      if (size != b.size()) throw wrong_size("an image");
+      const std::size_t origin[3] = {0, 0, 0};
+      const std::size_t region[3] = {static_cast<std::size_t>(b.width), static_cast<std::size_t>(b.height), 1};
+      if (write)
+        check(clEnqueueWriteImage(queue_.get(), b.mem.get(), CL_TRUE, origin, region, 0, 0, bytes, 0, nullptr, nullptr),
+              "clEnqueueWriteImage");
+      else
+        check(clEnqueueReadImage(queue_.get(), b.mem.get(), CL_TRUE, origin, region, 0, 0, bytes, 0, nullptr, nullptr),
+              "clEnqueueReadImage");
+    } else if (write) {
+      check(clEnqueueWriteBuffer(queue_.get(), b.mem.get(), CL_TRUE, 0, size, bytes, 0, nullptr, nullptr),
+            "clEnqueueWriteBuffer");
+    } else {
+      check(clEnqueueReadBuffer(queue_.get(), b.mem.get(), CL_TRUE, 0, size, bytes, 0, nullptr, nullptr),
+            "clEnqueueReadBuffer");
+    }
+  }
+
   struct Built {
     std::shared_ptr<ClProgram> program;
     std::string log;

@@ -43,9 +43,7 @@ class CudaDirect final : public Variant {
       cuda_set_wide_geometry(plan, s, k, d);
     else
       cuda_set_direct_geometry(plan, s, k, channel_z, d);
-    plan.args = {KernelArg::buf("in"), KernelArg::buf("weights"), KernelArg::buf("taps"), KernelArg::buf("lut"),
-                 KernelArg::buf("out")};
-    add_scalar_args(plan, s);
+    add_direct_args(plan, s);
     return plan;
   }
 };

@@ -37,9 +37,7 @@ class ClDirect final : public Variant {
     add_define(plan, "CHANNEL_Z", std::to_string(channel_z));
     cl_set_direct_geometry(plan, s, k, channel_z,
                            device_limit(d, "max_work_group_size", static_cast<double>(d.max_work_group_size)));
-    plan.args = {KernelArg::buf("in"), KernelArg::buf("weights"), KernelArg::buf("taps"), KernelArg::buf("lut"),
-                 KernelArg::buf("out")};
-    add_scalar_args(plan, s);
+    add_direct_args(plan, s);
     return plan;
   }
 };

@@ -58,9 +58,7 @@ class MpiCudaGrid final : public Variant {
     for (auto& define : knob_defines(k, DeviceApi::cuda, argmax)) plan.defines.push_back(std::move(define));
     plan.dims = 1;
     plan.global = {static_cast<std::size_t>(ranks), 1, 1};
-    plan.args = {KernelArg::buf("samples"), KernelArg::buf("geom"), KernelArg::buf("hdr"), KernelArg::buf("axes"),
-                 KernelArg::buf("out")};
-    add_real_args(plan, s);
+    add_host_grid_args(plan, s);
     return plan;
   }
 };

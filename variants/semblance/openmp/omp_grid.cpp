@@ -71,9 +71,7 @@ class OmpGrid final : public Variant {
     if (const std::string opt = text_param(c, decls, "opt"); opt != "O3") plan.options.push_back("-" + opt);
     plan.dims = 1;
     plan.global = {static_cast<std::size_t>(s.points()), 1, 1};
-    plan.args = {KernelArg::buf("samples"), KernelArg::buf("geom"), KernelArg::buf("hdr"), KernelArg::buf("axes"),
-                 KernelArg::buf("out")};
-    add_real_args(plan, s);
+    add_host_grid_args(plan, s);
     return plan;
   }
 };
