@@ -89,6 +89,16 @@ class Distributed : public ::testing::Test {
   static inline fs::path dir_;
 };
 
+// The configuration of the fastest ok row of `problem` among `rows` ("" where there is none).
+std::string fastest_config(const std::vector<pimg::ResultRow>& rows, const pimg::Problem& problem) {
+  const pimg::ResultRow* fastest = nullptr;
+  for (const auto& r : rows)
+    if (r.problem == problem && r.result.status == pimg::Status::ok &&
+        (!fastest || r.result.kernel.median < fastest->result.kernel.median))
+      fastest = &r;
+  return fastest ? fastest->config.canonical() : "";
+}
+
 TEST_F(Distributed, TwoRanksStoreWhatOneRankStores) {
   ASSERT_EQ(single().code, 0) << single().out;
   const auto one = stored(db("single"));
@@ -265,13 +275,7 @@ TEST_F(Distributed, EachProblemsConfirmationIsAJobForAFreeRank) {
   const auto searched = store.rows();
   for (const auto& c : store.confirm_rows()) {
     EXPECT_EQ(c.result.status, pimg::Status::ok) << c.config.canonical();
-    const pimg::ResultRow* fastest = nullptr;
-    for (const auto& r : searched)
-      if (r.problem == c.problem && r.result.status == pimg::Status::ok &&
-          (!fastest || r.result.kernel.median < fastest->result.kernel.median))
-        fastest = &r;
-    ASSERT_NE(fastest, nullptr) << c.problem.canonical();
-    EXPECT_EQ(c.config.canonical(), fastest->config.canonical()) << c.problem.canonical();
+    EXPECT_EQ(c.config.canonical(), fastest_config(searched, c.problem)) << c.problem.canonical();
   }
   // Rank 0 takes the first problem on its own thread, rank 1 the second.
   EXPECT_NE(two.out.find("confirmed by rank 0"), std::string::npos) << two.out;
@@ -280,6 +284,37 @@ TEST_F(Distributed, EachProblemsConfirmationIsAJobForAFreeRank) {
   const std::string second = "(session 2 of 2)";
   for (auto at = two.out.find(second); at != std::string::npos; at = two.out.find(second, at + 1)) ++sessions;
   EXPECT_EQ(sessions, 3u) << two.out;
+}
+
+// The whole-program stage after the search: each cold run a job for a free rank (here both ranks share the host's
+// OpenMP device), the same runs stored as a single-process run stores, each ok.
+TEST_F(Distributed, EachColdRunIsAJobForAFreeRank) {
+  fs::path yaml = confirm_space("cold-spread", "64x48, 48x40, 80x32", "{top: 0}");
+  std::string text;
+  {
+    std::ifstream in(yaml);
+    text.assign(std::istreambuf_iterator<char>(in), {});
+  }
+  text.replace(text.find("cold: {top: 0}"), 14, "cold: {top: 1}");
+  std::ofstream(yaml) << text;
+  const e2e::Ran one = e2e::run("conv --quiet --space " + yaml.string() + " --db " + db("cold-one"));
+  ASSERT_EQ(one.code, 0) << one.out;
+  const e2e::Ran two = mpirun(2, "conv --space " + yaml.string() + " --db " + db("cold-two") + " --share-devices");
+  ASSERT_EQ(two.code, 0) << two.out;
+  const std::string cold = "SELECT count(*) FROM evaluations WHERE stage = 'cold'";
+  EXPECT_EQ(e2e::query(db("cold-one"), cold), std::vector<std::string>{"3"});
+  EXPECT_EQ(e2e::query(db("cold-two"), cold), std::vector<std::string>{"3"});
+  EXPECT_EQ(e2e::query(db("cold-two"), cold + " AND status = 'ok'"), std::vector<std::string>{"3"}) << two.out;
+  // Each problem's cold run is of its fastest searched configuration, as a single-process run chooses it.
+  pimg::Store store(db("cold-two"), pimg::Store::Mode::existing);
+  const auto searched = store.rows();
+  pimg::RowFilter f;
+  f.family = "conv";
+  for (const auto& c : store.stage_rows("cold", f))
+    EXPECT_EQ(c.config.canonical(), fastest_config(searched, c.problem)) << c.problem.canonical();
+  EXPECT_NE(two.out.find("cold run of omp_rows"), std::string::npos) << two.out;
+  EXPECT_NE(two.out.find("(rank 1, "), std::string::npos) << two.out;
+  EXPECT_NE(two.out.find("(rank 0, "), std::string::npos) << two.out;
 }
 
 // On a CUDA GPU (the GPU machine; skipped elsewhere): rank 0 compiles the task's programs ahead on its host's cores

@@ -124,6 +124,35 @@ TEST(OpenClBackend, TheCompilePipelineFillsTheDiskCacheAheadOfCompile) {
   }
 }
 
+// Pipelines begun on one pool (the distributed runner's host-wide compile threads) share its threads: the pool's
+// threads take the older pipeline's plans first, and every plan of both ends compiled into the disk cache.
+TEST(OpenClBackend, PipelinesOnOnePoolShareItsThreadsOldestFirst) {
+  ScopedCacheDir cache;
+  const Problem p = conv_family().make_problem(41, 19, 1, {{"border", "zero"}, {"filter", "sharpen3"}});
+  const Workload w = conv_family().make_workload(p);
+  const Variant& v = *registry().variant("conv", "cl_direct");
+  const KernelSource& src = *kernel_source(v.source());
+  auto plans = [&](int by) {
+    std::vector<std::optional<LaunchPlan>> out;
+    for (int bx : {4, 8, 16}) out.push_back(v.plan(p, w, config({{"block_x", bx}, {"block_y", by}}), device().info()));
+    return out;
+  };
+  CompilePool pool(1);
+  CompilePipeline first(backend(), device().info(), src, plans(2), pool);
+  CompilePipeline second(backend(), device().info(), src, plans(8), pool);
+  EXPECT_EQ(first.threads(), 1);
+  EXPECT_EQ(second.threads(), 1);
+  // One thread, oldest first: the second pipeline's first plan is taken only once the first's last one is done.
+  second.wait(0);
+  for (std::size_t i = 0; i < 3; ++i) EXPECT_TRUE(first.ready(i)) << i;
+  for (std::size_t i = 0; i < 3; ++i) second.wait(i);
+  EXPECT_TRUE(first.drained());
+  EXPECT_TRUE(second.drained());
+  EXPECT_GE(first.compiled(), 1u);
+  auto fresh = backend().open(device().info());
+  for (const auto& plan : plans(8)) EXPECT_TRUE(fresh->compile(src, *plan).cached);
+}
+
 TEST(OpenClBackend, FailedBuildsKeepTheLog) {
   const KernelSource bad{"inline/bad.cl", "__kernel void k(__global int* o) { o[0] = missing_name; }", "bad-hash"};
   LaunchPlan plan;

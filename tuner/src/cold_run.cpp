@@ -26,8 +26,10 @@
 #include <sstream>
 #include <thread>
 
+#include "pimg/errors.hpp"
 #include "pimg/executor.hpp"
 #include "pimg/registry.hpp"
+#include "cold_jobs.hpp"
 #include "tuner_impl.hpp"
 #include "wire.hpp"
 #include "stopwatch.hpp"
@@ -437,46 +439,74 @@ std::vector<const ResultRow*> top_rows(const std::vector<ResultRow>& rows, const
   return ok;
 }
 
-void cold_stage(const Tuner::Impl& m, std::size_t device, Store& store, TuneSummary& summary, RunObserver& obs) {
+std::vector<ColdJob> cold_jobs(const Tuner::Impl& m, std::size_t device, Store& store) {
+  std::vector<ColdJob> jobs;
   const int top = m.measure.cold.top;
-  if (top <= 0) return;
+  if (top <= 0) return jobs;
   const SelectedDevice& sd = m.devices[device];
   const std::map<std::string, const Variant*> variants = device_variants(m, device);
   RowFilter f;
   f.family = m.family->name();
   const std::vector<ResultRow> rows = store.ranking_rows(f);
   const std::vector<ResultRow> done = store.stage_rows("cold", f);
-  auto on_device = [&](const DeviceInfo& d) { return same_device(d, sd.info); };
   for (std::size_t p = 0; p < m.space.problems.size(); ++p) {
     const Problem& problem = m.space.problems[p];
-    const std::vector<const ResultRow*> ok = top_rows(rows, sd.info, problem, variants, top);
-    const std::int64_t device_row = store.device_id(sd.info);
-    const std::int64_t problem_row =
-        store.problem_id(problem, {m.family->work(problem), m.family->unit(), m.family->traffic(problem)});
-    for (const ResultRow* best : ok) {
+    for (const ResultRow* best : top_rows(rows, sd.info, problem, variants, top)) {
       const bool stored = m.opt.resume && std::any_of(done.begin(), done.end(), [&](const ResultRow& c) {
-        return on_device(c.device) && c.problem == problem && c.variant.name == best->variant.name &&
+        return same_device(c.device, sd.info) && c.problem == problem && c.variant.name == best->variant.name &&
                c.config.canonical() == best->config.canonical() && c.result.identity == best->result.identity;
       });
-      if (stored) continue;
-      const Variant& v = *variants.at(best->variant.name);
-      const ColdRequest req{*m.family, *sd.backend, sd.info, problem, v, best->config,
-                            kWorkerSetupTimeoutS + m.measure.timeout_s};
-      EvalResult r = run_cold(m.opt.worker_exe, req);
-      if (r.identity.empty()) r.identity = best->result.identity;
-      double total = 0, share = 0;
-      for (const Metric& x : r.metrics) {
-        if (x.name == "cold.total_ms") total = x.value;
-        if (x.name == "cold.startup_share") share = x.value;
-      }
-      obs.on_message(r.status == Status::ok
-                         ? fmt::format("{} {}: cold run of {} {}: {:.1f} ms as a program, {:.0f}% start-up",
-                                       sd.info.id(), problem.label(), v.name(), best->config.brief(), total, share * 100)
-                         : fmt::format("{} {}: cold run of {} {}: {}", sd.info.id(), problem.label(), v.name(),
-                                       best->config.brief(), to_string(r.status)));
-      store.save(summary.run_id, device_row, problem_row, store.variant_id(best->variant), best->config, r);
+      if (!stored) jobs.push_back({p, *best});
     }
   }
+  return jobs;
+}
+
+wire::Message cold_job_message(std::size_t device, const ColdJob& job) {
+  return {std::to_string(device), std::to_string(job.problem), job.row.variant.name, job.row.config.canonical()};
+}
+
+std::size_t cold_job_device(const wire::Message& job, std::size_t at) {
+  return static_cast<std::size_t>(wire::to_long(job.at(at)));
+}
+
+EvalResult cold_job_run(const Tuner::Impl& m, std::size_t device, const wire::Message& job, std::size_t at) {
+  const auto problem = static_cast<std::size_t>(wire::to_long(job.at(at + 1)));
+  PIMG_CHECK(problem < m.space.problems.size(), "a cold job for an unknown problem");
+  const std::map<std::string, const Variant*> variants = device_variants(m, device);
+  const auto v = variants.find(job.at(at + 2));
+  PIMG_CHECK(v != variants.end(), "a cold job for a variant not on this device: " + job.at(at + 2));
+  const SelectedDevice& sd = m.devices[device];
+  const ColdRequest req{*m.family, *sd.backend, sd.info, m.space.problems[problem], *v->second,
+                        Config::parse_canonical(job.at(at + 3)), kWorkerSetupTimeoutS + m.measure.timeout_s};
+  return run_cold(m.opt.worker_exe, req);
+}
+
+void cold_job_store(const Tuner::Impl& m, std::size_t device, const ColdJob& job, EvalResult r, Store& store,
+                    TuneSummary& summary, RunObserver& obs, const std::string& where) {
+  const SelectedDevice& sd = m.devices[device];
+  const Problem& problem = m.space.problems[job.problem];
+  const ResultRow& best = job.row;
+  if (r.identity.empty()) r.identity = best.result.identity;
+  double total = 0, share = 0;
+  for (const Metric& x : r.metrics) {
+    if (x.name == "cold.total_ms") total = x.value;
+    if (x.name == "cold.startup_share") share = x.value;
+  }
+  obs.on_message((r.status == Status::ok
+                      ? fmt::format("{} {}: cold run of {} {}: {:.1f} ms as a program, {:.0f}% start-up", sd.info.id(),
+                                    problem.label(), best.variant.name, best.config.brief(), total, share * 100)
+                      : fmt::format("{} {}: cold run of {} {}: {}", sd.info.id(), problem.label(), best.variant.name,
+                                    best.config.brief(), to_string(r.status))) +
+                 where);
+  const std::int64_t problem_row =
+      store.problem_id(problem, {m.family->work(problem), m.family->unit(), m.family->traffic(problem)});
+  store.save(summary.run_id, store.device_id(sd.info), problem_row, store.variant_id(best.variant), best.config, r);
+}
+
+void cold_stage(const Tuner::Impl& m, std::size_t device, Store& store, TuneSummary& summary, RunObserver& obs) {
+  for (const ColdJob& job : cold_jobs(m, device, store))
+    cold_job_store(m, device, job, cold_job_run(m, device, cold_job_message(device, job), 0), store, summary, obs);
 }
 
 }  // namespace pimg

@@ -9,6 +9,8 @@
 #include <chrono>
 #include <condition_variable>
 #include <cstddef>
+#include <map>
+#include <memory>
 #include <mutex>
 #include <optional>
 #include <thread>
@@ -19,13 +21,43 @@
 
 namespace pimg {
 
+class CompilePipeline;
+
+// A host's compile threads, shared by the pipelines of a run that begins several tasks' compiles at once (the
+// distributed runner): each thread takes the next plan of the oldest pipeline that has one left (the task measured
+// first), so pipelines begun ahead never add threads beyond the pool's; a thread keeps what a backend keeps per
+// thread (an OpenCL context) from one task to the next.
+class CompilePool {
+ public:
+  explicit CompilePool(int threads);
+  ~CompilePool();  // after every pipeline using it
+  CompilePool(const CompilePool&) = delete;
+  CompilePool& operator=(const CompilePool&) = delete;
+  int threads() const { return static_cast<int>(pool_.size()); }
+
+ private:
+  friend class CompilePipeline;
+  void add(CompilePipeline* p);
+  void remove(CompilePipeline* p);  // waits for p's compiles in flight
+  void work();
+  std::mutex mu_;
+  std::condition_variable work_, ended_;
+  std::vector<CompilePipeline*> pipes_;  // oldest first
+  std::map<CompilePipeline*, int> in_flight_;
+  bool stop_ = false;
+  std::vector<std::thread> pool_;
+};
+
 class CompilePipeline {
  public:
-  // Starts `threads` threads over `plans` (index = the strategy's PointId; nullopt: nothing to compile, such
-  // as a stored configuration or one that cannot be planned), each taking the next plan in `order` (the
+  // Starts `threads` threads of its own over `plans` (index = the strategy's PointId; nullopt: nothing to compile,
+  // such as a stored configuration or one that cannot be planned), each taking the next plan in `order` (the
   // strategy's asks, Strategy::ahead(); empty: index order).
   CompilePipeline(const Backend& backend, DeviceInfo device, KernelSource source,
                   std::vector<std::optional<LaunchPlan>> plans, int threads, std::vector<PointId> order = {});
+  // The same on the threads of `pool`, shared with the other pipelines begun on it.
+  CompilePipeline(const Backend& backend, DeviceInfo device, KernelSource source,
+                  std::vector<std::optional<LaunchPlan>> plans, CompilePool& pool, std::vector<PointId> order = {});
   ~CompilePipeline();  // stops taking plans, waits for the compiles in flight
   CompilePipeline(const CompilePipeline&) = delete;
   CompilePipeline& operator=(const CompilePipeline&) = delete;
@@ -37,7 +69,7 @@ class CompilePipeline {
   // Whether every plan has been taken by a thread: the pool's threads fall idle as their last compiles end.
   bool drained() const { return next_.load() >= order_.size(); }
   std::size_t compiled() const { return compiled_.load(); }  // programs the pool compiled (not cached before)
-  int threads() const { return static_cast<int>(pool_.size()); }
+  int threads() const { return pool_->threads(); }
   // What compiling plan `index` cost the thread that did it (after wait(index)): wall and that thread's CPU
   // milliseconds; 0 for a plan found in the cache or compiled by another plan of the same program.
   struct Cost {
@@ -52,7 +84,9 @@ class CompilePipeline {
   Totals totals() const;
 
  private:
-  void work();
+  friend class CompilePool;
+  void start();
+  void compile(std::size_t k);  // the k-th plan in order
   const Backend& backend_;
   const DeviceInfo device_;
   const KernelSource source_;
@@ -61,11 +95,11 @@ class CompilePipeline {
   std::vector<char> done_;
   std::vector<Cost> costs_;
   const std::chrono::steady_clock::time_point started_ = std::chrono::steady_clock::now();
-  std::atomic<std::size_t> next_{0}, compiled_{0};
-  std::atomic<bool> stop_{false};
+  std::atomic<std::size_t> next_{0}, compiled_{0};  // next_: taken by the pool's threads, under its lock
   mutable std::mutex mu_;
   std::condition_variable cv_;
-  std::vector<std::thread> pool_;
+  std::unique_ptr<CompilePool> own_;  // the pool of a pipeline with threads of its own
+  CompilePool* pool_ = nullptr;
 };
 
 }  // namespace pimg

@@ -1,5 +1,5 @@
-// Pieces of the distributed runner (distributed_runner.cpp): the devices a rank has opened, and the thread rank 0
-// does its own work on.
+// Pieces of the distributed runner (distributed_runner.cpp): the devices a rank has opened, the thread rank 0
+// does its own work on, the layout of devices and tasks, and what a rank other than 0 does.
 #pragma once
 #include <condition_variable>
 #include <deque>
@@ -8,9 +8,14 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
+#include <string>
 #include <thread>
+#include <vector>
 
+#include "pimg/transport.hpp"
 #include "tuner_impl.hpp"
+#include "wire.hpp"
 
 namespace pimg {
 
@@ -81,5 +86,23 @@ class LocalThread {
   bool stop_ = false;
   std::thread thread_;  // last: started once the rest is built
 };
+
+// The layout every rank computes alike (distributed_ranks.cpp): selected devices the store cannot tell apart
+// (backend, name, driver, platform) are one kind, and the ranks of a host share out the devices of each kind.
+struct Layout {
+  std::vector<std::vector<std::size_t>> members;  // per selected device: the selected devices of its kind
+  std::vector<std::size_t> tasks;                 // the tasks run: the first of each (kind, problem, variant)
+  std::string fingerprint;                        // what the ranks must agree on
+};
+Layout layout_of(const Tuner::Impl& m);
+// The selected device this rank drives for tasks on device d's kind.
+std::optional<std::size_t> my_device(const Layout& l, std::size_t d, const DistributedOptions& o);
+// A stage's job on this rank's device of the job's kind: a problem's confirmation (msg: {"confirm", id, job},
+// confirm_jobs.hpp; the answer, then what its stage said) or a cold run ({"cold", id, job}, cold_jobs.hpp; the
+// run's result).
+wire::Message job_here(const Tuner::Impl& m, const Layout& l, Sessions& sessions, const DistributedOptions& o,
+                       const wire::Message& msg);
+// A rank other than 0: announces what it can serve, then evaluates what it is sent until "stop".
+void serve(const Tuner::Impl& m, const Layout& l, Transport& net, const DistributedOptions& o);
 
 }  // namespace pimg

@@ -2,12 +2,12 @@
 // rank builds the same Tuner; rank 0 walks the strategies, hands configurations out one at a time to
 // whichever rank is free (configurations differ in cost), evaluates on its own device on a second
 // thread meanwhile, and is the only one to write the store, each result in its own transaction as
-// it arrives. Rank 0 compiles each task's configurations ahead on its host's cores (one compile pipeline
-// for the host, not one per rank) and hands out only configurations whose programs are in the disk cache, so no
-// rank compiles while its device waits; the other ranks open their devices while the first programs compile.
-// After the search, each problem's confirmation is a job for a free rank driving a device of its kind, as the
-// configurations were; rank 0 stores what they return, then runs the other stages a sequential run runs (the
-// ladder, whole programs, pictures) on its own devices. The ranks speak wire messages over a Transport; the runner
+// it arrives. Rank 0 compiles each task's configurations ahead on its host's cores (one pool of compile threads
+// for the host, shared by the tasks begun, not one per rank or per task) and hands out only configurations whose
+// programs are in the disk cache, so no rank compiles while its device waits; the other ranks open their devices
+// while the first programs compile. After the search, each problem's confirmation and each whole-program (cold)
+// run is a job for a free rank driving a device of its kind, as the configurations were; rank 0 stores what they
+// return, then runs the other stages a sequential run runs (the ladder, pictures) on its own devices. The ranks speak wire messages over a Transport; the runner
 // knows nothing of MPI.
 #include <fmt/format.h>
 
@@ -26,6 +26,7 @@
 
 #include "pimg/errors.hpp"
 #include "pimg/evaluator.hpp"
+#include "cold_jobs.hpp"
 #include "compile_pipeline.hpp"
 #include "confirm_jobs.hpp"
 #include "distributed_local.hpp"
@@ -38,110 +39,6 @@ namespace pimg {
 namespace {
 
 using wire::Message;
-
-// Selected devices the store cannot tell apart (backend, name, driver, platform) are one kind; the
-// ranks of a host share out the devices of each kind.
-std::string kind_of(const DeviceInfo& d) { return d.backend + "|" + d.name + "|" + d.driver + "|" + d.platform; }
-
-struct Layout {
-  std::vector<std::vector<std::size_t>> members;  // per selected device: the selected devices of its kind
-  std::vector<std::size_t> tasks;                 // the tasks run: the first of each (kind, problem, variant)
-  std::string fingerprint;                        // what the ranks must agree on
-};
-
-Layout layout_of(const Tuner::Impl& m) {
-  Layout l;
-  for (const auto& d : m.devices) {
-    std::vector<std::size_t> same;
-    for (std::size_t j = 0; j < m.devices.size(); ++j)
-      if (kind_of(m.devices[j].info) == kind_of(d.info)) same.push_back(j);
-    l.members.push_back(same);
-  }
-  std::map<std::string, bool> seen;
-  for (std::size_t i = 0; i < m.tasks.size(); ++i) {
-    const Task& t = m.tasks[i];
-    const std::string key = fmt::format("{}/{}/{}/{}", kind_of(m.devices[t.device].info),
-                                        m.space.problems[t.problem].canonical(), t.variant->name(), t.space.size());
-    if (seen[key]) continue;
-    seen[key] = true;
-    l.tasks.push_back(i);
-    l.fingerprint += key + "\n";
-  }
-  l.fingerprint = hash128(l.fingerprint);
-  return l;
-}
-
-// The selected device this rank drives for tasks on device d's kind.
-std::optional<std::size_t> my_device(const Layout& l, std::size_t d, const DistributedOptions& o) {
-  const auto& kind = l.members[d];
-  const auto k = static_cast<std::size_t>(o.local_rank);
-  if (k < kind.size()) return kind[k];
-  if (o.share_devices) return kind[k % kind.size()];
-  return std::nullopt;
-}
-
-// What a stage says on a rank, kept for rank 0 to say: only rank 0's main thread speaks to the run's observer.
-struct Said : RunObserver {
-  void on_message(const std::string& line) override { lines.push_back(line); }
-  std::vector<std::string> lines;
-};
-
-// A problem's confirmation (msg: {"confirm", id, job}, confirm_jobs.hpp) on this rank's device of the job's kind:
-// the answer, then what its stage said.
-Message confirm_here(const Tuner::Impl& m, const Layout& l, Sessions& sessions, const DistributedOptions& o,
-                     const Message& msg) {
-  const std::size_t searched = confirm_job_device(msg, 2);
-  const auto device = searched < m.devices.size() ? my_device(l, searched, o) : std::nullopt;
-  if (!device) throw std::runtime_error("no device of this kind on this rank");
-  Said said;
-  Message reply = {"confirmed", msg.at(1)};
-  for (auto& f : confirm_problem(m, msg, 2, *device, sessions.slot(*device), said)) reply.push_back(std::move(f));
-  reply.push_back(std::to_string(said.lines.size()));
-  reply.insert(reply.end(), said.lines.begin(), said.lines.end());
-  return reply;
-}
-
-// A rank other than 0: announces what it can serve, then evaluates what it is sent until "stop".
-void serve(const Tuner::Impl& m, const Layout& l, Transport& net, const DistributedOptions& o) {
-  std::string serves;
-  for (std::size_t i : l.tasks) serves += my_device(l, m.tasks[i].device, o) ? '1' : '0';
-  net.send(0, wire::encode({"hello", l.fingerprint, hostname(), serves}));
-  Sessions sessions(m);
-  // The devices this rank drives are opened now, while rank 0 compiles the first programs; one that cannot be
-  // opened is reported with the first job sent for it.
-  for (std::size_t i : l.tasks)
-    if (const auto device = my_device(l, m.tasks[i].device, o)) try {
-        sessions.get(*device);
-      } catch (const std::exception&) {
-      }
-  for (;;) {
-    const Message msg = wire::decode_whole(net.receive().second);
-    if (msg.at(0) == "stop") break;
-    if (msg.at(0) == "confirm") {
-      try {
-        net.send(0, wire::encode(confirm_here(m, l, sessions, o, msg)));
-      } catch (const std::exception& e) {
-        net.send(0, wire::encode({"error", msg.at(1), e.what()}));
-      }
-      continue;
-    }
-    if (msg.at(0) != "job" || msg.size() != 4) throw std::runtime_error("distributed runner: unexpected message " + msg[0]);
-    const std::string& id = msg[1];
-    try {
-      const Task& t = m.tasks.at(l.tasks.at(static_cast<std::size_t>(wire::to_long(msg[2]))));
-      const auto point = static_cast<std::size_t>(wire::to_long(msg[3]));
-      if (point >= t.space.size()) throw std::runtime_error("configuration index out of range");
-      const auto device = my_device(l, t.device, o);
-      if (!device) throw std::runtime_error("no device of this kind on this rank");
-      const EvalResult r = evaluate_point(m, t, sessions.get(*device), t.space.config(static_cast<PointId>(point)));
-      Message reply = {"done", id};
-      for (auto& f : wire::encode_result(r)) reply.push_back(std::move(f));
-      net.send(0, wire::encode(reply));
-    } catch (const std::exception& e) {
-      net.send(0, wire::encode({"error", id, e.what()}));
-    }
-  }
-}
 
 // Rank 0.
 class Coordinator {
@@ -292,8 +189,11 @@ class Coordinator {
     const bool on_cpu = device.caps.host_cores;
     ts.rows = begin_task(m_, t, device, store_, obs_, on_cpu);
     if (!on_cpu) {
-      const auto here = std::count_if(slots_.begin(), slots_.end(), [&](const Slot& x) { return x.host == slots_[0].host; });
-      ts.pipeline = start_pipeline(m_, t, device, store_, ts.rows, obs_, compile_threads() - static_cast<int>(here));
+      if (!compile_pool_) {
+        const auto here = std::count_if(slots_.begin(), slots_.end(), [&](const Slot& x) { return x.host == slots_[0].host; });
+        compile_pool_ = std::make_unique<CompilePool>(compile_threads() - static_cast<int>(here));
+      }
+      ts.pipeline = start_pipeline(m_, t, device, store_, ts.rows, obs_, 0, compile_pool_.get());
     }
     ts.begun = true;
   }
@@ -414,8 +314,8 @@ class Coordinator {
     ts.pipeline.reset();
   }
 
-  // The stages after the search on each kind searched, as a sequential run has them: the confirmation spread over
-  // the ranks driving that kind, then the ladder, whole programs and pictures on rank 0's device.
+  // The stages after the search on each kind searched, as a sequential run has them: the confirmation and the
+  // whole programs spread over the ranks driving that kind, the ladder and pictures on rank 0's device.
   void end_stages() {
     std::vector<std::size_t> done;
     for (std::size_t pos = 0; pos < state_.size(); ++pos) {
@@ -428,40 +328,71 @@ class Coordinator {
       if (opened && !m_.opt.ladder_only)
         measure_ceilings(m_, store_, summary_.run_id, store_.device_id(m_.devices[d].info), *session,
                          m_.devices[*mine].info, obs_);
-      const bool spread = !m_.opt.ladder_only && m_.measure.confirm.top > 0;
-      if (spread) spread_confirmation(pos);
-      // local_.slot() opens the device again where rank 0's confirmation left it closed (it could not open a
-      // fresh session; its jobs went to other ranks).
-      end_device(m_, d, local_.slot(*mine), store_, summary_, obs_, !spread);
+      const bool spreads = !m_.opt.ladder_only;
+      if (spreads && m_.measure.confirm.top > 0) spread_confirmation(pos);
+      if (spreads) spread_cold(pos);
+      // local_.slot() opens the device again where rank 0's jobs left it closed (it could not open a fresh
+      // session; its jobs went to other ranks).
+      end_device(m_, d, local_.slot(*mine), store_, summary_, obs_, !spreads || m_.measure.confirm.top <= 0, !spreads);
     }
   }
 
   // The confirmation stage on the kind of task pos's device: each problem's confirmation a job for a free rank
-  // driving a device of that kind (rank 0's on its own thread), the problems stored as confirm_device stores them
-  // once every job is back. A rank that fails a job takes no more work of that kind; the job goes to another.
+  // driving a device of that kind, the problems stored as confirm_device stores them once every job is back.
   void spread_confirmation(std::size_t pos) {
     ConfirmStage stage(m_, task(pos).device, store_, obs_);
+    std::vector<Message> jobs(stage.size());
+    for (std::size_t i = 0; i < stage.size(); ++i) jobs[i] = stage.job(i);
+    spread(pos, "confirm", jobs, [&](std::size_t i, const Message& r, const Slot& s) {
+      std::size_t at = 2;
+      stage.take(i, r, at);
+      const auto lines = static_cast<std::size_t>(wire::to_long(r.at(at++)));
+      for (std::size_t k = 0; k < lines; ++k) obs_.on_message(r.at(at++));
+      obs_.on_message(fmt::format("{}: {} confirmed by rank {} ({})", m_.devices[task(pos).device].info.id(),
+                                  stage.problem(i).label(), s.rank, s.host));
+    });
+    stage.store(store_, summary_, obs_);
+  }
+
+  // The whole-program stage on the kind of task pos's device: each cold run a job for a free rank driving a device
+  // of that kind (each a fresh process on its own GPU), stored as it returns.
+  void spread_cold(std::size_t pos) {
+    const std::size_t d = task(pos).device;
+    const std::vector<ColdJob> cold = cold_jobs(m_, d, store_);
+    std::vector<Message> jobs;
+    for (const ColdJob& c : cold) jobs.push_back(cold_job_message(d, c));
+    spread(pos, "cold", jobs, [&](std::size_t i, const Message& r, const Slot& s) {
+      cold_job_store(m_, d, cold[i], wire::decode_result(Message(r.begin() + 2, r.end())), store_, summary_, obs_,
+                     fmt::format(" (rank {}, {})", s.rank, s.host));
+    });
+  }
+
+  // Hands `jobs` (`kind`'s messages, without their id) to the free ranks driving a device of task pos's kind, rank
+  // 0's on a thread of its own, and gives each answer to `take` as it comes back. A rank that fails a job takes no
+  // more work of that kind; the job goes to another.
+  void spread(std::size_t pos, const std::string& kind, const std::vector<Message>& jobs,
+              const std::function<void(std::size_t, const Message&, const Slot&)>& take) {
     std::deque<std::size_t> todo;
-    for (std::size_t i = 0; i < stage.size(); ++i) todo.push_back(i);
-    std::map<std::uint64_t, std::pair<std::size_t, std::size_t>> running;  // job id: (problem's job, slot)
+    for (std::size_t i = 0; i < jobs.size(); ++i) todo.push_back(i);
+    std::map<std::uint64_t, std::pair<std::size_t, std::size_t>> running;  // job id: (index in jobs, slot)
     while (!todo.empty() || !running.empty()) {
       for (std::size_t s = 0; s < slots_.size() && !todo.empty(); ++s) {
         if (slots_[s].busy || !slots_[s].serves[pos]) continue;
         const std::uint64_t id = next_id_++;
-        Message msg = {"confirm", std::to_string(id)};
-        for (auto& f : stage.job(todo.front())) msg.push_back(std::move(f));
+        Message msg = {kind, std::to_string(id)};
+        msg.insert(msg.end(), jobs[todo.front()].begin(), jobs[todo.front()].end());
         running[id] = {todo.front(), s};
         todo.pop_front();
         slots_[s].busy = true;
         if (slots_[s].rank != 0)
           net_.send(slots_[s].rank, wire::encode(msg));
         else
-          local_confirm_ = local_thread_.submit([this, msg] { return confirm_here(m_, l_, local_, o_, msg); });
+          local_job_answer_ = local_thread_.submit([this, msg] { return job_here(m_, l_, local_, o_, msg); });
       }
       Message r;
-      if (local_confirm_.valid() && local_confirm_.wait_for(std::chrono::seconds(0)) == std::future_status::ready) {
+      if (local_job_answer_.valid() && local_job_answer_.wait_for(std::chrono::seconds(0)) == std::future_status::ready) {
         try {
-          r = local_confirm_.get();
+          r = local_job_answer_.get();
         } catch (const std::exception& e) {  // rank 0's job: the one running on slot 0
           const auto mine =
               std::find_if(running.begin(), running.end(), [](const auto& j) { return j.second.second == 0; });
@@ -474,23 +405,17 @@ class Coordinator {
         continue;
       }
       auto it = running.find(std::stoull(r.at(1)));
-      PIMG_CHECK(it != running.end(), "distributed runner: an answer for an unknown confirmation");
+      PIMG_CHECK(it != running.end(), "distributed runner: an answer for an unknown " + kind + " job");
       const auto [i, s] = it->second;
       running.erase(it);
       slots_[s].busy = false;
-      if (r.at(0) != "confirmed") {
+      if (r.at(0) == "error") {
         todo.push_front(i);
         drop(s, pos, r.at(2));
         continue;
       }
-      std::size_t at = 2;
-      stage.take(i, r, at);
-      const auto lines = static_cast<std::size_t>(wire::to_long(r.at(at++)));
-      for (std::size_t k = 0; k < lines; ++k) obs_.on_message(r.at(at++));
-      obs_.on_message(fmt::format("{}: {} confirmed by rank {} ({})", m_.devices[task(pos).device].info.id(),
-                                  stage.problem(i).label(), slots_[s].rank, slots_[s].host));
+      take(i, r, slots_[s]);
     }
-    stage.store(store_, summary_, obs_);
   }
 
   // A rank could not evaluate on its device (it cannot open it, or its evaluator failed): it takes no
@@ -528,7 +453,7 @@ class Coordinator {
   void stop_all() {
     if (local_job_) local_result_.wait();  // the threads use this object
     if (setup_) setup_->ceilings.wait();
-    if (local_confirm_.valid()) local_confirm_.wait();
+    if (local_job_answer_.valid()) local_job_answer_.wait();
     for (int r = 1; r < net_.size(); ++r) net_.send(r, wire::encode({"stop"}));
   }
 
@@ -539,6 +464,9 @@ class Coordinator {
   Transport& net_;
   DistributedOptions o_;
   Sessions local_;
+  // This host's compile threads, shared by the tasks begun (one pool for the host, not a pool per task: tasks begun
+  // ahead would add theirs beyond the host's cores, and the OpenCL compilers of one process serialise a crowd).
+  std::unique_ptr<CompilePool> compile_pool_;  // before state_: outlives the pipelines
   std::vector<TaskState> state_;
   std::vector<Slot> slots_;
   std::map<std::uint64_t, Job> jobs_;
@@ -553,7 +481,7 @@ class Coordinator {
   LocalThread local_thread_;     // last: its thread ends first, while what its jobs use is still there
   std::optional<std::uint64_t> local_job_;
   std::future<EvalResult> local_result_;
-  std::future<Message> local_confirm_;  // rank 0's confirmation job
+  std::future<Message> local_job_answer_;  // rank 0's confirmation or cold job
   TuneSummary summary_;
 };
 

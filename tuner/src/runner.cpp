@@ -301,14 +301,17 @@ const KernelSource* ahead_source(const Tuner::Impl& m, const Task& t, const std:
 }
 
 std::unique_ptr<CompilePipeline> start_pipeline(const Tuner::Impl& m, const Task& t, const DeviceInfo& device,
-                                                Store& store, const TaskRows& rows, RunObserver& obs, int threads) {
+                                                Store& store, const TaskRows& rows, RunObserver& obs, int threads,
+                                                CompilePool* pool) {
   std::vector<PointId> ahead = t.strategy->ahead();  // the whole rest of an exhaustive walk: computed once
   const KernelSource* ks = ahead_source(m, t, ahead);
   if (!ks) return nullptr;
   auto plans = plans_to_compile(t, m.space.problems[t.problem], m.workloads[t.problem], m.opt, device, store, rows, ahead);
   if (std::count_if(plans.begin(), plans.end(), [](const auto& p) { return p.has_value(); }) < 2) return nullptr;
-  auto pipe = std::make_unique<CompilePipeline>(*m.devices[t.device].backend, device, *ks, std::move(plans),
-                                                std::max(1, threads), std::move(ahead));
+  const Backend& backend = *m.devices[t.device].backend;
+  auto pipe = pool ? std::make_unique<CompilePipeline>(backend, device, *ks, std::move(plans), *pool, std::move(ahead))
+                   : std::make_unique<CompilePipeline>(backend, device, *ks, std::move(plans), std::max(1, threads),
+                                                       std::move(ahead));
   obs.on_message(fmt::format("{} {}: compiling ahead of the measurements on {} threads", device.id(),
                              t.variant->name(), pipe->threads()));
   return pipe;
@@ -464,11 +467,11 @@ void record(const Tuner::Impl& m, Task& t, PointId p, const Config& c, const Eva
 }
 
 void end_device(const Tuner::Impl& m, std::size_t device, std::unique_ptr<DeviceSession>& session, Store& store,
-                TuneSummary& summary, RunObserver& obs, bool confirm) {
+                TuneSummary& summary, RunObserver& obs, bool confirm, bool cold) {
   if (confirm && !m.opt.ladder_only) confirm_device(m, device, session, store, summary, obs);
   ladder_device(m, device, *session, store, summary, obs);
   if (m.opt.ladder_only) return;
-  cold_stage(m, device, store, summary, obs);
+  if (cold) cold_stage(m, device, store, summary, obs);
   picture_stage(m, device, store, obs);
 }
 

@@ -89,10 +89,13 @@ std::vector<std::optional<LaunchPlan>> plans_to_compile(const Task& t, const Pro
                                                         const TuneOptions& opt, const DeviceInfo& device, Store& store,
                                                         const TaskRows& rows, const std::vector<PointId>& ahead);
 class CompilePipeline;
-// The task's configurations still to measure compiled ahead on `threads` threads in the order its strategy will
-// ask for them (compile_pipeline.hpp); null where ahead_source() is null or fewer than two are to compile.
+class CompilePool;
+// The task's configurations still to measure compiled ahead, in the order its strategy will ask for them
+// (compile_pipeline.hpp), on `threads` threads of its own or, given a pool, on the pool's; null where
+// ahead_source() is null or fewer than two are to compile.
 std::unique_ptr<CompilePipeline> start_pipeline(const Tuner::Impl& m, const Task& t, const DeviceInfo& device,
-                                                Store& store, const TaskRows& rows, RunObserver& obs, int threads);
+                                                Store& store, const TaskRows& rows, RunObserver& obs, int threads,
+                                                CompilePool* pool = nullptr);
 // Whether the task's configurations are compiled ahead (backends with a precompile pass, strategies that know their
 // asks before the outcomes: `ahead`, its Strategy::ahead(), not empty) and from which source; null: each evaluation
 // compiles its own.
@@ -190,10 +193,10 @@ std::vector<const ResultRow*> top_rows(const std::vector<ResultRow>& rows, const
 inline constexpr int kWrongPictures = 2;
 void picture_stage(const Tuner::Impl& m, std::size_t device, Store& store, RunObserver& obs);
 // The stages after a device's search (the sequential and the distributed runner): confirmation, the ladder, whole
-// programs, pictures; the ladder alone with --ladder-only. `confirm` false leaves the confirmation out (the
-// distributed runner has run it on its ranks, confirm_jobs.hpp).
+// programs, pictures; the ladder alone with --ladder-only. `confirm` and `cold` false leave the confirmation and the
+// whole programs out (the distributed runner has run them on its ranks, confirm_jobs.hpp, cold_jobs.hpp).
 void end_device(const Tuner::Impl& m, std::size_t device, std::unique_ptr<DeviceSession>& session, Store& store,
-                TuneSummary& summary, RunObserver& obs, bool confirm = true);
+                TuneSummary& summary, RunObserver& obs, bool confirm = true, bool cold = true);
 // The space's ladder on one device (ladder_runner.cpp): its steps that run there, per problem, measured by
 // the confirmation stage's method and stored with stage "ladder" and their step (Store::save_ladder_step).
 void ladder_device(const Tuner::Impl& m, std::size_t device, DeviceSession& session, Store& store,
