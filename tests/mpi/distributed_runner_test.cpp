@@ -250,11 +250,11 @@ TEST_F(Distributed, TheConfirmationStageRunsAfterTheSearchAsInASingleProcessRun)
   EXPECT_NE(r.out.find("in interleaved rounds (session 2 of 2)"), std::string::npos) << r.out;
 }
 
-// Each problem's confirmation is a job for a free rank driving a device of its kind: with three problems both ranks
-// confirm, the confirmation rows stored are those a single-process run stores (one per problem: its fastest search
-// row, which the timings of each run choose, so the configurations are compared with the run's own search), and
-// what rank 1's stage said is said by rank 0.
-TEST_F(Distributed, EachProblemsConfirmationIsAJobForAFreeRank) {
+// The problems' confirmations are shared out in one job per rank driving a device of their kind: with three
+// problems both ranks confirm, each problem once per session, the confirmation rows stored are those a
+// single-process run stores (one per problem: its fastest search row, which the timings of each run choose, so
+// the configurations are compared with the run's own search), and what rank 1's stage said is said by rank 0.
+TEST_F(Distributed, TheProblemsConfirmationsAreSharedOutOneJobPerRank) {
   const fs::path yaml = confirm_space("confirm-spread", "64x48, 48x40, 80x32", "{top: 1, max: 1, sessions: 2}");
   const e2e::Ran one = e2e::run("conv --quiet --space " + yaml.string() + " --db " + db("spread-one"));
   ASSERT_EQ(one.code, 0) << one.out;

@@ -18,9 +18,9 @@ class ConfirmStage {
   ~ConfirmStage();
   std::size_t size() const;
   const Problem& problem(std::size_t i) const;
-  // What a rank needs to confirm the i-th problem (confirm_problem reads it).
+  // What a rank needs to confirm the i-th problem (confirm_problems reads a count of them, then each).
   wire::Message job(std::size_t i) const;
-  // The i-th problem's answer (confirm_problem's fields, from field `at` on; `at` moves past them).
+  // The i-th problem's answer (its fields of confirm_problems', from field `at` on; `at` moves past them).
   void take(std::size_t i, const wire::Message& answer, std::size_t& at);
   // Every problem's candidates pooled over their sessions and stored, as confirm_device stores them.
   void store(Store& store, TuneSummary& summary, RunObserver& obs) const;
@@ -30,11 +30,12 @@ class ConfirmStage {
   std::unique_ptr<State> s_;
 };
 
-// On the rank handed `job` (ConfirmStage::job, from field `at` on): its problem's sessions and widened round, as
-// confirm_device runs them, on `session`, a session on the selected device `device` (of the job's kind; replaced by
-// a fresh one for each session after the first). Returns the fields ConfirmStage::take reads.
-wire::Message confirm_problem(const Tuner::Impl& m, const wire::Message& job, std::size_t at, std::size_t device,
-                              std::unique_ptr<DeviceSession>& session, RunObserver& obs);
+// On the rank handed `job` (a count of problems, then each one's ConfirmStage::job, from field `at` on): the
+// problems' sessions and widened rounds, as confirm_device runs them (every session confirms every problem of the
+// job), on `session`, a session on the selected device `device` (of the job's kind; replaced by a fresh one for
+// each session after the first). Returns, per problem in the job's order, the fields ConfirmStage::take reads.
+wire::Message confirm_problems(const Tuner::Impl& m, const wire::Message& job, std::size_t at, std::size_t device,
+                               std::unique_ptr<DeviceSession>& session, RunObserver& obs);
 // The selected device a confirmation job was made for (its kind's, in the job's first field from `at`).
 std::size_t confirm_job_device(const wire::Message& job, std::size_t at);
 

@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <deque>
 #include <map>
 #include <set>
 #include <thread>
@@ -312,48 +313,60 @@ wire::Message ConfirmStage::job(std::size_t i) const {
 }
 
 std::size_t confirm_job_device(const wire::Message& job, std::size_t at) {
-  return static_cast<std::size_t>(std::stoul(job.at(at)));
+  return static_cast<std::size_t>(std::stoul(job.at(at + 1)));  // past the count of problems
 }
 
-wire::Message confirm_problem(const Tuner::Impl& m, const wire::Message& job, std::size_t at, std::size_t device,
-                              std::unique_ptr<DeviceSession>& session, RunObserver& obs) {
+wire::Message confirm_problems(const Tuner::Impl& m, const wire::Message& job, std::size_t at, std::size_t device,
+                               std::unique_ptr<DeviceSession>& session, RunObserver& obs) {
   const auto count = [&] {
     const long n = wire::to_long(job.at(at++));
     if (n < 0 || static_cast<std::size_t>(n) > job.size()) throw std::runtime_error("confirmation job: bad count");
     return static_cast<std::size_t>(n);
   };
   const auto index = [&] { return static_cast<std::size_t>(std::stoul(job.at(at++))); };
-  const std::size_t searched = index(), p = index();
-  if (searched >= m.devices.size() || p >= m.space.problems.size() || device >= m.devices.size())
-    throw std::runtime_error("confirmation job: device or problem out of range");
-  const std::uint64_t seed = std::stoull(job.at(at++));
-  const std::size_t kept = count();
-  std::vector<ResultRow> tuned(count()), baselines;
-  for (ResultRow& r : tuned) {
-    r.variant.name = job.at(at++);
-    r.config = Config::parse_canonical(job.at(at++));
-    r.result.ci_low_ms = wire::to_double(job.at(at++));
-    r.result.kernel.median = wire::to_double(job.at(at++));
+  const std::size_t problems = count();
+  if (problems == 0 || device >= m.devices.size()) throw std::runtime_error("confirmation job: no problem or device");
+  std::deque<std::vector<ResultRow>> rows;  // what the jobs' candidates point into (a deque: stable addresses)
+  std::vector<Confirming> jobs;
+  std::map<std::string, const Variant*> variants;
+  for (std::size_t k = 0; k < problems; ++k) {
+    const std::size_t searched = index(), p = index();
+    if (searched >= m.devices.size() || p >= m.space.problems.size())
+      throw std::runtime_error("confirmation job: device or problem out of range");
+    // The variants are those of the searched device's tasks, as on rank 0; the sessions run on this rank's device.
+    if (k == 0) variants = device_variants(m, searched);
+    const std::uint64_t seed = std::stoull(job.at(at++));
+    const std::size_t kept = count();
+    std::vector<ResultRow>& tuned = rows.emplace_back(count());
+    for (ResultRow& r : tuned) {
+      r.variant.name = job.at(at++);
+      r.config = Config::parse_canonical(job.at(at++));
+      r.result.ci_low_ms = wire::to_double(job.at(at++));
+      r.result.kernel.median = wire::to_double(job.at(at++));
+    }
+    std::vector<ResultRow>& baselines = rows.emplace_back(count());
+    for (ResultRow& r : baselines) {
+      r.variant.name = job.at(at++);
+      r.config = Config::parse_canonical(job.at(at++));
+    }
+    if (kept > tuned.size()) throw std::runtime_error("confirmation job: more kept than sent");
+    Confirming& c = jobs.emplace_back(
+        Confirming{p, {}, ConfirmJob{m.space.problems[p], m.workloads[p], {}, seed}, {}, {}, kept, {}});
+    for (const ResultRow& r : tuned) c.tuned.push_back(&r);
+    for (const ResultRow& r : baselines) c.baselines.push_back(&r);
+    set_confirm_candidates(m, variants, c);
   }
-  baselines.resize(count());
-  for (ResultRow& r : baselines) {
-    r.variant.name = job.at(at++);
-    r.config = Config::parse_canonical(job.at(at++));
-  }
-  if (kept > tuned.size()) throw std::runtime_error("confirmation job: more kept than sent");
-  // The variants are those of the searched device's tasks, as on rank 0; the sessions run on this rank's device.
-  const std::map<std::string, const Variant*> variants = device_variants(m, searched);
-  std::vector<Confirming> jobs(1, Confirming{p, {}, ConfirmJob{m.space.problems[p], m.workloads[p], {}, seed}, {}, {},
-                                             kept, {}});
-  Confirming& c = jobs.front();
-  for (const ResultRow& r : tuned) c.tuned.push_back(&r);
-  for (const ResultRow& r : baselines) c.baselines.push_back(&r);
-  set_confirm_candidates(m, variants, c);
-  run_confirm_sessions(m, m.devices[device], session, {&c}, false, obs);
+  // Every session confirms every problem of the job, as a sequential run's sessions do.
+  std::vector<Confirming*> all;
+  for (Confirming& c : jobs) all.push_back(&c);
+  run_confirm_sessions(m, m.devices[device], session, all, false, obs);
   widen_confirmations(m, m.devices[device], variants, session, jobs, obs);
-  wire::Message out = {std::to_string(c.kept), std::to_string(c.sessions.size()), std::to_string(c.rows.size())};
-  for (const auto& results : c.sessions)
-    for (const EvalResult& r : results) out.push_back(wire::encode(wire::encode_result(r)));
+  wire::Message out;
+  for (const Confirming& c : jobs) {
+    out.insert(out.end(), {std::to_string(c.kept), std::to_string(c.sessions.size()), std::to_string(c.rows.size())});
+    for (const auto& results : c.sessions)
+      for (const EvalResult& r : results) out.push_back(wire::encode(wire::encode_result(r)));
+  }
   return out;
 }
 

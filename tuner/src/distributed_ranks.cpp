@@ -71,7 +71,7 @@ Message job_here(const Tuner::Impl& m, const Layout& l, Sessions& sessions, cons
   }
   Said said;
   Message reply = {"confirmed", msg.at(1)};
-  for (auto& f : confirm_problem(m, msg, 2, *device, sessions.slot(*device), said)) reply.push_back(std::move(f));
+  for (auto& f : confirm_problems(m, msg, 2, *device, sessions.slot(*device), said)) reply.push_back(std::move(f));
   reply.push_back(std::to_string(said.lines.size()));
   reply.insert(reply.end(), said.lines.begin(), said.lines.end());
   return reply;

@@ -337,19 +337,39 @@ class Coordinator {
     }
   }
 
-  // The confirmation stage on the kind of task pos's device: each problem's confirmation a job for a free rank
-  // driving a device of that kind, the problems stored as confirm_device stores them once every job is back.
+  // The confirmation stage on the kind of task pos's device: the problems in as many jobs as ranks drive a device
+  // of that kind (largest first, each to the group with the least work so far), each job's sessions confirming
+  // every problem of the job as a sequential run's do; stored as confirm_device stores them once every job is back.
   void spread_confirmation(std::size_t pos) {
     ConfirmStage stage(m_, task(pos).device, store_, obs_);
-    std::vector<Message> jobs(stage.size());
-    for (std::size_t i = 0; i < stage.size(); ++i) jobs[i] = stage.job(i);
-    spread(pos, "confirm", jobs, [&](std::size_t i, const Message& r, const Slot& s) {
+    const auto ranks = static_cast<std::size_t>(
+        std::count_if(slots_.begin(), slots_.end(), [&](const Slot& s) { return s.serves[pos]; }));
+    std::vector<std::size_t> order(stage.size());
+    for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
+    const auto work = [&](std::size_t i) { return m_.family->work(stage.problem(i)) * static_cast<double>(stage.job(i).size()); };
+    std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return work(a) > work(b); });
+    std::vector<std::vector<std::size_t>> groups(std::min(std::max<std::size_t>(ranks, 1), order.size()));
+    std::vector<double> load(groups.size(), 0);
+    for (std::size_t i : order) {
+      const std::size_t g = static_cast<std::size_t>(std::min_element(load.begin(), load.end()) - load.begin());
+      groups[g].push_back(i);
+      load[g] += work(i);
+    }
+    std::vector<Message> jobs;
+    for (const auto& g : groups) {
+      Message job = {std::to_string(g.size())};
+      for (std::size_t i : g)
+        for (auto& f : stage.job(i)) job.push_back(std::move(f));
+      jobs.push_back(std::move(job));
+    }
+    spread(pos, "confirm", jobs, [&](std::size_t k, const Message& r, const Slot& s) {
       std::size_t at = 2;
-      stage.take(i, r, at);
+      for (std::size_t i : groups[k]) stage.take(i, r, at);
       const auto lines = static_cast<std::size_t>(wire::to_long(r.at(at++)));
-      for (std::size_t k = 0; k < lines; ++k) obs_.on_message(r.at(at++));
-      obs_.on_message(fmt::format("{}: {} confirmed by rank {} ({})", m_.devices[task(pos).device].info.id(),
-                                  stage.problem(i).label(), s.rank, s.host));
+      for (std::size_t n = 0; n < lines; ++n) obs_.on_message(r.at(at++));
+      for (std::size_t i : groups[k])
+        obs_.on_message(fmt::format("{}: {} confirmed by rank {} ({})", m_.devices[task(pos).device].info.id(),
+                                    stage.problem(i).label(), s.rank, s.host));
     });
     stage.store(store_, summary_, obs_);
   }
