@@ -13,7 +13,7 @@
 #include "pimg/registry.hpp"
 #include "pimg/space.hpp"
 #include "pimg/suggest.hpp"
-#include "space_loader.hpp"
+#include "space/space_loader.hpp"
 
 namespace pimg::detail {  // space_constraints.cpp
 void check_constraint(const Constraint& c, const std::vector<std::string>& params,

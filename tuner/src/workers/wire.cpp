@@ -1,6 +1,6 @@
 // Messages between pimg-tune processes (the supervisor and its worker; the ranks of a distributed
 // run): a list of byte fields, framed as "<fields>\n" then "<length>\n<bytes>" per field.
-#include "wire.hpp"
+#include "workers/wire.hpp"
 
 #include <fmt/format.h>
 #include <unistd.h>

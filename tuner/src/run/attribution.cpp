@@ -1,7 +1,7 @@
 // Whether a failed evaluation's cause lies outside its configuration: the session's own verdict
 // (env_error: a worker killed from outside or stopped), or a compile that failed because the machine
 // had no space for the compiler or the cache, no compiler, or lost the device.
-#include "attribution.hpp"
+#include "run/attribution.hpp"
 
 #include <fmt/format.h>
 #include <sys/statvfs.h>

@@ -6,8 +6,8 @@
 #include <cstddef>
 #include <memory>
 
-#include "tuner_impl.hpp"
-#include "wire.hpp"
+#include "run/tuner_impl.hpp"
+#include "workers/wire.hpp"
 
 namespace pimg {
 

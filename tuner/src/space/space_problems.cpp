@@ -13,7 +13,7 @@
 #include "pimg/registry.hpp"
 #include "pimg/space.hpp"
 #include "pimg/suggest.hpp"
-#include "space_loader.hpp"
+#include "space/space_loader.hpp"
 
 namespace pimg::space_detail {
 

@@ -11,7 +11,7 @@
 
 #include "pimg/cold_run.hpp"
 #include "pimg/picture.hpp"
-#include "tuner_impl.hpp"
+#include "run/tuner_impl.hpp"
 
 namespace pimg {
 namespace {

@@ -8,7 +8,7 @@
 #include "pimg/device_selector.hpp"
 #include "pimg/executor.hpp"
 #include "pimg/registry.hpp"
-#include "tuner_impl.hpp"
+#include "run/tuner_impl.hpp"
 
 namespace pimg {
 

@@ -1,5 +1,5 @@
 // The compile pipeline (compile_pipeline.hpp).
-#include "compile_pipeline.hpp"
+#include "compile/compile_pipeline.hpp"
 
 #include <time.h>
 

@@ -30,8 +30,8 @@
 #include "pimg/evaluator.hpp"
 #include "pimg/isolation.hpp"
 #include "pimg/registry.hpp"
-#include "wire.hpp"
-#include "stopwatch.hpp"
+#include "workers/wire.hpp"
+#include "measure/stopwatch.hpp"
 
 
 namespace pimg {

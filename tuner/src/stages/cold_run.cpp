@@ -28,9 +28,9 @@
 
 #include "pimg/executor.hpp"
 #include "pimg/registry.hpp"
-#include "tuner_impl.hpp"
-#include "wire.hpp"
-#include "stopwatch.hpp"
+#include "run/tuner_impl.hpp"
+#include "workers/wire.hpp"
+#include "measure/stopwatch.hpp"
 
 extern char** environ;
 

@@ -26,13 +26,13 @@
 
 #include "pimg/errors.hpp"
 #include "pimg/evaluator.hpp"
-#include "compile_pipeline.hpp"
-#include "confirm_jobs.hpp"
-#include "distributed_local.hpp"
+#include "compile/compile_pipeline.hpp"
+#include "stages/confirm_jobs.hpp"
+#include "distributed/distributed_local.hpp"
 #include "pimg/transport.hpp"
-#include "plan_metrics.hpp"
-#include "tuner_impl.hpp"
-#include "wire.hpp"
+#include "measure/plan_metrics.hpp"
+#include "run/tuner_impl.hpp"
+#include "workers/wire.hpp"
 
 namespace pimg {
 namespace {

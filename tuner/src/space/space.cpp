@@ -23,7 +23,7 @@
 
 #include "pimg/errors.hpp"
 #include "pimg/registry.hpp"
-#include "space_loader.hpp"
+#include "space/space_loader.hpp"
 
 namespace pimg::space_detail {
 

@@ -10,7 +10,7 @@
 #include <mutex>
 #include <thread>
 
-#include "tuner_impl.hpp"
+#include "run/tuner_impl.hpp"
 
 namespace pimg {
 

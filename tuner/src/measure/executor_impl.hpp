@@ -14,8 +14,8 @@
 
 #include "pimg/executor.hpp"
 #include "pimg/evaluator.hpp"
-#include "plan_metrics.hpp"
-#include "stopwatch.hpp"
+#include "measure/plan_metrics.hpp"
+#include "measure/stopwatch.hpp"
 
 namespace pimg {
 

@@ -11,7 +11,7 @@
 #include <stdexcept>
 
 #include "pimg/evaluator.hpp"
-#include "stopwatch.hpp"
+#include "measure/stopwatch.hpp"
 
 namespace pimg {
 namespace {

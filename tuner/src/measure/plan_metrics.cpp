@@ -1,6 +1,6 @@
 // The metrics of a prepared plan: device memory, upload and download times and bandwidths
 // (allocation excluded; medians over the upload passes and over the runs' downloads).
-#include "plan_metrics.hpp"
+#include "measure/plan_metrics.hpp"
 
 #include <algorithm>
 

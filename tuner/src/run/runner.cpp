@@ -18,11 +18,11 @@
 #include "pimg/evaluator.hpp"
 #include "pimg/isolation.hpp"
 #include "pimg/store.hpp"
-#include "attribution.hpp"
+#include "run/attribution.hpp"
 #include "pimg/device_selector.hpp"
-#include "compile_pipeline.hpp"
-#include "plan_metrics.hpp"
-#include "tuner_impl.hpp"
+#include "compile/compile_pipeline.hpp"
+#include "measure/plan_metrics.hpp"
+#include "run/tuner_impl.hpp"
 #include "pimg/executor.hpp"
 
 namespace pimg {

@@ -10,10 +10,10 @@
 #include <set>
 #include <thread>
 
-#include "confirm_jobs.hpp"
+#include "stages/confirm_jobs.hpp"
 #include "pimg/executor.hpp"
 #include "pimg/store.hpp"
-#include "tuner_impl.hpp"
+#include "run/tuner_impl.hpp"
 
 namespace pimg {
 

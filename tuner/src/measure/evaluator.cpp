@@ -10,7 +10,7 @@
 
 #include "pimg/executor.hpp"
 #include "pimg/registry.hpp"
-#include "stopwatch.hpp"
+#include "measure/stopwatch.hpp"
 
 namespace pimg {
 namespace {

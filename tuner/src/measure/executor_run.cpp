@@ -8,10 +8,10 @@
 #include <algorithm>
 #include <chrono>
 
-#include "executor_impl.hpp"
+#include "measure/executor_impl.hpp"
 #include "pimg/errors.hpp"
 #include "pimg/evaluator.hpp"
-#include "stopwatch.hpp"
+#include "measure/stopwatch.hpp"
 
 namespace pimg {
 namespace {

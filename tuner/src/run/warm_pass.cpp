@@ -17,7 +17,7 @@
 #include <tuple>
 
 #include "pimg/isolation.hpp"
-#include "tuner_impl.hpp"
+#include "run/tuner_impl.hpp"
 
 namespace pimg {
 

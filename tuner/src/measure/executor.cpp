@@ -11,12 +11,12 @@
 #include <map>
 #include <sstream>
 
-#include "executor_impl.hpp"
+#include "measure/executor_impl.hpp"
 #include "pimg/errors.hpp"
 #include "pimg/evaluator.hpp"
 #include "pimg/registry.hpp"
-#include "plan_metrics.hpp"
-#include "stopwatch.hpp"
+#include "measure/plan_metrics.hpp"
+#include "measure/stopwatch.hpp"
 
 namespace pimg {
 namespace {

@@ -17,7 +17,7 @@
 #include "pimg/evaluator.hpp"
 #include "pimg/isolation.hpp"
 #include "pimg/registry.hpp"
-#include "wire.hpp"
+#include "workers/wire.hpp"
 
 namespace pimg {
 namespace {
