@@ -4,7 +4,7 @@
 For each run, device and problem of a store, the search stage's ok evaluations are replayed in the order they were
 measured, each run by run: the bar is the lowest upper end of the median's 95% interval of the evaluations replayed
 before it (as the tuner keeps it), and an evaluation stops at its first run k >= LEAST at which the lower end of the
-interval of its first k runs is above (1 + MARGIN) * bar, as the evaluator decides (tuner/src/evaluator.cpp, raced).
+interval of its first k runs is above (1 + MARGIN) * bar, as the evaluator decides (tuner/src/measure/evaluator.cpp, raced).
 The full method's ranking is the median of all of an evaluation's runs. A dropped evaluation whose full median is
 within WITHIN of the group's winner is a failure: racing would have lost a configuration that could matter.
 
@@ -31,7 +31,7 @@ from collections import defaultdict
 
 
 def interval_rank(n):
-    """The rank j of tuner/src/confirm_rounds.cpp's median_interval: X(j) and X(n+1-j) bound the median at 95%."""
+    """The rank j of tuner/src/measure/confirm_rounds.cpp's median_interval: X(j) and X(n+1-j) bound the median at 95%."""
     if n <= 1000:
         log_total = math.lgamma(n + 1) - n * math.log(2.0)
         below, j = 0.0, 0

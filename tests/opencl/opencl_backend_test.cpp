@@ -9,7 +9,7 @@
 #include <filesystem>
 
 #include "cl_fixture.hpp"
-#include "../tuner/src/compile_pipeline.hpp"
+#include "../tuner/src/compile/compile_pipeline.hpp"
 #include "pimg/executor.hpp"
 
 namespace pimg::cltest {

@@ -4,7 +4,7 @@
 
 #include <vector>
 
-#include "../../tuner/src/tuner_impl.hpp"
+#include "../../tuner/src/run/tuner_impl.hpp"
 
 namespace {
 

@@ -1,4 +1,4 @@
-// The messages between the supervisor and its workers (tuner/src/wire.hpp, an internal header): a measurement
+// The messages between the supervisor and its workers (tuner/src/workers/wire.hpp, an internal header): a measurement
 // specification arrives field for field as it was sent, through the framing, and a run's poison reaches the MPI
 // ranks' protocol as a number.
 #include <gtest/gtest.h>
@@ -6,7 +6,7 @@
 #include <stdexcept>
 #include <string>
 
-#include "../../tuner/src/wire.hpp"
+#include "../../tuner/src/workers/wire.hpp"
 
 namespace {
 

@@ -1,4 +1,4 @@
-/* The MPI side of pimg-tune's distributed runner: a plugin (dlopen'ed by tuner/src/mpi_transport.cpp)
+/* The MPI side of pimg-tune's distributed runner: a plugin (dlopen'ed by tuner/src/distributed/mpi_transport.cpp)
  * so that the pimg-tune binary itself never links MPI. Whole messages of bytes on one tag of
  * MPI_COMM_WORLD; only the calling thread uses MPI (MPI_THREAD_FUNNELED). */
 #define _GNU_SOURCE 1

@@ -101,7 +101,7 @@ class Tuner {
   // every rank's work.
   TuneSummary run_distributed(Store* store, RunObserver& obs, Transport& net, const DistributedOptions& opt);
 
-  struct Impl;  // the runners' shared inside: tuner/src/tuner_impl.hpp
+  struct Impl;  // the runners' shared inside: tuner/src/run/tuner_impl.hpp
 
  private:
   std::unique_ptr<Impl> impl_;

@@ -1,0 +1,154 @@
+// The compile pipeline (compile_pipeline.hpp).
+#include "compile/compile_pipeline.hpp"
+
+#include <time.h>
+
+#include <algorithm>
+#include <chrono>
+
+#include "pimg/errors.hpp"
+
+namespace pimg {
+
+CompilePool::CompilePool(int threads) {
+  for (int t = 0; t < std::max(threads, 1); ++t) pool_.emplace_back([this] { work(); });
+}
+
+CompilePool::~CompilePool() {
+  {
+    std::lock_guard lock(mu_);
+    stop_ = true;
+  }
+  work_.notify_all();
+  for (auto& t : pool_) t.join();
+}
+
+void CompilePool::add(CompilePipeline* p) {
+  {
+    std::lock_guard lock(mu_);
+    pipes_.push_back(p);
+  }
+  work_.notify_all();
+}
+
+void CompilePool::remove(CompilePipeline* p) {
+  std::unique_lock lock(mu_);
+  pipes_.erase(std::find(pipes_.begin(), pipes_.end(), p));
+  ended_.wait(lock, [&] { return in_flight_[p] == 0; });
+  in_flight_.erase(p);
+}
+
+void CompilePool::work() {
+  for (;;) {
+    CompilePipeline* p = nullptr;
+    std::size_t k = 0;
+    {
+      std::unique_lock lock(mu_);
+      auto next = [&] {
+        for (CompilePipeline* q : pipes_)
+          if (q->next_ < q->order_.size()) return q;
+        return static_cast<CompilePipeline*>(nullptr);
+      };
+      work_.wait(lock, [&] { return stop_ || next(); });
+      if (stop_) return;
+      p = next();
+      k = p->next_++;
+      ++in_flight_[p];
+    }
+    p->compile(k);
+    {
+      std::lock_guard lock(mu_);
+      --in_flight_[p];
+    }
+    ended_.notify_all();
+  }
+}
+
+CompilePipeline::CompilePipeline(const Backend& backend, DeviceInfo device, KernelSource source,
+                                 std::vector<std::optional<LaunchPlan>> plans, CompilePool& pool, std::vector<PointId> order)
+    : backend_(backend), device_(std::move(device)), source_(std::move(source)), plans_(std::move(plans)),
+      order_(std::move(order)), done_(plans_.size(), 0), costs_(plans_.size()), pool_(&pool) {
+  start();
+}
+
+CompilePipeline::CompilePipeline(const Backend& backend, DeviceInfo device, KernelSource source,
+                                 std::vector<std::optional<LaunchPlan>> plans, int threads, std::vector<PointId> order)
+    : backend_(backend), device_(std::move(device)), source_(std::move(source)), plans_(std::move(plans)),
+      order_(std::move(order)), done_(plans_.size(), 0), costs_(plans_.size()),
+      own_(std::make_unique<CompilePool>(static_cast<int>(std::min<std::size_t>(std::max(threads, 1), plans_.size())))),
+      pool_(own_.get()) {
+  start();
+}
+
+void CompilePipeline::start() {
+  if (order_.empty())
+    for (std::size_t i = 0; i < plans_.size(); ++i) order_.push_back(static_cast<PointId>(i));
+  for (std::size_t i = 0; i < plans_.size(); ++i) done_[i] = plans_[i] ? 0 : 1;
+  for (const PointId i : order_) PIMG_CHECK(i < plans_.size(), "a compile order past the plans");
+  pool_->add(this);
+}
+
+CompilePipeline::~CompilePipeline() { pool_->remove(this); }
+
+namespace {
+
+double thread_cpu_ms() {
+  timespec ts{};
+  ::clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+  return static_cast<double>(ts.tv_sec) * 1e3 + static_cast<double>(ts.tv_nsec) / 1e6;
+}
+
+}  // namespace
+
+void CompilePipeline::compile(std::size_t k) {
+  const std::size_t i = order_[k];
+  if (!plans_[i]) return;
+  const auto t0 = std::chrono::steady_clock::now();
+  const double cpu0 = thread_cpu_ms();
+  std::size_t n = 0;
+  try {
+    n = backend_.precompile(device_, source_, {*plans_[i]}, 1);
+  } catch (...) {  // a failure is left for compile() to report with its log
+  }
+  compiled_ += n;
+  const Cost c{std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count(),
+               thread_cpu_ms() - cpu0};
+  {
+    std::lock_guard lock(mu_);
+    costs_[i] = c;
+    done_[i] = 1;
+  }
+  cv_.notify_all();
+}
+
+CompilePipeline::Cost CompilePipeline::cost(std::size_t index) const {
+  std::lock_guard lock(mu_);
+  return index < costs_.size() ? costs_[index] : Cost{};
+}
+
+CompilePipeline::Totals CompilePipeline::totals() const {
+  std::lock_guard lock(mu_);
+  Totals t;
+  for (const Cost& c : costs_) {
+    t.compile_ms += c.wall_ms;
+    t.cpu_ms += c.cpu_ms;
+  }
+  t.elapsed_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - started_).count();
+  return t;
+}
+
+bool CompilePipeline::ready(std::size_t index) const {
+  if (index >= plans_.size()) return true;
+  std::lock_guard lock(mu_);
+  return done_[index] != 0;
+}
+
+double CompilePipeline::wait(std::size_t index) {
+  if (index >= plans_.size()) return 0;
+  const auto t0 = std::chrono::steady_clock::now();
+  std::unique_lock lock(mu_);
+  cv_.wait(lock, [&] { return done_[index] != 0; });
+  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+}
+
+}  // namespace pimg

@@ -1,0 +1,520 @@
+// The distributed runner (`mpirun -np N pimg-tune <family> --space FILE`, docs/mpi.md part 2): every
+// rank builds the same Tuner; rank 0 walks the strategies, hands configurations out one at a time to
+// whichever rank is free (configurations differ in cost), evaluates on its own device on a second
+// thread meanwhile, and is the only one to write the store, each result in its own transaction as
+// it arrives. Rank 0 compiles each task's configurations ahead on its host's cores (one pool of compile threads
+// for the host, shared by the tasks begun, not one per rank or per task) and hands out only configurations whose
+// programs are in the disk cache, so no rank compiles while its device waits; the other ranks open their devices
+// while the first programs compile. After the search, each problem's confirmation and each whole-program (cold)
+// run is a job for a free rank driving a device of its kind, as the configurations were; rank 0 stores what they
+// return, then runs the other stages a sequential run runs (the ladder, pictures) on its own devices. The ranks speak wire messages over a Transport; the runner
+// knows nothing of MPI.
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <chrono>
+#include <condition_variable>
+#include <deque>
+#include <functional>
+#include <future>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <set>
+#include <stdexcept>
+#include <thread>
+
+#include "pimg/errors.hpp"
+#include "pimg/evaluator.hpp"
+#include "compile/compile_pipeline.hpp"
+#include "distributed/distributed_local.hpp"
+#include "stages/cold_jobs.hpp"
+#include "stages/confirm_jobs.hpp"
+#include "pimg/transport.hpp"
+#include "measure/plan_metrics.hpp"
+#include "run/tuner_impl.hpp"
+#include "workers/wire.hpp"
+
+namespace pimg {
+namespace {
+
+using wire::Message;
+
+// Rank 0.
+class Coordinator {
+ public:
+  Coordinator(Tuner::Impl& m, const Layout& l, Store& store, RunObserver& obs, Transport& net,
+              const DistributedOptions& o)
+      : m_(m), l_(l), store_(store), obs_(obs), net_(net), o_(o), local_(m), state_(l.tasks.size()) {}
+
+  TuneSummary run() {
+    summary_.run_id = store_.begin_run(this_run(m_.opt.command_line));
+    std::size_t planned = 0;
+    for (std::size_t i : l_.tasks) planned += m_.tasks[i].strategy->planned();
+    obs_.on_start(planned);
+    try {
+      greet();
+      if (!m_.opt.ladder_only && !state_.empty()) {
+        // The first task's compiles start, then rank 0 opens its device while they run (as the other ranks do),
+        // on a thread of its own, handing out work to the other ranks meanwhile.
+        begin(0);
+        loop();
+      }
+      finish_setup();
+      summary_.per_rank.assign(static_cast<std::size_t>(net_.size()), 0);
+      for (const auto& s : slots_) summary_.per_rank[static_cast<std::size_t>(s.rank)] = s.evaluated;
+      end_stages();  // the ranks take the confirmation jobs: they are stopped after it
+    } catch (...) {
+      stop_all();  // the other ranks end too, rather than wait for work that will not come
+      throw;
+    }
+    stop_all();
+    obs_.on_finish();
+    return summary_;
+  }
+
+ private:
+  struct Slot {
+    int rank = 0;
+    std::string host;
+    std::vector<bool> serves;  // per task run
+    bool busy = false;
+    std::size_t evaluated = 0;
+  };
+  struct Job {
+    std::size_t pos = 0;  // index into l_.tasks
+    PointId point = 0;
+    Config config;
+    std::size_t slot = 0;
+    CompilePipeline::Cost compile;  // what compiling it ahead cost (0: cached, or another's program)
+  };
+  struct TaskState {
+    bool begun = false, exhausted = false;
+    std::size_t outstanding = 0;
+    std::deque<PointId> retry;  // handed to a rank that could not evaluate it
+    std::deque<PointId> asked;  // asked of the strategy, not handed out: their programs are still compiling
+    std::unique_ptr<CompilePipeline> pipeline;  // this host's compiles of the task's configurations, ahead
+    TaskRows rows;
+    bool drained() const { return exhausted && retry.empty() && asked.empty(); }  // nothing left to hand out
+    bool finished() const { return drained() && outstanding == 0; }
+  };
+
+  Task& task(std::size_t pos) { return m_.tasks[l_.tasks[pos]]; }
+
+  void greet() {
+    Slot self{0, hostname(), {}, false, 0};
+    for (std::size_t i : l_.tasks) self.serves.push_back(my_device(l_, m_.tasks[i].device, o_).has_value());
+    slots_.push_back(self);
+    std::map<int, Message> hellos;
+    while (static_cast<int>(hellos.size()) < net_.size() - 1) {
+      auto [from, bytes] = net_.receive();
+      hellos[from] = wire::decode_whole(bytes);
+    }
+    for (auto& [rank, h] : hellos) {
+      if (h.size() != 4 || h[0] != "hello") throw std::runtime_error(fmt::format("rank {}: unexpected greeting", rank));
+      Slot s{rank, h[2], std::vector<bool>(l_.tasks.size(), false), false, 0};
+      if (h[1] != l_.fingerprint || h[3].size() != l_.tasks.size()) {
+        obs_.on_message(fmt::format("rank {} ({}): its devices, problems or variants differ from rank 0's; it takes no work",
+                                    rank, s.host));
+      } else {
+        for (std::size_t i = 0; i < l_.tasks.size(); ++i) s.serves[i] = h[3][i] == '1';
+      }
+      slots_.push_back(s);
+    }
+    std::size_t serving = 0;
+    for (const auto& s : slots_) serving += std::count(s.serves.begin(), s.serves.end(), true) > 0;
+    obs_.on_message(fmt::format("distributed run: {} ranks, {} with a device to drive", slots_.size(), serving));
+  }
+
+  void loop() {
+    for (;;) {
+      for (std::size_t s = 0; s < slots_.size(); ++s)
+        if (!slots_[s].busy) assign(s);
+      compile_next();
+      while (first_open_ < state_.size() && state_[first_open_].finished()) ++first_open_;
+      if (first_open_ == state_.size()) return;
+      bool progressed = false;
+      if (setup_ && setup_->ceilings.wait_for(std::chrono::seconds(0)) == std::future_status::ready) {
+        finish_setup();
+        progressed = true;
+      }
+      if (local_job_ && local_result_.wait_for(std::chrono::seconds(0)) == std::future_status::ready) {
+        const std::uint64_t id = *local_job_;
+        local_job_.reset();
+        try {
+          finish(id, local_result_.get());
+        } catch (const std::exception& e) {
+          failed(id, e.what());
+        }
+        progressed = true;
+      }
+      while (auto msg = net_.poll()) {
+        const Message r = wire::decode_whole(msg->second);
+        const std::uint64_t id = std::stoull(r.at(1));
+        if (r[0] == "done")
+          finish(id, wire::decode_result(Message(r.begin() + 2, r.end())));
+        else
+          failed(id, r.at(2));
+        progressed = true;
+      }
+      if (!progressed) std::this_thread::sleep_for(std::chrono::microseconds(100));
+    }
+  }
+
+  // Gives slot s the next configuration of the first open task it can serve whose program is compiled. A slot
+  // whose task still has configurations compiling waits for them rather than start the next task.
+  void assign(std::size_t s) {
+    for (std::size_t pos = first_open_; pos < state_.size(); ++pos) {
+      TaskState& ts = state_[pos];
+      if (!slots_[s].serves[pos] || ts.drained()) continue;
+      Task& t = task(pos);
+      if (!ts.begun) begin(pos);
+      if (slots_[s].rank == 0) {  // rank 0 opens a device of a kind it has not driven yet on a thread of its own
+        const std::size_t device = *my_device(l_, t.device, o_);
+        if (!local_.is_open(device) && !tried_.count(device)) return start_setup(pos);
+      }
+      if (const auto point = next_point(ts, t)) return dispatch(s, pos, *point);
+      if (!ts.drained()) return;
+      if (ts.pipeline) end_pipeline(ts, t);
+    }
+  }
+
+  void begin(std::size_t pos) {
+    TaskState& ts = state_[pos];
+    Task& t = task(pos);
+    const DeviceInfo& device = m_.devices[t.device].info;
+    // On a device that computes on the host's cores every program is compiled before the first measurement (a
+    // compiler beside the kernels would be measured with them); elsewhere in a pipeline beside the measurements,
+    // on every core of this host but one per rank measuring here.
+    const bool on_cpu = device.caps.host_cores;
+    ts.rows = begin_task(m_, t, device, store_, obs_, on_cpu);
+    if (!on_cpu) {
+      if (!compile_pool_) {
+        const auto here = std::count_if(slots_.begin(), slots_.end(), [&](const Slot& x) { return x.host == slots_[0].host; });
+        compile_pool_ = std::make_unique<CompilePool>(compile_threads() - static_cast<int>(here));
+      }
+      ts.pipeline = start_pipeline(m_, t, device, store_, ts.rows, obs_, 0, compile_pool_.get());
+    }
+    ts.begun = true;
+  }
+
+  // Once every program of the tasks begun so far is being compiled, the next task on a device that is not the host's
+  // cores is begun, so its programs compile while the ranks measure the current one's last configurations.
+  void compile_next() {
+    std::size_t next = first_open_;
+    while (next < state_.size() && state_[next].begun) {
+      const TaskState& ts = state_[next];
+      // Nothing compiles beside the last measurements of a device that computes on the host's cores.
+      if (m_.devices[task(next).device].info.caps.host_cores && !ts.finished()) return;
+      if (!ts.drained() && (!ts.pipeline || !ts.pipeline->drained())) return;
+      ++next;
+    }
+    if (next < state_.size() && !m_.devices[task(next).device].info.caps.host_cores) begin(next);
+  }
+
+  // The task's next configuration to hand out: one given back by a rank that could not evaluate it, else the
+  // first asked whose program is compiled, asking the strategy up to a window ahead of the compiles.
+  std::optional<PointId> next_point(TaskState& ts, Task& t) {
+    if (!ts.retry.empty()) {
+      const PointId p = ts.retry.front();
+      ts.retry.pop_front();
+      return p;
+    }
+    auto ready = [&](PointId p) { return !ts.pipeline || ts.pipeline->ready(p); };
+    for (auto it = ts.asked.begin(); it != ts.asked.end(); ++it)
+      if (ready(*it)) {
+        const PointId p = *it;
+        ts.asked.erase(it);
+        return p;
+      }
+    const std::size_t window = ts.pipeline ? 2 * static_cast<std::size_t>(ts.pipeline->threads()) + slots_.size() : 0;
+    while (!ts.exhausted && ts.asked.size() <= window) {
+      const std::optional<PointId> p = t.strategy->ask();
+      if (!p) {
+        ts.exhausted = true;
+        break;
+      }
+      if (m_.opt.resume && tell_if_stored(m_, t, *p, ts.rows, store_, obs_, summary_)) continue;
+      if (ready(*p)) return p;
+      ts.asked.push_back(*p);
+    }
+    return std::nullopt;
+  }
+
+  void dispatch(std::size_t s, std::size_t pos, PointId p) {
+    const std::uint64_t id = next_id_++;
+    Task& t = task(pos);
+    TaskState& ts = state_[pos];
+    Job& job = jobs_[id] = {pos, p, t.space.config(p), s, ts.pipeline ? ts.pipeline->cost(p) : CompilePipeline::Cost{}};
+    ++ts.outstanding;
+    if (ts.drained() && ts.pipeline) end_pipeline(ts, t);  // every program is compiled
+    slots_[s].busy = true;
+    if (slots_[s].rank != 0) {
+      net_.send(slots_[s].rank, wire::encode({"job", std::to_string(id), std::to_string(pos), std::to_string(p)}));
+      return;
+    }
+    try {
+      DeviceSession& session = local_session(pos);
+      local_job_ = id;
+      local_result_ = local_thread_.submit([this, &t, &session, &job] { return evaluate_point(m_, t, session, job.config); });
+    } catch (const std::exception& e) {
+      failed(id, e.what());
+    }
+  }
+
+  // Opens rank 0's device of task pos's kind and measures its ceilings on a thread of its own; rank 0 takes no
+  // work until finish_setup() has stored them. A device that cannot be opened is reported with the first
+  // configuration handed to it.
+  void start_setup(std::size_t pos) {
+    const std::size_t device = *my_device(l_, task(pos).device, o_);
+    tried_.insert(device);
+    slots_[0].busy = true;
+    setup_ = {pos, device, local_thread_.submit([this, device] { return read_ceilings(m_, local_.get(device)); })};
+  }
+
+  void finish_setup() {
+    if (!setup_) return;
+    try {
+      store_ceilings(store_, summary_.run_id, state_[setup_->pos].rows.device, m_.devices[setup_->device].info,
+                     setup_->ceilings.get(), obs_);
+    } catch (const std::exception&) {
+    }
+    setup_.reset();
+    slots_[0].busy = false;
+  }
+
+  // Rank 0's session on the device of task pos's kind, opened (and its ceilings measured) on first use.
+  DeviceSession& local_session(std::size_t pos) {
+    bool opened = false;
+    const std::size_t device = *my_device(l_, task(pos).device, o_);
+    DeviceSession& session = local_.get(device, &opened);
+    if (opened)
+      measure_ceilings(m_, store_, summary_.run_id, state_[pos].rows.device, session, m_.devices[device].info, obs_);
+    return session;
+  }
+
+  void finish(std::uint64_t id, EvalResult r) {
+    const Job job = take(id);
+    ++slots_[job.slot].evaluated;
+    if (job.compile.wall_ms > 0 || job.compile.cpu_ms > 0) {
+      set_metric(r.metrics, "time.ahead_compile_ms", "ms", job.compile.wall_ms);
+      set_metric(r.metrics, "time.ahead_compile_cpu_ms", "ms", job.compile.cpu_ms);
+    }
+    record(m_, task(job.pos), job.point, job.config, r, state_[job.pos].rows, store_, obs_, summary_);
+  }
+
+  void end_pipeline(TaskState& ts, const Task& t) {
+    if (ts.pipeline->compiled() > 0) {
+      const CompilePipeline::Totals c = ts.pipeline->totals();
+      obs_.on_message(fmt::format("{} {}: {} programs compiled ahead on {} threads of this host: {:.1f} s of compiles "
+                                  "({:.1f} CPU-s on their threads) in {:.1f} s",
+                                  m_.devices[t.device].info.id(), t.variant->name(), ts.pipeline->compiled(),
+                                  ts.pipeline->threads(), c.compile_ms / 1000, c.cpu_ms / 1000, c.elapsed_ms / 1000));
+    }
+    ts.pipeline.reset();
+  }
+
+  // The stages after the search on each kind searched, as a sequential run has them: the confirmation and the
+  // whole programs spread over the ranks driving that kind, the ladder and pictures on rank 0's device.
+  void end_stages() {
+    std::vector<std::size_t> done;
+    for (std::size_t pos = 0; pos < state_.size(); ++pos) {
+      const std::size_t d = task(pos).device;
+      const auto mine = my_device(l_, d, o_);
+      if (!mine || std::find(done.begin(), done.end(), d) != done.end()) continue;
+      done.push_back(d);
+      bool opened = false;
+      std::unique_ptr<DeviceSession>& session = local_.slot(*mine, &opened);
+      if (opened && !m_.opt.ladder_only)
+        measure_ceilings(m_, store_, summary_.run_id, store_.device_id(m_.devices[d].info), *session,
+                         m_.devices[*mine].info, obs_);
+      const bool spreads = !m_.opt.ladder_only;
+      if (spreads && m_.measure.confirm.top > 0) spread_confirmation(pos);
+      if (spreads) spread_cold(pos);
+      // local_.slot() opens the device again where rank 0's jobs left it closed (it could not open a fresh
+      // session; its jobs went to other ranks).
+      end_device(m_, d, local_.slot(*mine), store_, summary_, obs_, !spreads || m_.measure.confirm.top <= 0, !spreads);
+    }
+  }
+
+  // The confirmation stage on the kind of task pos's device: the problems in as many jobs as ranks drive a device
+  // of that kind (largest first, each to the group with the least work so far), each job's sessions confirming
+  // every problem of the job as a sequential run's do; stored as confirm_device stores them once every job is back.
+  void spread_confirmation(std::size_t pos) {
+    ConfirmStage stage(m_, task(pos).device, store_, obs_);
+    const auto ranks = static_cast<std::size_t>(
+        std::count_if(slots_.begin(), slots_.end(), [&](const Slot& s) { return s.serves[pos]; }));
+    std::vector<std::size_t> order(stage.size());
+    for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
+    const auto work = [&](std::size_t i) { return m_.family->work(stage.problem(i)) * static_cast<double>(stage.job(i).size()); };
+    std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return work(a) > work(b); });
+    std::vector<std::vector<std::size_t>> groups(std::min(std::max<std::size_t>(ranks, 1), order.size()));
+    std::vector<double> load(groups.size(), 0);
+    for (std::size_t i : order) {
+      const std::size_t g = static_cast<std::size_t>(std::min_element(load.begin(), load.end()) - load.begin());
+      groups[g].push_back(i);
+      load[g] += work(i);
+    }
+    std::vector<Message> jobs;
+    for (const auto& g : groups) {
+      Message job = {std::to_string(g.size())};
+      for (std::size_t i : g)
+        for (auto& f : stage.job(i)) job.push_back(std::move(f));
+      jobs.push_back(std::move(job));
+    }
+    spread(pos, "confirm", jobs, [&](std::size_t k, const Message& r, const Slot& s) {
+      std::size_t at = 2;
+      for (std::size_t i : groups[k]) stage.take(i, r, at);
+      const auto lines = static_cast<std::size_t>(wire::to_long(r.at(at++)));
+      for (std::size_t n = 0; n < lines; ++n) obs_.on_message(r.at(at++));
+      for (std::size_t i : groups[k])
+        obs_.on_message(fmt::format("{}: {} confirmed by rank {} ({})", m_.devices[task(pos).device].info.id(),
+                                    stage.problem(i).label(), s.rank, s.host));
+    });
+    stage.store(store_, summary_, obs_);
+  }
+
+  // The whole-program stage on the kind of task pos's device: each cold run a job for a free rank driving a device
+  // of that kind (each a fresh process on its own GPU), stored as it returns.
+  void spread_cold(std::size_t pos) {
+    const std::size_t d = task(pos).device;
+    const std::vector<ColdJob> cold = cold_jobs(m_, d, store_);
+    std::vector<Message> jobs;
+    for (const ColdJob& c : cold) jobs.push_back(cold_job_message(d, c));
+    spread(pos, "cold", jobs, [&](std::size_t i, const Message& r, const Slot& s) {
+      cold_job_store(m_, d, cold[i], wire::decode_result(Message(r.begin() + 2, r.end())), store_, summary_, obs_,
+                     fmt::format(" (rank {}, {})", s.rank, s.host));
+    });
+  }
+
+  // Hands `jobs` (`kind`'s messages, without their id) to the free ranks driving a device of task pos's kind, rank
+  // 0's on a thread of its own, and gives each answer to `take` as it comes back. A rank that fails a job takes no
+  // more work of that kind; the job goes to another.
+  void spread(std::size_t pos, const std::string& kind, const std::vector<Message>& jobs,
+              const std::function<void(std::size_t, const Message&, const Slot&)>& take) {
+    std::deque<std::size_t> todo;
+    for (std::size_t i = 0; i < jobs.size(); ++i) todo.push_back(i);
+    std::map<std::uint64_t, std::pair<std::size_t, std::size_t>> running;  // job id: (index in jobs, slot)
+    while (!todo.empty() || !running.empty()) {
+      for (std::size_t s = 0; s < slots_.size() && !todo.empty(); ++s) {
+        if (slots_[s].busy || !slots_[s].serves[pos]) continue;
+        const std::uint64_t id = next_id_++;
+        Message msg = {kind, std::to_string(id)};
+        msg.insert(msg.end(), jobs[todo.front()].begin(), jobs[todo.front()].end());
+        running[id] = {todo.front(), s};
+        todo.pop_front();
+        slots_[s].busy = true;
+        if (slots_[s].rank != 0)
+          net_.send(slots_[s].rank, wire::encode(msg));
+        else
+          local_job_answer_ = local_thread_.submit([this, msg] { return job_here(m_, l_, local_, o_, msg); });
+      }
+      Message r;
+      if (local_job_answer_.valid() && local_job_answer_.wait_for(std::chrono::seconds(0)) == std::future_status::ready) {
+        try {
+          r = local_job_answer_.get();
+        } catch (const std::exception& e) {  // rank 0's job: the one running on slot 0
+          const auto mine =
+              std::find_if(running.begin(), running.end(), [](const auto& j) { return j.second.second == 0; });
+          r = {"error", std::to_string(mine->first), e.what()};
+        }
+      } else if (auto msg = net_.poll()) {
+        r = wire::decode_whole(msg->second);
+      } else {
+        std::this_thread::sleep_for(std::chrono::milliseconds(1));
+        continue;
+      }
+      auto it = running.find(std::stoull(r.at(1)));
+      PIMG_CHECK(it != running.end(), "distributed runner: an answer for an unknown " + kind + " job");
+      const auto [i, s] = it->second;
+      running.erase(it);
+      slots_[s].busy = false;
+      if (r.at(0) == "error") {
+        todo.push_front(i);
+        drop(s, pos, r.at(2));
+        continue;
+      }
+      take(i, r, slots_[s]);
+    }
+  }
+
+  // A rank could not evaluate on its device (it cannot open it, or its evaluator failed): it takes no
+  // more work of that kind, and the configuration goes to another rank.
+  void failed(std::uint64_t id, const std::string& why) {
+    const Job job = take(id);
+    state_[job.pos].retry.push_back(job.point);
+    drop(job.slot, job.pos, why);
+  }
+
+  // Slot s failed work on the kind of task at's device: it takes no more work of that kind; the run ends when no
+  // rank is left to take it.
+  void drop(std::size_t s, std::size_t at, const std::string& why) {
+    Slot& slot = slots_[s];
+    const std::size_t device = task(at).device;
+    obs_.on_message(fmt::format("rank {} ({}): {}; it takes no more work on {}", slot.rank, slot.host, why,
+                                m_.devices[device].info.id()));
+    for (std::size_t pos = 0; pos < state_.size(); ++pos)
+      if (l_.members[task(pos).device] == l_.members[device]) slot.serves[pos] = false;
+    for (const auto& x : slots_)
+      if (x.serves[at]) return;
+    throw std::runtime_error(fmt::format("no rank can evaluate on {}: {}", m_.devices[device].info.id(), why));
+  }
+
+  Job take(std::uint64_t id) {
+    auto it = jobs_.find(id);
+    PIMG_CHECK(it != jobs_.end(), "distributed runner: a result for an unknown job");
+    Job job = std::move(it->second);
+    jobs_.erase(it);
+    slots_[job.slot].busy = false;
+    --state_[job.pos].outstanding;
+    return job;
+  }
+
+  void stop_all() {
+    if (local_job_) local_result_.wait();  // the threads use this object
+    if (setup_) setup_->ceilings.wait();
+    if (local_job_answer_.valid()) local_job_answer_.wait();
+    for (int r = 1; r < net_.size(); ++r) net_.send(r, wire::encode({"stop"}));
+  }
+
+  Tuner::Impl& m_;
+  const Layout& l_;
+  Store& store_;
+  RunObserver& obs_;
+  Transport& net_;
+  DistributedOptions o_;
+  Sessions local_;
+  // This host's compile threads, shared by the tasks begun (one pool for the host, not a pool per task: tasks begun
+  // ahead would add theirs beyond the host's cores, and the OpenCL compilers of one process serialise a crowd).
+  std::unique_ptr<CompilePool> compile_pool_;  // before state_: outlives the pipelines
+  std::vector<TaskState> state_;
+  std::vector<Slot> slots_;
+  std::map<std::uint64_t, Job> jobs_;
+  std::uint64_t next_id_ = 0;
+  std::size_t first_open_ = 0;
+  struct Setup {
+    std::size_t pos = 0, device = 0;
+    std::future<std::vector<std::pair<std::size_t, Ceiling>>> ceilings;
+  };
+  std::optional<Setup> setup_;  // rank 0's device being opened
+  std::set<std::size_t> tried_;  // rank 0's devices whose opening was started
+  LocalThread local_thread_;     // last: its thread ends first, while what its jobs use is still there
+  std::optional<std::uint64_t> local_job_;
+  std::future<EvalResult> local_result_;
+  std::future<Message> local_job_answer_;  // rank 0's confirmation or cold job
+  TuneSummary summary_;
+};
+
+}  // namespace
+
+TuneSummary Tuner::run_distributed(Store* store, RunObserver& obs, Transport& net, const DistributedOptions& opt) {
+  const Layout layout = layout_of(*impl_);
+  if (net.rank() != 0) {
+    serve(*impl_, layout, net, opt);
+    return {};
+  }
+  PIMG_CHECK(store, "rank 0 of a distributed run needs the store");
+  return Coordinator(*impl_, layout, *store, obs, net, opt).run();
+}
+
+}  // namespace pimg
