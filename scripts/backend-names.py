@@ -4,15 +4,17 @@
 Usage: backend-names.py SOURCE_DIR [--allow FILE] [--list]
 
 The backends are the folders of tuner/backends/. A file names backend B where its text holds B as a string
-literal ("B" or 'B') or as a path component (B/ or /B in an #include, a CMake path, a script's path; a
-test folder tests/B cited in a comment does not count). Code and
-build files are read (C++, CUDA, OpenCL, Python, shell, SQL, CMake); documentation and data are not. B may be
-named only in
-  - tuner/backends/B/ (the backend) and variants/<family>/B/ (a family's plug-in for the backend);
-  - the registration: tuner/app/registry_builtin.cpp, the top CMakeLists.txt (the PIMG_WITH_B option),
-    tuner/CMakeLists.txt (add_subdirectory) and tuner/app/CMakeLists.txt (the loop that links the backends);
+literal ("B" or 'B'), as a path component (B/ or /B in an #include, a CMake path, a script's path; a
+test folder tests/B cited in a comment does not count), or its build names: the option PIMG_WITH_<B> and the
+target (pimg_|pimg::)backend_B. Code and build files are read (C++, CUDA, OpenCL, Python, shell, SQL, CMake);
+documentation and data are not. B may be named only in
+  - tuner/backends/B/ (the backend: its CMakeLists.txt declares its option and makes its target) and
+    variants/<family>/B/ (a family's plug-in for the backend, its native/ code built by the backend);
+  - the registration: tuner/app/registry_builtin.cpp (under #if PIMG_WITH_<B>);
   - tests/, bench/ and scripts/*.sh: they choose a backend to exercise, time or run, as a user does.
-So adding a backend touches its folder, one registry line and one CMake option (docs/design.md, "Adding a
+and besides: option(PIMG_WITH_<B> ...) is declared once, in tuner/backends/B/CMakeLists.txt (host, always
+built, has none), and registry_builtin.cpp adds the backend once (r.add_backend(make_B_backend...)). So adding
+a backend touches its folder, one registry line and one CMake option, its own (docs/design.md, "Adding a
 backend"). --allow names a file of exceptions, "path | backend | text | why" a line: a line of path holding
 text (a whole file where text is empty) may name backend. An exception that excuses nothing fails, so the list
 can only shrink. Exits 1 on a file naming a backend outside those places or a stale exception; --list prints
@@ -25,8 +27,7 @@ import subprocess
 import sys
 
 CODE_SUFFIXES = (".cpp", ".hpp", ".h", ".cc", ".c", ".cu", ".cuh", ".cl", ".py", ".sh", ".sql", ".cmake", ".in")
-REGISTRATION = ("tuner/app/registry_builtin.cpp", "CMakeLists.txt", "tuner/CMakeLists.txt",
-                "tuner/app/CMakeLists.txt")
+REGISTRATION = ("tuner/app/registry_builtin.cpp",)
 USERS = (re.compile(r"tests/"), re.compile(r"bench/(?!results/)"), re.compile(r"scripts/[^/]*\.sh$"))
 NOT_READ = (re.compile(r"bench/results/"), re.compile(r"docs/"))
 
@@ -55,7 +56,36 @@ TEST_FOLDER = re.compile(r"tests/[\w-]+")  # tests/<backend> is a test folder a 
 
 def name_pattern(backend):
     b = re.escape(backend)
-    return re.compile(r"""(["']){b}\1|(?<![\w.$-]){b}/|/{b}(?![\w.-])""".format(b=b))
+    option = re.escape(backend.upper())
+    literal_or_path = r"""(["']){b}\1|(?<![\w.$-]){b}/|/{b}(?![\w.-])""".format(b=b)
+    option_or_target = r"\bPIMG_WITH_{o}\b|\b(?:pimg_|pimg::)backend_{b}\b".format(b=b, o=option)
+    return re.compile(literal_or_path + "|" + option_or_target)
+
+
+def registration_problems(root, backends):
+    """Where a backend's option or registry line is not the one the backend owns: its option declared elsewhere or
+    twice, or its add_backend line missing or repeated in the registry."""
+    problems = []
+    registry_path = os.path.join(root, REGISTRATION[0])
+    with open(registry_path, encoding="utf-8") as f:
+        registry = f.read()
+    cmake_files = [p for p in source_files(root) if os.path.basename(p) == "CMakeLists.txt" or p.endswith(".cmake")]
+    for b in backends:
+        declared = re.compile(r"option\(\s*PIMG_WITH_{}\b".format(re.escape(b.upper())))
+        where = []
+        for path in cmake_files:
+            try:
+                with open(os.path.join(root, path), encoding="utf-8") as f:
+                    where += [path] * len(declared.findall(f.read()))
+            except (OSError, UnicodeDecodeError):
+                continue
+        own = f"tuner/backends/{b}/CMakeLists.txt"
+        if any(p != own for p in where) or len(where) > 1:
+            problems.append(f"option PIMG_WITH_{b.upper()} declared in {', '.join(where)}: only in {own}, once")
+        lines = len(re.findall(r"add_backend\(make_{}_backend\(".format(re.escape(b)), registry))
+        if lines != 1:
+            problems.append(f"{REGISTRATION[0]}: {lines} add_backend(make_{b}_backend(...)) lines, want 1")
+    return problems
 
 
 def allowed(path, backend):
@@ -121,10 +151,13 @@ def main():
                 print(f"  {p}{'' if allowed(p, b) else '  (outside its places)'}")
         return 0
     bad = 0
+    for problem in registration_problems(root, backends):
+        print(problem)
+        bad += 1
     for b in backends:
         for path, n, line in offenders[b]:
             print(f"{path}:{n}: names backend '{b}' outside tuner/backends/{b}/, variants/*/{b}/ and the "
-                  f"registration: {line}")
+                  f"registry: {line}")
             bad += 1
     for e in allow:
         if not e["used"]:

@@ -33,7 +33,7 @@ EvalResult run(const Problem& p, const Config& c) {
 // lands in `out`.
 LaunchResult launch(const Workload& w, const LaunchPlan& plan, std::vector<std::uint8_t>& out) {
   Device& d = mpi_device();
-  CompileResult c = d.compile(*kernel_source("semblance/semblance_mpi.cpp"), plan);
+  CompileResult c = d.compile(*kernel_source("semblance/mpi/native/semblance_mpi.cpp"), plan);
   if (!c.program) {
     LaunchResult failed;
     failed.error = c.log;

@@ -140,7 +140,7 @@ TEST(MpiBackend, WorkerRefusesABadPlan) {
   for (auto& [name, value] : plan.defines)
     if (name == "SCHEME") value = "diagonal";
   Device& d = mpi_device();
-  CompileResult c = d.compile(*kernel_source("conv/conv_mpi.cpp"), plan);
+  CompileResult c = d.compile(*kernel_source("conv/mpi/native/conv_mpi.cpp"), plan);
   ASSERT_TRUE(c.program) << c.log;
   auto in = d.alloc(w.input("in").bytes.size()), weights = d.alloc(w.input("weights").bytes.size());
   auto out = d.alloc(w.output_bytes);
@@ -191,7 +191,7 @@ TEST(MpiBackend, RunPastTheTimeoutKillsMpirunAndRanks) {
   const Problem p = conv_problem(64, 64, 1, "interleaved", "zero", "sharpen3");
   const Workload w = reg().family("conv")->make_workload(p);
   const LaunchPlan plan = reg().variant("conv", "mpi_rows")->plan(p, w, mpi_config(2, 1, "halo"), d->info());
-  CompileResult c = d->compile(*kernel_source("conv/conv_mpi.cpp"), plan);
+  CompileResult c = d->compile(*kernel_source("conv/mpi/native/conv_mpi.cpp"), plan);
   ASSERT_TRUE(c.program) << c.log;
   auto in = d->alloc(w.input("in").bytes.size()), weights = d->alloc(w.input("weights").bytes.size());
   auto out = d->alloc(w.output_bytes);

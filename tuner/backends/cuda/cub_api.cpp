@@ -1,4 +1,4 @@
-// Loads libpimg_cub.so and resolves the C interface of cub/pimg_cub.h (see cub_api.hpp).
+// Loads libpimg_cub.so and resolves its own C interface (cub/pimg_cub.h) and, on demand, the families' (see cub_api.hpp).
 #include "cub_api.hpp"
 
 #include <dlfcn.h>
@@ -43,10 +43,8 @@ LoadedCub load() {
     l.error = "libpimg_cub.so not found (built only where nvcc is; set PIMG_CUB_LIBRARY): " + tried;
     return l;
   }
-  l.ok = resolve_cub(lib, "pimg_cub_histogram_even", l.api.histogram_even, l.error) &&
-         resolve_cub(lib, "pimg_cub_histogram_prepare", l.api.histogram_prepare, l.error) &&
-         resolve_cub(lib, "pimg_cub_histeq_lut", l.api.histeq_lut, l.error) &&
-         resolve_cub(lib, "pimg_cub_synchronize", l.api.synchronize, l.error) &&
+  l.api.library = lib;
+  l.ok = resolve_cub(lib, "pimg_cub_synchronize", l.api.synchronize, l.error) &&
          resolve_cub(lib, "pimg_cub_error", l.api.error, l.error);
   return l;
 }
@@ -67,6 +65,13 @@ const CubApi* load_cub() {
   const CubApi* api = cub_api(error);
   if (!api) throw std::runtime_error(error);
   return api;
+}
+
+void* cub_symbol(const CubApi& api, const char* symbol) {
+  dlerror();
+  void* sym = dlsym(api.library, symbol);
+  if (!sym) throw std::runtime_error(std::string("libpimg_cub lacks ") + symbol);
+  return sym;
 }
 
 void check_cub(const CubApi& api, int code, const char* what) {

@@ -1,4 +1,5 @@
-// The table of the CUDA backend's native calls (library baselines) and the NPP symbol loader they share.
+// What the CUDA backend's native calls (library baselines) share: the NPP symbol loader, buffer lookup and status
+// checks. Their table, library_calls(), is generated from the families' files (library_calls.cpp.in).
 #include "cuda_library.hpp"
 
 #include <dlfcn.h>
@@ -7,29 +8,6 @@
 #include <mutex>
 
 namespace pimg::cuda {
-
-// Each defined in native/<name>.cpp.
-std::unique_ptr<LibraryCall> make_npp_filter_border(const LaunchPlan& plan);
-std::unique_ptr<LibraryCall> make_cub_histogram_even(const LaunchPlan& plan);
-std::unique_ptr<LibraryCall> make_npp_histogram_even(const LaunchPlan& plan);
-std::unique_ptr<LibraryCall> make_histeq_cub_npp(const LaunchPlan& plan);
-std::unique_ptr<LibraryCall> make_npp_swap_channels_c3c4(const LaunchPlan& plan);
-std::unique_ptr<LibraryCall> make_npp_mirror(const LaunchPlan& plan);
-std::unique_ptr<LibraryCall> make_npp_rotate(const LaunchPlan& plan);
-
-// One line per library baseline.
-const std::map<std::string, LibraryFactory>& library_calls() {
-  static const std::map<std::string, LibraryFactory> table{
-      {"npp_filter_border", &make_npp_filter_border},
-      {"cub_histogram_even", &make_cub_histogram_even},
-      {"npp_histogram_even", &make_npp_histogram_even},
-      {"histeq_cub_npp", &make_histeq_cub_npp},
-      {"npp_swap_channels_c3c4", &make_npp_swap_channels_c3c4},
-      {"npp_mirror", &make_npp_mirror},
-      {"npp_rotate", &make_npp_rotate},
-  };
-  return table;
-}
 
 void* npp_symbol(const std::string& library, const std::string& symbol) {
   static std::mutex mu;

@@ -1,9 +1,10 @@
 // The CUDA backend's native calls (pimg::NativeCall): library baselines (NPP functions, CUB, ...) that a
 // variant names instead of a kernel, run by the backend as the call registered under that name in
-// cuda_library.cpp, timed by CUDA events on the default stream like a kernel and validated like any
-// variant. Adding a library baseline is one file under native/ (one per call, e.g. native/npp_mirror.cpp)
-// and one line in the table. NPP and CUB are loaded at run time, so the binary still runs where they
-// (or the driver) are absent.
+// library_calls(), timed by CUDA events on the default stream like a kernel and validated like any variant.
+// A library baseline is one file in its family's plug-in folder, variants/<family>/cuda/native/<call>.cpp
+// defining make_<call>() (e.g. flip's npp_mirror.cpp); the table is generated from the files present
+// (CMakeLists.txt). NPP and CUB are loaded at run time, so the binary still runs where they (or the driver)
+// are absent.
 #pragma once
 #include <map>
 #include <memory>
@@ -40,7 +41,7 @@ class LibraryCall {
 // allocates is freed in its destructor (the backend makes the context current first).
 using LibraryFactory = std::unique_ptr<LibraryCall> (*)(const LaunchPlan& plan);
 
-// NativeCall::name -> factory, for every library baseline of this build.
+// NativeCall::name -> factory, for every library baseline of this build (generated: library_calls.cpp.in).
 const std::map<std::string, LibraryFactory>& library_calls();
 
 // A symbol of one of the toolkit's NPP libraries (e.g. "libnppig.so.13"), the runtime and libnppc

@@ -1,5 +1,5 @@
 // Baseline: NVIDIA NPP's nppiSwapChannels_8u_C3C4R_Ctx, run by the CUDA backend as the native call
-// npp_swap_channels_c3c4 (tuner/backends/cuda/native/npp_swap_channels_c3c4.cpp): destination order
+// npp_swap_channels_c3c4 (native/npp_swap_channels_c3c4.cpp): destination order
 // {2, 1, 0, 3} and the problem's alpha as NPP's fill value, validated exactly like any variant.
 #include "bgr2rgba/variants.hpp"
 #include "common/native_libraries.hpp"

@@ -1,6 +1,6 @@
 // npp_filter: NVIDIA NPP's nppiFilterBorder_8u_C1R_Ctx / _C3R_Ctx with the problem's integer kernel and
 // divisor, a library baseline run by the CUDA backend as the native call npp_filter_border
-// (tuner/backends/cuda/native/npp_filter_border.cpp) and validated like any variant.
+// (native/npp_filter_border.cpp) and validated like any variant.
 // NPP convolves, so the call passes the kernel flipped; replicate maps to NPP_BORDER_REPLICATE, the
 // valid border to the inner ROI, and the zero border is refused (FilterBorder has only replicate).
 #include "conv/cuda_common.hpp"

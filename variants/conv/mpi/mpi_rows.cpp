@@ -1,5 +1,5 @@
 // mpi_rows: the conv family across MPI processes (seed 003), output rows split into one block per
-// rank, run by the mpi backend's worker pimg-mpi-conv (kernels/conv/conv_mpi.cpp, built once; the
+// rank, run by the mpi backend's worker pimg-mpi-conv (native/conv_mpi.cpp, built once; the
 // knobs reach it at run time). Parameters: ranks, OpenMP threads per rank, communication scheme.
 #include <fmt/format.h>
 
@@ -19,7 +19,7 @@ class MpiRows final : public Variant {
   std::string name() const override { return "mpi_rows"; }
   std::string family() const override { return "conv"; }
   std::string backend() const override { return "mpi"; }
-  std::string source() const override { return "conv/conv_mpi.cpp"; }
+  std::string source() const override { return "conv/mpi/native/conv_mpi.cpp"; }
   std::string help() const override {
     return "MPI ranks each convolve a block of output rows (OpenMP threads inside), gathered to rank 0; "
            "the scheme says how the input rows and halos travel";

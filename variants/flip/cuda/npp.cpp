@@ -1,6 +1,6 @@
 // Baseline: NVIDIA NPP's nppiMirror_8u_C3R_Ctx (3 channels interleaved) or _C1R_Ctx (1 channel, and each
 // plane of a planar image, the calls timed together) about NPP_VERTICAL_AXIS, run by the CUDA backend
-// as the native call npp_mirror (tuner/backends/cuda/native/npp_mirror.cpp), validated exactly.
+// as the native call npp_mirror (native/npp_mirror.cpp), validated exactly.
 #include "flip/variants.hpp"
 #include "common/native_libraries.hpp"
 

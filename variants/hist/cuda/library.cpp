@@ -1,4 +1,4 @@
-// CUDA library baselines run by the CUDA backend as native calls (tuner/backends/cuda/native/
+// CUDA library baselines run by the CUDA backend as native calls (native/
 // cub_histogram_even.cpp, npp_histogram_even.cpp): cub_histogram (cub::DeviceHistogram::HistogramEven, MultiHistogramEven<3, 3> for 3
 // channels, from libpimg_cub.so) and npp_histogram (nppiHistogramEven_8u_C1R_Ctx / _C3R_Ctx). Both
 // count 256 even levels [v, v + 1) per channel, the family's own definition, so they are compared exactly.

@@ -1,5 +1,5 @@
 // Baseline: NVIDIA NPP's nppiRotate_8u_C1R_Ctx / _C3R_Ctx (planar: C1R per plane), run by the CUDA backend as
-// the native call npp_rotate (tuner/backends/cuda/native/npp_rotate.cpp). NPP rotates about the origin and
+// the native call npp_rotate (native/npp_rotate.cpp). NPP rotates about the origin and
 // shifts; the shift (npp_shift) turns it about the family's centre. NPP leaves outputs whose source lies
 // outside untouched, so the call fills the output first: inside the timed region (fill_timed 1, the default)
 // or just before it (0). NPP computes its source

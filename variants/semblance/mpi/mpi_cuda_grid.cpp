@@ -1,5 +1,5 @@
 // mpi_cuda_grid: the semblance search across MPI processes with a GPU per rank, run by the mpi
-// backend's worker pimg-mpi-semblance-cuda (kernels/semblance/semblance_mpi_cuda.cpp). The ranks
+// backend's worker pimg-mpi-semblance-cuda (native/semblance_mpi_cuda.cpp). The ranks
 // share out the grid's A values; each compiles kernels/semblance/semblance.cu (this variant's source,
 // so its hash in the store is the kernel's) for its part of the grid with the configuration's knobs
 // and runs it on GPU (local rank % GPUs); the best point by MPI_Allreduce / MPI_MAXLOC. Parameters:

@@ -1,5 +1,5 @@
 // mpi_grid: the semblance grid search across MPI processes, run by the mpi backend's worker
-// pimg-mpi-semblance (kernels/semblance/semblance_mpi.cpp, built once; the knobs reach it at run
+// pimg-mpi-semblance (native/semblance_mpi.cpp, built once; the knobs reach it at run
 // time). The grid's points are shared out among the ranks, each computes its own with OpenMP
 // threads, and the best point is found with MPI_Allreduce / MPI_MAXLOC. Parameters: ranks, OpenMP
 // threads per rank, scheme (how the points are shared out and what reaches rank 0).
@@ -15,7 +15,7 @@ class MpiGrid final : public Variant {
   std::string name() const override { return "mpi_grid"; }
   std::string family() const override { return "semblance"; }
   std::string backend() const override { return "mpi"; }
-  std::string source() const override { return "semblance/semblance_mpi.cpp"; }
+  std::string source() const override { return "semblance/mpi/native/semblance_mpi.cpp"; }
   std::string help() const override {
     return "MPI ranks each compute a share of the grid's points (OpenMP threads inside); the best point by "
            "MPI_Allreduce/MPI_MAXLOC, the values gathered to rank 0 or only the best";

@@ -4,7 +4,7 @@
 // order) and copied to the device once per configuration. Interleaved 3-channel images take C3R; 1-channel
 // images and each plane of a planar image C1R (the calls timed together). Replicate borders use
 // NPP_BORDER_REPLICATE over the whole image; the valid border filters the inner ROI, where no tap leaves the
-// image; the zero border is refused. Border codes follow kernels/conv/conv_rule.h.
+// image; the zero border is refused. Border codes are conv_rule.h's.
 // Plan args: in, out, width, height, out_width, out_height.
 #include <fmt/format.h>
 
@@ -13,6 +13,7 @@
 #include <stdexcept>
 #include <vector>
 
+#include "conv/conv_rule.h"
 #include "cuda_library.hpp"
 
 namespace pimg::cuda {
@@ -23,8 +24,6 @@ struct NppFilter {
   bool planar = false;
   std::vector<int> flipped;  // the K*K weights in reverse order, as NPP expects them
 };
-
-constexpr int kBorderZero = 0, kBorderValid = 1, kBorderReplicate = 2;  // PIMG_BORDER_* of conv_rule.h
 
 const std::string& define(const LaunchPlan& plan, const std::string& name) {
   for (const auto& [n, v] : plan.defines)
@@ -47,7 +46,7 @@ NppFilter npp_filter_from_plan(const LaunchPlan& plan) {
   f.planar = to_int("PIMG_PLANAR", define(plan, "PIMG_PLANAR")) != 0;
   f.border = to_int("PIMG_BORDER", define(plan, "PIMG_BORDER"));
   f.divisor = to_int("PIMG_DIVISOR", define(plan, "PIMG_DIVISOR"));
-  if (f.border != kBorderValid && f.border != kBorderReplicate)
+  if (f.border != PIMG_BORDER_VALID && f.border != PIMG_BORDER_REPLICATE)
     throw std::runtime_error("NPP filter: FilterBorder implements only NPP_BORDER_REPLICATE; no zero border");
   if (f.channels != 1 && f.channels != 3)
     throw std::runtime_error(fmt::format("NPP filter: {} channels (1 or 3 supported)", f.channels));
@@ -70,7 +69,7 @@ NppFilter npp_filter_from_plan(const LaunchPlan& plan) {
 void run_npp_filter(const NppApi& npp, const NppStreamContext& ctx, const NppFilter& f, CUdeviceptr kernel,
                     CUdeviceptr in, CUdeviceptr out, int width, int height, int out_width, int out_height) {
   const int r = f.k / 2;
-  const bool valid = f.border == kBorderValid;
+  const bool valid = f.border == PIMG_BORDER_VALID;
   // The valid border starts the source at (r, r): every tap of the inner ROI lies inside the image, so
   // the border mode passed is never applied. The anchor is the kernel's centre either way.
   const NppiPoint offset = valid ? NppiPoint{r, r} : NppiPoint{0, 0};

@@ -26,7 +26,7 @@
 
 #include "mpi_serve.hpp"
 #include "semblance/semblance_core.h"
-#include "semblance/semblance_mpi_parts.h"
+#include "semblance/mpi/native/semblance_mpi_parts.h"
 
 namespace {
 

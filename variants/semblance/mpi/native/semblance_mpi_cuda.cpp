@@ -42,7 +42,7 @@
 #include "pimg/config.hpp"
 #include "pimg/evaluator.hpp"
 #include "semblance/semblance_core.h"
-#include "semblance/semblance_mpi_parts.h"
+#include "semblance/mpi/native/semblance_mpi_parts.h"
 #include "semblance/semblance_variants.hpp"
 
 namespace {

@@ -14,6 +14,7 @@
 #include <cstdint>
 
 #include "cuda_library.hpp"
+#include "rotate/rotate_rule.h"
 
 namespace pimg::cuda {
 namespace {
@@ -21,8 +22,7 @@ namespace {
 struct NppiRect {  // nppdefs.h
   int x, y, width, height;
 };
-// NppiInterpolationMode by the family's interp (PIMG_ROT_NEAREST 0, PIMG_ROT_BILINEAR 1).
-constexpr int kNppiInter[] = {1, 2};  // NPPI_INTER_NN, NPPI_INTER_LINEAR
+constexpr int kNppiInterNn = 1, kNppiInterLinear = 2;  // NppiInterpolationMode of nppdefs.h
 
 using RotateFn = NppStatus (*)(const void* src, NppiSize src_size, int src_step, NppiRect src_roi, void* dst,
                                int dst_step, NppiRect dst_roi, double angle, double shift_x, double shift_y,
@@ -43,8 +43,9 @@ class Rotate final : public LibraryCall {
     planes_ = static_cast<int>(plan.args[4].i);
     samples_ = static_cast<int>(plan.args[5].i);
     const auto interp = plan.args[6].i;
-    if (interp != 0 && interp != 1) throw std::runtime_error(fmt::format("npp_rotate: no interpolation {}", interp));
-    interpolation_ = kNppiInter[interp];
+    if (interp != PIMG_ROT_NEAREST && interp != PIMG_ROT_BILINEAR)
+      throw std::runtime_error(fmt::format("npp_rotate: no interpolation {}", interp));
+    interpolation_ = interp == PIMG_ROT_NEAREST ? kNppiInterNn : kNppiInterLinear;
     fill_ = plan.args[7].i;
     depth_ = static_cast<int>(plan.args[8].i);
     angle_ = plan.args[9].f;
