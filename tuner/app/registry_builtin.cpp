@@ -28,7 +28,8 @@
 namespace pimg {
 
 // The backends that compile the portable GPU kernels (variants/common/portable_target.hpp), built or not:
-// bgr2rgba, flip, maxpool and rotate register each portable formulation once per target (cl_tree, cuda_tree).
+// bgr2rgba, flip, maxpool, rotate and hist register each portable formulation once per target (cl_tree,
+// cuda_tree).
 static const pix::PortableTargets& portable_gpus() {
   static const pix::PortableTargets gpus = {{"opencl", "cl", ".cl"}, {"cuda", "cuda", ".cu"}};
   return gpus;
@@ -41,7 +42,7 @@ static void fill(Registry& r) {
   flip::register_flip(r, portable_gpus());
   maxpool::register_maxpool(r, portable_gpus());
   semblance::register_semblance(r);
-  hist::register_hist(r);
+  hist::register_hist(r, portable_gpus());
   histeq::register_histeq(r);
 
   r.add_strategy(exhaustive_strategy());
