@@ -28,10 +28,11 @@
 namespace pimg {
 
 // The backends that compile the portable GPU kernels (variants/common/portable_target.hpp), built or not:
-// bgr2rgba, flip, maxpool, rotate and hist register each portable formulation once per target (cl_tree,
+// bgr2rgba, flip, maxpool, rotate, hist and histeq register each portable formulation once per target (cl_tree,
 // cuda_tree).
 static const pix::PortableTargets& portable_gpus() {
-  static const pix::PortableTargets gpus = {{"opencl", "cl", ".cl"}, {"cuda", "cuda", ".cu"}};
+  static const pix::PortableTargets gpus = {{"opencl", "cl", ".cl", {"-cl-fp32-correctly-rounded-divide-sqrt"}},
+                                            {"cuda", "cuda", ".cu", {}}};
   return gpus;
 }
 
@@ -43,7 +44,7 @@ static void fill(Registry& r) {
   maxpool::register_maxpool(r, portable_gpus());
   semblance::register_semblance(r);
   hist::register_hist(r, portable_gpus());
-  histeq::register_histeq(r);
+  histeq::register_histeq(r, portable_gpus());
 
   r.add_strategy(exhaustive_strategy());
   r.add_strategy(random_strategy());
