@@ -63,6 +63,11 @@ static void fill(Registry& r) {
   r.add_observer(footprint_observer());
   r.add_observer(rapl_observer());
 
+  // The languages of the kernel sources the backends compile, built or not (user kernels find theirs by it).
+  r.add_source_language("opencl", "OpenCL");
+  r.add_source_language("cuda", "CUDA");
+  r.add_source_language("openmp", "C++");
+
   r.add_backend(make_host_backend(r));
 #if PIMG_WITH_OPENCL
   r.add_backend(make_opencl_backend());
