@@ -1,6 +1,6 @@
-/* Shared by the CUDA hist kernels (NVRTC): the bins clear kernel that global-atomic variants launch
- * first (the evaluator poisons the output before every run), the channel cycle of interleaved bytes,
- * and per-word counting through a caller's add(slot). */
+/* cuda_shared's helpers (hist_cuda_shared.cu, NVRTC): the bins clear kernel it launches first with onepass 0
+ * (the evaluator poisons the output before every run), the channel cycle of interleaved bytes, and per-word
+ * counting through a caller's add(slot). */
 #include "hist/hist_rule.h"
 
 #define NBINS (PIMG_HIST_BINS * PIMG_CHANNELS)

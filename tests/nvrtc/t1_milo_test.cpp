@@ -63,6 +63,7 @@ TEST(T1Nvrtc, EveryConvolutionMiloConfigurationCompilesForSm90) {
   const std::string path = milo_path();
   if (path.empty()) GTEST_SKIP() << "../shared/t1/convolution_milo.json is absent";
   Registry reg;
+  reg.add_source_language("cuda", "CUDA");  // the backend of the file's language
   const user::T1Spec& spec = user::register_t1(reg, path);
   const Family& family = *reg.family(spec.name);
   const Variant& variant = *reg.variant(spec.name, spec.kernel_name);
@@ -162,6 +163,7 @@ TEST(T1DeviceCompare, FloatOutputsKeepTheirToleranceAndMessage) {
   const std::string path = milo_path();
   if (path.empty()) GTEST_SKIP() << "../shared/t1/convolution_milo.json is absent";
   Registry reg;
+  reg.add_source_language("cuda", "CUDA");  // the backend of the file's language
   const user::T1Spec& spec = user::register_t1(reg, path);
   const Family& family = *reg.family(spec.name);
   const Problem problem = user::t1_space(spec).problems.at(0);
@@ -202,6 +204,7 @@ TEST(T1Nvrtc, DefinesTheSourceCannotReadAreLeftOut) {
   const std::string path = milo_path();
   if (path.empty()) GTEST_SKIP() << "../shared/t1/convolution_milo.json is absent";
   Registry reg;
+  reg.add_source_language("cuda", "CUDA");  // the backend of the file's language
   const user::T1Spec& spec = user::register_t1(reg, path);
   const Variant& variant = *reg.variant(spec.name, spec.kernel_name);
   const Space space = user::t1_space(spec);

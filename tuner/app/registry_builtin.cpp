@@ -28,9 +28,11 @@
 namespace pimg {
 
 // The backends that compile the portable GPU kernels (variants/common/portable_target.hpp), built or not:
-// bgr2rgba, flip, maxpool and rotate register each portable formulation once per target (cl_tree, cuda_tree).
+// bgr2rgba, flip, maxpool, rotate, hist and histeq register each portable formulation once per target (cl_tree,
+// cuda_tree).
 static const pix::PortableTargets& portable_gpus() {
-  static const pix::PortableTargets gpus = {{"opencl", "cl", ".cl"}, {"cuda", "cuda", ".cu"}};
+  static const pix::PortableTargets gpus = {{"opencl", "cl", ".cl", {"-cl-fp32-correctly-rounded-divide-sqrt"}},
+                                            {"cuda", "cuda", ".cu", {}}};
   return gpus;
 }
 
@@ -41,8 +43,8 @@ static void fill(Registry& r) {
   flip::register_flip(r, portable_gpus());
   maxpool::register_maxpool(r, portable_gpus());
   semblance::register_semblance(r);
-  hist::register_hist(r);
-  histeq::register_histeq(r);
+  hist::register_hist(r, portable_gpus());
+  histeq::register_histeq(r, portable_gpus());
 
   r.add_strategy(exhaustive_strategy());
   r.add_strategy(random_strategy());
@@ -60,6 +62,11 @@ static void fill(Registry& r) {
   r.add_observer(perf_observer());
   r.add_observer(footprint_observer());
   r.add_observer(rapl_observer());
+
+  // The languages of the kernel sources the backends compile, built or not (user kernels find theirs by it).
+  r.add_source_language("opencl", "OpenCL");
+  r.add_source_language("cuda", "CUDA");
+  r.add_source_language("openmp", "C++");
 
   r.add_backend(make_host_backend(r));
 #if PIMG_WITH_OPENCL

@@ -290,11 +290,10 @@ LaunchPlan gpu_plan(const std::string& entry, const Workload& w, const Config& c
   plan.dims = 2;
   plan.global = {round_up(std::max<std::size_t>(items_x, 1), bx), round_up(std::max<std::size_t>(items_y, 1), by), 1};
   plan.local = {static_cast<std::size_t>(bx), static_cast<std::size_t>(by), 1};
-  if (d.backend == "cuda") {
-    const double max_y = device_limit(d, "max_grid_size_1", 65535);
-    if (static_cast<double>(plan.global[1] / by) > max_y)
-      throw PlanError(fmt::format("{} blocks along y exceed the device's grid limit {}", plan.global[1] / by, max_y));
-  }
+  // A device whose groups along y are limited (CUDA's gridDim.y) states the limit; OpenCL's states none.
+  const double max_y = device_limit(d, "max_grid_size_1", std::numeric_limits<double>::infinity());
+  if (static_cast<double>(plan.global[1] / by) > max_y)
+    throw PlanError(fmt::format("{} blocks along y exceed the device's grid limit {}", plan.global[1] / by, max_y));
   return plan;
 }
 

@@ -137,8 +137,8 @@ std::unique_ptr<Variant> make_variant(VariantSpec spec, bool baseline = false, s
 // GPU kernels (common/pix_portable.h, OpenCL and CUDA alike): block_x and block_y declarations.
 std::vector<ParamDecl> block_params(int def_x, int def_y);
 // A plan for `entry` with the workload's defines, BLOCK_X and BLOCK_Y from c, dims 2, global = items
-// rounded up to the block. PlanError when the block exceeds the device's limits, or (CUDA) the grid's
-// y extent exceeds max_grid_size_1.
+// rounded up to the block. PlanError when the block exceeds the device's limits, or the grid's y extent
+// exceeds the device's max_grid_size_1 (where it states one).
 LaunchPlan gpu_plan(const std::string& entry, const Workload& w, const Config& c, const std::vector<ParamDecl>& decls,
                     const DeviceInfo& d, std::size_t items_x, std::size_t items_y);
 // A portable formulation's name on one target: its prefix, '_', stem (cl_tree, cuda_tree).

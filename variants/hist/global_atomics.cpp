@@ -1,8 +1,8 @@
-// The two global-atomics kernels of seed 002, both cleared first by a clear kernel zeroing the bins:
-// cl_global and cuda_global (kernels/hist/hist_global.cl and hist_cuda_global.cu), its first variant, over
-// a 2-D range of pixels x channels, ITEMS pixels per work item; cl_packed and cuda_packed
-// (hist_packed.cl, hist_cuda_packed.cu), its packed variant, one 32-bit word (4 samples) per read, ITEMS
-// words per work item. One class: they differ only in what an item reads, hence the range and the count.
+// The two global-atomics kernels of seed 002, both cleared first by a clear kernel zeroing the bins, each one
+// portable text registered on every portable target: cl_global and cuda_global (kernels/hist/hist_global_gpu.h),
+// its first variant, over a 2-D range of pixels x channels, ITEMS pixels per work item; cl_packed and cuda_packed
+// (hist_packed_gpu.h), its packed variant, one 32-bit word (4 samples) per read, ITEMS words per work item. One
+// class: they differ only in what an item reads, hence the range and the count.
 #include "gpu_common.hpp"
 
 namespace pimg::hist {
@@ -10,7 +10,11 @@ namespace {
 
 class GlobalAtomics final : public GpuVariant {
  public:
-  GlobalAtomics(Desc d, bool packed) : GpuVariant(std::move(d)), packed_(packed) {}
+  GlobalAtomics(const pix::PortableTarget& gpu, bool packed)
+      : GpuVariant(gpu, packed ? "packed" : "global",
+                   packed ? "packed reads: 32-bit words of 4 samples, ITEMS words per work item, global atomics (seed 002)"
+                          : "global atomics, 2-D range pixels x channels, ITEMS pixels per work item (seed 002 basic)"),
+        packed_(packed) {}
   std::vector<ParamDecl> parameters() const override {
     if (packed_)
       return {int_range("block", 256, "work-group (block) size", 1, 1024),
@@ -19,7 +23,6 @@ class GlobalAtomics final : public GpuVariant {
             int_range("items", 1, "pixels per work item, strided by the range width", 1, 1024)};
   }
   LaunchPlan plan(const Problem& p, const Workload& w, const Config& c, const DeviceInfo& d) const override {
-    if (cuda()) interleaved_only(p, name());
     const auto decls = parameters();
     const std::size_t block = static_cast<std::size_t>(int_in(c, decls, "block"));
     const int items = int_in(c, decls, "items");
@@ -43,21 +46,9 @@ class GlobalAtomics final : public GpuVariant {
   bool packed_;
 };
 
-// The names and sources follow one pattern: cl_<stem> (hist/hist_<stem>.cl), cuda_<stem> (hist/hist_cuda_<stem>.cu).
-std::unique_ptr<Variant> make_atomics(const std::string& backend, bool packed) {
-  const bool cl = backend == "opencl";
-  const std::string stem = packed ? "packed" : "global";
-  return std::make_unique<GlobalAtomics>(
-      GpuVariant::Desc{(cl ? "cl_" : "cuda_") + stem, backend,
-                       cl ? "hist/hist_" + stem + ".cl" : "hist/hist_cuda_" + stem + ".cu",
-                       packed ? "packed reads: 32-bit words of 4 samples, ITEMS words per work item, global atomics (seed 002)"
-                              : "global atomics, 2-D range pixels x channels, ITEMS pixels per work item (seed 002 basic)"},
-      packed);
-}
-
 }  // namespace
 
-std::unique_ptr<Variant> make_global(const std::string& backend) { return make_atomics(backend, false); }
-std::unique_ptr<Variant> make_packed(const std::string& backend) { return make_atomics(backend, true); }
+std::unique_ptr<Variant> make_global(const pix::PortableTarget& gpu) { return std::make_unique<GlobalAtomics>(gpu, false); }
+std::unique_ptr<Variant> make_packed(const pix::PortableTarget& gpu) { return std::make_unique<GlobalAtomics>(gpu, true); }
 
 }  // namespace pimg::hist

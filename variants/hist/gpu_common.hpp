@@ -1,38 +1,35 @@
-// Shared by the OpenCL and CUDA hist variants: the knobs they declare alike, and the plan every one
-// builds: the problem's defines plus the knobs, a 1-D or 2-D range, the (in, bins, n) arguments and,
+// Shared by the GPU hist variants: the portable ones' identity, the knobs they declare alike, and the plan
+// every one builds: the problem's defines plus the knobs, a 1-D or 2-D range, the (in, bins, n) arguments and,
 // for variants that add into the bins with atomics, a clear kernel launched first.
 #pragma once
 #include <array>
 #include <string>
 #include <vector>
 
+#include "common/pix_common.hpp"
 #include "hist_common.hpp"
 
 namespace pimg::hist {
 
-// A GPU hist variant whose name, backend, kernel source and help are given at construction: the
-// algorithms that have the same knobs on OpenCL and CUDA are one class registered twice.
+// A portable GPU hist variant (kernels/hist/hist_<stem>_gpu.h, one text for OpenCL and CUDA) on one target:
+// named <prefix>_<stem> (cl_global, cuda_global), its source kernels/hist/hist_<stem><extension>.
 class GpuVariant : public Variant {
  public:
-  struct Desc {
-    std::string name, backend, source, help;
-  };
-  explicit GpuVariant(Desc d) : d_(std::move(d)) {}
-  std::string name() const override { return d_.name; }
+  GpuVariant(const pix::PortableTarget& gpu, const std::string& stem, std::string help)
+      : name_(pix::gpu_name(gpu, stem)), backend_(gpu.backend), source_("hist/hist_" + stem + gpu.extension),
+        help_(std::move(help)) {}
+  std::string name() const override { return name_; }
   std::string family() const override { return "hist"; }
-  std::string backend() const override { return d_.backend; }
-  std::string source() const override { return d_.source; }
-  std::string help() const override { return d_.help; }
-
- protected:
-  bool cuda() const { return d_.backend == "cuda"; }
+  std::string backend() const override { return backend_; }
+  std::string source() const override { return source_; }
+  std::string help() const override { return help_; }
 
  private:
-  Desc d_;
+  std::string name_, backend_, source_, help_;
 };
 
-// PlanError for a planar problem: the CUDA kernels (hist_cuda_*.cu) and libraries count interleaved
-// channels only, so a planar problem is skipped on them (docs/families.md, hist).
+// PlanError for a planar problem: the CUDA libraries (CUB, NPP) and cuda_shared count interleaved channels
+// only, so a planar problem is skipped on them (docs/families.md, hist).
 void interleaved_only(const Problem& p, const std::string& variant);
 
 // One GPU hist kernel launch as a variant describes it.
@@ -60,10 +57,11 @@ ParamDecl layout_param();
 // The kernels' INTERLEAVED define for c's layout: "1" for interleaved, "0" for blocked.
 std::string interleaved_of(const Config& c, const std::vector<ParamDecl>& decls);
 
-// The factories opencl_variants.cpp and cuda_variants.cpp register; `backend` is opencl or cuda.
-std::unique_ptr<Variant> make_global(const std::string& backend);
-std::unique_ptr<Variant> make_packed(const std::string& backend);
-std::unique_ptr<Variant> make_outpart(const std::string& backend);
+// The portable variants, one per target (register_hist), and those of one backend that its plug-in
+// (variants/hist/<backend>/) registers.
+std::unique_ptr<Variant> make_global(const pix::PortableTarget& gpu);
+std::unique_ptr<Variant> make_packed(const pix::PortableTarget& gpu);
+std::unique_ptr<Variant> make_outpart(const pix::PortableTarget& gpu);
 std::unique_ptr<Variant> make_cl_local();
 std::unique_ptr<Variant> make_cuda_shared();
 std::unique_ptr<Variant> make_cub_histogram();

@@ -1,5 +1,6 @@
 // The hist variants' shared parameter helpers (hist_common.hpp) and the family's registration list:
 // adding a variant is a file plus a line here.
+#include "gpu_common.hpp"
 #include "hist_common.hpp"
 
 #include <fmt/format.h>
@@ -64,11 +65,16 @@ void register_opencv(Registry& reg);
 void register_opencl_variants(Registry& reg);
 void register_cuda_variants(Registry& reg);
 
-void register_hist(Registry& reg) {
+void register_hist(Registry& reg, const pix::PortableTargets& gpus) {
   reg.add_family(std::make_unique<HistFamily>());
   register_serial(reg);
   register_opencv(reg);
   reg.add_variant(make_omp_private());
+  for (const pix::PortableTarget& gpu : gpus) {
+    reg.add_variant(make_global(gpu));
+    reg.add_variant(make_packed(gpu));
+    reg.add_variant(make_outpart(gpu));
+  }
   register_opencl_variants(reg);
   register_cuda_variants(reg);
 }

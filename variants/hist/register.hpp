@@ -1,7 +1,8 @@
 // Registers the hist family, its variants and its host functions.
 #pragma once
+#include "common/portable_target.hpp"
 #include "pimg/registry.hpp"
 
 namespace pimg::hist {
-void register_hist(Registry& reg);
+void register_hist(Registry& reg, const pix::PortableTargets& gpus);
 }

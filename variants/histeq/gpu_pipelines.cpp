@@ -1,4 +1,5 @@
-// The histeq pipelines on OpenCL (kernels/histeq/histeq.cl) and CUDA (kernels/histeq/histeq_cuda.cu):
+// The histeq pipelines, one text (kernels/histeq/histeq_gpu.h) registered on every portable target
+// (cl_separate, cuda_separate, cl_fused, cuda_fused):
 //   separate: histeq_hist writes one partial histogram per group to scratch, then the CDF and LUT
 //             either on the device (histeq_lut, one group of 256 items scanning in local memory) or on
 //             the host (a host step reading the partials and writing the LUT), then histeq_map;
@@ -38,11 +39,11 @@ void histeq_host_lut(std::span<const std::uint8_t> partials, std::span<std::uint
 
 class Pipeline final : public Variant {
  public:
-  Pipeline(std::string backend, bool fused) : backend_(std::move(backend)), fused_(fused) {}
-  std::string name() const override { return (cuda() ? "cuda_" : "cl_") + std::string(fused_ ? "fused" : "separate"); }
+  Pipeline(pix::PortableTarget gpu, bool fused) : gpu_(std::move(gpu)), fused_(fused) {}
+  std::string name() const override { return pix::gpu_name(gpu_, fused_ ? "fused" : "separate"); }
   std::string family() const override { return "histeq"; }
-  std::string backend() const override { return backend_; }
-  std::string source() const override { return cuda() ? "histeq/histeq_cuda.cu" : "histeq/histeq.cl"; }
+  std::string backend() const override { return gpu_.backend; }
+  std::string source() const override { return "histeq/histeq" + gpu_.extension; }
   std::string help() const override {
     return fused_ ? "clear, histogram with local sub-histograms merged by atomics, map kernel building the LUT per "
                     "group (2 kernels over the image, no LUT kernel)"
@@ -95,8 +96,8 @@ class Pipeline final : public Variant {
                     {"LUT_IN_MAP", fused_ ? "1" : "0"},
                     {"INTERLEAVED", hist::interleaved_of(c, decls)},
                     {"MAP_REVERSE", hist::text_of(c, decls, "map_order") == "reverse" ? "1" : "0"}};
-    // The rule's division must be correctly rounded (histeq_rule.h); NVRTC's default already is.
-    if (!cuda()) plan.options.push_back("-cl-fp32-correctly-rounded-divide-sqrt");
+    // The rule's division must be correctly rounded (histeq_rule.h).
+    plan.options = gpu_.exact_fp32_options;
     const std::string hist_buf = fused_ ? "hist" : "partials";
     plan.scratch.push_back({hist_buf, (fused_ ? 1 : groups) * 256 * sizeof(std::uint32_t)});
     if (!fused_) plan.scratch.push_back({"lut", 256});
@@ -154,8 +155,7 @@ class Pipeline final : public Variant {
   }
 
  private:
-  bool cuda() const { return backend_ == "cuda"; }
-  std::string backend_;
+  pix::PortableTarget gpu_;
   bool fused_;
 };
 
@@ -163,10 +163,10 @@ class Pipeline final : public Variant {
 
 std::unique_ptr<Variant> make_cub_npp();  // cub_npp.cpp
 
-void register_gpu_variants(Registry& reg) {
-  for (const char* backend : {"opencl", "cuda"}) {
-    reg.add_variant(std::make_unique<Pipeline>(backend, false));
-    reg.add_variant(std::make_unique<Pipeline>(backend, true));
+void register_gpu_variants(Registry& reg, const pix::PortableTargets& gpus) {
+  for (const pix::PortableTarget& gpu : gpus) {
+    reg.add_variant(std::make_unique<Pipeline>(gpu, false));
+    reg.add_variant(std::make_unique<Pipeline>(gpu, true));
   }
   reg.add_variant(make_cub_npp());
 }

@@ -89,6 +89,7 @@ struct T1Spec {
   std::string assumed() const;  // the tags, comma-separated (empty: nothing assumed)
   std::string name;  // family name: "t1-" + benchmark name
   std::string language;  // CUDA | OpenCL
+  std::string backend;   // the registry's backend compiling `language` (register_t1); empty from load_t1 alone
   std::string kernel_name, kernel_path, kernel_text;
   std::vector<std::string> compiler_options;
   std::vector<T1Parameter> params;
@@ -133,7 +134,7 @@ void register_from_env(Registry& reg);
 void export_to_env(const std::vector<std::string>& paths);
 std::string t1_env_entry(const std::string& path, const T1Overrides& overrides);
 
-// The space a T1 file describes, for the runner: its problem, backend, parameters and conditions.
+// The space a T1 file describes, for the runner: its problem, backend (register_t1's), parameters and conditions.
 Space t1_space(const T1Spec& spec);
 
 // Where the output of the default configuration is kept when the file has no reference arguments

@@ -256,7 +256,7 @@ class T1Variant final : public Variant {
   T1Variant(std::shared_ptr<const T1Spec> s, std::string source) : s_(std::move(s)), source_(std::move(source)) {}
   std::string name() const override { return s_->kernel_name; }
   std::string family() const override { return s_->name; }
-  std::string backend() const override { return s_->language == "CUDA" ? "cuda" : "opencl"; }
+  std::string backend() const override { return s_->backend; }
   std::string source() const override { return source_; }
   std::string help() const override { return "T1 kernel " + s_->file; }
   std::vector<ParamDecl> parameters() const override {
@@ -346,7 +346,14 @@ std::string default_reference_key(const T1Spec& spec) {
 }
 
 const T1Spec& register_t1(Registry& reg, const std::string& path, const T1Overrides& overrides) {
-  auto spec = std::make_shared<const T1Spec>(load_t1(path, overrides));
+  T1Spec read = load_t1(path, overrides);
+  // The backend of its language: the registry's one that compiles it.
+  const std::vector<std::string> backends = reg.backends_compiling(read.language);
+  if (backends.size() != 1)
+    throw UsageError(fmt::format("{}: {} backends of this registry compile {} kernels, not one", path, backends.size(),
+                                 read.language));
+  read.backend = backends.front();
+  auto spec = std::make_shared<const T1Spec>(std::move(read));
   if (reg.family(spec->name))
     throw UsageError(fmt::format("{}: family '{}' exists already; rename General.BenchmarkName", path, spec->name));
   if (spec->strategy.name != "exhaustive") {
@@ -406,7 +413,7 @@ Space t1_space(const T1Spec& spec) {
   if (!spec.assumptions.empty()) attrs["assumed"] = spec.assumed();  // absent when nothing was assumed
   s.problems.push_back({spec.name, width, height, 1, std::move(attrs)});
   s.problem_pos.push_back({spec.file, 0, 0});
-  s.backends.push_back({spec.language == "CUDA" ? "cuda" : "opencl", {}, {spec.file, 0, 0}});
+  s.backends.push_back({spec.backend, {}, {spec.file, 0, 0}});
   VariantSpace v;
   v.variant = spec.kernel_name;
   v.pos = {spec.file, 0, 0};

@@ -132,8 +132,14 @@ Decl read_decl(const std::string& file, const YAML::Node& v, const std::string& 
   d.name = text(file, v, "name");
   if (reg.variant(family, d.name)) fail(file, v["name"], fmt::format("family {} has a variant '{}' already", family, d.name));
   d.backend = text(file, v, "backend");
-  if (d.backend != "opencl" && d.backend != "cuda" && d.backend != "openmp")
-    fail(file, v["backend"], fmt::format("backend '{}' is not opencl, cuda or openmp", d.backend));
+  // A backend that compiles kernel sources (the registry's source languages).
+  const std::vector<std::string> compiling = reg.backends_compiling();
+  if (std::find(compiling.begin(), compiling.end(), d.backend) == compiling.end()) {
+    std::string known;  // "opencl, cuda or openmp"
+    for (std::size_t i = 0; i < compiling.size(); ++i)
+      known += (i == 0 ? "" : i + 1 == compiling.size() ? " or " : ", ") + compiling[i];
+    fail(file, v["backend"], fmt::format("backend '{}' is not {}", d.backend, known));
+  }
   fs::path src = text(file, v, "source");
   if (src.is_relative()) src = fs::path(file).parent_path() / src;
   std::error_code ec;

@@ -4,6 +4,7 @@
 #include <map>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "pimg/backend.hpp"
@@ -27,6 +28,20 @@ class Registry {
   void add_observer(ObserverInfo o);
   // Native functions the host backend runs (serial reference, library baselines).
   void add_host_function(const std::string& name, HostKernelFn fn);
+  // The language of the kernel sources `backend` compiles ("OpenCL", "CUDA", "C++" with OpenMP), declared for a
+  // backend built or not: a user's kernel (a T1 file's language, a space's user variant) finds its backends by
+  // it, so that none of them names a backend.
+  void add_source_language(std::string backend, std::string language) {
+    source_languages_.emplace_back(std::move(backend), std::move(language));
+  }
+  // The backends compiling sources in `language` (every backend that compiles sources when it is empty), by name
+  // in the order they were declared.
+  std::vector<std::string> backends_compiling(const std::string& language = "") const {
+    std::vector<std::string> out;
+    for (const auto& [backend, lang] : source_languages_)
+      if (language.empty() || lang == language) out.push_back(backend);
+    return out;
+  }
 
   const Family* family(const std::string& name) const;      // null if unknown
   const Variant* variant(const std::string& family, const std::string& name) const;
@@ -57,6 +72,7 @@ class Registry {
   std::map<std::string, StrategyInfo> strategies_;
   std::map<std::string, ObserverInfo> observers_;
   std::map<std::string, HostKernelFn> host_functions_;
+  std::vector<std::pair<std::string, std::string>> source_languages_;  // backend, language
   std::string default_strategy_ = "exhaustive";
 };
 
