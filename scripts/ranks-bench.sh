@@ -50,6 +50,7 @@ for space in "${spaces[@]}"; do
   table="$out/$name-ranks.md"
   printf '| devices (ranks) | wall s | speed-up over 1 | measured | evaluations per rank | same stored set as 1 |\n|---|---|---|---|---|---|\n' > "$table"
   base=""
+  declare -A walls=()
   for r in $ranks; do
     if [ "$r" -gt "$devices" ]; then log "$name: $r devices: only $devices here, skipped"; continue; fi
     db="$out/$name-$r.db"
@@ -64,14 +65,21 @@ for space in "${spaces[@]}"; do
         > "$out/$name-$r.txt" 2> >(stamp > "$out/$name-$r.log")
     fi
     rc=$?
-    wall=$(awk -v a="$t1" -v b="$(now)" 'BEGIN {printf "%.2f", b - a}')
-    [ -n "$base" ] || base=$wall
-    same=$(python3 scripts/same-results.py "$out/$name-1.db" "$db" 2>&1)
+    walls[$r]=$(awk -v a="$t1" -v b="$(now)" 'BEGIN {printf "%.2f", b - a}')
+    log "$name on $r: exit $rc in ${walls[$r]} s"
+  done
+  # The table once every count has run, so that the ranks may run in any order ("2 1": the larger first): each
+  # speed-up against the 1-device run (else the first run), each stored set against the 1-device run's.
+  for r in $ranks; do
+    [ -n "${walls[$r]:-}" ] || continue
+    [ -n "$base" ] || base=${walls[1]:-${walls[$r]}}
+    db="$out/$name-$r.db"
+    same=$( [ -e "$out/$name-1.db" ] && python3 scripts/same-results.py "$out/$name-1.db" "$db" 2>&1 || echo "no 1-device run")
     measured=$(grep -o '[0-9]* measured' "$out/$name-$r.txt" | head -1)
     per_rank=$(grep -o 'evaluations per rank: .*' "$out/$name-$r.txt" | cut -d: -f2)
-    printf '| %s | %s | %sx | %s | %s | %s |\n' "$r" "$wall" "$(awk -v a="$base" -v b="$wall" 'BEGIN {printf "%.2f", a / b}')" \
-      "${measured% measured}" "${per_rank:- all}" "$same" >> "$table"
-    log "$name on $r: exit $rc in $wall s"
+    printf '| %s | %s | %sx | %s | %s | %s |\n' "$r" "${walls[$r]}" \
+      "$(awk -v a="$base" -v b="${walls[$r]}" 'BEGIN {printf "%.2f", a / b}')" "${measured% measured}" \
+      "${per_rank:- all}" "$same" >> "$table"
   done
   tee -a "$out/summary.txt" < "$table"
 done
