@@ -75,15 +75,16 @@ class Distributed : public ::testing::Test {
     return ran;
   }
   // A space of omp_rows's four configurations on the problems of sharpen3 at `sizes`, with `confirm` as its
-  // confirmation stage and no whole-program runs.
-  static fs::path confirm_space(const std::string& name, const std::string& sizes, const std::string& confirm) {
+  // confirmation stage and `cold` as its whole-program stage (none by default).
+  static fs::path confirm_space(const std::string& name, const std::string& sizes, const std::string& confirm,
+                                const std::string& cold = "{top: 0}") {
     const fs::path yaml = dir_ / (name + ".yaml");
     std::ofstream(yaml) << "family: conv\n"
                            "problems:\n  - {filter: sharpen3, sizes: [" << sizes << "], border: valid}\n"
                            "backends:\n  openmp: {}\n"
                            "variants:\n  omp_rows: {threads: 2, schedule: [static, dynamic], arith: [mul, lut]}\n"
                            "measure: {warmups: 1, repeats: 3, max_repeats: 3, cache: hot, timeout_s: 5, "
-                           "confirm: " << confirm << ", cold: {top: 0}}\n";
+                           "confirm: " << confirm << ", cold: " << cold << "}\n";
     return yaml;
   }
   static inline fs::path dir_;
@@ -289,14 +290,7 @@ TEST_F(Distributed, TheProblemsConfirmationsAreSharedOutOneJobPerRank) {
 // The whole-program stage after the search: each cold run a job for a free rank (here both ranks share the host's
 // OpenMP device), the same runs stored as a single-process run stores, each ok.
 TEST_F(Distributed, EachColdRunIsAJobForAFreeRank) {
-  fs::path yaml = confirm_space("cold-spread", "64x48, 48x40, 80x32", "{top: 0}");
-  std::string text;
-  {
-    std::ifstream in(yaml);
-    text.assign(std::istreambuf_iterator<char>(in), {});
-  }
-  text.replace(text.find("cold: {top: 0}"), 14, "cold: {top: 1}");
-  std::ofstream(yaml) << text;
+  const fs::path yaml = confirm_space("cold-spread", "64x48, 48x40, 80x32", "{top: 0}", "{top: 1}");
   const e2e::Ran one = e2e::run("conv --quiet --space " + yaml.string() + " --db " + db("cold-one"));
   ASSERT_EQ(one.code, 0) << one.out;
   const e2e::Ran two = mpirun(2, "conv --space " + yaml.string() + " --db " + db("cold-two") + " --share-devices");

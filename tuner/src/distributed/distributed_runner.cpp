@@ -344,22 +344,26 @@ class Coordinator {
     ConfirmStage stage(m_, task(pos).device, store_, obs_);
     const auto ranks = static_cast<std::size_t>(
         std::count_if(slots_.begin(), slots_.end(), [&](const Slot& s) { return s.serves[pos]; }));
+    std::vector<Message> one(stage.size());  // each problem's job
+    std::vector<double> work(stage.size());
     std::vector<std::size_t> order(stage.size());
-    for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
-    const auto work = [&](std::size_t i) { return m_.family->work(stage.problem(i)) * static_cast<double>(stage.job(i).size()); };
-    std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return work(a) > work(b); });
+    for (std::size_t i = 0; i < order.size(); ++i) {
+      one[i] = stage.job(i);
+      work[i] = m_.family->work(stage.problem(i)) * static_cast<double>(one[i].size());
+      order[i] = i;
+    }
+    std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return work[a] > work[b]; });
     std::vector<std::vector<std::size_t>> groups(std::min(std::max<std::size_t>(ranks, 1), order.size()));
     std::vector<double> load(groups.size(), 0);
     for (std::size_t i : order) {
       const std::size_t g = static_cast<std::size_t>(std::min_element(load.begin(), load.end()) - load.begin());
       groups[g].push_back(i);
-      load[g] += work(i);
+      load[g] += work[i];
     }
     std::vector<Message> jobs;
     for (const auto& g : groups) {
       Message job = {std::to_string(g.size())};
-      for (std::size_t i : g)
-        for (auto& f : stage.job(i)) job.push_back(std::move(f));
+      for (std::size_t i : g) job.insert(job.end(), one[i].begin(), one[i].end());
       jobs.push_back(std::move(job));
     }
     spread(pos, "confirm", jobs, [&](std::size_t k, const Message& r, const Slot& s) {
