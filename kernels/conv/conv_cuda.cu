@@ -1,59 +1,15 @@
-/* CUDA direct KxK convolution from global memory (NVRTC). WIDE 0: conv_cuda_direct, each thread computes
-   ITEMS_X x ITEMS_Y neighbouring pixels (all channels, or with CHANNEL_Z 1 the channel threadIdx.z, seed
-   003's block z = channel) through a per-pixel helper, image blockIdx.z of a batch (seed 003's grid z =
-   image; the images one after another). WIDE 1: conv_cuda_wide,
-   each thread computes ITEMS_X 16-byte vectors of an output row (bytes of interleaved pixels, or of one
-   plane) for ITEMS_Y rows through a per-vector helper, with 16-byte loads and stores where the data
-   allows and byte access at the edges. */
-#include "conv/conv_cuda_common.cuh"
+/* CUDA direct KxK convolution from global memory (NVRTC). WIDE 0: conv_cuda_direct, the portable body of
+   conv_direct_gpu.h (shared with conv_direct.cl): each thread computes ITEMS_X x ITEMS_Y neighbouring pixels
+   (all channels, or with CHANNEL_Z 1 the channel threadIdx.z) through a per-pixel helper, image blockIdx.z of
+   a batch. WIDE 1: conv_cuda_wide, each thread computes ITEMS_X 16-byte vectors of an output row (bytes of
+   interleaved pixels, or of one plane) for ITEMS_Y rows through a per-vector helper, with 16-byte loads and
+   stores where the data allows and byte access at the edges. */
+#include "conv/conv_portable.h" /* conv_cuda_common.cuh */
 
 #if !WIDE
 
-/* Channel c of input pixel (x, y); out-of-range coordinates follow the border rule. */
-static __device__ __forceinline__ int load_px(const uchar* __restrict__ in, int x, int y, int c, int width, int height) {
-  CONV_BORDER_XY(x, y, width, height);
-  return __ldg(in + pimg_pixel_index(x, y, c, width, height, PIMG_CHANNELS, PIMG_PLANAR));
-}
-
-/* One output value: channel c of the window whose top-left tap is input (x0, y0). */
-PIMG_HELPER int conv_pixel(const uchar* __restrict__ in, FILTER_PARAMS, int x0, int y0, int c, int width, int height) {
-  FILTER_LOCALS
-  int acc = 0;
-  TAP_LOOP
-  for (int ky = 0; ky < PIMG_K; ++ky) {
-    TAP_LOOP
-    for (int kx = 0; kx < PIMG_K; ++kx) acc += TAP_TERM(ky * PIMG_K + kx, load_px(in, x0 + kx, y0 + ky, c, width, height));
-  }
-  return pimg_conv_finish(acc, PIMG_DIVISOR);
-}
-
-/* weights: K*K row-major; taps: per tap its distinct-weight index; lut[d * 256 + v] = weight_d * v. */
-extern "C" __global__ void PIMG_BOUNDS conv_cuda_direct(const uchar* __restrict__ in, FILTER_PARAMS,
-                                                        uchar* __restrict__ out, int width, int height,
-                                                        int out_width, int out_height) {
-  const long image = (long)blockIdx.z;
-  in += image * width * height * PIMG_CHANNELS;
-  out += image * out_width * out_height * PIMG_CHANNELS;
-#if CHANNEL_Z
-  const int c_first = (int)threadIdx.z, c_end = c_first + 1;
-#else
-  const int c_first = 0, c_end = PIMG_CHANNELS;
-#endif
-  const int ox0 = (int)(blockIdx.x * BLOCK_X + threadIdx.x) * ITEMS_X;
-  const int oy0 = (int)(blockIdx.y * BLOCK_Y + threadIdx.y) * ITEMS_Y;
-  for (int iy = 0; iy < ITEMS_Y; ++iy) {
-    const int oy = oy0 + iy;
-    if (oy >= out_height) break;
-    for (int ix = 0; ix < ITEMS_X; ++ix) {
-      const int ox = ox0 + ix;
-      if (ox >= out_width) break;
-      const int x0 = ox + CENTRE - PIMG_R, y0 = oy + CENTRE - PIMG_R; /* top-left tap */
-      for (int c = c_first; c < c_end; ++c)
-        out[pimg_pixel_index(ox, oy, c, out_width, out_height, PIMG_CHANNELS, PIMG_PLANAR)] =
-            (uchar)conv_pixel(in, FILTER_ARGS, x0, y0, c, width, height);
-    }
-  }
-}
+#define CONV_DIRECT_ENTRY conv_cuda_direct
+#include "conv/conv_direct_gpu.h"
 
 #else
 
