@@ -8,14 +8,16 @@ literal ("B" or 'B'), as a path component (B/ or /B in an #include, a CMake path
 test folder tests/B cited in a comment does not count), or its build names: the option PIMG_WITH_<B> and the
 target (pimg_|pimg::)backend_B. Code and build files are read (C++, CUDA, OpenCL, Python, shell, SQL, CMake);
 documentation and data are not. B may be named only in
-  - tuner/backends/B/ (the backend: its CMakeLists.txt declares its option and makes its target) and
-    variants/<family>/B/ (a family's plug-in for the backend, its native/ code built by the backend);
-  - the registration: tuner/app/registry_builtin.cpp (under #if PIMG_WITH_<B>);
+  - tuner/backends/B/ (the backend: its CMakeLists.txt sets its registration order and declares its option, its
+    register.cpp registers it) and variants/<family>/B/ (a family's plug-in for the backend, its native/ code
+    built by the backend);
   - tests/, bench/ and scripts/*.sh: they choose a backend to exercise, time or run, as a user does.
-and besides: option(PIMG_WITH_<B> ...) is declared once, in tuner/backends/B/CMakeLists.txt (host, always
-built, has none), and registry_builtin.cpp adds the backend once (r.add_backend(make_B_backend...)). So adding
-a backend touches its folder, one registry line and one CMake option, its own (docs/design.md, "Adding a
-backend"). --allow names a file of exceptions, "path | backend | text | why" a line: a line of path holding
+The registry (tuner/app/) names none: it calls each folder's registration from a table generated in the order
+the folders declare. And besides: option(PIMG_WITH_<B> ...) is declared once, in tuner/backends/B/CMakeLists.txt
+(host, always built, has none), which sets PIMG_BACKEND_ORDER once to a number no other backend has; and
+tuner/backends/B/register.cpp defines register_B_backend and adds the backend once (add_backend(make_B_backend...)).
+So adding a backend touches its folder (with its one CMake option), its tests and, optionally, families'
+plug-ins for it (docs/design.md, "Adding a backend"). --allow names a file of exceptions, "path | backend | text | why" a line: a line of path holding
 text (a whole file where text is empty) may name backend. An exception that excuses nothing fails, so the list
 can only shrink. Exits 1 on a file naming a backend outside those places or a stale exception; --list prints
 every file naming each backend (allowed or not) and exits 0.
@@ -27,7 +29,6 @@ import subprocess
 import sys
 
 CODE_SUFFIXES = (".cpp", ".hpp", ".h", ".cc", ".c", ".cu", ".cuh", ".cl", ".py", ".sh", ".sql", ".cmake", ".in")
-REGISTRATION = ("tuner/app/registry_builtin.cpp",)
 USERS = (re.compile(r"tests/"), re.compile(r"bench/(?!results/)"), re.compile(r"scripts/[^/]*\.sh$"))
 NOT_READ = (re.compile(r"bench/results/"), re.compile(r"docs/"))
 
@@ -62,29 +63,46 @@ def name_pattern(backend):
     return re.compile(literal_or_path + "|" + option_or_target)
 
 
+def read_text(root, path):
+    try:
+        with open(os.path.join(root, path), encoding="utf-8") as f:
+            return f.read()
+    except (OSError, UnicodeDecodeError):
+        return ""
+
+
+ORDER = re.compile(r"^\s*set\(\s*PIMG_BACKEND_ORDER\s+(\S+?)\s*\)", re.M)
+
+
 def registration_problems(root, backends):
-    """Where a backend's option or registry line is not the one the backend owns: its option declared elsewhere or
-    twice, or its add_backend line missing or repeated in the registry."""
+    """Where a backend's option, order or registration is not the one its folder owns: its option declared elsewhere
+    or twice; its CMakeLists.txt not setting PIMG_BACKEND_ORDER once to a number of its own; its register.cpp
+    missing register_<name>_backend or not adding the backend exactly once."""
     problems = []
-    registry_path = os.path.join(root, REGISTRATION[0])
-    with open(registry_path, encoding="utf-8") as f:
-        registry = f.read()
     cmake_files = [p for p in source_files(root) if os.path.basename(p) == "CMakeLists.txt" or p.endswith(".cmake")]
+    orders = {}
     for b in backends:
         declared = re.compile(r"option\(\s*PIMG_WITH_{}\b".format(re.escape(b.upper())))
         where = []
         for path in cmake_files:
-            try:
-                with open(os.path.join(root, path), encoding="utf-8") as f:
-                    where += [path] * len(declared.findall(f.read()))
-            except (OSError, UnicodeDecodeError):
-                continue
+            where += [path] * len(declared.findall(read_text(root, path)))
         own = f"tuner/backends/{b}/CMakeLists.txt"
         if any(p != own for p in where) or len(where) > 1:
             problems.append(f"option PIMG_WITH_{b.upper()} declared in {', '.join(where)}: only in {own}, once")
-        lines = len(re.findall(r"add_backend\(make_{}_backend\(".format(re.escape(b)), registry))
-        if lines != 1:
-            problems.append(f"{REGISTRATION[0]}: {lines} add_backend(make_{b}_backend(...)) lines, want 1")
+        order = ORDER.findall(read_text(root, own))
+        if len(order) != 1 or not order[0].isdigit():
+            problems.append(f"{own}: set(PIMG_BACKEND_ORDER <number>) {len(order)} times, want once, a number")
+        elif order[0] in orders:
+            problems.append(f"{own}: PIMG_BACKEND_ORDER {order[0]} is {orders[order[0]]}'s already")
+        else:
+            orders[order[0]] = b
+        register = f"tuner/backends/{b}/register.cpp"
+        text = read_text(root, register)
+        if not re.search(r"\bvoid\s+register_{}_backend\(".format(re.escape(b)), text):
+            problems.append(f"{register}: no register_{b}_backend(Registry&, pix::PortableTargets&)")
+        adds = len(re.findall(r"add_backend\(make_{}_backend\(".format(re.escape(b)), text))
+        if adds != 1:
+            problems.append(f"{register}: {adds} add_backend(make_{b}_backend(...)) lines, want 1")
     return problems
 
 
@@ -92,7 +110,7 @@ def allowed(path, backend):
     parts = path.split("/")
     return (path.startswith(f"tuner/backends/{backend}/") or
             (len(parts) > 3 and parts[0] == "variants" and parts[2] == backend) or
-            path in REGISTRATION or any(p.match(path) for p in USERS))
+            any(p.match(path) for p in USERS))
 
 
 def read_allow(path):
@@ -156,8 +174,7 @@ def main():
         bad += 1
     for b in backends:
         for path, n, line in offenders[b]:
-            print(f"{path}:{n}: names backend '{b}' outside tuner/backends/{b}/, variants/*/{b}/ and the "
-                  f"registry: {line}")
+            print(f"{path}:{n}: names backend '{b}' outside tuner/backends/{b}/ and variants/*/{b}/: {line}")
             bad += 1
     for e in allow:
         if not e["used"]:

@@ -1,5 +1,7 @@
 // The registry of this build: every family, variant, strategy, observer and backend, registered explicitly.
-// The only file where backend build options (#if PIMG_WITH_*) appear.
+// Each backend's registration is in its own folder (register.cpp), called through the generated table
+// (backend_registrations.hpp), so no backend is named here.
+#include "backend_registrations.hpp"
 #include "bgr2rgba/register.hpp"
 #include "conv/register.hpp"
 #include "hist/register.hpp"
@@ -7,44 +9,29 @@
 #include "flip/register.hpp"
 #include "maxpool/register.hpp"
 #include "observers.hpp"
-#include "host_backend.hpp"
 #include "pimg/registry.hpp"
 #include "pimg/strategies.hpp"
 #include "rotate/register.hpp"
 #include "semblance/register.hpp"
-#if PIMG_WITH_OPENCL
-#include "opencl_backend.hpp"
-#endif
-#if PIMG_WITH_OPENMP
-#include "openmp_backend.hpp"
-#endif
-#if PIMG_WITH_CUDA
-#include "cuda_backend.hpp"
-#endif
-#if PIMG_WITH_MPI
-#include "mpi_backend.hpp"
-#endif
 
 namespace pimg {
 
-// The backends that compile the portable GPU kernels (variants/common/portable_target.hpp), built or not:
-// bgr2rgba, flip, maxpool, rotate, hist and histeq register each portable formulation once per target (cl_tree,
-// cuda_tree).
-static const pix::PortableTargets& portable_gpus() {
-  static const pix::PortableTargets gpus = {{"opencl", "cl", ".cl", {"-cl-fp32-correctly-rounded-divide-sqrt"}},
-                                            {"cuda", "cuda", ".cu", {}}};
-  return gpus;
-}
-
 static void fill(Registry& r) {
+  // The backends first: each adds, besides itself where it is built, the language of the sources it compiles
+  // and, where it compiles the portable GPU kernels, its target (variants/common/portable_target.hpp), built or
+  // not. bgr2rgba, flip, maxpool, rotate, hist and histeq register each portable formulation once per target
+  // (cl_tree, cuda_tree).
+  pix::PortableTargets gpus;
+  for (const BackendRegistration& b : backend_registrations()) b.add(r, gpus);
+
   conv::register_conv(r);
-  rotate::register_rotate(r, portable_gpus());
-  bgr2rgba::register_bgr2rgba(r, portable_gpus());
-  flip::register_flip(r, portable_gpus());
-  maxpool::register_maxpool(r, portable_gpus());
+  rotate::register_rotate(r, gpus);
+  bgr2rgba::register_bgr2rgba(r, gpus);
+  flip::register_flip(r, gpus);
+  maxpool::register_maxpool(r, gpus);
   semblance::register_semblance(r);
-  hist::register_hist(r, portable_gpus());
-  histeq::register_histeq(r, portable_gpus());
+  hist::register_hist(r, gpus);
+  histeq::register_histeq(r, gpus);
 
   r.add_strategy(exhaustive_strategy());
   r.add_strategy(random_strategy());
@@ -62,25 +49,6 @@ static void fill(Registry& r) {
   r.add_observer(perf_observer());
   r.add_observer(footprint_observer());
   r.add_observer(rapl_observer());
-
-  // The languages of the kernel sources the backends compile, built or not (user kernels find theirs by it).
-  r.add_source_language("opencl", "OpenCL");
-  r.add_source_language("cuda", "CUDA");
-  r.add_source_language("openmp", "C++");
-
-  r.add_backend(make_host_backend(r));
-#if PIMG_WITH_OPENCL
-  r.add_backend(make_opencl_backend());
-#endif
-#if PIMG_WITH_OPENMP
-  r.add_backend(make_openmp_backend());
-#endif
-#if PIMG_WITH_CUDA
-  r.add_backend(make_cuda_backend());
-#endif
-#if PIMG_WITH_MPI
-  r.add_backend(make_mpi_backend());
-#endif
 }
 
 std::unique_ptr<Registry> Registry::make_builtin() {

@@ -1,6 +1,7 @@
 // The backends that compile the portable GPU kernels (common/pix_portable.h: one kernel body in
 // kernels/<family>/, compiled as its .cl and .cu): a family registers each portable formulation once per target,
-// in the table's order. The registry (tuner/app/registry_builtin.cpp) gives the table, so that no family names a backend.
+// in the table's order. Each such backend adds its row (tuner/backends/<name>/register.cpp) and the registry
+// (tuner/app/registry_builtin.cpp) gives the table, so that no family names a backend.
 #pragma once
 #include <string>
 #include <vector>
