@@ -14,10 +14,6 @@
 namespace pimg {
 namespace {
 
-const Registry& reg() { return Registry::builtin(); }
-
-Device& host_device() { return test::first_device("host"); }
-
 // Flags "loaded" on the measurements (begin..end) whose index is in `loaded`, counting from 0.
 class ScriptedLoad final : public Observer {
  public:
@@ -40,14 +36,14 @@ bool has(const EvalResult& r, const std::string& flag) {
 }
 
 struct Bench {
-  const Family& family = *reg().family("conv");
+  const Family& family = *Registry::builtin().family("conv");
   const Problem problem = family.make_problem(64, 48, 1, {{"filter", "sharpen3"}});
   const Workload workload = family.make_workload(problem);
-  const Variant& serial = *reg().variant("conv", "serial");
+  const Variant& serial = *Registry::builtin().variant("conv", "serial");
   const std::vector<std::uint8_t> expected = family.reference(problem, workload, serial.validation_rule());
 
   EvalResult evaluate_with(Observer& o, LoadRetries* retries) {
-    EvalContext ctx{family, problem, workload, expected, host_device(), MeasureSpec::fixed(1, 3, 60)};
+    EvalContext ctx{family, problem, workload, expected, test::first_device("host"), MeasureSpec::fixed(1, 3, 60)};
     ctx.observers = {&o};
     ctx.load_retries = retries;
     return evaluate(ctx, serial, Config{});

@@ -11,17 +11,13 @@
 namespace pimg {
 namespace {
 
-const Registry& reg() { return Registry::builtin(); }
-
-Device& host_device() { return test::first_device("host"); }
-
 EvalResult run(const std::string& variant, const Problem& p, const Config& c) {
-  const Family& family = *reg().family("conv");
+  const Family& family = *Registry::builtin().family("conv");
   const Workload w = family.make_workload(p);
-  const Variant* v = reg().variant("conv", variant);
+  const Variant* v = Registry::builtin().variant("conv", variant);
   EXPECT_NE(v, nullptr) << variant;
   const std::vector<std::uint8_t> expected = family.reference(p, w, v->validation_rule());
-  EvalContext ctx{family, p, w, expected, host_device(), MeasureSpec::fixed(1, 3, 60)};
+  EvalContext ctx{family, p, w, expected, test::first_device("host"), MeasureSpec::fixed(1, 3, 60)};
   return evaluate(ctx, *v, c);
 }
 
@@ -33,7 +29,7 @@ TEST(PthreadRows, ExactOnEveryShapeWithCreatedThreadsAndAPool) {
   for (const Shape& shape : {Shape{1, "interleaved"}, Shape{3, "interleaved"}, Shape{3, "planar"}})
     for (const char* border : {"zero", "valid", "replicate"})
       for (const char* filter : {"sharpen3", "gaussian5"}) {
-        const Problem p = reg().family("conv")->make_problem(
+        const Problem p = Registry::builtin().family("conv")->make_problem(
             37, 23, shape.channels, {{"layout", shape.layout}, {"border", border}, {"filter", filter}});
         for (std::int64_t threads : {1, 2, 3, 64})  // 64: more threads than rows, some with none
           for (std::int64_t pool : {0, 1}) {
@@ -55,7 +51,7 @@ TEST(PthreadRows, ExactOnEveryShapeWithCreatedThreadsAndAPool) {
 TEST(PthreadRows, BatchOfImagesExactInEveryImage) {
   for (const char* layout : {"interleaved", "planar"})
     for (const char* border : {"zero", "valid"}) {
-      const Problem p = reg().family("conv")->make_problem(
+      const Problem p = Registry::builtin().family("conv")->make_problem(
           23, 9, 3, {{"layout", layout}, {"border", border}, {"filter", "gaussian5"}, {"batch", "3"}});
       SCOPED_TRACE(p.label());
       for (std::int64_t threads : {2, 5}) {
@@ -72,7 +68,7 @@ TEST(PthreadRows, BatchOfImagesExactInEveryImage) {
 }
 
 TEST(PthreadRows, DeclaresItsThreadCountsAndPoolValues) {
-  const Variant* v = reg().variant("conv", "pthread_rows");
+  const Variant* v = Registry::builtin().variant("conv", "pthread_rows");
   ASSERT_NE(v, nullptr);
   EXPECT_EQ(v->backend(), "host");
   for (const ParamDecl& d : v->parameters()) {

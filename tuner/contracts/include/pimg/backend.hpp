@@ -1,6 +1,7 @@
 // The thin backend interface: probe devices, compile a kernel source for a configuration,
 // allocate/upload/download buffers, launch with a geometry and time it. Nothing here includes a
-// vendor header; each backend is its own CMake target registered in tuner/app/registry_builtin.cpp.
+// vendor header; each backend is its own CMake target, registered from its own folder
+// (tuner/backends/<name>/register.cpp; docs/design.md, "Adding a backend").
 #pragma once
 #include <array>
 #include <chrono>
