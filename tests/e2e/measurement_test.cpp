@@ -82,9 +82,9 @@ TEST(Measurement, RowsCarryMethodIntervalIdentityAndTheConfirmationStageRuns) {
   EXPECT_EQ(rows_of("SELECT count(*) FROM metrics m JOIN evaluations e ON e.id = m.evaluation_id WHERE "
                     "e.stage = 'confirm' AND m.name = 'confirm.preparation_spread' AND m.value >= 0"),
             confirmed);
-  // ... and the stage ran in the host-cores class's sessions (fresh worker processes; the space names none), each
+  // ... and the stage ran in the default two sessions (fresh worker processes; the space names none), each
   // candidate's sessions pooled.
-  const int sessions = pimg::kHostCoresNoise.confirm_sessions;
+  const int sessions = pimg::ConfirmSpec{}.sessions;
   EXPECT_EQ(rows_of("SELECT count(*) FROM metrics m JOIN evaluations e ON e.id = m.evaluation_id WHERE "
                     "e.stage = 'confirm' AND m.name = 'confirm.session_median_ms'"),
             sessions * confirmed);

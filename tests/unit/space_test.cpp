@@ -233,8 +233,8 @@ TEST(SpaceLoad, NoiseTargetsComeFromTheDeviceClassUnlessTheSpaceGivesThem) {
   EXPECT_EQ(none.for_device(cpu).noise, pimg::kHostCoresNoise.noise);
   EXPECT_EQ(none.for_device(cpu).max_time_s, pimg::kHostCoresNoise.max_time_s);
   EXPECT_EQ(none.for_device(cpu).confirm.max_time_s, pimg::kHostCoresNoise.confirm_max_time_s);
-  EXPECT_EQ(none.for_device(gpu).confirm.sessions, pimg::kAcceleratorNoise.confirm_sessions);
-  EXPECT_EQ(none.for_device(cpu).confirm.sessions, pimg::kHostCoresNoise.confirm_sessions);
+  EXPECT_EQ(none.for_device(gpu).confirm.sessions, 2);
+  EXPECT_EQ(none.for_device(cpu).confirm.sessions, 2);
   EXPECT_GT(pimg::kHostCoresNoise.noise, pimg::kAcceleratorNoise.noise);
   // What the space says holds on every device; what it leaves out still follows the class.
   const pimg::MeasureSpec some =

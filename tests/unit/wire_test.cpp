@@ -43,7 +43,6 @@ MeasureSpec unusual() {
   m.noise_given = true;
   m.max_time_given = true;
   m.confirm.max_time_given = true;
-  m.confirm.sessions_given = true;
   return m;
 }
 

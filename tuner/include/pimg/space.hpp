@@ -84,9 +84,8 @@ struct ConfirmSpec {
   // holds in one process only (on the 2-core CPU an OpenMP pair 5% apart with disjoint intervals swapped in
   // the next process; a PoCL configuration measured 0.86 ms in one process and 0.53 ms in the next, with
   // tight intervals in each) then shows as a wide interval. Samples of one session share its drift alike.
-  int sessions = 2;             // the device class's (NoiseTarget) unless the space gives it: see sessions_given
+  int sessions = 2;             // on every device class (NoiseTarget's comment says why)
   bool max_time_given = false;  // the space set max_time_s: the device class's cap does not replace it
-  bool sessions_given = false;  // the space (or --repeats) set sessions: the device class's count does not replace it
   bool operator==(const ConfirmSpec&) const = default;
 };
 
@@ -119,15 +118,14 @@ inline constexpr int kMaxRepeats = 100000;
 // the target, with shorter caps. The confirmation stage still decides winners and ties. Four shorter sessions on
 // the host's cores instead of two were tried (bench/results/2026-11-30-cpu-main-job-sessions): the four sessions of
 // one run took the same level and another run a different one, so they added time (the main job 290-351 s) and
-// no agreement (8-9 of 10); both classes run two.
+// no agreement (8-9 of 10); both classes run ConfirmSpec's two.
 struct NoiseTarget {
   double noise;
   double max_time_s;
   double confirm_max_time_s;  // per session
-  int confirm_sessions;
 };
-inline constexpr NoiseTarget kAcceleratorNoise{0.005, 1.0, 20, 2};
-inline constexpr NoiseTarget kHostCoresNoise{0.01, 0.3, 8, 2};
+inline constexpr NoiseTarget kAcceleratorNoise{0.005, 1.0, 20};
+inline constexpr NoiseTarget kHostCoresNoise{0.01, 0.3, 8};
 
 struct MeasureSpec {
   int warmups = 1;
@@ -164,7 +162,6 @@ struct MeasureSpec {
     if (!noise_given) m.noise = t.noise;
     if (!max_time_given) m.max_time_s = t.max_time_s;
     if (!confirm.max_time_given) m.confirm.max_time_s = t.confirm_max_time_s;
-    if (!confirm.sessions_given) m.confirm.sessions = t.confirm_sessions;
     return m;
   }
 

@@ -187,7 +187,6 @@ Tuner::Tuner(const Registry& reg, const Space& space, const TuneOptions& opt, Ru
     // session: a check that every stage stores valid rows (CI's seed ladders), not a timing.
     m.measure.confirm.rounds = m.measure.confirm.max_rounds = *opt.repeats;
     m.measure.confirm.sessions = 1;
-    m.measure.confirm.sessions_given = true;
   }
   m.devices = select_devices(reg, space, opt, obs);
   for (const auto& vs : space.variants) {

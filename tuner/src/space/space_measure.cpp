@@ -109,10 +109,7 @@ ConfirmSpec Loader::confirm(const YAML::Node& n) const {
       c.max_time_given = true;
     }
     if (e.key == "preparations") c.preparations = static_cast<int>(integer(v, what, 1, 8));
-    if (e.key == "sessions") {
-      c.sessions = static_cast<int>(integer(v, what, 1, 8));
-      c.sessions_given = true;
-    }
+    if (e.key == "sessions") c.sessions = static_cast<int>(integer(v, what, 1, 8));
   }
   c.max_rounds = std::max(c.max_rounds, c.rounds);
   c.max = std::max(c.max, c.top);

@@ -64,7 +64,7 @@ Message encode_measure(const MeasureSpec& m) {
           flag(m.timing.hide_launch), num(m.energy_s),   n(m.confirm.top),          num(m.confirm.within),
           n(m.confirm.max),       n(m.confirm.rounds),   n(m.confirm.max_rounds),   num(m.confirm.max_time_s),
           n(m.confirm.preparations), n(m.confirm.sessions), n(m.cold.top), flag(m.noise_given),
-          flag(m.max_time_given), flag(m.confirm.max_time_given), flag(m.confirm.sessions_given)};
+          flag(m.max_time_given), flag(m.confirm.max_time_given)};
 }
 
 MeasureSpec decode_measure(const Message& m, std::size_t& i) {
@@ -95,7 +95,6 @@ MeasureSpec decode_measure(const Message& m, std::size_t& i) {
   s.noise_given = flag();
   s.max_time_given = flag();
   s.confirm.max_time_given = flag();
-  s.confirm.sessions_given = flag();
   return s;
 }
 
