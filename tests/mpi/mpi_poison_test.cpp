@@ -26,8 +26,12 @@ class TestWorkerVariant final : public Variant {
   std::string source() const override { return inner().source(); }
   std::string help() const override { return "conv's mpi_rows plan, run by a test worker"; }
   std::vector<ParamDecl> parameters() const override { return inner().parameters(); }
-  LaunchPlan plan(const Problem& p, const Workload& w, const Config& c, const DeviceInfo& d) const override {
-    LaunchPlan plan = inner().plan(p, w, c, d);
+  LaunchPlan plan(const PlanContext& x) const override {
+    const Problem& p = x.problem;
+    const Workload& w = x.workload;
+    const Config& c = x.config;
+    const DeviceInfo& d = x.device;
+    LaunchPlan plan = plan_for(inner(), p, w, c, d);
     plan.entry = worker_;
     return plan;
   }

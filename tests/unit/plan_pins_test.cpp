@@ -159,7 +159,7 @@ std::vector<Problem> sample_problems(const Family& f) {
 
 std::string plan_or_error(const Variant& v, const Problem& p, const Workload& w, const Config& c, const DeviceInfo& d) {
   try {
-    return plan_text(v.plan(p, w, c, d));
+    return plan_text(plan_for(v, p, w, c, d));
   } catch (const DeviceLacks& e) {
     return std::string("DeviceLacks: ") + e.what();
   } catch (const PlanError& e) {

@@ -22,7 +22,11 @@ class GlobalAtomics final : public GpuVariant {
     return {int_range("block", 256, "work-group (block) size along the pixels", 1, 1024),
             int_range("items", 1, "pixels per work item, strided by the range width", 1, 1024)};
   }
-  LaunchPlan plan(const Problem& p, const Workload& w, const Config& c, const DeviceInfo& d) const override {
+  LaunchPlan plan(const PlanContext& x) const override {
+    const Problem& p = x.problem;
+    const Workload& w = x.workload;
+    const Config& c = x.config;
+    const DeviceInfo& d = x.device;
     const auto decls = parameters();
     const std::size_t block = static_cast<std::size_t>(int_in(c, decls, "block"));
     const int items = int_in(c, decls, "items");

@@ -26,7 +26,11 @@ class Outpart final : public GpuVariant {
     if (has_vec_knob(name())) out.push_back(int_choice("vec", 4, "bytes per load: 1 (uchar), 4 (uint) or 16 (uint4)", {1, 4, 16}));
     return out;
   }
-  LaunchPlan plan(const Problem& p, const Workload& w, const Config& c, const DeviceInfo& d) const override {
+  LaunchPlan plan(const PlanContext& x) const override {
+    const Problem& p = x.problem;
+    const Workload& w = x.workload;
+    const Config& c = x.config;
+    const DeviceInfo& d = x.device;
     const auto decls = parameters();
     const int block = int_in(c, decls, "block");
     const int bpg = int_in(c, decls, "bpg");

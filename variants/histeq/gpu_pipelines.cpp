@@ -70,7 +70,10 @@ class Pipeline final : public Variant {
     return out;
   }
 
-  LaunchPlan plan(const Problem& p, const Workload&, const Config& c, const DeviceInfo& d) const override {
+  LaunchPlan plan(const PlanContext& x) const override {
+    const Problem& p = x.problem;
+    const Config& c = x.config;
+    const DeviceInfo& d = x.device;
     const auto decls = parameters();
     const int hist_block = int_in(c, decls, "hist_block");
     const int copies = int_in(c, decls, "copies");

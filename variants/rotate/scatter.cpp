@@ -45,7 +45,11 @@ class GpuScatter final : public Variant {
             int_range("items_x", 1, "pixels per work item along x (1..16)", 1, 16)};
   }
   // Three launches over the image: clear (owner), mark (owner), copy (in, out, owner); scratch owner.
-  LaunchPlan plan(const Problem& p, const Workload& w, const Config& c, const DeviceInfo& d) const override {
+  LaunchPlan plan(const PlanContext& x) const override {
+    const Problem& p = x.problem;
+    const Workload& w = x.workload;
+    const Config& c = x.config;
+    const DeviceInfo& d = x.device;
     const RotateSpec s = spec_of(p);
     check_nearest(s, name());
     const std::vector<ParamDecl> decls = parameters();

@@ -278,7 +278,11 @@ class DeviceVariant final : public Variant {
   std::string source() const override { return spec_.source; }
   std::string help() const override { return spec_.help; }
   std::vector<ParamDecl> parameters() const override { return device_params(spec_.api, spec_.argmax); }
-  LaunchPlan plan(const Problem& p, const Workload& w, const Config& c, const DeviceInfo& d) const override {
+  LaunchPlan plan(const PlanContext& x) const override {
+    const Problem& p = x.problem;
+    const Workload& w = x.workload;
+    const Config& c = x.config;
+    const DeviceInfo& d = x.device;
     const DeviceKnobs k = read_device_knobs(c, parameters(), spec_.api, spec_.argmax);
     return device_plan(spec_of(p), w, k, d, spec_.api, spec_.argmax);
   }

@@ -273,7 +273,9 @@ class T1Variant final : public Variant {
     }
     return out;
   }
-  LaunchPlan plan(const Problem&, const Workload&, const Config& c, const DeviceInfo& d) const override {
+  LaunchPlan plan(const PlanContext& x) const override {
+    const Config& c = x.config;
+    const DeviceInfo& d = x.device;
     LaunchPlan plan;
     plan.entry = s_->kernel_name;
     for (const auto& p : s_->params) plan.defines.emplace_back(p.name, to_string(c.at(p.name)));

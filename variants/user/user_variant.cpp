@@ -37,7 +37,9 @@ class UserVariant final : public Variant {
   std::string source() const override { return d_.source; }
   std::string help() const override { return d_.help; }
   std::vector<ParamDecl> parameters() const override { return d_.params; }
-  LaunchPlan plan(const Problem&, const Workload& w, const Config& c, const DeviceInfo&) const override {
+  LaunchPlan plan(const PlanContext& x) const override {
+    const Workload& w = x.workload;
+    const Config& c = x.config;
     LaunchPlan plan;
     plan.entry = d_.entry;
     for (const auto& [k, v] : w.defines) plan.defines.emplace_back(k, v);

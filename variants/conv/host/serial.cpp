@@ -160,7 +160,8 @@ class Serial final : public Variant {
   }
   std::vector<ParamDecl> parameters() const override { return {}; }
   bool baseline() const override { return true; }
-  LaunchPlan plan(const Problem& p, const Workload&, const Config&, const DeviceInfo&) const override {
+  LaunchPlan plan(const PlanContext& x) const override {
+    const Problem& p = x.problem;
     const ConvSpec s = spec_of(p);
     LaunchPlan plan;
     plan.entry = "conv_serial_rows";

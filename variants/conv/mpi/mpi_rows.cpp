@@ -36,7 +36,10 @@ class MpiRows final : public Variant {
          "halo exchange overlapped with the interior rows"},
     };
   }
-  LaunchPlan plan(const Problem& p, const Workload& w, const Config& c, const DeviceInfo&) const override {
+  LaunchPlan plan(const PlanContext& x) const override {
+    const Problem& p = x.problem;
+    const Workload& w = x.workload;
+    const Config& c = x.config;
     require_one_image(spec_of(p));
     const auto decls = parameters();
     const std::int64_t ranks = omp_int_param(c, decls, "ranks");

@@ -15,7 +15,9 @@ class OmpRows final : public Variant {
     return "OpenMP parallel for over output rows (planar: channel x rows); every knob a compile-time define but the thread count and chunk size, set before each launch";
   }
   std::vector<ParamDecl> parameters() const override { return omp_shared_parameters(); }
-  LaunchPlan plan(const Problem&, const Workload& w, const Config& c, const DeviceInfo&) const override {
+  LaunchPlan plan(const PlanContext& x) const override {
+    const Workload& w = x.workload;
+    const Config& c = x.config;
     return omp_conv_plan(w, c, parameters(), 0);
   }
 };

@@ -25,7 +25,9 @@ class OmpTiles final : public Variant {
     for (auto& d : omp_shared_parameters()) params.push_back(std::move(d));
     return params;
   }
-  LaunchPlan plan(const Problem&, const Workload& w, const Config& c, const DeviceInfo&) const override {
+  LaunchPlan plan(const PlanContext& x) const override {
+    const Workload& w = x.workload;
+    const Config& c = x.config;
     const auto params = parameters();
     const std::int64_t tile_x = omp_int_param(c, params, "tile_x");
     const std::int64_t tile_y = omp_int_param(c, params, "tile_y");

@@ -58,7 +58,11 @@ class CudaShared final : public Variant {
                        "(a ticket counter) writes every bin and restores the scratch",
                        {0, 1})};
   }
-  LaunchPlan plan(const Problem& p, const Workload& w, const Config& c, const DeviceInfo& d) const override {
+  LaunchPlan plan(const PlanContext& x) const override {
+    const Problem& p = x.problem;
+    const Workload& w = x.workload;
+    const Config& c = x.config;
+    const DeviceInfo& d = x.device;
     interleaved_only(p, name());
     const auto decls = parameters();
     const int block = int_in(c, decls, "block");

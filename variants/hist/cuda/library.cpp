@@ -21,7 +21,9 @@ class LibraryVariant final : public Variant {
   std::vector<ParamDecl> parameters() const override { return {}; }
   bool baseline() const override { return true; }
   // args: in, out, width, height, channels
-  LaunchPlan plan(const Problem& p, const Workload& w, const Config&, const DeviceInfo&) const override {
+  LaunchPlan plan(const PlanContext& x) const override {
+    const Problem& p = x.problem;
+    const Workload& w = x.workload;
     interleaved_only(p, name_);
     LaunchPlan plan;
     plan.entry = call_;

@@ -24,7 +24,11 @@ class ClLocal final : public Variant {
             int_choice("vec", 4, "bytes per load: 1 (uchar), 4 (uint) or 16 (uint4)", {1, 4, 16}),
             layout_param()};
   }
-  LaunchPlan plan(const Problem& p, const Workload& w, const Config& c, const DeviceInfo& d) const override {
+  LaunchPlan plan(const PlanContext& x) const override {
+    const Problem& p = x.problem;
+    const Workload& w = x.workload;
+    const Config& c = x.config;
+    const DeviceInfo& d = x.device;
     const auto decls = parameters();
     const int block = int_in(c, decls, "block");
     const int copies = int_in(c, decls, "copies");

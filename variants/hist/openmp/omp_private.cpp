@@ -24,7 +24,10 @@ class OmpPrivate final : public Variant {
     return out;
   }
   // args: in, out, samples
-  LaunchPlan plan(const Problem& p, const Workload& w, const Config& c, const DeviceInfo&) const override {
+  LaunchPlan plan(const PlanContext& x) const override {
+    const Problem& p = x.problem;
+    const Workload& w = x.workload;
+    const Config& c = x.config;
     const auto decls = parameters();
     const int copies = int_in(c, decls, "copies");
     LaunchPlan plan;

@@ -22,7 +22,8 @@ class CubNpp final : public Variant {
   std::vector<ParamDecl> parameters() const override { return {}; }
   bool baseline() const override { return true; }
   // args: in, out, width, height; scratch: hist (256 uint32), lut (256 bytes).
-  LaunchPlan plan(const Problem& p, const Workload&, const Config&, const DeviceInfo&) const override {
+  LaunchPlan plan(const PlanContext& x) const override {
+    const Problem& p = x.problem;
     LaunchPlan plan;
     plan.entry = "histeq_cub_npp";
     plan.scratch = {{"hist", 256 * sizeof(std::uint32_t)}, {"lut", 256}};

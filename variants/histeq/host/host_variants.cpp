@@ -40,7 +40,8 @@ class HostVariant final : public Variant {
   std::string help() const override { return help_; }
   std::vector<ParamDecl> parameters() const override { return {}; }
   bool baseline() const override { return true; }
-  LaunchPlan plan(const Problem& p, const Workload&, const Config&, const DeviceInfo&) const override {
+  LaunchPlan plan(const PlanContext& x) const override {
+    const Problem& p = x.problem;
     LaunchPlan plan;
     plan.entry = function_;
     plan.args = {KernelArg::buf("in"), KernelArg::buf("out"), KernelArg::integer(p.width),

@@ -25,7 +25,9 @@ class OmpHisteq final : public Variant {
                                    "permutes over the LUT, 64 bytes per step (a compile error without AVX-512 VBMI)"));
     return out;
   }
-  LaunchPlan plan(const Problem& p, const Workload&, const Config& c, const DeviceInfo&) const override {
+  LaunchPlan plan(const PlanContext& x) const override {
+    const Problem& p = x.problem;
+    const Config& c = x.config;
     LaunchPlan plan;
     plan.entry = "histeq_omp";
     const auto decls = parameters();

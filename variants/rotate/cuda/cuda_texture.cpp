@@ -19,7 +19,11 @@ class CudaTexture final : public Variant {
   }
   std::vector<ParamDecl> parameters() const override { return cuda_params(false); }
   // args: in (texture), out, width, height
-  LaunchPlan plan(const Problem& p, const Workload& w, const Config& c, const DeviceInfo& d) const override {
+  LaunchPlan plan(const PlanContext& x) const override {
+    const Problem& p = x.problem;
+    const Workload& w = x.workload;
+    const Config& c = x.config;
+    const DeviceInfo& d = x.device;
     return cuda_plan(p, w, c, d, true);
   }
 };

@@ -18,7 +18,11 @@ class ClDirect final : public Variant {
   std::vector<ParamDecl> parameters() const override { return grid_params(); }
 
   // args: in, out, width, height
-  LaunchPlan plan(const Problem& p, const Workload& w, const Config& c, const DeviceInfo& d) const override {
+  LaunchPlan plan(const PlanContext& x) const override {
+    const Problem& p = x.problem;
+    const Workload& w = x.workload;
+    const Config& c = x.config;
+    const DeviceInfo& d = x.device;
     return cl_plan(p, w, c, d, false);
   }
 };

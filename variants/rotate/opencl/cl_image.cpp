@@ -17,7 +17,11 @@ class ClImage final : public Variant {
   }
   std::vector<ParamDecl> parameters() const override { return grid_params(); }
   // args: in (image), out, width, height
-  LaunchPlan plan(const Problem& p, const Workload& w, const Config& c, const DeviceInfo& d) const override {
+  LaunchPlan plan(const PlanContext& x) const override {
+    const Problem& p = x.problem;
+    const Workload& w = x.workload;
+    const Config& c = x.config;
+    const DeviceInfo& d = x.device;
     return cl_plan(p, w, c, d, true);
   }
 };

@@ -15,7 +15,9 @@ class OmpRows final : public Variant {
     return "OpenMP parallel for over output rows (schedule, chunk, threads as compile-time defines)";
   }
   std::vector<ParamDecl> parameters() const override { return omp_params(); }
-  LaunchPlan plan(const Problem&, const Workload& w, const Config& c, const DeviceInfo&) const override {
+  LaunchPlan plan(const PlanContext& x) const override {
+    const Workload& w = x.workload;
+    const Config& c = x.config;
     return omp_plan(w, c, 0);
   }
 };

@@ -24,7 +24,10 @@ class OmpScatter final : public Variant {
     decls.pop_back();  // simd: the gather's
     return decls;
   }
-  LaunchPlan plan(const Problem& p, const Workload& w, const Config& c, const DeviceInfo&) const override {
+  LaunchPlan plan(const PlanContext& x) const override {
+    const Problem& p = x.problem;
+    const Workload& w = x.workload;
+    const Config& c = x.config;
     const RotateSpec s = spec_of(p);
     check_nearest(s, name());
     const std::vector<ParamDecl> decls = parameters();

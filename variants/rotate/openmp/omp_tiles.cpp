@@ -20,7 +20,9 @@ class OmpTiles final : public Variant {
     for (auto& d : omp_params()) params.push_back(std::move(d));
     return params;
   }
-  LaunchPlan plan(const Problem&, const Workload& w, const Config& c, const DeviceInfo&) const override {
+  LaunchPlan plan(const PlanContext& x) const override {
+    const Workload& w = x.workload;
+    const Config& c = x.config;
     const auto params = parameters();
     const int tile_x = knob(c, params, "tile_x"), tile_y = knob(c, params, "tile_y");
     LaunchPlan plan = omp_plan(w, c, 1);

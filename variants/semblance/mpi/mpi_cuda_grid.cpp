@@ -34,7 +34,11 @@ class MpiCudaGrid final : public Variant {
       if (d.name != "math" && d.name != "map") p.push_back(std::move(d));
     return p;
   }
-  LaunchPlan plan(const Problem& p, const Workload& w, const Config& c, const DeviceInfo& d) const override {
+  LaunchPlan plan(const PlanContext& x) const override {
+    const Problem& p = x.problem;
+    const Workload& w = x.workload;
+    const Config& c = x.config;
+    const DeviceInfo& d = x.device;
     const auto gpus = d.limits.find("cuda_gpus");
     if (gpus == d.limits.end() || gpus->second < 1)
       throw DeviceLacks(fmt::format("no CUDA GPU behind {}'s ranks (the build has no pimg-mpi-semblance-cuda, or it "

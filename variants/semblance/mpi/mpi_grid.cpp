@@ -30,7 +30,10 @@ class MpiGrid final : public Variant {
          "reaches rank 0 (BEST output)"},
     };
   }
-  LaunchPlan plan(const Problem& p, const Workload& w, const Config& c, const DeviceInfo&) const override {
+  LaunchPlan plan(const PlanContext& x) const override {
+    const Problem& p = x.problem;
+    const Workload& w = x.workload;
+    const Config& c = x.config;
     const SembSpec s = spec_of(p);
     const auto decls = parameters();
     const int ranks = int_param_in(c, decls, "ranks");

@@ -39,7 +39,10 @@ class OmpGrid final : public Variant {
          "that serial search)"},
     };
   }
-  LaunchPlan plan(const Problem& p, const Workload& w, const Config& c, const DeviceInfo&) const override {
+  LaunchPlan plan(const PlanContext& x) const override {
+    const Problem& p = x.problem;
+    const Workload& w = x.workload;
+    const Config& c = x.config;
     const SembSpec s = spec_of(p);
     const auto decls = parameters();
     const int threads = int_param_in(c, decls, "threads");
