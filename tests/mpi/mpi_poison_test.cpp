@@ -27,11 +27,7 @@ class TestWorkerVariant final : public Variant {
   std::string help() const override { return "conv's mpi_rows plan, run by a test worker"; }
   std::vector<ParamDecl> parameters() const override { return inner().parameters(); }
   LaunchPlan plan(const PlanContext& x) const override {
-    const Problem& p = x.problem;
-    const Workload& w = x.workload;
-    const Config& c = x.config;
-    const DeviceInfo& d = x.device;
-    LaunchPlan plan = plan_for(inner(), p, w, c, d);
+    LaunchPlan plan = inner().plan(x);  // the same parameters: parameters() forwards them
     plan.entry = worker_;
     return plan;
   }

@@ -112,11 +112,7 @@ class WithoutClear final : public Variant {
   std::string help() const override { return v_.help(); }
   std::vector<ParamDecl> parameters() const override { return v_.parameters(); }
   LaunchPlan plan(const PlanContext& x) const override {
-    const Problem& p = x.problem;
-    const Workload& w = x.workload;
-    const Config& c = x.config;
-    const DeviceInfo& d = x.device;
-    LaunchPlan plan = plan_for(v_, p, w, c, d);
+    LaunchPlan plan = v_.plan(x);  // the same parameters: parameters() forwards them
     EXPECT_TRUE(plan.entry == "hist_clear" || plan.entry == "histeq_clear") << plan.entry;
     EXPECT_FALSE(plan.steps.empty());
     const LaunchStep s = plan.steps.front();

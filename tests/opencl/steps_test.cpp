@@ -27,11 +27,8 @@ class StepsVariant final : public Variant {
   std::string help() const override { return "conv_direct into scratch, then a copy step"; }
   std::vector<ParamDecl> parameters() const override { return inner().parameters(); }
   LaunchPlan plan(const PlanContext& x) const override {
-    const Problem& p = x.problem;
     const Workload& w = x.workload;
-    const Config& c = x.config;
-    const DeviceInfo& d = x.device;
-    LaunchPlan plan = plan_for(inner(), p, w, c, d);
+    LaunchPlan plan = inner().plan(x);  // the same parameters: parameters() forwards them
     for (KernelArg& a : plan.args)
       if (a.kind == ArgKind::Buffer && a.buffer == "out") a.buffer = "tmp";
     plan.scratch = {{"tmp", w.output_bytes}, {"never_written", w.output_bytes}};
