@@ -28,22 +28,22 @@ LaunchPlan global_plan(const PlanContext& x, bool packed) {
   return gpu_hist_plan(x.workload, k, true, "hist_clear");
 }
 
+// One formulation of seed 002 on `gpu`: its global-atomics kernel, or the packed one.
+std::unique_ptr<Variant> make_global_atomics(const pix::PortableTarget& gpu, bool packed) {
+  std::vector<ParamDecl> params = {
+      int_range("block", 256, packed ? "work-group (block) size" : "work-group (block) size along the pixels", 1, 1024),
+      int_range("items", 1, packed ? "32-bit words per work item" : "pixels per work item, strided by the range width", 1,
+                1024)};
+  return make_variant(gpu_variant(
+      gpu, packed ? "packed" : "global",
+      packed ? "packed reads: 32-bit words of 4 samples, ITEMS words per work item, global atomics (seed 002)"
+             : "global atomics, 2-D range pixels x channels, ITEMS pixels per work item (seed 002 basic)",
+      std::move(params), [packed](const PlanContext& x) { return global_plan(x, packed); }));
+}
+
 }  // namespace
 
-std::unique_ptr<Variant> make_global(const pix::PortableTarget& gpu) {
-  return make_variant(gpu_variant(
-      gpu, "global", "global atomics, 2-D range pixels x channels, ITEMS pixels per work item (seed 002 basic)",
-      {int_range("block", 256, "work-group (block) size along the pixels", 1, 1024),
-       int_range("items", 1, "pixels per work item, strided by the range width", 1, 1024)},
-      [](const PlanContext& x) { return global_plan(x, false); }));
-}
-
-std::unique_ptr<Variant> make_packed(const pix::PortableTarget& gpu) {
-  return make_variant(gpu_variant(
-      gpu, "packed", "packed reads: 32-bit words of 4 samples, ITEMS words per work item, global atomics (seed 002)",
-      {int_range("block", 256, "work-group (block) size", 1, 1024),
-       int_range("items", 1, "32-bit words per work item", 1, 1024)},
-      [](const PlanContext& x) { return global_plan(x, true); }));
-}
+std::unique_ptr<Variant> make_global(const pix::PortableTarget& gpu) { return make_global_atomics(gpu, false); }
+std::unique_ptr<Variant> make_packed(const pix::PortableTarget& gpu) { return make_global_atomics(gpu, true); }
 
 }  // namespace pimg::hist

@@ -22,9 +22,7 @@ std::vector<ParamDecl> mpi_grid_params() {
 }
 
 LaunchPlan mpi_grid_plan(const PlanContext& x) {
-  const Problem& p = x.problem;
-  const Workload& w = x.workload;
-  const SembSpec s = spec_of(p);
+  const SembSpec s = spec_of(x.problem);
   const int ranks = x.int_knob("ranks");
   const int threads = x.int_knob("threads");
   const std::string scheme = x.text_knob("scheme");
@@ -33,7 +31,7 @@ LaunchPlan mpi_grid_plan(const PlanContext& x) {
                                 s.points()));
   LaunchPlan plan;
   plan.entry = "pimg-mpi-semblance";
-  add_problem_defines(plan, w);
+  add_problem_defines(plan, x.workload);
   plan.defines.emplace_back("MPI_RANKS", std::to_string(ranks));
   plan.defines.emplace_back("THREADS", std::to_string(threads));
   plan.defines.emplace_back("SCHEME", scheme);

@@ -31,9 +31,7 @@ std::vector<ParamDecl> omp_grid_params() {
 }
 
 LaunchPlan omp_grid_plan(const PlanContext& x) {
-  const Problem& p = x.problem;
-  const Workload& w = x.workload;
-  const SembSpec s = spec_of(p);
+  const SembSpec s = spec_of(x.problem);
   const int threads = x.int_knob("threads");
   const int chunk = x.int_knob("chunk");
   const int vec_e = x.int_knob("vec_e");
@@ -47,7 +45,7 @@ LaunchPlan omp_grid_plan(const PlanContext& x) {
 
   LaunchPlan plan;
   plan.entry = "semblance_omp";
-  add_problem_defines(plan, w);
+  add_problem_defines(plan, x.workload);
   plan.defines.emplace_back("SCHED", "PIMG_SCHED_" + schedule);
   const std::pair<const char*, int> knobs[] = {
       {"CHUNK", chunk},
