@@ -63,7 +63,7 @@ void BM_SemblanceOmpSeedPortVsTuned(benchmark::State& state) {
   std::vector<std::uint8_t> output(w.output_bytes);
 
   auto prepare = [&](const Config& c, const char* what) -> std::optional<Compiled> {
-    Compiled k{v.plan(p, w, c, dev->info()), nullptr};
+    Compiled k{plan_for(v, p, w, c, dev->info()), nullptr};
     CompileResult r = dev->compile(source, k.plan);
     if (!r.program) {
       state.SkipWithError((std::string(what) + " does not compile: " + r.log).c_str());

@@ -113,7 +113,7 @@ void compile_paths(benchmark::State& state, const std::string& backend_name, con
   double cold = 0, disk = 0, memory = 0;
   int n = 0;
   for (auto _ : state) {
-    LaunchPlan plan = variant.plan(p, w, c, info);
+    LaunchPlan plan = plan_for(variant, p, w, c, info);
     plan.defines.emplace_back("PIMG_BENCH_NONCE", std::to_string(::getpid()) + std::to_string(n) +
                                                       std::to_string(Clock::now().time_since_epoch().count() % 100000));
     auto d1 = backend->open(info);

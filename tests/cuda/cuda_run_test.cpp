@@ -367,7 +367,7 @@ std::vector<std::uint8_t> reference_with(const conv::ConvSpec& s, const std::uin
 
 std::vector<std::uint8_t> run_npp(const Problem& p, const Workload& w) {
   Device& dev = *device();
-  const LaunchPlan plan = variant("npp_filter").plan(p, w, Config{}, dev.info());
+  const LaunchPlan plan = plan_for(variant("npp_filter"), p, w, Config{}, dev.info());
   const KernelSource source = native_source(*variant("npp_filter").native());
   const CompileResult compiled = dev.compile(source, plan);
   if (!compiled.program) throw std::runtime_error("NPP program: " + compiled.log);

@@ -28,7 +28,7 @@ void expect_compiles(const char* family, const char* name, const Problem& p, con
   const Variant* v = builtin().variant(family, name);
   ASSERT_NE(v, nullptr) << name;
   const Workload w = builtin().family(family)->make_workload(p);
-  const LaunchPlan plan = v->plan(p, w, c, h100_like());
+  const LaunchPlan plan = plan_for(*v, p, w, c, h100_like());
   const KernelSource* source = kernel_source(v->source());
   ASSERT_NE(source, nullptr) << v->source();
   const cuda::NvrtcResult r = cuda::nvrtc_compile(*source, cuda::nvrtc_options(plan, 90));
@@ -80,7 +80,7 @@ TEST(HistNvrtc, InterleavedCopiesBeyondSharedMemoryAreRefused) {
   ASSERT_NE(v, nullptr);
   const Workload w = builtin().family("hist")->make_workload(p);
   const Config c = config({{"block", i(1024)}, {"copies", i(32)}, {"layout", "interleaved"}});
-  EXPECT_THROW(v->plan(p, w, c, h100_like()), PlanError);
+  EXPECT_THROW(plan_for(*v, p, w, c, h100_like()), PlanError);
 }
 
 // onepass=1 is one launch with a scratch of the bins' accumulators, a ticket counter and the base value.
@@ -89,16 +89,16 @@ TEST(HistNvrtc, OnePassPlansOneLaunchWithItsScratch) {
   const Variant* v = builtin().variant("hist", "cuda_shared");
   ASSERT_NE(v, nullptr);
   const Workload w = builtin().family("hist")->make_workload(p);
-  const LaunchPlan one = v->plan(p, w, config({{"onepass", i(1)}}), h100_like());
+  const LaunchPlan one = plan_for(*v, p, w, config({{"onepass", i(1)}}), h100_like());
   EXPECT_EQ(one.entry, "hist_shared");
   EXPECT_TRUE(one.steps.empty());
   ASSERT_EQ(one.scratch.size(), 1u);
   EXPECT_EQ(one.scratch[0].bytes, 3u * 256 * 4 + 8);
   ASSERT_EQ(one.args.size(), 4u);
-  const LaunchPlan two = v->plan(p, w, config({{"onepass", i(0)}}), h100_like());
+  const LaunchPlan two = plan_for(*v, p, w, config({{"onepass", i(0)}}), h100_like());
   EXPECT_EQ(two.entry, "hist_clear");
   EXPECT_EQ(two.steps.size(), 1u);
-  EXPECT_THROW(v->plan(p, w, config({{"onepass", i(2)}}), h100_like()), PlanError);
+  EXPECT_THROW(plan_for(*v, p, w, config({{"onepass", i(2)}}), h100_like()), PlanError);
 }
 
 // On the GPU: onepass=1 exact through the evaluator (scratch and bins poisoned before each of two runs) at odd
@@ -132,7 +132,7 @@ TEST(HistOnGpu, OnePassIsExactAndLeavesItsScratchUniform) {
   const Workload w = family.make_workload(p);
   const std::vector<std::uint8_t> expected = family.reference(p, w, "");
   const Variant* v = builtin().variant("hist", "cuda_shared");
-  const LaunchPlan plan = v->plan(p, w, configs[1], gpu()->info());
+  const LaunchPlan plan = plan_for(*v, p, w, configs[1], gpu()->info());
   const auto program = gpu()->compile(*kernel_source(v->source()), plan).program;
   ASSERT_TRUE(program);
   auto in = gpu()->alloc(w.input("in").bytes.size());
@@ -159,24 +159,24 @@ TEST(HistNvrtc, BulkIsPlannedOnlyWhereItCanRun) {
   const Workload w = builtin().family("hist")->make_workload(p);
   const Config ok = config({{"block", i(256)}, {"copies", i(8)}, {"vec", i(16)}, {"onepass", i(1)}, {"bulk", i(8192)},
                             {"stages", i(4)}});
-  EXPECT_EQ(v->plan(p, w, ok, h100_like()).shared_bytes, 8192u * 4);
+  EXPECT_EQ(plan_for(*v, p, w, ok, h100_like()).shared_bytes, 8192u * 4);
   DeviceInfo ampere = h100_like();
   ampere.limits["compute_capability"] = 80;
-  EXPECT_THROW(v->plan(p, w, ok, ampere), PlanError);
+  EXPECT_THROW(plan_for(*v, p, w, ok, ampere), PlanError);
   const auto with = [&](const char* name, Value value) {
     Config c = ok;
     c.set(name, value);
     return c;
   };
-  EXPECT_THROW(v->plan(p, w, with("vec", i(4)), h100_like()), PlanError);
-  EXPECT_THROW(v->plan(p, w, with("onepass", i(0)), h100_like()), PlanError);
-  EXPECT_THROW(v->plan(p, w, with("bulk", i(8200)), h100_like()), PlanError);
+  EXPECT_THROW(plan_for(*v, p, w, with("vec", i(4)), h100_like()), PlanError);
+  EXPECT_THROW(plan_for(*v, p, w, with("onepass", i(0)), h100_like()), PlanError);
+  EXPECT_THROW(plan_for(*v, p, w, with("bulk", i(8200)), h100_like()), PlanError);
   Config big = ok;  // 8 x 32 KiB: past the 227 KiB a block may opt in to
   big.set("bulk", i(32768));
   big.set("stages", i(8));
-  EXPECT_THROW(v->plan(p, w, big, h100_like()), PlanError);
+  EXPECT_THROW(plan_for(*v, p, w, big, h100_like()), PlanError);
   const Problem rgb = builtin().family("hist")->make_problem(67, 31, 3, {});  // 48 KiB of sub-histograms and mbarriers
-  EXPECT_THROW(v->plan(rgb, builtin().family("hist")->make_workload(rgb), with("copies", i(16)), h100_like()), PlanError);
+  EXPECT_THROW(plan_for(*v, rgb, builtin().family("hist")->make_workload(rgb), with("copies", i(16)), h100_like()), PlanError);
 }
 
 // prefetch 1 (the next ITEMS loads issued before the current ones are counted) and bulk (the input through a ring

@@ -45,7 +45,7 @@ TEST_P(NvrtcSample, EveryConfigurationCompilesForSm90) {
   const KernelSource* source = kernel_source(v.source());
   ASSERT_NE(source, nullptr) << v.source();
   for (const Config& c : configs_for(name)) {
-    const LaunchPlan plan = v.plan(p, w, c, sm90_device());
+    const LaunchPlan plan = plan_for(v, p, w, c, sm90_device());
     expect_compiles(*source, plan, std::string(name) + " " + c.brief() + " on " + p.label());
   }
 }
@@ -112,7 +112,7 @@ TEST_P(NvrtcVec, EveryVecAndRowsCompilesForSm90) {
                                 {"packed", 1}, {"shfl", vec == 16 ? 1 : 0}}));
   }
   for (const Config& c : configs) {
-    const LaunchPlan plan = v.plan(p, w, c, sm90_device());
+    const LaunchPlan plan = plan_for(v, p, w, c, sm90_device());
     expect_compiles(*source, plan, "cuda_vec " + c.brief() + " on " + p.label());
   }
 }
@@ -135,7 +135,7 @@ TEST(CudaPlans, VecGeometryAndBadValues) {
   const Problem p = make_problem(kShapes[1], "replicate", "gaussian5", 100, 30);  // 300 bytes a row
   const Workload w = conv_family().make_workload(p);
   const LaunchPlan plan =
-      variant("cuda_vec").plan(p, w, config({{"block_x", 8}, {"block_y", 2}, {"vec", 16}, {"rows", 4}}), sm90_device());
+      plan_for(variant("cuda_vec"), p, w, config({{"block_x", 8}, {"block_y", 2}, {"vec", 16}, {"rows", 4}}), sm90_device());
   EXPECT_EQ(plan.entry, "conv_cuda_vec");
   EXPECT_EQ(plan.global[0], 24u);  // ceil(300 / 16) = 19 vectors, rounded up to 8
   EXPECT_EQ(plan.global[1], 8u);   // ceil(30 / 4) = 8 row groups
@@ -143,31 +143,31 @@ TEST(CudaPlans, VecGeometryAndBadValues) {
   EXPECT_EQ(plan.local[1], 2u);
   ASSERT_EQ(plan.args.size(), 6u);
   const Problem planar = make_problem(kShapes[2], "valid", "gaussian5", 100, 30);  // 3 planes of 96 x 26
-  const LaunchPlan pp = variant("cuda_vec").plan(planar, conv_family().make_workload(planar),
+  const LaunchPlan pp = plan_for(variant("cuda_vec"), planar, conv_family().make_workload(planar),
                                                  config({{"block_x", 8}, {"block_y", 2}, {"vec", 8}, {"rows", 4}}),
                                                  sm90_device());
   EXPECT_EQ(pp.global[0], 16u);  // 12 vectors of 8 bytes, rounded up to 8
   EXPECT_EQ(pp.global[1], 22u);  // 3 planes x 7 row groups = 21, rounded up to 2
-  EXPECT_THROW(variant("cuda_vec").plan(p, w, config({{"vec", 12}}), sm90_device()), PlanError);
-  EXPECT_THROW(variant("cuda_vec").plan(p, w, config({{"rows", 0}}), sm90_device()), PlanError);
-  EXPECT_THROW(variant("cuda_vec").plan(p, w, config({{"block_x", 64}, {"block_y", 32}}), sm90_device()), PlanError);
-  EXPECT_THROW(variant("cuda_vec").plan(p, w, config({{"block_x", 16}, {"shfl", 1}}), sm90_device()), PlanError);
-  EXPECT_THROW(variant("cuda_vec").plan(p, w, config({{"separable", 2}}), sm90_device()), PlanError);
+  EXPECT_THROW(plan_for(variant("cuda_vec"), p, w, config({{"vec", 12}}), sm90_device()), PlanError);
+  EXPECT_THROW(plan_for(variant("cuda_vec"), p, w, config({{"rows", 0}}), sm90_device()), PlanError);
+  EXPECT_THROW(plan_for(variant("cuda_vec"), p, w, config({{"block_x", 64}, {"block_y", 32}}), sm90_device()), PlanError);
+  EXPECT_THROW(plan_for(variant("cuda_vec"), p, w, config({{"block_x", 16}, {"shfl", 1}}), sm90_device()), PlanError);
+  EXPECT_THROW(plan_for(variant("cuda_vec"), p, w, config({{"separable", 2}}), sm90_device()), PlanError);
   const Problem sharpen = make_problem(kShapes[0], "zero", "sharpen3", 64, 8);
-  EXPECT_THROW(variant("cuda_vec").plan(sharpen, conv_family().make_workload(sharpen), config({{"separable", 1}}),
+  EXPECT_THROW(plan_for(variant("cuda_vec"), sharpen, conv_family().make_workload(sharpen), config({{"separable", 1}}),
                                         sm90_device()),
                PlanError);
-  EXPECT_NO_THROW(variant("cuda_vec").plan(p, w, config({{"separable", 1}, {"shfl", 1}}), sm90_device()));
-  EXPECT_NO_THROW(variant("cuda_vec").plan(p, w, config({{"separable", 1}, {"packed", 1}}), sm90_device()));
-  EXPECT_THROW(variant("cuda_vec").plan(p, w, config({{"packed", 1}}), sm90_device()), PlanError);
+  EXPECT_NO_THROW(plan_for(variant("cuda_vec"), p, w, config({{"separable", 1}, {"shfl", 1}}), sm90_device()));
+  EXPECT_NO_THROW(plan_for(variant("cuda_vec"), p, w, config({{"separable", 1}, {"packed", 1}}), sm90_device()));
+  EXPECT_THROW(plan_for(variant("cuda_vec"), p, w, config({{"packed", 1}}), sm90_device()), PlanError);
   // simd: sharpen3's taps fit biased 16-bit lanes, gaussian5's (sum 256 x 255) do not; never with separable
   const Workload ws = conv_family().make_workload(sharpen);
-  const LaunchPlan simd = variant("cuda_vec").plan(sharpen, ws, config({{"simd", 1}}), sm90_device());
+  const LaunchPlan simd = plan_for(variant("cuda_vec"), sharpen, ws, config({{"simd", 1}}), sm90_device());
   EXPECT_NE(std::find(simd.defines.begin(), simd.defines.end(), std::make_pair(std::string("SIMD"), std::string("1"))),
             simd.defines.end());
-  EXPECT_THROW(variant("cuda_vec").plan(p, w, config({{"simd", 1}}), sm90_device()), PlanError);
-  EXPECT_THROW(variant("cuda_vec").plan(p, w, config({{"separable", 1}, {"simd", 1}}), sm90_device()), PlanError);
-  EXPECT_THROW(variant("cuda_vec").plan(sharpen, ws, config({{"simd", 2}}), sm90_device()), PlanError);
+  EXPECT_THROW(plan_for(variant("cuda_vec"), p, w, config({{"simd", 1}}), sm90_device()), PlanError);
+  EXPECT_THROW(plan_for(variant("cuda_vec"), p, w, config({{"separable", 1}, {"simd", 1}}), sm90_device()), PlanError);
+  EXPECT_THROW(plan_for(variant("cuda_vec"), sharpen, ws, config({{"simd", 2}}), sm90_device()), PlanError);
 }
 
 TEST_F(NvrtcTest, CopyKernelCompiles) {
@@ -253,13 +253,13 @@ TEST(NvrtcOptions, ArchitectureDefinesAndHarnessSwitches) {
 TEST(CudaPlans, ImpossibleGeometryIsAPlanError) {
   const Problem p = make_problem(kShapes[1], "zero", "gaussian5");
   const Workload w = conv_family().make_workload(p);
-  EXPECT_THROW(variant("cuda_direct").plan(p, w, config({{"block_x", 64}, {"block_y", 32}}), sm90_device()),
+  EXPECT_THROW(plan_for(variant("cuda_direct"), p, w, config({{"block_x", 64}, {"block_y", 32}}), sm90_device()),
                PlanError);
-  EXPECT_THROW(variant("cuda_tiled").plan(p, w, config({{"block_x", 128}, {"block_y", 8}, {"items_x", 8}, {"items_y", 4}}),
+  EXPECT_THROW(plan_for(variant("cuda_tiled"), p, w, config({{"block_x", 128}, {"block_y", 8}, {"items_x", 8}, {"items_y", 4}}),
                                           sm90_device()),
                PlanError);
-  EXPECT_THROW(variant("cuda_direct").plan(p, w, config({{"maxrregcount", 8}}), sm90_device()), PlanError);
-  EXPECT_THROW(variant("npp_filter").plan(p, w, Config{}, sm90_device()), PlanError);  // zero border
+  EXPECT_THROW(plan_for(variant("cuda_direct"), p, w, config({{"maxrregcount", 8}}), sm90_device()), PlanError);
+  EXPECT_THROW(plan_for(variant("npp_filter"), p, w, Config{}, sm90_device()), PlanError);  // zero border
 }
 
 }  // namespace
@@ -318,7 +318,7 @@ TEST(GpuSpaces, TheBarSpacesHaveTheirStatedSizes) {
     const pimg::Variant* v = reg.variant("conv", space.variants[0].variant);
     const pimg::Workload w = pimg::cudatest::conv_family().make_workload(space.problems[0]);
     for (std::size_t i = 0; i < s.size(); ++i)
-      EXPECT_NO_THROW(v->plan(space.problems[0], w, s.config(static_cast<pimg::PointId>(i)), sm90_device()))
+      EXPECT_NO_THROW(plan_for(*v, space.problems[0], w, s.config(static_cast<pimg::PointId>(i)), sm90_device()))
           << s.config(static_cast<pimg::PointId>(i)).brief();
   }
 }

@@ -31,7 +31,7 @@ void expect_compiles(const Problem& p, const std::string& name, const std::vecto
   ASSERT_NE(source, nullptr) << v->source();
   const Workload w = pixtest::registry().family(p.family)->make_workload(p);
   for (const Config& c : configs) {
-    const LaunchPlan plan = v->plan(p, w, c, sm90_device());
+    const LaunchPlan plan = plan_for(*v, p, w, c, sm90_device());
     const cuda::NvrtcResult r = cuda::nvrtc_compile(*source, cuda::nvrtc_options(plan, 90));
     EXPECT_TRUE(r.ok) << name << " " << c.brief() << " on " << p.label() << "\n" << r.log;
     EXPECT_FALSE(r.cubin.empty());

@@ -26,7 +26,7 @@ TEST(CudaPrecompile, CompilesEachDistinctPlanOnceIntoTheCache) {
   for (int items : {1, 2, 1, 2}) {  // two distinct configurations, each twice
     Config c;
     c.set("items_x", items);
-    plans.push_back(v.plan(p, w, c, device));
+    plans.push_back(plan_for(v, p, w, c, device));
   }
   const KernelSource& source = *kernel_source(v.source());
   EXPECT_EQ(cuda->precompile(device, source, plans, 2), 2u);

@@ -44,7 +44,7 @@ TEST(RotateNvrtc, EveryConfigurationCompilesForSm90) {
         const Problem p = make_problem(shape, interp, "30", 256, 64);
         const Workload w = family().make_workload(p);
         for (const Config& c : cuda_configs(std::string(name) == "cuda_direct")) {
-          const cuda::NvrtcResult r = cuda::nvrtc_compile(*source, cuda::nvrtc_options(v.plan(p, w, c, h100()), 90));
+          const cuda::NvrtcResult r = cuda::nvrtc_compile(*source, cuda::nvrtc_options(plan_for(v, p, w, c, h100()), 90));
           EXPECT_TRUE(r.ok) << name << " " << c.brief() << " on " << p.label() << "\n" << r.log;
           EXPECT_FALSE(r.cubin.empty());
         }
@@ -68,12 +68,12 @@ TEST(RotateNvrtc, GatherCompilesForSm90AndIsRefusedElsewhere) {
   const Problem p = make_problem(kShapes[1], "nearest", "30", 1000, 7);
   const Workload w = family().make_workload(p);
   for (const Config& c : gather_configs()) {
-    const cuda::NvrtcResult r = cuda::nvrtc_compile(*source, cuda::nvrtc_options(v.plan(p, w, c, h100()), 90));
+    const cuda::NvrtcResult r = cuda::nvrtc_compile(*source, cuda::nvrtc_options(plan_for(v, p, w, c, h100()), 90));
     EXPECT_TRUE(r.ok) << c.brief() << "\n" << r.log;
   }
   for (const auto& [shape, interp] : {std::pair{0, "nearest"}, std::pair{2, "nearest"}, std::pair{1, "bilinear"}}) {
     const Problem q = make_problem(kShapes[shape], interp, "30", 64, 16);
-    EXPECT_THROW(v.plan(q, family().make_workload(q), gather_configs()[0], h100()), PlanError) << q.label();
+    EXPECT_THROW(plan_for(v, q, family().make_workload(q), gather_configs()[0], h100()), PlanError) << q.label();
   }
 }
 
@@ -111,7 +111,7 @@ TEST(RotateNvrtc, ScatterCompilesAndRunsExact) {
                             config({{"block_x", 128}, {"block_y", 2}, {"items_x", 4}})}) {
       const Problem p = make_problem(shape, "nearest", "57.29578", 640, 640);
       const cuda::NvrtcResult r =
-          cuda::nvrtc_compile(*source, cuda::nvrtc_options(v.plan(p, family().make_workload(p), c, h100()), 90));
+          cuda::nvrtc_compile(*source, cuda::nvrtc_options(plan_for(v, p, family().make_workload(p), c, h100()), 90));
       EXPECT_TRUE(r.ok) << c.brief() << " on " << p.label() << "\n" << r.log;
       if (!gpu) continue;
       const EvalResult e = evaluate_on(*gpu, p, "cuda_scatter", c);
@@ -123,7 +123,7 @@ TEST(RotateNvrtc, ScatterCompilesAndRunsExact) {
 TEST(RotateNvrtc, TexturePlanTakesTheInputAsAnImage) {
   const Variant& v = *Registry::builtin().variant("rotate", "cuda_texture");
   const Problem planar = make_problem(kShapes[2], "bilinear", "30", 100, 30);
-  const LaunchPlan plan = v.plan(planar, family().make_workload(planar), Config{}, h100());
+  const LaunchPlan plan = plan_for(v, planar, family().make_workload(planar), Config{}, h100());
   ASSERT_EQ(plan.args.size(), 4u);
   EXPECT_EQ(plan.args[0].kind, ArgKind::Image2D);
   EXPECT_EQ(plan.args[0].image_width, 100);
@@ -131,7 +131,7 @@ TEST(RotateNvrtc, TexturePlanTakesTheInputAsAnImage) {
   const Problem wide = make_problem(kShapes[1], "nearest", "30", 9000, 16);
   DeviceInfo small = h100();
   small.limits["image2d_max_width"] = 16384;  // 27000 texels of interleaved bytes do not fit
-  EXPECT_THROW(v.plan(wide, family().make_workload(wide), Config{}, small), PlanError);
+  EXPECT_THROW(plan_for(v, wide, family().make_workload(wide), Config{}, small), PlanError);
 }
 
 TEST(RotateNvrtc, PlanGeometryAndRefusals) {
@@ -139,17 +139,17 @@ TEST(RotateNvrtc, PlanGeometryAndRefusals) {
   const Problem p = make_problem(kShapes[1], "nearest", "30", 100, 30);
   const Workload w = family().make_workload(p);
   const LaunchPlan plan =
-      v.plan(p, w, config({{"block_x", 8}, {"block_y", 2}, {"items_x", 4}, {"items_y", 4}, {"pack", 1}}), h100());
+      plan_for(v, p, w, config({{"block_x", 8}, {"block_y", 2}, {"items_x", 4}, {"items_y", 4}, {"pack", 1}}), h100());
   EXPECT_EQ(plan.entry, "rotate_cuda");
   EXPECT_EQ(plan.global[0], 32u);  // ceil(100 / 4) = 25, rounded up to 8
   EXPECT_EQ(plan.global[1], 8u);   // ceil(30 / 4) = 8
   ASSERT_EQ(plan.args.size(), 4u);
-  EXPECT_THROW(v.plan(p, w, config({{"block_x", 64}, {"block_y", 32}}), h100()), PlanError);
-  EXPECT_THROW(v.plan(p, w, config({{"spread", 1}, {"pack", 1}}), h100()), PlanError);
-  EXPECT_THROW(v.plan(p, w, config({{"items_x", 65}}), h100()), PlanError);
-  EXPECT_THROW(v.plan(p, w, config({{"ldg", 2}}), h100()), PlanError);
+  EXPECT_THROW(plan_for(v, p, w, config({{"block_x", 64}, {"block_y", 32}}), h100()), PlanError);
+  EXPECT_THROW(plan_for(v, p, w, config({{"spread", 1}, {"pack", 1}}), h100()), PlanError);
+  EXPECT_THROW(plan_for(v, p, w, config({{"items_x", 65}}), h100()), PlanError);
+  EXPECT_THROW(plan_for(v, p, w, config({{"ldg", 2}}), h100()), PlanError);
   const Problem tall = make_problem(kShapes[0], "nearest", "30", 16, 9000);
-  EXPECT_THROW(v.plan(tall, family().make_workload(tall), config({{"block_y", 1}, {"items_y", 1}, {"pack", 0}}),
+  EXPECT_THROW(plan_for(v, tall, family().make_workload(tall), config({{"block_y", 1}, {"items_y", 1}, {"pack", 0}}),
                       DeviceInfo{.limits = {{"max_grid_size_1", 8000}}}),
                PlanError);
 }

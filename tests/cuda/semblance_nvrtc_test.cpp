@@ -38,7 +38,7 @@ void expect_compiles(const std::string& name, const Config& c) {
   const Variant& v = variant(name);
   const KernelSource* source = kernel_source(v.source());
   ASSERT_NE(source, nullptr);
-  const LaunchPlan plan = v.plan(seed().problem, seed().workload, c, h100());
+  const LaunchPlan plan = plan_for(v, seed().problem, seed().workload, c, h100());
   const cuda::NvrtcResult r = cuda::nvrtc_compile(*source, cuda::nvrtc_options(plan, 90));
   EXPECT_TRUE(r.ok) << name << " " << c.brief() << "\n" << r.log;
   EXPECT_FALSE(r.cubin.empty());
@@ -72,7 +72,7 @@ TEST_F(SemblanceNvrtc, EveryKnobValueCompilesForSm90) {
 
 TEST(SemblanceCudaPlans, LimitsAndGeometry) {
   const Variant& v = variant("cuda_argmax");
-  const LaunchPlan plan = v.plan(seed().problem, seed().workload,
+  const LaunchPlan plan = plan_for(v, seed().problem, seed().workload,
                                  config({{"dims", 3}, {"block_x", 16}, {"block_y", 4}, {"block_z", 2}, {"ppi", 4}}), h100());
   // x over D (20) x E blocks (5) = 100 rounded to 112; y over C (20) rounded to 20; z over A x B (400).
   EXPECT_EQ(plan.global, (std::array<std::size_t, 3>{112, 20, 400}));
@@ -81,10 +81,10 @@ TEST(SemblanceCudaPlans, LimitsAndGeometry) {
   ASSERT_EQ(plan.scratch.size(), 3u);
   EXPECT_EQ(plan.scratch[0].bytes, 7u * 5 * 200 * 4);  // one best point per block
   // 1024 threads x 4 points x 5 samples of shared floats exceed 48 KiB; 2048 threads exceed a block.
-  EXPECT_THROW(variant("cuda_grid").plan(seed().problem, seed().workload,
+  EXPECT_THROW(plan_for(variant("cuda_grid"), seed().problem, seed().workload,
                                          config({{"dims", 1}, {"block_x", 1024}, {"ppi", 4}, {"window", "local"}}), h100()),
                PlanError);
-  EXPECT_THROW(variant("cuda_grid").plan(seed().problem, seed().workload,
+  EXPECT_THROW(plan_for(variant("cuda_grid"), seed().problem, seed().workload,
                                          config({{"dims", 2}, {"block_x", 1024}, {"block_y", 2}}), h100()),
                PlanError);
   // dims 2 puts A x B x C = 8000 rows on y: fine; a 100^5 grid's 10^6 would not fit CUDA's 65535.

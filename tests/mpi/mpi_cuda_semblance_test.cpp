@@ -60,7 +60,7 @@ TEST(MpiCudaGrid, PlanSharesOutAValuesAndPassesTheKnobs) {
   d.limits["cuda_gpus"] = 1;
   const Problem p = semb_problem(32, "3,2,2,4,4", "1,0,1,2,3");
   const Workload w = semblance_family().make_workload(p);
-  const LaunchPlan plan = variant().plan(p, w, gpu_config(3, "best", true), d);
+  const LaunchPlan plan = plan_for(variant(), p, w, gpu_config(3, "best", true), d);
   EXPECT_EQ(plan.entry, "pimg-mpi-semblance-cuda");
   std::map<std::string, std::string> defines(plan.defines.begin(), plan.defines.end());
   EXPECT_EQ(defines.at("MPI_RANKS"), "3");
@@ -77,7 +77,7 @@ TEST(MpiCudaGrid, PlanSharesOutAValuesAndPassesTheKnobs) {
   EXPECT_EQ(defines.at("PIMG_NA"), "3");  // the whole grid's: each rank takes its own share
   // Four ranks for three A values leave one without work.
   try {
-    (void)variant().plan(p, w, gpu_config(4, "cyclic", false), d);
+    (void)plan_for(variant(), p, w, gpu_config(4, "cyclic", false), d);
     ADD_FAILURE() << "4 ranks for 3 A values planned";
   } catch (const PlanError& e) {
     EXPECT_NE(std::string(e.what()).find("ranks=4 leaves a rank without A values"), std::string::npos) << e.what();
@@ -85,15 +85,15 @@ TEST(MpiCudaGrid, PlanSharesOutAValuesAndPassesTheKnobs) {
   // The GPU arg-max of scheme best needs a power-of-two block; the gathering schemes do not.
   Config odd = gpu_config(2, "best", false);
   odd.set("block_x", std::int64_t{3});
-  EXPECT_THROW((void)variant().plan(p, w, odd, d), PlanError);
+  EXPECT_THROW((void)plan_for(variant(), p, w, odd, d), PlanError);
   odd.set("scheme", std::string("blocks"));
-  EXPECT_NO_THROW((void)variant().plan(p, w, odd, d));
+  EXPECT_NO_THROW((void)plan_for(variant(), p, w, odd, d));
   // A define the worker cannot read is named.
   defines.erase("PPI");
   EXPECT_THROW((void)semblance::knobs_from_defines(defines, semblance::DeviceApi::cuda), PlanError);
   // Without GPUs the device lacks what every configuration needs.
   d.limits["cuda_gpus"] = 0;
-  EXPECT_THROW((void)variant().plan(p, w, gpu_config(1, "best", false), d), DeviceLacks);
+  EXPECT_THROW((void)plan_for(variant(), p, w, gpu_config(1, "best", false), d), DeviceLacks);
 }
 
 class MpiCudaGridValid : public ::testing::TestWithParam<Case> {};

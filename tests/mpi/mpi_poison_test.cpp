@@ -26,8 +26,8 @@ class TestWorkerVariant final : public Variant {
   std::string source() const override { return inner().source(); }
   std::string help() const override { return "conv's mpi_rows plan, run by a test worker"; }
   std::vector<ParamDecl> parameters() const override { return inner().parameters(); }
-  LaunchPlan plan(const Problem& p, const Workload& w, const Config& c, const DeviceInfo& d) const override {
-    LaunchPlan plan = inner().plan(p, w, c, d);
+  LaunchPlan plan(const PlanContext& x) const override {
+    LaunchPlan plan = inner().plan(x);  // the same parameters: parameters() forwards them
     plan.entry = worker_;
     return plan;
   }

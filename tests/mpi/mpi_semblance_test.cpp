@@ -87,7 +87,7 @@ TEST(MpiGrid, GatheringSchemesReturnTheGridBestOnlyTheBest) {
   const Workload w = semblance_family().make_workload(p);
   for (const char* scheme : {"blocks", "cyclic", "best"}) {
     const LaunchPlan plan =
-        Registry::builtin().variant("semblance", "mpi_grid")->plan(p, w, mpi_config(3, 1, scheme), mpi_device().info());
+        plan_for(*Registry::builtin().variant("semblance", "mpi_grid"), p, w, mpi_config(3, 1, scheme), mpi_device().info());
     std::vector<std::uint8_t> out;
     const LaunchResult l = launch(w, plan, out);
     ASSERT_TRUE(l.ok) << scheme << ": " << l.error;
@@ -141,7 +141,7 @@ TEST(MpiGrid, WorkerRefusesABadPlan) {
   const Problem p = semb_problem(32, "1,1,1,1,2", "0,0,0,0,1");
   const Workload w = semblance_family().make_workload(p);
   const LaunchPlan good =
-      Registry::builtin().variant("semblance", "mpi_grid")->plan(p, w, mpi_config(2, 1, "cyclic"), mpi_device().info());
+      plan_for(*Registry::builtin().variant("semblance", "mpi_grid"), p, w, mpi_config(2, 1, "cyclic"), mpi_device().info());
   const std::pair<const char*, const char*> edits[] = {
       {"SCHEME", "diagonal"}, {"MPI_RANKS", "3"}, {"PIMG_W", "12"}};
   const char* expected[] = {"SCHEME must be blocks, cyclic or best, got 'diagonal'",

@@ -136,7 +136,7 @@ TEST(MpiRows, BadParametersAreClearErrors) {
 TEST(MpiBackend, WorkerRefusesABadPlan) {
   const Problem p = conv_problem(32, 32, 1, "interleaved", "zero", "sharpen3");
   const Workload w = reg().family("conv")->make_workload(p);
-  LaunchPlan plan = reg().variant("conv", "mpi_rows")->plan(p, w, mpi_config(2, 1, "halo"), mpi_device().info());
+  LaunchPlan plan = plan_for(*reg().variant("conv", "mpi_rows"), p, w, mpi_config(2, 1, "halo"), mpi_device().info());
   for (auto& [name, value] : plan.defines)
     if (name == "SCHEME") value = "diagonal";
   Device& d = mpi_device();
@@ -190,7 +190,7 @@ TEST(MpiBackend, RunPastTheTimeoutKillsMpirunAndRanks) {
   std::unique_ptr<Device> d = reg().backend("mpi")->open(reg().backend("mpi")->devices().at(0));
   const Problem p = conv_problem(64, 64, 1, "interleaved", "zero", "sharpen3");
   const Workload w = reg().family("conv")->make_workload(p);
-  const LaunchPlan plan = reg().variant("conv", "mpi_rows")->plan(p, w, mpi_config(2, 1, "halo"), d->info());
+  const LaunchPlan plan = plan_for(*reg().variant("conv", "mpi_rows"), p, w, mpi_config(2, 1, "halo"), d->info());
   CompileResult c = d->compile(*kernel_source("conv/mpi/native/conv_mpi.cpp"), plan);
   ASSERT_TRUE(c.program) << c.log;
   auto in = d->alloc(w.input("in").bytes.size()), weights = d->alloc(w.input("weights").bytes.size());

@@ -24,7 +24,7 @@ void expect_compiles(const Problem& p, const std::string& name, const Config& c)
   ASSERT_NE(v, nullptr) << p.family << "/" << name;
   const KernelSource* source = kernel_source(v->source());
   ASSERT_NE(source, nullptr) << v->source();
-  const LaunchPlan plan = v->plan(p, reg.family(p.family)->make_workload(p), c, sm90_device());
+  const LaunchPlan plan = plan_for(*v, p, reg.family(p.family)->make_workload(p), c, sm90_device());
   const cuda::NvrtcResult r = cuda::nvrtc_compile(*source, cuda::nvrtc_options(plan, 90));
   EXPECT_TRUE(r.ok) << name << " " << c.brief() << " on " << p.label() << "\n" << r.log;
   EXPECT_FALSE(r.cubin.empty());
@@ -74,9 +74,8 @@ TEST_F(SeedKernelsNvrtc, BatchedConvCompiles) {
   }
   // The seed's launch: grid z = 20 images, block z = 3 channels.
   const Problem p = f.make_problem(256, 144, 3, {{"layout", "planar"}, {"filter", "gaussian5"}, {"batch", "20"}});
-  const LaunchPlan plan = Registry::builtin().variant("conv", "cuda_direct")
-                              ->plan(p, f.make_workload(p), config({{"block_x", 32}, {"block_y", 4}, {"channel_z", 1}}),
-                                     sm90_device());
+  const LaunchPlan plan = plan_for(*Registry::builtin().variant("conv", "cuda_direct"), p, f.make_workload(p),
+                                   config({{"block_x", 32}, {"block_y", 4}, {"channel_z", 1}}), sm90_device());
   EXPECT_EQ(plan.dims, 3);
   EXPECT_EQ(plan.global[2] / plan.local[2], 20u);
   EXPECT_EQ(plan.local[2], 3u);
@@ -118,7 +117,7 @@ TEST_F(SeedKernelsNvrtc, SeedGpuSpacesPlanAndTheirCudaLaddersCompile) {
       for (std::size_t p = 0; p < space.problems.size(); ++p)
         for (const Config& c : vs.enumerate(sm90_device())) {
           try {
-            v.plan(space.problems[p], workloads[p], c, sm90_device());
+            plan_for(v, space.problems[p], workloads[p], c, sm90_device());
             fits[vs.variant].insert(p);
             break;
           } catch (const PlanError&) {
@@ -132,7 +131,7 @@ TEST_F(SeedKernelsNvrtc, SeedGpuSpacesPlanAndTheirCudaLaddersCompile) {
       for (std::size_t p : fits[step.variant]) {
         SCOPED_TRACE(step.name + " on " + space.problems[p].label());
         LaunchPlan plan;
-        ASSERT_NO_THROW(plan = v.plan(space.problems[p], workloads[p], step.config, sm90_device()));
+        ASSERT_NO_THROW(plan = plan_for(v, space.problems[p], workloads[p], step.config, sm90_device()));
         if (v.native()) continue;
         const KernelSource* source = kernel_source(v.source());
         ASSERT_NE(source, nullptr) << v.source();

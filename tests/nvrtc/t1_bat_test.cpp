@@ -95,7 +95,7 @@ TEST_P(T1BatNvrtc, ASampleOfConfigurationsCompilesForSm90) {
   std::vector<std::vector<std::string>> options(configs.size());
   for (const std::size_t i : chosen) {
     LaunchPlan plan;
-    ASSERT_NO_THROW(plan = variant.plan(space.problems[0], workload, configs[i], device)) << configs[i].brief();
+    ASSERT_NO_THROW(plan = plan_for(variant, space.problems[0], workload, configs[i], device)) << configs[i].brief();
     options[i] = cuda::nvrtc_options(plan, 90, &source->text);
   }
   std::atomic<std::size_t> next{0};
@@ -157,7 +157,7 @@ TEST(T1HipNvrtc, AKernelWrittenForHipCompilesForSm90ThroughTheMapping) {
   const KernelSource* source = kernel_source(variant.source());
   ASSERT_NE(source, nullptr);
   for (const Config& c : configs) {
-    const LaunchPlan plan = variant.plan(space.problems[0], workload, c, device);
+    const LaunchPlan plan = plan_for(variant, space.problems[0], workload, c, device);
     const cuda::NvrtcResult r = cuda::nvrtc_compile(*source, cuda::nvrtc_options(plan, 90, &source->text));
     ASSERT_TRUE(r.ok) << c.brief() << "\n" << r.log;
     EXPECT_NE(std::string(r.cubin.begin(), r.cubin.end()).find("sharpen" + std::string(1, '\0')), std::string::npos);

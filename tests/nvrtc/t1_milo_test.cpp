@@ -80,7 +80,7 @@ TEST(T1Nvrtc, EveryConvolutionMiloConfigurationCompilesForSm90) {
   std::vector<std::size_t> chosen;
   std::vector<std::vector<std::string>> options(configs.size());
   for (std::size_t i = 0; i < configs.size(); ++i) {
-    const LaunchPlan plan = variant.plan(space.problems[0], workload, configs[i], device);
+    const LaunchPlan plan = plan_for(variant, space.problems[0], workload, configs[i], device);
     ASSERT_EQ(plan.symbols.size(), 1u) << configs[i].brief();  // d_filter: the __constant__ copy of the filter
     options[i] = cuda::nvrtc_options(plan, 90);
     ASSERT_EQ(std::count_if(options[i].begin(), options[i].end(), [](const std::string& o) { return o.rfind("-std", 0) == 0; }), 1)
@@ -216,7 +216,7 @@ TEST(T1Nvrtc, DefinesTheSourceCannotReadAreLeftOut) {
   std::size_t twins = 0;  // use_shmem 1 without padding: the same program as its use_shmem 0 twin
   const std::vector<Config> configs = space.variants.at(0).enumerate(device);
   for (const Config& c : configs) {
-    const LaunchPlan plan = variant.plan(space.problems[0], workload, c, device);
+    const LaunchPlan plan = plan_for(variant, space.problems[0], workload, c, device);
     ASSERT_EQ(std::count_if(plan.defines.begin(), plan.defines.end(), [](const auto& d) { return d.first == "use_shmem"; }), 1);
     const std::vector<std::string> options = cuda::nvrtc_options(plan, 90, &source->text);
     EXPECT_EQ(std::count_if(options.begin(), options.end(), [](const std::string& o) { return o.rfind("-Duse_shmem", 0) == 0; }), 0);

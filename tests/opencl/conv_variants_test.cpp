@@ -124,22 +124,22 @@ TEST(ConvVariants, PlanRejectsWhatTheDeviceCannotRun) {
   const Variant& image = *registry().variant("conv", "cl_image");
 
   const auto group = static_cast<int>(d.limits.at("max_work_group_size"));
-  EXPECT_THROW(direct.plan(p, w, config({{"block_x", group}, {"block_y", 2}}), d), PlanError);
-  EXPECT_THROW(direct.plan(p, w, config({{"filter_mem", "texture"}}), d), PlanError);
-  EXPECT_THROW(direct.plan(p, w, config({{"items_x", 0}}), d), PlanError);
+  EXPECT_THROW(plan_for(direct, p, w, config({{"block_x", group}, {"block_y", 2}}), d), PlanError);
+  EXPECT_THROW(plan_for(direct, p, w, config({{"filter_mem", "texture"}}), d), PlanError);
+  EXPECT_THROW(plan_for(direct, p, w, config({{"items_x", 0}}), d), PlanError);
 
   DeviceInfo small_local = d;
   small_local.limits["local_mem_size"] = 64;
-  EXPECT_THROW(tiled.plan(p, w, Config{}, small_local), PlanError);
+  EXPECT_THROW(plan_for(tiled, p, w, Config{}, small_local), PlanError);
 
   DeviceInfo no_images = d;
   no_images.limits["image_support"] = 0;
-  EXPECT_THROW(image.plan(p, w, Config{}, no_images), PlanError);
+  EXPECT_THROW(plan_for(image, p, w, Config{}, no_images), PlanError);
   DeviceInfo narrow_images = d;
   narrow_images.limits["image2d_max_width"] = 100;  // 37 pixels x 3 channels = 111 texels
-  EXPECT_THROW(image.plan(p, w, Config{}, narrow_images), PlanError);
+  EXPECT_THROW(plan_for(image, p, w, Config{}, narrow_images), PlanError);
 
-  const LaunchPlan plan = tiled.plan(p, w, config({{"block_x", 8}, {"block_y", 4}, {"items_x", 2}}), d);
+  const LaunchPlan plan = plan_for(tiled, p, w, config({{"block_x", 8}, {"block_y", 4}, {"items_x", 2}}), d);
   EXPECT_EQ(plan.dims, 2);
   EXPECT_EQ(plan.global[0], 24u);  // ceil(37 / 2) = 19, rounded up to 8
   EXPECT_EQ(plan.global[1], 24u);  // 23 rounded up to 4
@@ -174,13 +174,13 @@ TEST(ConvVariants, BatchOfImagesInOneLaunchIsExactInEveryImage) {
   const Workload w = conv_family().make_workload(p);
   Config c = knobs(16, 4, 1, 1, "constant", 1, "mul");
   c.set("channel_z", std::int64_t{1});
-  const LaunchPlan plan = registry().variant("conv", "cl_direct")->plan(p, w, c, device().info());
+  const LaunchPlan plan = plan_for(*registry().variant("conv", "cl_direct"), p, w, c, device().info());
   EXPECT_EQ(plan.dims, 3);
   EXPECT_EQ(plan.global[2], 60u);  // 20 images x 3 channels
   EXPECT_EQ(plan.local[2], 3u);    // one channel per item
   for (const char* v : {"cl_tiled", "cl_image", "cl_vec"}) {
     try {
-      registry().variant("conv", v)->plan(p, w, Config{}, device().info());
+      plan_for(*registry().variant("conv", v), p, w, Config{}, device().info());
       ADD_FAILURE() << v << " planned a batch";
     } catch (const PlanError& e) {
       EXPECT_NE(std::string(e.what()).find("batch=20"), std::string::npos) << e.what();
@@ -300,29 +300,29 @@ TEST(ConvVariants, VecPlanRejectsBadKnobsAndSetsItsGeometry) {
   const Problem sharpen = make(kShapes[1], "zero", "sharpen3");
   const Workload ws = conv_family().make_workload(sharpen);
   const auto group = static_cast<int>(d.limits.at("max_work_group_size"));
-  EXPECT_THROW(vec.plan(sharpen, ws, config({{"block_x", group}, {"block_y", 2}}), d), PlanError);
-  EXPECT_THROW(vec.plan(sharpen, ws, config({{"block_x", 0}}), d), PlanError);
-  EXPECT_THROW(vec.plan(sharpen, ws, config({{"vec", 2}}), d), PlanError);
-  EXPECT_THROW(vec.plan(sharpen, ws, config({{"vec", 32}}), d), PlanError);
-  EXPECT_THROW(vec.plan(sharpen, ws, config({{"rows", 0}}), d), PlanError);
-  EXPECT_THROW(vec.plan(sharpen, ws, config({{"rows", 33}}), d), PlanError);
-  EXPECT_THROW(vec.plan(sharpen, ws, config({{"separable", 2}}), d), PlanError);
+  EXPECT_THROW(plan_for(vec, sharpen, ws, config({{"block_x", group}, {"block_y", 2}}), d), PlanError);
+  EXPECT_THROW(plan_for(vec, sharpen, ws, config({{"block_x", 0}}), d), PlanError);
+  EXPECT_THROW(plan_for(vec, sharpen, ws, config({{"vec", 2}}), d), PlanError);
+  EXPECT_THROW(plan_for(vec, sharpen, ws, config({{"vec", 32}}), d), PlanError);
+  EXPECT_THROW(plan_for(vec, sharpen, ws, config({{"rows", 0}}), d), PlanError);
+  EXPECT_THROW(plan_for(vec, sharpen, ws, config({{"rows", 33}}), d), PlanError);
+  EXPECT_THROW(plan_for(vec, sharpen, ws, config({{"separable", 2}}), d), PlanError);
   // sharpen3 has no integer factorisation; gaussian5 has one.
-  EXPECT_THROW(vec.plan(sharpen, ws, config({{"separable", 1}}), d), PlanError);
+  EXPECT_THROW(plan_for(vec, sharpen, ws, config({{"separable", 1}}), d), PlanError);
   const Problem gauss = make(kShapes[2], "valid", "gaussian5");
   const Workload wg = conv_family().make_workload(gauss);
-  EXPECT_NO_THROW(vec.plan(gauss, wg, config({{"separable", 1}}), d));
-  EXPECT_NO_THROW(vec.plan(gauss, wg, config({{"separable", 1}, {"packed", 1}}), d));
-  EXPECT_THROW(vec.plan(gauss, wg, config({{"packed", 1}}), d), PlanError);  // packed needs separable
-  EXPECT_THROW(vec.plan(gauss, wg, config({{"separable", 1}, {"packed", 2}}), d), PlanError);
-  EXPECT_NO_THROW(vec.plan(sharpen, ws, config({{"simd", 1}}), d));
-  EXPECT_THROW(vec.plan(gauss, wg, config({{"simd", 1}}), d), PlanError);  // 255 x 256 does not fit a lane
-  EXPECT_THROW(vec.plan(gauss, wg, config({{"separable", 1}, {"simd", 1}}), d), PlanError);
+  EXPECT_NO_THROW(plan_for(vec, gauss, wg, config({{"separable", 1}}), d));
+  EXPECT_NO_THROW(plan_for(vec, gauss, wg, config({{"separable", 1}, {"packed", 1}}), d));
+  EXPECT_THROW(plan_for(vec, gauss, wg, config({{"packed", 1}}), d), PlanError);  // packed needs separable
+  EXPECT_THROW(plan_for(vec, gauss, wg, config({{"separable", 1}, {"packed", 2}}), d), PlanError);
+  EXPECT_NO_THROW(plan_for(vec, sharpen, ws, config({{"simd", 1}}), d));
+  EXPECT_THROW(plan_for(vec, gauss, wg, config({{"simd", 1}}), d), PlanError);  // 255 x 256 does not fit a lane
+  EXPECT_THROW(plan_for(vec, gauss, wg, config({{"separable", 1}, {"simd", 1}}), d), PlanError);
 
   // 37x23, 3 channels interleaved: 111 row bytes = 14 vectors of 8, rounded up to 16; 23 rows = 6 groups of
   // 4, rounded up to 8.
   const LaunchPlan interleaved =
-      vec.plan(sharpen, ws, config({{"block_x", 16}, {"block_y", 4}, {"vec", 8}, {"rows", 4}}), d);
+      plan_for(vec, sharpen, ws, config({{"block_x", 16}, {"block_y", 4}, {"vec", 8}, {"rows", 4}}), d);
   EXPECT_EQ(interleaved.dims, 2);
   EXPECT_EQ(interleaved.global[0], 16u);
   EXPECT_EQ(interleaved.global[1], 8u);
@@ -331,7 +331,7 @@ TEST(ConvVariants, VecPlanRejectsBadKnobsAndSetsItsGeometry) {
   // Planar with the valid border: 33x19 per plane; 33 bytes = 3 vectors of 16, rounded up to 8; 3 planes x
   // 5 groups of 4 rows = 15, rounded up to 16.
   const LaunchPlan planar =
-      vec.plan(gauss, wg, config({{"block_x", 8}, {"block_y", 8}, {"vec", 16}, {"rows", 4}}), d);
+      plan_for(vec, gauss, wg, config({{"block_x", 8}, {"block_y", 8}, {"vec", 16}, {"rows", 4}}), d);
   EXPECT_EQ(planar.global[0], 8u);
   EXPECT_EQ(planar.global[1], 16u);
   EXPECT_EQ(planar.entry, "conv_vec");

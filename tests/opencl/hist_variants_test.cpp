@@ -111,8 +111,8 @@ class WithoutClear final : public Variant {
   std::string source() const override { return v_.source(); }
   std::string help() const override { return v_.help(); }
   std::vector<ParamDecl> parameters() const override { return v_.parameters(); }
-  LaunchPlan plan(const Problem& p, const Workload& w, const Config& c, const DeviceInfo& d) const override {
-    LaunchPlan plan = v_.plan(p, w, c, d);
+  LaunchPlan plan(const PlanContext& x) const override {
+    LaunchPlan plan = v_.plan(x);  // the same parameters: parameters() forwards them
     EXPECT_TRUE(plan.entry == "hist_clear" || plan.entry == "histeq_clear") << plan.entry;
     EXPECT_FALSE(plan.steps.empty());
     const LaunchStep s = plan.steps.front();

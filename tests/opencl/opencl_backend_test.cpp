@@ -73,7 +73,7 @@ TEST(OpenClBackend, SecondCompileIsServedFromMemoryThenDiskCache) {
   const Problem p = conv_family().make_problem(37, 23, 3, {{"border", "zero"}, {"filter", "gaussian5"}});
   const Workload w = conv_family().make_workload(p);
   const Variant& v = *registry().variant("conv", "cl_direct");
-  const LaunchPlan plan = v.plan(p, w, Config{}, device().info());
+  const LaunchPlan plan = plan_for(v, p, w, Config{}, device().info());
   const KernelSource& src = *kernel_source(v.source());
 
   const CompileResult cold = device().compile(src, plan);
@@ -110,7 +110,7 @@ TEST(OpenClBackend, TheCompilePipelineFillsTheDiskCacheAheadOfCompile) {
   const Variant& v = *registry().variant("conv", "cl_direct");
   const KernelSource& src = *kernel_source(v.source());
   std::vector<std::optional<LaunchPlan>> plans;
-  for (int bx : {4, 8, 16}) plans.push_back(v.plan(p, w, config({{"block_x", bx}, {"block_y", 4}}), device().info()));
+  for (int bx : {4, 8, 16}) plans.push_back(plan_for(v, p, w, config({{"block_x", bx}, {"block_y", 4}}), device().info()));
   plans.insert(plans.begin() + 1, std::nullopt);  // a stored configuration: nothing to compile
   CompilePipeline pipeline(backend(), device().info(), src, plans, 2);
   for (std::size_t i = 0; i < plans.size(); ++i) EXPECT_GE(pipeline.wait(i), 0.0);
@@ -134,7 +134,7 @@ TEST(OpenClBackend, PipelinesOnOnePoolShareItsThreadsOldestFirst) {
   const KernelSource& src = *kernel_source(v.source());
   auto plans = [&](int by) {
     std::vector<std::optional<LaunchPlan>> out;
-    for (int bx : {4, 8, 16}) out.push_back(v.plan(p, w, config({{"block_x", bx}, {"block_y", by}}), device().info()));
+    for (int bx : {4, 8, 16}) out.push_back(plan_for(v, p, w, config({{"block_x", bx}, {"block_y", by}}), device().info()));
     return out;
   };
   CompilePool pool(1);

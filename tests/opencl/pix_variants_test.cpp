@@ -150,41 +150,41 @@ TEST(PixOpenCl, MaxpoolLargerWindowsExact) {
   const Problem p = problem("maxpool", 64, 16, 3, {{"layout", "interleaved"}, {"window", "3"}});
   const Workload w = registry().family("maxpool")->make_workload(p);
   const DeviceInfo d = cltest::device().info();
-  EXPECT_THROW(registry().variant("maxpool", "cl_tree")->plan(p, w, config({{"block_x", 16}, {"block_y", 6}}), d), PlanError);
-  EXPECT_THROW(registry().variant("maxpool", "cl_vec16")->plan(p, w, Config{}, d), PlanError);
-  EXPECT_THROW(registry().variant("maxpool", "cl_rgb")->plan(p, w, Config{}, d), PlanError);
+  EXPECT_THROW(plan_for(*registry().variant("maxpool", "cl_tree"), p, w, config({{"block_x", 16}, {"block_y", 6}}), d), PlanError);
+  EXPECT_THROW(plan_for(*registry().variant("maxpool", "cl_vec16"), p, w, Config{}, d), PlanError);
+  EXPECT_THROW(plan_for(*registry().variant("maxpool", "cl_rgb"), p, w, Config{}, d), PlanError);
 }
 
 TEST(PixOpenCl, PlansRejectWhatCannotRun) {
   const DeviceInfo d = cltest::device().info();
   const Problem bgr = problem("bgr2rgba", 37, 23, 3);
   const Workload wb = registry().family("bgr2rgba")->make_workload(bgr);
-  EXPECT_THROW(registry().variant("bgr2rgba", "cl_grid")->plan(bgr, wb, config({{"dims", 1}, {"block_y", 2}}), d),
+  EXPECT_THROW(plan_for(*registry().variant("bgr2rgba", "cl_grid"), bgr, wb, config({{"dims", 1}, {"block_y", 2}}), d),
                PlanError);
-  EXPECT_THROW(registry().variant("bgr2rgba", "cl_grid")->plan(bgr, wb, config({{"pixels", 0}}), d), PlanError);
+  EXPECT_THROW(plan_for(*registry().variant("bgr2rgba", "cl_grid"), bgr, wb, config({{"pixels", 0}}), d), PlanError);
   DeviceInfo small = d;
   small.limits["local_mem_size"] = 64;
-  EXPECT_THROW(registry().variant("bgr2rgba", "cl_staged")->plan(bgr, wb, Config{}, small), PlanError);
-  EXPECT_THROW(registry().variant("bgr2rgba", "cl_vec16")->plan(bgr, wb, config({{"stage", 1}}), small), PlanError);
+  EXPECT_THROW(plan_for(*registry().variant("bgr2rgba", "cl_staged"), bgr, wb, Config{}, small), PlanError);
+  EXPECT_THROW(plan_for(*registry().variant("bgr2rgba", "cl_vec16"), bgr, wb, config({{"stage", 1}}), small), PlanError);
   const Problem fl = problem("flip", 37, 23, 3);
   const Workload wf = registry().family("flip")->make_workload(fl);
-  EXPECT_THROW(registry().variant("flip", "cl_flip")->plan(fl, wf, config({{"vec", 0}, {"stage", 1}}), d), PlanError);
-  EXPECT_THROW(registry().variant("flip", "cl_flip")->plan(fl, wf, config({{"vec", 1}, {"stage", 1}}), small), PlanError);
-  EXPECT_NO_THROW(registry().variant("flip", "cl_flip")->plan(fl, wf, config({{"vec", 1}, {"stage", 1}}), d));
+  EXPECT_THROW(plan_for(*registry().variant("flip", "cl_flip"), fl, wf, config({{"vec", 0}, {"stage", 1}}), d), PlanError);
+  EXPECT_THROW(plan_for(*registry().variant("flip", "cl_flip"), fl, wf, config({{"vec", 1}, {"stage", 1}}), small), PlanError);
+  EXPECT_NO_THROW(plan_for(*registry().variant("flip", "cl_flip"), fl, wf, config({{"vec", 1}, {"stage", 1}}), d));
   const Problem mp = problem("maxpool", 37, 23, 1);
   const Workload wm = registry().family("maxpool")->make_workload(mp);
-  EXPECT_THROW(registry().variant("maxpool", "cl_tree")->plan(mp, wm, config({{"block_x", 15}}), d), PlanError);
-  EXPECT_THROW(registry().variant("maxpool", "cl_rgb")->plan(mp, wm, Config{}, d), PlanError);  // 1 channel
+  EXPECT_THROW(plan_for(*registry().variant("maxpool", "cl_tree"), mp, wm, config({{"block_x", 15}}), d), PlanError);
+  EXPECT_THROW(plan_for(*registry().variant("maxpool", "cl_rgb"), mp, wm, Config{}, d), PlanError);  // 1 channel
   const Problem planar = problem("maxpool", 64, 8, 3, {{"layout", "planar"}});
   const Workload wp = registry().family("maxpool")->make_workload(planar);
-  EXPECT_THROW(registry().variant("maxpool", "cl_rgb")->plan(planar, wp, Config{}, d), PlanError);
+  EXPECT_THROW(plan_for(*registry().variant("maxpool", "cl_rgb"), planar, wp, Config{}, d), PlanError);
   const Problem rgb = problem("maxpool", 64, 8, 3);
   const Workload wr = registry().family("maxpool")->make_workload(rgb);
-  EXPECT_NO_THROW(registry().variant("maxpool", "cl_rgb")->plan(rgb, wr, Config{}, d));
-  EXPECT_THROW(registry().variant("maxpool", "cl_rgb")->plan(rgb, wr, config({{"block_x", 3}, {"units", 1}}), d),
+  EXPECT_NO_THROW(plan_for(*registry().variant("maxpool", "cl_rgb"), rgb, wr, Config{}, d));
+  EXPECT_THROW(plan_for(*registry().variant("maxpool", "cl_rgb"), rgb, wr, config({{"block_x", 3}, {"units", 1}}), d),
                PlanError);
   const auto group = static_cast<int>(d.limits.at("max_work_group_size"));
-  EXPECT_THROW(registry().variant("maxpool", "cl_direct")->plan(mp, wm, config({{"block_x", group}, {"block_y", 2}}), d),
+  EXPECT_THROW(plan_for(*registry().variant("maxpool", "cl_direct"), mp, wm, config({{"block_x", group}, {"block_y", 2}}), d),
                PlanError);
 }
 

@@ -42,10 +42,10 @@ TEST(SemblanceOpenCL, DeviceArgmaxMatchesTheReference) {
 TEST(SemblanceOpenCL, ImpossibleShapesArePlanErrors) {
   const Prepared prep = prepare(small_problem());
   const DeviceInfo& d = cltest::device().info();
-  EXPECT_THROW(variant("cl_grid").plan(prep.problem, prep.workload, config({{"dims", 1}, {"block_y", 2}}), d), PlanError);
-  EXPECT_THROW(variant("cl_grid").plan(prep.problem, prep.workload, config({{"dims", 2}, {"block_z", 2}}), d), PlanError);
-  EXPECT_THROW(variant("cl_argmax").plan(prep.problem, prep.workload, config({{"block_x", 24}}), d), PlanError);
-  EXPECT_THROW(variant("cl_argmax").plan(prep.problem, prep.workload, config({{"final_block", 100}}), d), PlanError);
+  EXPECT_THROW(plan_for(variant("cl_grid"), prep.problem, prep.workload, config({{"dims", 1}, {"block_y", 2}}), d), PlanError);
+  EXPECT_THROW(plan_for(variant("cl_grid"), prep.problem, prep.workload, config({{"dims", 2}, {"block_z", 2}}), d), PlanError);
+  EXPECT_THROW(plan_for(variant("cl_argmax"), prep.problem, prep.workload, config({{"block_x", 24}}), d), PlanError);
+  EXPECT_THROW(plan_for(variant("cl_argmax"), prep.problem, prep.workload, config({{"final_block", 100}}), d), PlanError);
 }
 
 }  // namespace

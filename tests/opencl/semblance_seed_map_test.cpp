@@ -31,14 +31,14 @@ TEST(SemblanceSeedMap, EveryDepthMatchesTheReference) {
 TEST(SemblanceSeedMap, RangeIsOneItemPerOuterPoint) {
   const Prepared prep = prepare(small_problem());  // grid 3x4x5x4x7
   const DeviceInfo& d = cltest::device().info();
-  const LaunchPlan one = variant("cl_grid").plan(prep.problem, prep.workload,
+  const LaunchPlan one = plan_for(variant("cl_grid"), prep.problem, prep.workload,
                                                  config({{"map", "seed"}, {"dims", 1}, {"block_x", 2}}), d);
   EXPECT_EQ(one.global, (std::array<std::size_t, 3>{4, 1, 1}));
-  const LaunchPlan three = variant("cl_grid").plan(
+  const LaunchPlan three = plan_for(variant("cl_grid"),
       prep.problem, prep.workload,
       config({{"map", "seed"}, {"dims", 3}, {"block_x", 2}, {"block_y", 2}, {"block_z", 2}}), d);
   EXPECT_EQ(three.global, (std::array<std::size_t, 3>{4, 4, 6}));
-  const LaunchPlan grid = variant("cl_grid").plan(prep.problem, prep.workload, config({{"dims", 1}}), d);
+  const LaunchPlan grid = plan_for(variant("cl_grid"), prep.problem, prep.workload, config({{"dims", 1}}), d);
   for (const auto& [name, value] : grid.defines) EXPECT_NE(name, "SEED_MAP");  // the default plan is unchanged
 }
 

@@ -26,8 +26,9 @@ class StepsVariant final : public Variant {
   std::string source() const override { return "selftest/steps.cl"; }
   std::string help() const override { return "conv_direct into scratch, then a copy step"; }
   std::vector<ParamDecl> parameters() const override { return inner().parameters(); }
-  LaunchPlan plan(const Problem& p, const Workload& w, const Config& c, const DeviceInfo& d) const override {
-    LaunchPlan plan = inner().plan(p, w, c, d);
+  LaunchPlan plan(const PlanContext& x) const override {
+    const Workload& w = x.workload;
+    LaunchPlan plan = inner().plan(x);  // the same parameters: parameters() forwards them
     for (KernelArg& a : plan.args)
       if (a.kind == ArgKind::Buffer && a.buffer == "out") a.buffer = "tmp";
     plan.scratch = {{"tmp", w.output_bytes}, {"never_written", w.output_bytes}};

@@ -164,7 +164,7 @@ std::vector<std::string> precompile(const std::vector<Job>& jobs) {
       const Variant& v = *reg().variant("conv", jobs[k].knobs->variant);
       const Workload w = family.make_workload(jobs[k].problem);
       const CompileResult r =
-          device->compile(*kernel_source(v.source()), v.plan(jobs[k].problem, w, jobs[k].knobs->config, device->info()));
+          device->compile(*kernel_source(v.source()), plan_for(v, jobs[k].problem, w, jobs[k].knobs->config, device->info()));
       std::lock_guard lock(mu);
       if (!r.program) failures.push_back(r.log);
     }
@@ -298,8 +298,8 @@ TEST(OpenmpVariants, ThreadsAndChunkShareOneProgram) {
   const Problem p = conv_problem(61, 17, 1, "interleaved", "replicate", "sharpen3");
   const Workload w = reg().family("conv")->make_workload(p);
   const Variant* v = reg().variant("conv", "omp_rows");
-  const LaunchPlan a = v->plan(p, w, config({{"threads", i(1)}, {"chunk", i(4)}}), omp_device().info());
-  const LaunchPlan b = v->plan(p, w, config({{"threads", i(2)}, {"chunk", i(16)}}), omp_device().info());
+  const LaunchPlan a = plan_for(*v, p, w, config({{"threads", i(1)}, {"chunk", i(4)}}), omp_device().info());
+  const LaunchPlan b = plan_for(*v, p, w, config({{"threads", i(2)}, {"chunk", i(16)}}), omp_device().info());
   EXPECT_EQ(a.defines, b.defines);
   EXPECT_NE(a.globals, b.globals);
   EXPECT_NE(plan_identity(a, "s", "r"), plan_identity(b, "s", "r"));
@@ -325,7 +325,7 @@ TEST(OpenmpBackend, CompileCacheInMemoryAndOnDisk) {
   struct Restore {
     ~Restore() { setenv("PIMG_CACHE_DIR", ScratchEnvironment::cache_dir().c_str(), 1); }
   } restore;
-  const LaunchPlan plan = v->plan(p, w, config({{"chunk", i(5)}}), omp_device().info());
+  const LaunchPlan plan = plan_for(*v, p, w, config({{"chunk", i(5)}}), omp_device().info());
   const KernelSource& source = *kernel_source(v->source());
 
   auto backend = make_openmp_backend();

@@ -37,10 +37,10 @@ TEST(SemblanceOmp, ImpossibleKnobsArePlanErrors) {
   const Prepared prep = prepare(small_problem());
   const DeviceInfo& d = omp().info();
   const Variant& v = variant("omp_grid");
-  EXPECT_THROW(v.plan(prep.problem, prep.workload, config({{"collapse", 5}, {"vec_e", 1}}), d), PlanError);
-  EXPECT_THROW(v.plan(prep.problem, prep.workload, config({{"collapse", 0}}), d), PlanError);
-  EXPECT_THROW(v.plan(prep.problem, prep.workload, config({{"chunk", 0}}), d), PlanError);
-  EXPECT_THROW(v.plan(prep.problem, prep.workload, config({{"interp", "cubic"}}), d), PlanError);
+  EXPECT_THROW(plan_for(v, prep.problem, prep.workload, config({{"collapse", 5}, {"vec_e", 1}}), d), PlanError);
+  EXPECT_THROW(plan_for(v, prep.problem, prep.workload, config({{"collapse", 0}}), d), PlanError);
+  EXPECT_THROW(plan_for(v, prep.problem, prep.workload, config({{"chunk", 0}}), d), PlanError);
+  EXPECT_THROW(plan_for(v, prep.problem, prep.workload, config({{"interp", "cubic"}}), d), PlanError);
 }
 
 TEST(SemblanceSerial, BaselineMatchesTheReference) {

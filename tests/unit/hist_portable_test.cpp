@@ -70,17 +70,17 @@ TEST(HistPortable, OutpartLoadsAndHisteqDivisionFollowTheTarget) {
   const Registry& reg = Registry::builtin();
   const Problem p = reg.family("hist")->make_problem(67, 31, 3, {});
   const Workload w = reg.family("hist")->make_workload(p);
-  EXPECT_EQ(define(reg.variant("hist", "cuda_outpart")->plan(p, w, Config{}, device("cuda")), "VEC"), "16");
-  EXPECT_EQ(define(reg.variant("hist", "cl_outpart")->plan(p, w, Config{}, device("opencl")), "VEC"), "4");
+  EXPECT_EQ(define(plan_for(*reg.variant("hist", "cuda_outpart"), p, w, Config{}, device("cuda")), "VEC"), "16");
+  EXPECT_EQ(define(plan_for(*reg.variant("hist", "cl_outpart"), p, w, Config{}, device("opencl")), "VEC"), "4");
 
   const Problem q = reg.family("histeq")->make_problem(67, 31, 1, {});
   const Workload wq = reg.family("histeq")->make_workload(q);
   for (const char* name : {"cl_separate", "cl_fused"})
-    EXPECT_EQ(reg.variant("histeq", name)->plan(q, wq, Config{}, device("opencl")).options,
+    EXPECT_EQ(plan_for(*reg.variant("histeq", name), q, wq, Config{}, device("opencl")).options,
               std::vector<std::string>{"-cl-fp32-correctly-rounded-divide-sqrt"})
         << name;
   for (const char* name : {"cuda_separate", "cuda_fused"})
-    EXPECT_TRUE(reg.variant("histeq", name)->plan(q, wq, Config{}, device("cuda")).options.empty()) << name;
+    EXPECT_TRUE(plan_for(*reg.variant("histeq", name), q, wq, Config{}, device("cuda")).options.empty()) << name;
 }
 
 }  // namespace

@@ -40,7 +40,7 @@ TEST(NativeCall, TheHostBackendRunsACallAndRefusesKernelsAndUnknownNames) {
   auto dev = host.open(host.devices().at(0));
   const Problem p = flip.make_problem(37, 5, 3, {});
   const Workload w = flip.make_workload(p);
-  const LaunchPlan plan = serial.plan(p, w, Config{}, dev->info());
+  const LaunchPlan plan = plan_for(serial, p, w, Config{}, dev->info());
 
   const CompileResult kernel = dev->compile(*kernel_source("flip/flip.cl"), plan);
   EXPECT_EQ(kernel.program, nullptr);

@@ -22,7 +22,7 @@ DeviceInfo device(const std::string& backend) {
 LaunchPlan plan_of(const std::string& variant, const std::string& backend, Config c) {
   const Problem p = small_problem();
   const Workload w = family().make_workload(p);
-  return sembtest::variant(variant).plan(p, w, c, device(backend));
+  return plan_for(sembtest::variant(variant), p, w, c, device(backend));
 }
 
 bool has(const LaunchPlan& plan, const std::string& option) {

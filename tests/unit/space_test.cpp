@@ -48,7 +48,7 @@ class TestVariant final : public Variant {
   std::string source() const override { return "none"; }
   std::string help() const override { return "test stand-in"; }
   std::vector<ParamDecl> parameters() const override { return params_; }
-  LaunchPlan plan(const Problem&, const Workload&, const Config&, const DeviceInfo&) const override {
+  LaunchPlan plan(const PlanContext&) const override {
     throw PlanError("test variant");
   }
 

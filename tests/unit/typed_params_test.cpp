@@ -106,7 +106,7 @@ TEST(TypedParameters, PlanChecksConfigurationsMadeInCodeAgainstTheSameDeclaratio
     Config config;
     config.set(c.param, c.value);
     try {
-      v->plan(fp, fw, config, d);
+      plan_for(*v, fp, fw, config, d);
       ADD_FAILURE() << c.variant << " planned " << c.param << "=" << c.value;
     } catch (const PlanError& e) {
       EXPECT_NE(std::string(e.what()).find(c.says), std::string::npos) << e.what();

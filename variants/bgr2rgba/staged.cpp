@@ -10,17 +10,18 @@ void register_staged(Registry& reg, const pix::PortableTargets& gpus) {
     std::vector<ParamDecl> params = pix::block_params(256, 1);
     params[1] = int_choice("block_y", 1, "the staged kernel is 1-D: block_y = 1", {1});
     params.push_back(int_range("pixels", 4, "pixels per thread; the block stages BLOCK_X*PIXELS pixels", 1, 16));
-    reg.add_variant(pix::make_variant(
+    reg.add_variant(make_variant(
         {pix::gpu_name(gpu, "staged"), "bgr2rgba", gpu.backend, gpu_source(gpu),
          "1-D grid, the block's input staged in local/shared memory, one barrier outside any branch", params,
-         [params](const Problem& p, const Workload& w, const Config& c, const DeviceInfo& d) {
-           const int pixels = pix::int_knob(c, params, "pixels");
-           const int bx = pix::int_knob(c, params, "block_x");
+         [](const PlanContext& x) {
+           const Problem& p = x.problem;
+           const int pixels = x.int_knob("pixels");
+           const int bx = x.int_knob("block_x");
            const double bytes = 4.0 * ((3.0 * bx * pixels + 3) / 4);
-           pix::check_local_bytes(bytes, d);
+           x.check_local_bytes(bytes);
            const std::size_t blocks = pix::ceil_div(static_cast<std::size_t>(p.width) * p.height,
                                                     static_cast<std::size_t>(bx) * pixels);
-           LaunchPlan plan = pix::gpu_plan("bgr2rgba_staged", w, c, params, d, blocks * bx, 1);
+           LaunchPlan plan = x.gpu_plan("bgr2rgba_staged", blocks * bx, 1);
            finish_gpu_plan(plan, p, pixels, 0, 1);
            return plan;
          }}));

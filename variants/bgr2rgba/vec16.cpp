@@ -15,17 +15,18 @@ void register_vec16(Registry& reg, const pix::PortableTargets& gpus) {
                                 "0: each thread's vectors straight to and from global memory; 1: the block's groups "
                                 "staged in local memory, loaded and stored as contiguous spans",
                                 {0, 1}));
-    reg.add_variant(pix::make_variant(
+    reg.add_variant(make_variant(
         {pix::gpu_name(gpu, "vec16"), "bgr2rgba", gpu.backend, gpu_source(gpu),
          "16-byte vector loads and stores, 16 pixels per group, GROUPS groups per thread", params,
-         [params](const Problem& p, const Workload& w, const Config& c, const DeviceInfo& d) {
-           const int groups = pix::int_knob(c, params, "groups");
-           const int bx = pix::int_knob(c, params, "block_x");
-           const int stage = pix::int_knob(c, params, "stage");
-           if (stage) pix::check_local_bytes(48.0 * bx * groups, d);
+         [](const PlanContext& x) {
+           const Problem& p = x.problem;
+           const int groups = x.int_knob("groups");
+           const int bx = x.int_knob("block_x");
+           const int stage = x.int_knob("stage");
+           if (stage) x.check_local_bytes(48.0 * bx * groups);
            const std::size_t all = pix::ceil_div(static_cast<std::size_t>(p.width) * p.height, 16);
            const std::size_t blocks = pix::ceil_div(all, static_cast<std::size_t>(bx) * groups);
-           LaunchPlan plan = pix::gpu_plan("bgr2rgba_vec16", w, c, params, d, blocks * bx, 1);
+           LaunchPlan plan = x.gpu_plan("bgr2rgba_vec16", blocks * bx, 1);
            finish_gpu_plan(plan, p, 1, 0, groups);
            plan.defines.emplace_back("STAGE", std::to_string(stage));
            return plan;

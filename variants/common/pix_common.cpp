@@ -182,33 +182,9 @@ Validation compare_image(std::span<const std::uint8_t> expected, std::span<const
                              expected.size(), pix % width, pix / width, c, expected[first], actual[first])};
 }
 
-int int_knob(const Config& c, const std::vector<ParamDecl>& decls, const std::string& name) {
-  return static_cast<int>(int_value(c, decls, name));
-}
-
-std::string text_knob(const Config& c, const std::vector<ParamDecl>& decls, const std::string& name) {
-  return text_value(c, decls, name);
-}
-
 double device_limit(const DeviceInfo& d, const std::string& name, double fallback) {
   auto it = d.limits.find(name);
   return it == d.limits.end() ? fallback : it->second;
-}
-
-void check_local_bytes(double bytes, const DeviceInfo& d) {
-  const double local = device_limit(d, "local_mem_size", static_cast<double>(d.local_mem_bytes));
-  if (local > 0 && bytes > local)
-    throw PlanError(fmt::format("{} bytes of staging exceed the device's local memory {}", bytes, local));
-}
-
-void check_group(int bx, int by, const DeviceInfo& d) {
-  const double max_group = device_limit(d, "max_work_group_size", static_cast<double>(d.max_work_group_size));
-  if (max_group > 0 && static_cast<double>(bx) * by > max_group)
-    throw PlanError(fmt::format("work-group {}x{} = {} items exceeds max_work_group_size {}", bx, by, bx * by,
-                                max_group));
-  if (bx > device_limit(d, "max_work_item_size_0", bx) || by > device_limit(d, "max_work_item_size_1", by))
-    throw PlanError(fmt::format("work-group {}x{} exceeds the device's work-item sizes {}x{}", bx, by,
-                                device_limit(d, "max_work_item_size_0", 0), device_limit(d, "max_work_item_size_1", 0)));
 }
 
 std::vector<ParamDecl> omp_params(bool tiles) {
@@ -224,77 +200,26 @@ std::vector<ParamDecl> omp_params(bool tiles) {
   return out;
 }
 
-LaunchPlan omp_plan(const std::string& entry, const Workload& w, const Config& c, const std::vector<ParamDecl>& decls,
-                    bool tiles) {
+LaunchPlan omp_plan(const std::string& entry, const PlanContext& x, bool tiles) {
   LaunchPlan plan;
   plan.entry = entry;
-  for (const auto& [k, v] : w.defines) plan.defines.emplace_back(k, v);
-  std::string schedule = text_knob(c, decls, "schedule");
+  for (const auto& [k, v] : x.workload.defines) plan.defines.emplace_back(k, v);
+  std::string schedule = x.text_knob("schedule");
   std::transform(schedule.begin(), schedule.end(), schedule.begin(), [](unsigned char ch) { return std::toupper(ch); });
   plan.defines.emplace_back("DECOMP", tiles ? "1" : "0");
   plan.defines.emplace_back("SCHED", "PIMG_SCHED_" + schedule);
-  plan.defines.emplace_back("CHUNK", std::to_string(int_knob(c, decls, "chunk")));
-  plan.defines.emplace_back("THREADS", std::to_string(int_knob(c, decls, "threads")));
+  plan.defines.emplace_back("CHUNK", std::to_string(x.int_knob("chunk")));
+  plan.defines.emplace_back("THREADS", std::to_string(x.int_knob("threads")));
   if (tiles) {
-    plan.defines.emplace_back("TILE_X", std::to_string(int_knob(c, decls, "tile_x")));
-    plan.defines.emplace_back("TILE_Y", std::to_string(int_knob(c, decls, "tile_y")));
+    plan.defines.emplace_back("TILE_X", std::to_string(x.int_knob("tile_x")));
+    plan.defines.emplace_back("TILE_Y", std::to_string(x.int_knob("tile_y")));
   }
   return plan;
-}
-
-namespace {
-
-class TableVariant final : public Variant {
- public:
-  TableVariant(VariantSpec s, bool baseline, std::string rule)
-      : s_(std::move(s)), baseline_(baseline), rule_(std::move(rule)) {}
-  std::string name() const override { return s_.name; }
-  std::string family() const override { return s_.family; }
-  std::string backend() const override { return s_.backend; }
-  std::string source() const override { return s_.source.path; }
-  std::optional<NativeCall> native() const override { return s_.source.native; }
-  std::string help() const override { return s_.help; }
-  std::vector<ParamDecl> parameters() const override { return s_.params; }
-  LaunchPlan plan(const Problem& p, const Workload& w, const Config& c, const DeviceInfo& d) const override {
-    return s_.plan(p, w, c, d);
-  }
-  std::string validation_rule() const override { return rule_; }
-  bool baseline() const override { return baseline_; }
-
- private:
-  VariantSpec s_;
-  bool baseline_;
-  std::string rule_;
-};
-
-}  // namespace
-
-std::unique_ptr<Variant> make_variant(VariantSpec spec, bool baseline, std::string rule) {
-  return std::make_unique<TableVariant>(std::move(spec), baseline, std::move(rule));
 }
 
 std::vector<ParamDecl> block_params(int def_x, int def_y) {
   return {int_range("block_x", def_x, "work-group (thread-block) width", 1, 1024),
           int_range("block_y", def_y, "work-group (thread-block) height", 1, 1024)};
-}
-
-LaunchPlan gpu_plan(const std::string& entry, const Workload& w, const Config& c, const std::vector<ParamDecl>& decls,
-                    const DeviceInfo& d, std::size_t items_x, std::size_t items_y) {
-  const int bx = int_knob(c, decls, "block_x"), by = int_knob(c, decls, "block_y");
-  check_group(bx, by, d);
-  LaunchPlan plan;
-  plan.entry = entry;
-  for (const auto& [k, v] : w.defines) plan.defines.emplace_back(k, v);
-  plan.defines.emplace_back("BLOCK_X", std::to_string(bx));
-  plan.defines.emplace_back("BLOCK_Y", std::to_string(by));
-  plan.dims = 2;
-  plan.global = {round_up(std::max<std::size_t>(items_x, 1), bx), round_up(std::max<std::size_t>(items_y, 1), by), 1};
-  plan.local = {static_cast<std::size_t>(bx), static_cast<std::size_t>(by), 1};
-  // A device whose groups along y are limited (CUDA's gridDim.y) states the limit; OpenCL's states none.
-  const double max_y = device_limit(d, "max_grid_size_1", std::numeric_limits<double>::infinity());
-  if (static_cast<double>(plan.global[1] / by) > max_y)
-    throw PlanError(fmt::format("{} blocks along y exceed the device's grid limit {}", plan.global[1] / by, max_y));
-  return plan;
 }
 
 std::string gpu_name(const PortableTarget& gpu, const std::string& stem) { return gpu.prefix + "_" + stem; }

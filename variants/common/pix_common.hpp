@@ -1,9 +1,7 @@
 // Shared by the pixel-rearranging families (bgr2rgba, flip, maxpool): the image input every one of them
-// reads (seeded random bytes or an image file, in the problem's layout), typed knob reading with
-// declared defaults and ranges (PlanError outside them), work-group checks against a device, and the
-// OpenMP knobs (threads, schedule, chunk, tiles) their compiled host kernels take as defines. The other
-// families use the parts that are the same for them: attribute parsing, the exact comparison, device
-// limits and the table-driven variant (make_variant) for their baselines.
+// reads (seeded random bytes or an image file, in the problem's layout), the GPU kernels' block parameters,
+// and the OpenMP knobs (threads, schedule, chunk, tiles) their compiled host kernels take as defines. The
+// other families use the parts that are the same for them: attribute parsing and the exact comparison.
 #pragma once
 #include <cstdint>
 #include <functional>
@@ -96,51 +94,19 @@ std::optional<Validation> exact_verdict(std::span<const std::uint8_t> expected, 
 Validation compare_image(std::span<const std::uint8_t> expected, std::span<const std::uint8_t> actual, int width,
                          int height, int channels, bool planar);
 
-// Parameter `name` of c, else its declared default (pimg::int_value, text_value): PlanError when it is
-// outside its declaration (int_range, int_choice, text_choice) or has the wrong type.
-int int_knob(const Config& c, const std::vector<ParamDecl>& decls, const std::string& name);
-std::string text_knob(const Config& c, const std::vector<ParamDecl>& decls, const std::string& name);
-
+// The device's limit `name`, or `fallback` when its backend does not state it: PlanContext::limit, for conv's
+// helpers that are given the device alone.
 double device_limit(const DeviceInfo& d, const std::string& name, double fallback);
-// PlanError when a bx x by group exceeds the device's work-group (thread-block) limits.
-void check_group(int bx, int by, const DeviceInfo& d);
-// PlanError when a block's `bytes` of staging exceed the device's local (shared) memory.
-void check_local_bytes(double bytes, const DeviceInfo& d);
 
 // OpenMP: threads, schedule, chunk (and tile_x, tile_y when `tiles`).
 std::vector<ParamDecl> omp_params(bool tiles);
 // A plan for `entry` with the workload's defines, then DECOMP (0 rows, 1 tiles), SCHED, CHUNK, THREADS
-// (and TILE_X, TILE_Y) from c; PlanError out of range.
-LaunchPlan omp_plan(const std::string& entry, const Workload& w, const Config& c, const std::vector<ParamDecl>& decls,
-                    bool tiles);
-
-// A variant described by a table row: identity, parameters and the plan function.
-using PlanFn = std::function<LaunchPlan(const Problem&, const Workload&, const Config&, const DeviceInfo&)>;
-// A row's work: a kernel path under kernels/, or a native call of its backend.
-struct VariantSource {
-  VariantSource(const char* kernel) : path(kernel) {}
-  VariantSource(std::string kernel) : path(std::move(kernel)) {}
-  VariantSource(NativeCall call) : native(std::move(call)) {}
-  std::string path;
-  std::optional<NativeCall> native;
-};
-struct VariantSpec {
-  std::string name, family, backend;
-  VariantSource source;
-  std::string help;
-  std::vector<ParamDecl> params;
-  PlanFn plan;
-};
-// `baseline`: a baseline rather than a tuned kernel; `rule`: its Variant::validation_rule().
-std::unique_ptr<Variant> make_variant(VariantSpec spec, bool baseline = false, std::string rule = "");
+// (and TILE_X, TILE_Y) from the knobs; PlanError out of range.
+LaunchPlan omp_plan(const std::string& entry, const PlanContext& x, bool tiles);
 
 // GPU kernels (common/pix_portable.h, OpenCL and CUDA alike): block_x and block_y declarations.
 std::vector<ParamDecl> block_params(int def_x, int def_y);
-// A plan for `entry` with the workload's defines, BLOCK_X and BLOCK_Y from c, dims 2, global = items
-// rounded up to the block. PlanError when the block exceeds the device's limits, or the grid's y extent
-// exceeds the device's max_grid_size_1 (where it states one).
-LaunchPlan gpu_plan(const std::string& entry, const Workload& w, const Config& c, const std::vector<ParamDecl>& decls,
-                    const DeviceInfo& d, std::size_t items_x, std::size_t items_y);
+// (PlanContext::gpu_plan reads them.)
 // A portable formulation's name on one target: its prefix, '_', stem (cl_tree, cuda_tree).
 std::string gpu_name(const PortableTarget& gpu, const std::string& stem);
 

@@ -11,13 +11,14 @@ void register_in_place(Registry& reg, const pix::PortableTargets& gpus) {
   for (const pix::PortableTarget& gpu : gpus) {
     std::vector<ParamDecl> params = pix::block_params(128, 2);
     params.push_back(int_choice("vec", 1, "0: byte swaps of pixel pairs; 1: 16-pixel groups as 16-byte vectors", {0, 1}));
-    reg.add_variant(pix::make_variant(
+    reg.add_variant(make_variant(
         {pix::gpu_name(gpu, "flip_inplace"), "flip", gpu.backend, gpu_source(gpu),
          "in place: each block copies its rows into the output, a barrier, then swaps pixel pairs there (timed together)",
-         params, [params](const Problem& p, const Workload& w, const Config& c, const DeviceInfo& d) {
-           const int vec = pix::int_knob(c, params, "vec");
-           const int bx = pix::int_knob(c, params, "block_x");
-           LaunchPlan plan = pix::gpu_plan(vec ? "flip_inplace_vec16" : "flip_inplace", w, c, params, d,
+         params, [](const PlanContext& x) {
+           const Problem& p = x.problem;
+           const int vec = x.int_knob("vec");
+           const int bx = x.int_knob("block_x");
+           LaunchPlan plan = x.gpu_plan(vec ? "flip_inplace_vec16" : "flip_inplace",
                                            static_cast<std::size_t>(bx),
                                            static_cast<std::size_t>(p.height) * pix::planes_of(p));
            plan.defines.emplace_back("PIXELS", "1");

@@ -17,16 +17,15 @@ std::vector<ParamDecl> gpu_params() {
   return params;
 }
 
-GpuKnobs gpu_knobs(const Config& c, const std::vector<ParamDecl>& decls) {
-  return {pix::int_knob(c, decls, "vec"), pix::int_knob(c, decls, "per_thread"), pix::int_knob(c, decls, "stage")};
+GpuKnobs gpu_knobs(const PlanContext& x) {
+  return {x.int_knob("vec"), x.int_knob("per_thread"), x.int_knob("stage")};
 }
 
-LaunchPlan gpu_flip_plan(const std::string& entry, const Problem& p, const Workload& w, const Config& c,
-                         const std::vector<ParamDecl>& decls, const DeviceInfo& d, std::size_t columns) {
-  const GpuKnobs k = gpu_knobs(c, decls);
-  const std::size_t rows = static_cast<std::size_t>(p.height) * pix::planes_of(p);
+LaunchPlan gpu_flip_plan(const std::string& entry, const PlanContext& x, std::size_t columns) {
+  const GpuKnobs k = gpu_knobs(x);
+  const std::size_t rows = static_cast<std::size_t>(x.problem.height) * pix::planes_of(x.problem);
   const std::size_t items = k.vec ? pix::ceil_div(columns, 16) : columns;
-  LaunchPlan plan = pix::gpu_plan(entry, w, c, decls, d, pix::ceil_div(items, k.per_thread), rows);
+  LaunchPlan plan = x.gpu_plan(entry, pix::ceil_div(items, k.per_thread), rows);
   plan.defines.emplace_back("PIXELS", std::to_string(k.vec ? 1 : k.per_thread));
   plan.defines.emplace_back("GROUPS", std::to_string(k.vec ? k.per_thread : 1));
   plan.defines.emplace_back("STAGE", std::to_string(k.stage));

@@ -14,11 +14,10 @@ std::vector<ParamDecl> gpu_params();
 struct GpuKnobs {
   int vec = 0, per_thread = 1, stage = 0;
 };
-GpuKnobs gpu_knobs(const Config& c, const std::vector<ParamDecl>& decls);
+GpuKnobs gpu_knobs(const PlanContext& x);
 // A plan over `columns` pixel columns per row (groups of 16 when vec) and every plane's rows, with
 // PIXELS and GROUPS defined.
-LaunchPlan gpu_flip_plan(const std::string& entry, const Problem& p, const Workload& w, const Config& c,
-                         const std::vector<ParamDecl>& decls, const DeviceInfo& d, std::size_t columns);
+LaunchPlan gpu_flip_plan(const std::string& entry, const PlanContext& x, std::size_t columns);
 
 // Each registers its OpenCL and CUDA form (cl_<stem>, cuda_<stem>), or its host variants.
 void register_out_of_place(Registry& reg, const pix::PortableTargets& gpus);

@@ -32,10 +32,10 @@ LaunchPlan gpu_hist_plan(const Workload& w, const GpuKernel& k, bool clear, cons
   return plan;
 }
 
-std::size_t groups_of(const Config& c, const std::vector<ParamDecl>& decls, const DeviceInfo& d, int per_unit) {
-  const int groups = int_in(c, decls, "groups");
+std::size_t groups_of(const PlanContext& x, int per_unit) {
+  const int groups = x.int_knob("groups");
   if (groups > 0) return static_cast<std::size_t>(groups);
-  return static_cast<std::size_t>(std::max(1, d.compute_units) * per_unit);
+  return static_cast<std::size_t>(std::max(1, x.device.compute_units) * per_unit);
 }
 
 void interleaved_only(const Problem& p, const std::string& variant) {
@@ -49,8 +49,8 @@ ParamDecl layout_param() {
                     "thread t in copy t % copies: bank-conflict-free atomics with 32 copies)");
 }
 
-std::string interleaved_of(const Config& c, const std::vector<ParamDecl>& decls) {
-  return text_of(c, decls, "layout") == "interleaved" ? "1" : "0";
+std::string interleaved_of(const PlanContext& x) {
+  return x.text_knob("layout") == "interleaved" ? "1" : "0";
 }
 
 }  // namespace pimg::hist

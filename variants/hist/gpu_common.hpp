@@ -13,20 +13,11 @@ namespace pimg::hist {
 
 // A portable GPU hist variant (kernels/hist/hist_<stem>_gpu.h, one text for OpenCL and CUDA) on one target:
 // named <prefix>_<stem> (cl_global, cuda_global), its source kernels/hist/hist_<stem><extension>.
-class GpuVariant : public Variant {
- public:
-  GpuVariant(const pix::PortableTarget& gpu, const std::string& stem, std::string help)
-      : name_(pix::gpu_name(gpu, stem)), backend_(gpu.backend), source_("hist/hist_" + stem + gpu.extension),
-        help_(std::move(help)) {}
-  std::string name() const override { return name_; }
-  std::string family() const override { return "hist"; }
-  std::string backend() const override { return backend_; }
-  std::string source() const override { return source_; }
-  std::string help() const override { return help_; }
-
- private:
-  std::string name_, backend_, source_, help_;
-};
+inline VariantSpec gpu_variant(const pix::PortableTarget& gpu, const std::string& stem, std::string help,
+                               std::vector<ParamDecl> params, PlanFn plan) {
+  return {pix::gpu_name(gpu, stem), "hist", gpu.backend, "hist/hist_" + stem + gpu.extension, std::move(help),
+          std::move(params), std::move(plan)};
+}
 
 // PlanError for a planar problem: the CUDA libraries (CUB, NPP) and cuda_shared count interleaved channels
 // only, so a planar problem is skipped on them (docs/families.md, hist).
@@ -47,15 +38,15 @@ struct GpuKernel {
 LaunchPlan gpu_hist_plan(const Workload& w, const GpuKernel& k, bool clear, const std::string& clear_entry);
 
 // The GROUPS knob: the number of work-groups (blocks), 0 for `per_unit` per compute unit.
-std::size_t groups_of(const Config& c, const std::vector<ParamDecl>& decls, const DeviceInfo& d, int per_unit);
+std::size_t groups_of(const PlanContext& x, int per_unit);
 
 // The `layout` knob of the shared/local sub-histograms (also histeq's): `blocked` keeps each copy's
 // bins contiguous (copy r of bin b at r * bins + b), `interleaved` interleaves the copies word by word
 // (b * copies + r) with thread t counting into copy t % copies, so that with 32 copies the lanes of a
 // warp hit 32 distinct banks instead of bank b % 32.
 ParamDecl layout_param();
-// The kernels' INTERLEAVED define for c's layout: "1" for interleaved, "0" for blocked.
-std::string interleaved_of(const Config& c, const std::vector<ParamDecl>& decls);
+// The kernels' INTERLEAVED define for the layout knob: "1" for interleaved, "0" for blocked.
+std::string interleaved_of(const PlanContext& x);
 
 // The portable variants, one per target (register_hist), and those of one backend that its plug-in
 // (variants/hist/<backend>/) registers.

@@ -10,16 +10,9 @@
 
 namespace pimg::hist {
 
-int int_in(const Config& c, const std::vector<ParamDecl>& decls, const std::string& name) {
-  return static_cast<int>(int_value(c, decls, name));
-}
-
-std::string text_of(const Config& c, const std::vector<ParamDecl>& decls, const std::string& name) {
-  return text_value(c, decls, name);
-}
-
-int choice_index(const std::vector<ParamDecl>& decls, const std::string& name, const std::string& value) {
-  for (const auto& d : decls)
+int choice_index(const PlanContext& x, const std::string& name) {
+  const std::string value = x.text_knob(name);
+  for (const auto& d : x.params)
     if (d.name == name)
       return static_cast<int>(std::find(d.choices.begin(), d.choices.end(), value) - d.choices.begin());
   throw PlanError(fmt::format("no parameter '{}'", name));
@@ -49,10 +42,10 @@ std::vector<ParamDecl> omp_parallel_params() {
           int_range("chunk", 1, "schedule chunk size in tasks, at least 1", 1, 1 << 20)};
 }
 
-void add_omp_parallel_defines(LaunchPlan& plan, const Config& c, const std::vector<ParamDecl>& decls) {
-  const int threads = int_in(c, decls, "threads");
-  const int chunk = int_in(c, decls, "chunk");
-  std::string schedule = text_of(c, decls, "schedule");
+void add_omp_parallel_defines(LaunchPlan& plan, const PlanContext& x) {
+  const int threads = x.int_knob("threads");
+  const int chunk = x.int_knob("chunk");
+  std::string schedule = x.text_knob("schedule");
   std::transform(schedule.begin(), schedule.end(), schedule.begin(), [](unsigned char ch) { return std::toupper(ch); });
   plan.defines.emplace_back("THREADS", std::to_string(threads));
   plan.defines.emplace_back("SCHED", "PIMG_SCHED_" + schedule);

@@ -8,13 +8,14 @@ void register_direct(Registry& reg, const pix::PortableTargets& gpus) {
   for (const pix::PortableTarget& gpu : gpus) {
     std::vector<ParamDecl> params = pix::block_params(64, 4);
     params.push_back(int_range("pixels", 1, "output pixels per thread along x (1..16)", 1, 16));
-    reg.add_variant(pix::make_variant(
+    reg.add_variant(make_variant(
         {pix::gpu_name(gpu, "direct"), "maxpool", gpu.backend, gpu_source(gpu),
          "one thread per PIXELS output pixels, byte loads (the naive kernel)", params,
-         [params](const Problem& p, const Workload& w, const Config& c, const DeviceInfo& d) {
-           const int pixels = pix::int_knob(c, params, "pixels");
+         [](const PlanContext& x) {
+           const Problem& p = x.problem;
+           const int pixels = x.int_knob("pixels");
            const int k = window_of(p);
-           LaunchPlan plan = pix::gpu_plan("maxpool_direct", w, c, params, d,
+           LaunchPlan plan = x.gpu_plan("maxpool_direct",
                                            pix::ceil_div(static_cast<std::size_t>(p.width / k), pixels),
                                            static_cast<std::size_t>(pix::planes_of(p)) * (p.height / k));
            finish_plan(plan, p, pixels, 1);

@@ -9,15 +9,15 @@ void register_vec16(Registry& reg, const pix::PortableTargets& gpus) {
   for (const pix::PortableTarget& gpu : gpus) {
     std::vector<ParamDecl> params = pix::block_params(64, 2);
     params.push_back(int_range("groups", 1, "groups of 16 output pixels per thread, strided by the block (1..8)", 1, 8));
-    reg.add_variant(pix::make_variant(
+    reg.add_variant(make_variant(
         {pix::gpu_name(gpu, "vec16"), "maxpool", gpu.backend, gpu_source(gpu),
          "16-byte vector loads and stores, packed byte-wise maxima, GROUPS x 16 output pixels per thread", params,
-         [params, name = pix::gpu_name(gpu, "vec16")](const Problem& p, const Workload& w, const Config& c,
-                                                           const DeviceInfo& d) {
+         [name = pix::gpu_name(gpu, "vec16")](const PlanContext& x) {
+           const Problem& p = x.problem;
            two_by_two_only(p, name);
-           const int groups = pix::int_knob(c, params, "groups");
+           const int groups = x.int_knob("groups");
            const std::size_t g = pix::ceil_div(static_cast<std::size_t>(p.width / 2), 16);
-           LaunchPlan plan = pix::gpu_plan("maxpool_vec16", w, c, params, d, pix::ceil_div(g, groups),
+           LaunchPlan plan = x.gpu_plan("maxpool_vec16", pix::ceil_div(g, groups),
                                            static_cast<std::size_t>(pix::planes_of(p)) * (p.height / 2));
            finish_plan(plan, p, 1, groups);
            return plan;

@@ -1,4 +1,4 @@
-// The rotate variants' shared helpers (rotate_common.hpp): knob reading, defines, work-item geometry and the
+// The rotate variants' shared helpers (rotate_common.hpp): defines, work-item geometry and the
 // OpenMP plan.
 #include "rotate_common.hpp"
 
@@ -15,15 +15,6 @@ std::size_t round_up(std::size_t v, std::size_t m) { return (v + m - 1) / m * m;
 
 }  // namespace
 
-int knob(const Config& c, const std::vector<ParamDecl>& decls, const std::string& name) {
-  return static_cast<int>(int_value(c, decls, name));
-}
-
-double limit(const DeviceInfo& d, const std::string& name, double fallback) {
-  auto it = d.limits.find(name);
-  return it == d.limits.end() ? fallback : it->second;
-}
-
 std::vector<ParamDecl> grid_params() {
   const GridKnobs def;
   return {int_range("block_x", def.block_x, "work-group (thread block) width", 1, 1024),
@@ -35,20 +26,19 @@ std::vector<ParamDecl> grid_params() {
                     "items write neighbouring pixels", {0, 1})};
 }
 
-GridKnobs read_grid(const Config& c, const DeviceInfo& d, double max_group) {
-  const std::vector<ParamDecl> decls = grid_params();
+GridKnobs read_grid(const PlanContext& x, double max_group) {
   GridKnobs k;
-  k.block_x = knob(c, decls, "block_x");
-  k.block_y = knob(c, decls, "block_y");
-  k.items_x = knob(c, decls, "items_x");
-  k.items_y = knob(c, decls, "items_y");
-  k.spread = knob(c, decls, "spread");
+  k.block_x = x.int_knob("block_x");
+  k.block_y = x.int_knob("block_y");
+  k.items_x = x.int_knob("items_x");
+  k.items_y = x.int_knob("items_y");
+  k.spread = x.int_knob("spread");
   const double items = static_cast<double>(k.block_x) * k.block_y;
   if (max_group > 0 && items > max_group)
     throw PlanError(fmt::format("block {}x{} = {} items exceeds the device's {}", k.block_x, k.block_y, items, max_group));
-  if (k.block_x > limit(d, "max_work_item_size_0", k.block_x) || k.block_y > limit(d, "max_work_item_size_1", k.block_y))
+  if (k.block_x > x.limit("max_work_item_size_0", k.block_x) || k.block_y > x.limit("max_work_item_size_1", k.block_y))
     throw PlanError(fmt::format("block {}x{} exceeds the device's dimensions {}x{}", k.block_x, k.block_y,
-                                limit(d, "max_work_item_size_0", 0), limit(d, "max_work_item_size_1", 0)));
+                                x.limit("max_work_item_size_0", 0), x.limit("max_work_item_size_1", 0)));
   return k;
 }
 
@@ -70,11 +60,11 @@ void set_grid(LaunchPlan& plan, const RotateSpec& s, const GridKnobs& k) {
   plan.args = {KernelArg::buf("in"), KernelArg::buf("out"), KernelArg::integer(s.width), KernelArg::integer(s.height)};
 }
 
-KernelArg image_arg(const RotateSpec& s, const DeviceInfo& d, const std::string& support) {
-  if (!support.empty() && limit(d, support, 0) == 0) throw PlanError("the device has no image support");
+KernelArg image_arg(const RotateSpec& s, const PlanContext& x, const std::string& support) {
+  if (!support.empty() && x.limit(support, 0) == 0) throw PlanError("the device has no image support");
   const int texels_x = s.planar ? s.width : s.width * s.channels;
   const int texels_y = s.planar ? s.height * s.channels : s.height;
-  const double max_w = limit(d, "image2d_max_width", 0), max_h = limit(d, "image2d_max_height", 0);
+  const double max_w = x.limit("image2d_max_width", 0), max_h = x.limit("image2d_max_height", 0);
   if (texels_x > max_w || texels_y > max_h)
     throw PlanError(fmt::format("input of {}x{} texels exceeds the device's 2-D image limit {}x{}", texels_x, texels_y,
                                 max_w, max_h));
@@ -95,12 +85,12 @@ std::vector<ParamDecl> omp_params() {
   };
 }
 
-LaunchPlan omp_plan(const Workload& w, const Config& c, int decomp) {
-  const std::vector<ParamDecl> decls = omp_params();
-  const int threads = knob(c, decls, "threads");
-  const int chunk = knob(c, decls, "chunk");
-  const int simd = knob(c, decls, "simd");
-  std::string schedule = text_value(c, decls, "schedule");
+LaunchPlan omp_plan(const PlanContext& x, int decomp) {
+  const Workload& w = x.workload;
+  const int threads = x.int_knob("threads");
+  const int chunk = x.int_knob("chunk");
+  const int simd = x.int_knob("simd");
+  std::string schedule = x.text_knob("schedule");
   std::transform(schedule.begin(), schedule.end(), schedule.begin(), [](unsigned char ch) { return std::toupper(ch); });
   LaunchPlan plan;
   plan.entry = "rotate_omp";

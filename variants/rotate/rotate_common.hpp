@@ -1,5 +1,4 @@
-// Shared by the rotate variants: reading a configuration's knobs against their declarations (PlanError outside them),
-// the problem's defines, the launch geometry of the work-item kernels and the registration entry points.
+// Shared by the rotate variants: the problem's defines, the launch geometry of the work-item kernels and the registration entry points.
 #pragma once
 #include <initializer_list>
 #include <memory>
@@ -13,11 +12,6 @@
 
 namespace pimg::rotate {
 
-// Integer parameter `name` of c (its declared default when c leaves it out); PlanError outside its
-// declaration in `decls` (pimg::int_value).
-int knob(const Config& c, const std::vector<ParamDecl>& decls, const std::string& name);
-// A named device limit, or `fallback` when the backend does not report it.
-double limit(const DeviceInfo& d, const std::string& name, double fallback);
 
 // The knobs of the work-item kernels (OpenCL and CUDA).
 struct GridKnobs {
@@ -27,7 +21,7 @@ struct GridKnobs {
 };
 std::vector<ParamDecl> grid_params();
 // Throws PlanError when the block exceeds `max_group` items or the device's dimensions.
-GridKnobs read_grid(const Config& c, const DeviceInfo& d, double max_group);
+GridKnobs read_grid(const PlanContext& x, double max_group);
 // The problem's defines, then BLOCK_X, BLOCK_Y, ITEMS_X, ITEMS_Y, SPREAD.
 void add_grid_defines(LaunchPlan& plan, const Workload& w, const GridKnobs& k);
 // dims 2; global = ceil(size / items) rounded up to the block; args in, out, width, height.
@@ -35,7 +29,7 @@ void set_grid(LaunchPlan& plan, const RotateSpec& s, const GridKnobs& k);
 
 // The plan of kernels/rotate/rotate_omp.cpp: decomp 0 rows, 1 tiles (tile_x, tile_y).
 std::vector<ParamDecl> omp_params();
-LaunchPlan omp_plan(const Workload& w, const Config& c, int decomp);
+LaunchPlan omp_plan(const PlanContext& x, int decomp);
 
 // The host functions' arguments: in, out, then width, height, channels, planar, interp, fill, cos, sin.
 std::vector<KernelArg> host_args(const RotateSpec& s);
@@ -44,14 +38,14 @@ RotateSpec spec_from_args(const std::int64_t* ints);
 
 // The input as a 2-D image of 1-byte texels (interleaved rows w*channels wide, planes stacked vertically);
 // PlanError when the device has no images (limit `support`, if named) or they are too small.
-KernelArg image_arg(const RotateSpec& s, const DeviceInfo& d, const std::string& support);
+KernelArg image_arg(const RotateSpec& s, const PlanContext& x, const std::string& support);
 // The plan of kernels/rotate/rotate_direct.cl (cl_direct; cl_image with image=1). Throws PlanError.
-LaunchPlan cl_plan(const Problem& p, const Workload& w, const Config& c, const DeviceInfo& d, bool image);
+LaunchPlan cl_plan(const PlanContext& x, bool image);
 // cuda_direct's and cuda_texture's parameters: the grid's, ldg (with_ldg), incr and pack.
 std::vector<ParamDecl> cuda_params(bool with_ldg);
 // The plan of kernels/rotate/rotate_cuda.cu (cuda_direct; cuda_texture with texture=1: the input as a
 // texture object, no ldg knob). Throws PlanError.
-LaunchPlan cuda_plan(const Problem& p, const Workload& w, const Config& c, const DeviceInfo& d, bool texture);
+LaunchPlan cuda_plan(const PlanContext& x, bool texture);
 
 // The plan of the native call npp_rotate (the CUDA backend's native/npp_rotate.cpp) for samples of `depth`
 // bytes (1: the family's images; 2: the probe's 16-bit index images): args in, out, width, height, planes,

@@ -44,14 +44,6 @@ std::string int_list(const HostBuffer& b) {
 
 }  // namespace
 
-int int_param_in(const Config& c, const std::vector<ParamDecl>& decls, const std::string& name) {
-  return static_cast<int>(int_value(c, decls, name));
-}
-
-std::string text_param(const Config& c, const std::vector<ParamDecl>& decls, const std::string& name) {
-  return text_value(c, decls, name);
-}
-
 void add_real_args(LaunchPlan& plan, const SembSpec& s) {
   for (float v : {s.t0, s.m0, s.h0, s.idt}) plan.args.push_back(KernelArg::real(v));
 }
@@ -102,30 +94,31 @@ std::vector<ParamDecl> device_params(DeviceApi api, bool argmax) {
   return p;
 }
 
-DeviceKnobs read_device_knobs(const Config& c, const std::vector<ParamDecl>& decls, DeviceApi api, bool argmax) {
+DeviceKnobs read_device_knobs(const PlanContext& x, DeviceApi api, bool argmax) {
+  const std::vector<ParamDecl>& decls = x.params;
   DeviceKnobs k;
-  k.dims = int_param_in(c, decls, "dims");
-  k.block_x = int_param_in(c, decls, "block_x");
-  k.block_y = int_param_in(c, decls, "block_y");
-  k.block_z = int_param_in(c, decls, "block_z");
-  k.ppi = int_param_in(c, decls, "ppi");
-  k.precomp = text_param(c, decls, "precompute") == "host";
-  k.inline_helpers = int_param_in(c, decls, "inline");
-  k.interp = text_param(c, decls, "interp") == "simplified";
-  k.geom_mem = text_param(c, decls, "geom_mem") == "constant";
-  k.window = text_param(c, decls, "window") == "local";
+  k.dims = x.int_knob("dims");
+  k.block_x = x.int_knob("block_x");
+  k.block_y = x.int_knob("block_y");
+  k.block_z = x.int_knob("block_z");
+  k.ppi = x.int_knob("ppi");
+  k.precomp = x.text_knob("precompute") == "host";
+  k.inline_helpers = x.int_knob("inline");
+  k.interp = x.text_knob("interp") == "simplified";
+  k.geom_mem = x.text_knob("geom_mem") == "constant";
+  k.window = x.text_knob("window") == "local";
   if (std::any_of(decls.begin(), decls.end(), [](const ParamDecl& d) { return d.name == "map"; }))
-    k.seed_map = text_param(c, decls, "map") == "seed";
+    k.seed_map = x.text_knob("map") == "seed";
   if (std::any_of(decls.begin(), decls.end(), [](const ParamDecl& d) { return d.name == "math"; })) {
-    const std::string math = text_param(c, decls, "math");
+    const std::string math = x.text_knob("math");
     k.math = math == "fast" ? 2 : math == "mad" ? 1 : 0;
   }
   if (api == DeviceApi::cuda) {
-    k.ldg = int_param_in(c, decls, "ldg");
-    k.launch_bounds = int_param_in(c, decls, "launch_bounds");
+    k.ldg = x.int_knob("ldg");
+    k.launch_bounds = x.int_knob("launch_bounds");
   }
   if (argmax) {
-    k.final_block = int_param_in(c, decls, "final_block");
+    k.final_block = x.int_knob("final_block");
     if (!pow2(k.block_x * k.block_y * k.block_z))
       throw PlanError(fmt::format("the arg-max reduction needs a power-of-two work-group, got {}x{}x{}", k.block_x,
                                   k.block_y, k.block_z));
@@ -267,30 +260,12 @@ LaunchPlan device_plan(const SembSpec& s, const Workload& w, const DeviceKnobs& 
   return plan;
 }
 
-namespace {
-
-class DeviceVariant final : public Variant {
- public:
-  explicit DeviceVariant(DeviceVariantSpec spec) : spec_(std::move(spec)) {}
-  std::string name() const override { return spec_.name; }
-  std::string family() const override { return "semblance"; }
-  std::string backend() const override { return spec_.backend; }
-  std::string source() const override { return spec_.source; }
-  std::string help() const override { return spec_.help; }
-  std::vector<ParamDecl> parameters() const override { return device_params(spec_.api, spec_.argmax); }
-  LaunchPlan plan(const Problem& p, const Workload& w, const Config& c, const DeviceInfo& d) const override {
-    const DeviceKnobs k = read_device_knobs(c, parameters(), spec_.api, spec_.argmax);
-    return device_plan(spec_of(p), w, k, d, spec_.api, spec_.argmax);
-  }
-
- private:
-  DeviceVariantSpec spec_;
-};
-
-}  // namespace
-
 std::unique_ptr<Variant> make_device_variant(DeviceVariantSpec spec) {
-  return std::make_unique<DeviceVariant>(std::move(spec));
+  return make_variant({spec.name, "semblance", spec.backend, spec.source, spec.help, device_params(spec.api, spec.argmax),
+                       [api = spec.api, argmax = spec.argmax](const PlanContext& x) {
+                         const DeviceKnobs k = read_device_knobs(x, api, argmax);
+                         return device_plan(spec_of(x.problem), x.workload, k, x.device, api, argmax);
+                       }});
 }
 
 }  // namespace pimg::semblance

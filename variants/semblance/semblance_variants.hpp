@@ -15,11 +15,6 @@ namespace pimg::semblance {
 // The most ranks the MPI variants (mpi_grid, mpi_cuda_grid) declare.
 inline constexpr int kMaxRanks = 64;
 
-// The value of parameter `name` in c, else its declared default, checked against its declaration
-// (pimg::int_value, text_value): PlanError for a value outside it or of the wrong type.
-int int_param_in(const Config& c, const std::vector<ParamDecl>& decls, const std::string& name);
-std::string text_param(const Config& c, const std::vector<ParamDecl>& decls, const std::string& name);
-
 // t0, m0, h0, idt as real arguments (every kernel's last four).
 void add_real_args(LaunchPlan& plan, const SembSpec& s);
 // The host kernels' arguments (omp_grid's, mpi_cuda_grid's ranks'): samples, geom, hdr, axes, out, then the real ones.
@@ -49,8 +44,9 @@ struct DeviceKnobs {
 };
 
 std::vector<ParamDecl> device_params(DeviceApi api, bool argmax);
-// A configuration's knobs, checked against each other, the problem and the device. Throws PlanError.
-DeviceKnobs read_device_knobs(const Config& c, const std::vector<ParamDecl>& decls, DeviceApi api, bool argmax);
+// A configuration's knobs (the `map` and `math` knobs where the variant declares them), checked against each
+// other, the problem and the device. Throws PlanError.
+DeviceKnobs read_device_knobs(const PlanContext& x, DeviceApi api, bool argmax);
 // The knobs as the kernels' defines (DIMS, BLOCK_X, ..., ARGMAX, and LDG, LAUNCH_BOUNDS for CUDA), and
 // back: the MPI worker that runs the kernel on each rank's GPU receives them this way. knobs_from_defines
 // throws PlanError naming a missing or non-integer define; it checks nothing else (device_plan does).

@@ -251,87 +251,77 @@ class T1Family final : public Family, public DeviceComparable {
   std::shared_ptr<const T1Spec> s_;
 };
 
-class T1Variant final : public Variant {
- public:
-  T1Variant(std::shared_ptr<const T1Spec> s, std::string source) : s_(std::move(s)), source_(std::move(source)) {}
-  std::string name() const override { return s_->kernel_name; }
-  std::string family() const override { return s_->name; }
-  std::string backend() const override { return s_->backend; }
-  std::string source() const override { return source_; }
-  std::string help() const override { return "T1 kernel " + s_->file; }
-  std::vector<ParamDecl> parameters() const override {
-    std::vector<ParamDecl> out;
-    for (const auto& p : s_->params) {
-      ParamDecl d;
-      d.name = p.name;
-      d.is_text = p.type == "string" || p.type == "float";
-      if (d.is_text)
-        for (const auto& v : p.values) d.choices.push_back(std::get<std::string>(v));
-      d.default_value = p.default_value ? *p.default_value : p.values.front();
-      d.help = p.type + " parameter of the T1 file";
-      out.push_back(std::move(d));
-    }
-    return out;
+std::vector<ParamDecl> t1_params(const T1Spec& s) {
+  std::vector<ParamDecl> out;
+  for (const auto& p : s.params) {
+    ParamDecl d;
+    d.name = p.name;
+    d.is_text = p.type == "string" || p.type == "float";
+    if (d.is_text)
+      for (const auto& v : p.values) d.choices.push_back(std::get<std::string>(v));
+    d.default_value = p.default_value ? *p.default_value : p.values.front();
+    d.help = p.type + " parameter of the T1 file";
+    out.push_back(std::move(d));
   }
-  LaunchPlan plan(const Problem&, const Workload&, const Config& c, const DeviceInfo& d) const override {
-    LaunchPlan plan;
-    plan.entry = s_->kernel_name;
-    for (const auto& p : s_->params) plan.defines.emplace_back(p.name, to_string(c.at(p.name)));
-    plan.options = s_->compiler_options;
-    plan.shared_bytes = static_cast<std::size_t>(s_->shared_memory);
-    const PyNames names = geometry_names(*s_, c);
-    auto size = [&](const std::optional<PyExpr>& e, const char* what, int dim) -> std::int64_t {
-      if (!e) return 1;
-      PyValue v;
-      try {
-        v = e->eval(names);
-      } catch (const PyError& err) {
-        throw PlanError(fmt::format("{}.{}: {}", what, "XYZ"[dim], err.what()));
-      }
-      if (v.kind != PyValue::Kind::Int || v.i <= 0)
-        throw PlanError(fmt::format("{}.{} is {}, not a positive integer", what, "XYZ"[dim], v.repr()));
-      return v.i;
-    };
-    plan.dims = 1;
-    for (int k = 0; k < 3; ++k) {
-      if (s_->global[k] || s_->local[k] || (s_->has_grid_div && static_cast<std::size_t>(k) < s_->problem_size.size()))
-        plan.dims = k + 1;
-      const std::int64_t local = size(s_->local[k], "LocalSize", k);
-      std::int64_t global;
-      if (s_->has_grid_div) {
-        std::int64_t div = 1;
-        for (const auto& p : s_->grid_div[k]) div *= c.integer(p);
-        if (s_->grid_div[k].empty()) div = local;
-        if (div <= 0) throw PlanError(fmt::format("grid divisor of dimension {} is {}", k, div));
-        const std::int64_t extent = static_cast<std::size_t>(k) < s_->problem_size.size() ? s_->problem_size[k] : 1;
-        global = (extent + div - 1) / div * local;
-      } else {
-        const std::int64_t g = size(s_->global[k], "GlobalSize", k);
-        global = s_->global_size_type == "CUDA" ? g * local : g;
-      }
-      plan.local[k] = static_cast<std::size_t>(local);
-      plan.global[k] = static_cast<std::size_t>(global);
-    }
-    const double threads = static_cast<double>(plan.local[0]) * static_cast<double>(plan.local[1]) * static_cast<double>(plan.local[2]);
-    if (d.max_work_group_size > 0 && threads > static_cast<double>(d.max_work_group_size))
-      throw PlanError(fmt::format("{} threads per block; the device allows {}", threads, d.max_work_group_size));
-    for (const auto& a : s_->args) {
-      if (a.memory == "Scalar") {
-        std::vector<std::uint8_t> bytes = fill(a.fill, a.type, 1);
-        plan.args.push_back(KernelArg::raw(std::move(bytes)));
-        continue;
-      }
-      const std::string buffer = a.output ? "out" : buffer_name(a);
-      if (a.memory == "Symbol" || a.constant_symbol) plan.symbols.emplace_back(a.name, buffer);
-      if (a.memory == "Vector") plan.args.push_back(KernelArg::buf(buffer));
-    }
-    return plan;
-  }
+  return out;
+}
 
- private:
-  std::shared_ptr<const T1Spec> s_;
-  std::string source_;
-};
+LaunchPlan t1_plan(const T1Spec& s, const PlanContext& x) {
+  const Config& c = x.config;
+  const DeviceInfo& d = x.device;
+  LaunchPlan plan;
+  plan.entry = s.kernel_name;
+  for (const auto& p : s.params) plan.defines.emplace_back(p.name, to_string(c.at(p.name)));
+  plan.options = s.compiler_options;
+  plan.shared_bytes = static_cast<std::size_t>(s.shared_memory);
+  const PyNames names = geometry_names(s, c);
+  auto size = [&](const std::optional<PyExpr>& e, const char* what, int dim) -> std::int64_t {
+    if (!e) return 1;
+    PyValue v;
+    try {
+      v = e->eval(names);
+    } catch (const PyError& err) {
+      throw PlanError(fmt::format("{}.{}: {}", what, "XYZ"[dim], err.what()));
+    }
+    if (v.kind != PyValue::Kind::Int || v.i <= 0)
+      throw PlanError(fmt::format("{}.{} is {}, not a positive integer", what, "XYZ"[dim], v.repr()));
+    return v.i;
+  };
+  plan.dims = 1;
+  for (int k = 0; k < 3; ++k) {
+    if (s.global[k] || s.local[k] || (s.has_grid_div && static_cast<std::size_t>(k) < s.problem_size.size()))
+      plan.dims = k + 1;
+    const std::int64_t local = size(s.local[k], "LocalSize", k);
+    std::int64_t global;
+    if (s.has_grid_div) {
+      std::int64_t div = 1;
+      for (const auto& p : s.grid_div[k]) div *= c.integer(p);
+      if (s.grid_div[k].empty()) div = local;
+      if (div <= 0) throw PlanError(fmt::format("grid divisor of dimension {} is {}", k, div));
+      const std::int64_t extent = static_cast<std::size_t>(k) < s.problem_size.size() ? s.problem_size[k] : 1;
+      global = (extent + div - 1) / div * local;
+    } else {
+      const std::int64_t g = size(s.global[k], "GlobalSize", k);
+      global = s.global_size_type == "CUDA" ? g * local : g;
+    }
+    plan.local[k] = static_cast<std::size_t>(local);
+    plan.global[k] = static_cast<std::size_t>(global);
+  }
+  const double threads = static_cast<double>(plan.local[0]) * static_cast<double>(plan.local[1]) * static_cast<double>(plan.local[2]);
+  if (d.max_work_group_size > 0 && threads > static_cast<double>(d.max_work_group_size))
+    throw PlanError(fmt::format("{} threads per block; the device allows {}", threads, d.max_work_group_size));
+  for (const auto& a : s.args) {
+    if (a.memory == "Scalar") {
+      std::vector<std::uint8_t> bytes = fill(a.fill, a.type, 1);
+      plan.args.push_back(KernelArg::raw(std::move(bytes)));
+      continue;
+    }
+    const std::string buffer = a.output ? "out" : buffer_name(a);
+    if (a.memory == "Symbol" || a.constant_symbol) plan.symbols.emplace_back(a.name, buffer);
+    if (a.memory == "Vector") plan.args.push_back(KernelArg::buf(buffer));
+  }
+  return plan;
+}
 
 std::deque<std::shared_ptr<const T1Spec>>& loaded() {
   static std::deque<std::shared_ptr<const T1Spec>> specs;
@@ -368,7 +358,8 @@ const T1Spec& register_t1(Registry& reg, const std::string& path, const T1Overri
   const std::string source = "user:" + spec->kernel_path;
   add_kernel_source(source, spec->kernel_text);
   reg.add_family(std::make_unique<T1Family>(spec));
-  reg.add_variant(std::make_unique<T1Variant>(spec, source));
+  reg.add_variant(make_variant({spec->kernel_name, spec->name, spec->backend, source, "T1 kernel " + spec->file,
+                                t1_params(*spec), [spec](const PlanContext& x) { return t1_plan(*spec, x); }}));
   loaded().push_back(spec);
   return *spec;
 }

@@ -28,68 +28,63 @@ struct Decl {
   std::vector<std::string> args;
 };
 
-class UserVariant final : public Variant {
- public:
-  explicit UserVariant(Decl d) : d_(std::move(d)) {}
-  std::string name() const override { return d_.name; }
-  std::string family() const override { return d_.family; }
-  std::string backend() const override { return d_.backend; }
-  std::string source() const override { return d_.source; }
-  std::string help() const override { return d_.help; }
-  std::vector<ParamDecl> parameters() const override { return d_.params; }
-  LaunchPlan plan(const Problem&, const Workload& w, const Config& c, const DeviceInfo&) const override {
-    LaunchPlan plan;
-    plan.entry = d_.entry;
-    for (const auto& [k, v] : w.defines) plan.defines.emplace_back(k, v);
-    for (const auto& p : d_.params) plan.defines.emplace_back(p.name, to_string(c.has(p.name) ? c.at(p.name) : p.default_value));
-    const PyNames names = [&](const std::string& n) -> std::optional<PyValue> {
-      if (c.has(n)) {
-        const Value& v = c.at(n);
-        if (auto i = std::get_if<std::int64_t>(&v)) return PyValue::integer(*i);
-        return PyValue::str(std::get<std::string>(v));
-      }
-      if (auto it = w.scalars.find(n); it != w.scalars.end()) return PyValue::integer(it->second);
-      return std::nullopt;
-    };
-    auto integer = [&](const PyExpr& e, const std::string& what) {
-      PyValue v;
-      try {
-        v = e.eval(names);
-      } catch (const PyError& err) {
-        throw PlanError(fmt::format("{}: {}", what, err.what()));
-      }
-      if (v.kind != PyValue::Kind::Int) throw PlanError(fmt::format("{} is {}, not an integer", what, v.repr()));
-      return v.i;
-    };
-    const auto& global = d_.global;
-    plan.dims = static_cast<int>(std::max<std::size_t>(1, global.size()));
-    if (global.empty()) {
-      plan.dims = 2;
-      plan.global = {static_cast<std::size_t>(w.scalars.count("out_width") ? w.scalars.at("out_width") : w.scalars.at("width")),
-                     static_cast<std::size_t>(w.scalars.count("out_height") ? w.scalars.at("out_height") : w.scalars.at("height")),
-                     1};
+LaunchPlan user_plan(const Decl& d, const PlanContext& x) {
+  const Workload& w = x.workload;
+  const Config& c = x.config;
+  LaunchPlan plan;
+  plan.entry = d.entry;
+  for (const auto& [k, v] : w.defines) plan.defines.emplace_back(k, v);
+  for (const auto& p : d.params) plan.defines.emplace_back(p.name, to_string(c.has(p.name) ? c.at(p.name) : p.default_value));
+  const PyNames names = [&](const std::string& n) -> std::optional<PyValue> {
+    if (c.has(n)) {
+      const Value& v = c.at(n);
+      if (auto i = std::get_if<std::int64_t>(&v)) return PyValue::integer(*i);
+      return PyValue::str(std::get<std::string>(v));
     }
-    for (std::size_t k = 0; k < global.size(); ++k) {
-      const std::int64_t g = integer(global[k], fmt::format("global[{}]", k));
-      if (g <= 0) throw PlanError(fmt::format("global[{}] is {}", k, g));
-      plan.global[k] = static_cast<std::size_t>(g);
+    if (auto it = w.scalars.find(n); it != w.scalars.end()) return PyValue::integer(it->second);
+    return std::nullopt;
+  };
+  auto integer = [&](const PyExpr& e, const std::string& what) {
+    PyValue v;
+    try {
+      v = e.eval(names);
+    } catch (const PyError& err) {
+      throw PlanError(fmt::format("{}: {}", what, err.what()));
     }
-    for (std::size_t k = 0; k < d_.local.size(); ++k) {
-      const std::int64_t l = integer(d_.local[k], fmt::format("local[{}]", k));
-      if (l <= 0) throw PlanError(fmt::format("local[{}] is {}", k, l));
-      plan.local[k] = static_cast<std::size_t>(l);
-      plan.global[k] = (plan.global[k] + plan.local[k] - 1) / plan.local[k] * plan.local[k];  // whole work-groups
-    }
-    for (const auto& a : d_.args) {
-      const bool buffer = a == "out" || std::any_of(w.inputs.begin(), w.inputs.end(), [&](const HostBuffer& b) { return b.name == a; });
-      plan.args.push_back(buffer ? KernelArg::buf(a) : KernelArg::integer(integer(PyExpr::parse(a), "argument '" + a + "'")));
-    }
-    return plan;
+    if (v.kind != PyValue::Kind::Int) throw PlanError(fmt::format("{} is {}, not an integer", what, v.repr()));
+    return v.i;
+  };
+  const auto& global = d.global;
+  plan.dims = static_cast<int>(std::max<std::size_t>(1, global.size()));
+  if (global.empty()) {
+    plan.dims = 2;
+    plan.global = {static_cast<std::size_t>(w.scalars.count("out_width") ? w.scalars.at("out_width") : w.scalars.at("width")),
+                   static_cast<std::size_t>(w.scalars.count("out_height") ? w.scalars.at("out_height") : w.scalars.at("height")),
+                   1};
   }
+  for (std::size_t k = 0; k < global.size(); ++k) {
+    const std::int64_t g = integer(global[k], fmt::format("global[{}]", k));
+    if (g <= 0) throw PlanError(fmt::format("global[{}] is {}", k, g));
+    plan.global[k] = static_cast<std::size_t>(g);
+  }
+  for (std::size_t k = 0; k < d.local.size(); ++k) {
+    const std::int64_t l = integer(d.local[k], fmt::format("local[{}]", k));
+    if (l <= 0) throw PlanError(fmt::format("local[{}] is {}", k, l));
+    plan.local[k] = static_cast<std::size_t>(l);
+    plan.global[k] = (plan.global[k] + plan.local[k] - 1) / plan.local[k] * plan.local[k];  // whole work-groups
+  }
+  for (const auto& a : d.args) {
+    const bool buffer = a == "out" || std::any_of(w.inputs.begin(), w.inputs.end(), [&](const HostBuffer& b) { return b.name == a; });
+    plan.args.push_back(buffer ? KernelArg::buf(a) : KernelArg::integer(integer(PyExpr::parse(a), "argument '" + a + "'")));
+  }
+  return plan;
+}
 
- private:
-  Decl d_;
-};
+// A user's declaration as data: the plan reads the declaration's expressions.
+std::unique_ptr<Variant> user_variant(const Decl& d) {
+  return make_variant({d.name, d.family, d.backend, d.source, d.help, d.params,
+                       [d](const PlanContext& x) { return user_plan(d, x); }});
+}
 
 std::string where(const std::string& file, const YAML::Node& n) {
   return fmt::format("{}:{}:{}", file, n.Mark().line + 1, n.Mark().column + 1);
@@ -235,7 +230,7 @@ void register_space_variants(Registry& reg, const std::string& space_path) {
   if (!family || !family.IsScalar() || !reg.family(family.Scalar()))
     fail(space_path, list, "the space must name a known family for its user variants to join");
   if (!list.IsSequence()) fail(space_path, list, "a list of variants");
-  for (const auto& v : list) reg.add_variant(std::make_unique<UserVariant>(read_decl(space_path, v, family.Scalar(), reg)));
+  for (const auto& v : list) reg.add_variant(user_variant(read_decl(space_path, v, family.Scalar(), reg)));
 }
 
 Space load_space_with_user_variants(Registry& reg, const std::string& space_path) {

@@ -1,8 +1,11 @@
 // A variant: one kernel source of one family on one backend, with the parameters it understands.
 // plan() turns a configuration into defines, geometry and arguments; it never runs anything.
-// Adding a variant is one file under variants/<family>/ plus one line in its register file.
+// Adding a variant is one file under variants/<family>/ plus one line in its register file; most are a
+// VariantSpec, a row of data.
 #pragma once
 #include <cstdint>
+#include <functional>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -10,6 +13,7 @@
 #include "pimg/backend.hpp"
 #include "pimg/config.hpp"
 #include "pimg/family.hpp"
+#include "pimg/plan_context.hpp"
 
 namespace pimg {
 
@@ -69,8 +73,7 @@ class Variant {
   virtual std::optional<NativeCall> native() const { return std::nullopt; }
   virtual std::string help() const = 0;
   virtual std::vector<ParamDecl> parameters() const = 0;
-  virtual LaunchPlan plan(const Problem& p, const Workload& w, const Config& c,
-                          const DeviceInfo& d) const = 0;
+  virtual LaunchPlan plan(const PlanContext& x) const = 0;
   // The family rule this variant is validated against: empty for the family's own; a library with
   // a documented rule of its own names it (see Family::reference) and the report says so.
   virtual std::string validation_rule() const { return ""; }
@@ -83,5 +86,29 @@ inline std::string source_label(const Variant& v) {
   const auto call = v.native();
   return call ? "native:" + call->name : v.source();
 }
+
+// v.plan() on a context of the four parts and v's own parameters().
+LaunchPlan plan_for(const Variant& v, const Problem& p, const Workload& w, const Config& c, const DeviceInfo& d);
+
+// A variant declared as data: its identity, its work (a kernel path under kernels/, or a native call of its
+// backend), its parameters and its plan function. make_variant() makes the Variant that answers from it.
+struct VariantSource {
+  VariantSource(const char* kernel) : path(kernel) {}
+  VariantSource(std::string kernel) : path(std::move(kernel)) {}
+  VariantSource(NativeCall call) : native(std::move(call)) {}
+  std::string path;
+  std::optional<NativeCall> native;
+};
+using PlanFn = std::function<LaunchPlan(const PlanContext&)>;
+struct VariantSpec {
+  std::string name, family, backend;
+  VariantSource source;
+  std::string help;
+  std::vector<ParamDecl> params;
+  PlanFn plan;
+  bool baseline = false;  // Variant::baseline()
+  std::string rule = "";  // Variant::validation_rule()
+};
+std::unique_ptr<Variant> make_variant(VariantSpec spec);
 
 }  // namespace pimg

@@ -123,7 +123,7 @@ bool PreparedPlan::compile_programs(const Config& config) {
   const MeasureSpec& measure = m.measure;
   const Variant& variant = m.variant;
   try {
-    m.plan = variant.plan(problem, workload, config, device.info());
+    m.plan = plan_for(variant, problem, workload, config, device.info());
   } catch (const PlanError& e) {
     { fail(Status::launch_error, e.what()); return false; }
   }

@@ -81,11 +81,12 @@ std::vector<std::optional<LaunchPlan>> plans_to_compile(const Task& t, const Pro
                                                         const TuneOptions& opt, const DeviceInfo& device, Store& store,
                                                         const TaskRows& rows, const std::vector<PointId>& ahead) {
   std::vector<std::optional<LaunchPlan>> plans(t.space.size());
+  const std::vector<ParamDecl> params = t.variant->parameters();
   for (const PointId i : ahead) {
     const Config c = t.space.config(i);
     if (opt.resume && keeps(opt, store.find(rows.device, rows.problem, rows.variant, c))) continue;
     try {
-      plans[i] = t.variant->plan(problem, workload, c, device);
+      plans[i] = t.variant->plan(PlanContext{problem, workload, c, device, params});
     } catch (const std::exception&) {  // stored by the evaluation that follows
     }
   }
@@ -235,10 +236,11 @@ Tuner::Tuner(const Registry& reg, const Space& space, const TuneOptions& opt, Ru
     const Task& t = m.tasks[k];
     std::string first_error;
     bool any = false;
+    const std::vector<ParamDecl> params = t.variant->parameters();
     for (std::size_t i = 0; i < t.space.size(); ++i) {
       try {
-        t.variant->plan(space.problems[t.problem], m.workloads[t.problem], t.space.config(static_cast<PointId>(i)),
-                        m.devices[t.device].info);
+        const Config c = t.space.config(static_cast<PointId>(i));
+        t.variant->plan(PlanContext{space.problems[t.problem], m.workloads[t.problem], c, m.devices[t.device].info, params});
         any = true;
         break;
       } catch (const DeviceLacks& e) {
@@ -389,7 +391,7 @@ std::string current_identity(const Tuner::Impl& m, const Task& t, const Config& 
   const Problem& problem = m.space.problems[t.problem];
   LaunchPlan plan;
   try {
-    plan = t.variant->plan(problem, m.workloads[t.problem], c, m.devices[t.device].info);
+    plan = plan_for(*t.variant, problem, m.workloads[t.problem], c, m.devices[t.device].info);
   } catch (const std::exception&) {
     return "";  // a configuration that cannot be planned is stored without an identity
   }

@@ -25,18 +25,19 @@ void bgr2rgba_opencv(void* const* buffers, const std::int64_t* ints, const doubl
 
 void register_opencv(Registry& reg) {
   reg.add_host_function("bgr2rgba_opencv", &bgr2rgba_opencv);
-  reg.add_variant(pix::make_variant(
+  reg.add_variant(make_variant(
       {"opencv_cvtcolor", "bgr2rgba", "host", NativeCall{"bgr2rgba_opencv", native::kOpenCv},
        "OpenCV cv::cvtColor COLOR_BGR2RGBA (alpha 255 only; library baseline)", {},
-       [](const Problem& p, const Workload&, const Config&, const DeviceInfo&) {
+       [](const PlanContext& x) {
+         const Problem& p = x.problem;
          if (p.attr("alpha") != "255") throw PlanError("cvtColor writes alpha 255; this problem asks for " + p.attr("alpha"));
          LaunchPlan plan;
          plan.entry = "bgr2rgba_opencv";
          plan.args = {KernelArg::buf("in"), KernelArg::buf("out"), KernelArg::integer(p.width),
                       KernelArg::integer(p.height)};
          return plan;
-       }},
-       true));
+       },
+       true}));
 }
 #else
 void register_opencv(Registry&) {}

@@ -15,16 +15,17 @@ void bgr2rgba_serial(void* const* buffers, const std::int64_t* ints, const doubl
 
 void register_serial(Registry& reg) {
   reg.add_host_function("bgr2rgba_serial", &bgr2rgba_serial);
-  reg.add_variant(pix::make_variant(
+  reg.add_variant(make_variant(
       {"serial", "bgr2rgba", "host", NativeCall{"bgr2rgba_serial", ""}, "the serial CPU reference, one thread (baseline)", {},
-       [](const Problem& p, const Workload&, const Config&, const DeviceInfo&) {
+       [](const PlanContext& x) {
+         const Problem& p = x.problem;
          LaunchPlan plan;
          plan.entry = "bgr2rgba_serial";
          plan.args = {KernelArg::buf("in"), KernelArg::buf("out"), KernelArg::integer(p.width),
                       KernelArg::integer(p.height), KernelArg::integer(std::stoi(p.attr("alpha")))};
          return plan;
-       }},
-       true));
+       },
+       true}));
 }
 
 }  // namespace pimg::bgr2rgba

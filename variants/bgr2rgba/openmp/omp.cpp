@@ -15,13 +15,14 @@ void register_omp(Registry& reg) {
     params.push_back(int_choice("stream", 0,
                                     "1: non-temporal (streaming) aligned stores of the output, for images larger than "
                                     "the last-level cache; shuffle 2 or 3 only", {0, 1}));
-    reg.add_variant(pix::make_variant(
+    reg.add_variant(make_variant(
         {tiles ? "omp_tiles" : "omp_rows", "bgr2rgba", "openmp", "bgr2rgba/bgr2rgba_omp.cpp",
          tiles ? "OpenMP parallel for, collapse(2), over tile_x x tile_y tiles" : "OpenMP parallel for over rows",
-         params, [params, tiles](const Problem& p, const Workload& w, const Config& c, const DeviceInfo&) {
-           LaunchPlan plan = pix::omp_plan("bgr2rgba_omp", w, c, params, tiles);
-           const int shuffle = pix::int_knob(c, params, "shuffle");
-           const int stream = pix::int_knob(c, params, "stream");
+         params, [tiles](const PlanContext& x) {
+           const Problem& p = x.problem;
+           LaunchPlan plan = pix::omp_plan("bgr2rgba_omp", x, tiles);
+           const int shuffle = x.int_knob("shuffle");
+           const int stream = x.int_knob("stream");
            if (stream && shuffle < 2) throw PlanError("stream 1 needs shuffle 2 or 3");
            plan.defines.emplace_back("SHUFFLE", std::to_string(shuffle));
            plan.defines.emplace_back("STREAM", std::to_string(stream));

@@ -26,7 +26,11 @@ class CudaDirect final : public Variant {
   }
 
   // args: in, weights, taps, lut, out, width, height, out_width, out_height
-  LaunchPlan plan(const Problem& p, const Workload& w, const Config& c, const DeviceInfo& d) const override {
+  LaunchPlan plan(const PlanContext& x) const override {
+    const Problem& p = x.problem;
+    const Workload& w = x.workload;
+    const Config& c = x.config;
+    const DeviceInfo& d = x.device;
     const ConvSpec s = spec_of(p);
     const CudaKnobs k = cuda_read_knobs(c, d);
     const int channel_z = static_cast<int>(int_value(c, parameters(), "channel_z"));

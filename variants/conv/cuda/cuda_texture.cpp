@@ -22,7 +22,11 @@ class CudaTexture final : public Variant {
   std::vector<ParamDecl> parameters() const override { return cuda_knob_params(kTextureKnobs); }
 
   // args: in (texture), weights, out, width, height, out_width, out_height
-  LaunchPlan plan(const Problem& p, const Workload& w, const Config& c, const DeviceInfo& d) const override {
+  LaunchPlan plan(const PlanContext& x) const override {
+    const Problem& p = x.problem;
+    const Workload& w = x.workload;
+    const Config& c = x.config;
+    const DeviceInfo& d = x.device;
     const ConvSpec s = spec_of(p);
     const CudaKnobs k = cuda_read_knobs(c, d);
     const int texels_x = s.planar ? s.width : s.width * s.channels;

@@ -36,7 +36,11 @@ class CudaVec final : public Variant {
   }
 
   // args: in, out, width, height, out_width, out_height
-  LaunchPlan plan(const Problem& p, const Workload& w, const Config& c, const DeviceInfo& d) const override {
+  LaunchPlan plan(const PlanContext& x) const override {
+    const Problem& p = x.problem;
+    const Workload& w = x.workload;
+    const Config& c = x.config;
+    const DeviceInfo& d = x.device;
     const ConvSpec s = spec_of(p);
     require_one_image(s);
     CudaKnobs k = cuda_read_knobs(c, d);

@@ -11,12 +11,15 @@ namespace pimg::conv {
 // toward zero, not half away from zero; NPP rows are validated exactly against that rule ("truncate").
 // args: in, out, width, height, out_width, out_height; the filter comes from the problem's defines.
 std::unique_ptr<Variant> make_npp_filter() {
-  return pix::make_variant(
+  return make_variant(
       {"npp_filter", "conv", "cuda", NativeCall{"npp_filter_border", native::kCudaLibraries},
        "NVIDIA NPP nppiFilterBorder_8u_C1R/C3R (library baseline; replicate and valid borders; validated "
        "against NPP's own rounding: division toward zero)",
        {cuda_host_mem_param()},
-       [](const Problem& p, const Workload& w, const Config& c, const DeviceInfo&) {
+       [](const PlanContext& x) {
+         const Problem& p = x.problem;
+         const Workload& w = x.workload;
+         const Config& c = x.config;
          const ConvSpec s = spec_of(p);
          require_one_image(s);
          if (p.attr("border") == "zero")
@@ -28,8 +31,8 @@ std::unique_ptr<Variant> make_npp_filter() {
          plan.args = {KernelArg::buf("in"), KernelArg::buf("out")};
          add_scalar_args(plan, s);
          return plan;
-       }},
-      true, "truncate");
+       },
+      true, "truncate"});
 }
 
 }  // namespace pimg::conv

@@ -86,7 +86,8 @@ class OpencvVariant final : public Variant {
   std::vector<ParamDecl> parameters() const override { return {}; }
   std::string validation_rule() const override { return "opencv"; }
   bool baseline() const override { return true; }
-  LaunchPlan plan(const Problem& p, const Workload&, const Config&, const DeviceInfo&) const override {
+  LaunchPlan plan(const PlanContext& x) const override {
+    const Problem& p = x.problem;
     const ConvSpec s = spec_of(p);
     require_one_image(s);
     const OpencvCall call = opencv_call(s);

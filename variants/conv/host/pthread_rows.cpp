@@ -146,7 +146,9 @@ class PthreadRows final : public Variant {
              "0: pthread_create and pthread_join in every run (the seed); 1: a persistent pool woken per run",
              {0, 1}}};
   }
-  LaunchPlan plan(const Problem& p, const Workload&, const Config& c, const DeviceInfo&) const override {
+  LaunchPlan plan(const PlanContext& x) const override {
+    const Problem& p = x.problem;
+    const Config& c = x.config;
     const ConvSpec s = spec_of(p);
     const std::int64_t threads = c.has("threads") ? c.integer("threads") : 2;
     const std::int64_t pool = c.has("pool") ? c.integer("pool") : 0;

@@ -147,33 +147,21 @@ void conv_serial_rows(void* const* buffers, const std::int64_t* ints, const doub
            row_loop_rows(s));
 }
 
-class Serial final : public Variant {
- public:
-  std::string name() const override { return "serial"; }
-  std::string family() const override { return "conv"; }
-  std::string backend() const override { return "host"; }
-  std::string source() const override { return ""; }
-  std::optional<NativeCall> native() const override { return NativeCall{"conv_serial_rows", ""}; }
-  std::string help() const override {
-    return "one thread, a row loop the compiler vectorises (-O3; the speed reference of 'speed-up over serial'); "
-           "baseline";
-  }
-  std::vector<ParamDecl> parameters() const override { return {}; }
-  bool baseline() const override { return true; }
-  LaunchPlan plan(const Problem& p, const Workload&, const Config&, const DeviceInfo&) const override {
-    const ConvSpec s = spec_of(p);
-    LaunchPlan plan;
-    plan.entry = "conv_serial_rows";
-    plan.args = row_loop_args(s);
-    return plan;
-  }
-};
-
 }  // namespace
 
 void register_serial(Registry& reg) {
   reg.add_host_function("conv_serial_rows", &conv_serial_rows);
-  reg.add_variant(std::make_unique<Serial>());
+  reg.add_variant(make_variant({"serial", "conv", "host", NativeCall{"conv_serial_rows", ""},
+                                "one thread, a row loop the compiler vectorises (-O3; the speed reference of "
+                                "'speed-up over serial'); baseline",
+                                {},
+                                [](const PlanContext& x) {
+                                  LaunchPlan plan;
+                                  plan.entry = "conv_serial_rows";
+                                  plan.args = row_loop_args(spec_of(x.problem));
+                                  return plan;
+                                },
+                                true}));
 }
 
 }  // namespace pimg::conv

@@ -14,55 +14,53 @@ namespace {
 
 constexpr std::int64_t kMaxRanks = 64;
 
-class MpiRows final : public Variant {
- public:
-  std::string name() const override { return "mpi_rows"; }
-  std::string family() const override { return "conv"; }
-  std::string backend() const override { return "mpi"; }
-  std::string source() const override { return "conv/mpi/native/conv_mpi.cpp"; }
-  std::string help() const override {
-    return "MPI ranks each convolve a block of output rows (OpenMP threads inside), gathered to rank 0; "
-           "the scheme says how the input rows and halos travel";
-  }
-  std::vector<ParamDecl> parameters() const override {
-    return {
-        int_range("ranks", 2,
-                  fmt::format("MPI processes (mpirun -np, oversubscribed where there are fewer cores), 1..{}", kMaxRanks),
-                  1, kMaxRanks),
-        int_range("threads", 1, "OpenMP threads in each rank, at least 1", 1, 1024),
-        {"scheme", true, {"scatter", "halo", "owned"}, std::string("halo"),
-         "scatter: the root scatters rows plus halo every run (seed 003); halo: rows scattered once, halo rows "
-         "swapped with neighbours every run (MPI_Sendrecv); owned: each rank reads its own rows, non-blocking "
-         "halo exchange overlapped with the interior rows"},
-    };
-  }
-  LaunchPlan plan(const Problem& p, const Workload& w, const Config& c, const DeviceInfo&) const override {
-    require_one_image(spec_of(p));
-    const auto decls = parameters();
-    const std::int64_t ranks = omp_int_param(c, decls, "ranks");
-    const std::int64_t threads = omp_int_param(c, decls, "threads");
-    const std::string scheme = std::get<std::string>(omp_param(c, decls, "scheme"));
-    const std::int64_t out_height = w.scalars.at("out_height");
-    const std::int64_t radius = std::stoll(w.defines.at("PIMG_R"));
-    // Halo rows come from the neighbours only, so every block must be at least a radius tall.
-    if (ranks > out_height / std::max<std::int64_t>(radius, 1))
-      throw PlanError(fmt::format("ranks={} splits {} output rows into blocks thinner than the filter radius {}", ranks,
-                                  out_height, radius));
-    LaunchPlan plan;
-    plan.entry = "pimg-mpi-conv";
-    add_problem_defines(plan, w);
-    add_define(plan, "MPI_RANKS", std::to_string(ranks));
-    add_define(plan, "THREADS", std::to_string(threads));
-    add_define(plan, "SCHEME", scheme);
-    plan.dims = 1;
-    plan.global = {static_cast<std::size_t>(ranks), 1, 1};
-    plan.args = host_image_args(w);
-    return plan;
-  }
-};
+std::vector<ParamDecl> mpi_rows_params() {
+  return {
+      int_range("ranks", 2,
+                fmt::format("MPI processes (mpirun -np, oversubscribed where there are fewer cores), 1..{}", kMaxRanks),
+                1, kMaxRanks),
+      int_range("threads", 1, "OpenMP threads in each rank, at least 1", 1, 1024),
+      {"scheme", true, {"scatter", "halo", "owned"}, std::string("halo"),
+       "scatter: the root scatters rows plus halo every run (seed 003); halo: rows scattered once, halo rows "
+       "swapped with neighbours every run (MPI_Sendrecv); owned: each rank reads its own rows, non-blocking "
+       "halo exchange overlapped with the interior rows"},
+  };
+}
+
+LaunchPlan mpi_rows_plan(const PlanContext& x) {
+  const Problem& p = x.problem;
+  const Workload& w = x.workload;
+  const Config& c = x.config;
+  require_one_image(spec_of(p));
+  const std::vector<ParamDecl>& decls = x.params;
+  const std::int64_t ranks = omp_int_param(c, decls, "ranks");
+  const std::int64_t threads = omp_int_param(c, decls, "threads");
+  const std::string scheme = std::get<std::string>(omp_param(c, decls, "scheme"));
+  const std::int64_t out_height = w.scalars.at("out_height");
+  const std::int64_t radius = std::stoll(w.defines.at("PIMG_R"));
+  // Halo rows come from the neighbours only, so every block must be at least a radius tall.
+  if (ranks > out_height / std::max<std::int64_t>(radius, 1))
+    throw PlanError(fmt::format("ranks={} splits {} output rows into blocks thinner than the filter radius {}", ranks,
+                                out_height, radius));
+  LaunchPlan plan;
+  plan.entry = "pimg-mpi-conv";
+  add_problem_defines(plan, w);
+  add_define(plan, "MPI_RANKS", std::to_string(ranks));
+  add_define(plan, "THREADS", std::to_string(threads));
+  add_define(plan, "SCHEME", scheme);
+  plan.dims = 1;
+  plan.global = {static_cast<std::size_t>(ranks), 1, 1};
+  plan.args = host_image_args(w);
+  return plan;
+}
 
 }  // namespace
 
-void register_mpi_variants(Registry& reg) { reg.add_variant(std::make_unique<MpiRows>()); }
+void register_mpi_variants(Registry& reg) {
+  reg.add_variant(make_variant({"mpi_rows", "conv", "mpi", "conv/mpi/native/conv_mpi.cpp",
+                                "MPI ranks each convolve a block of output rows (OpenMP threads inside), gathered to rank 0; "
+                                "the scheme says how the input rows and halos travel",
+                                mpi_rows_params(), mpi_rows_plan}));
+}
 
 }  // namespace pimg::conv

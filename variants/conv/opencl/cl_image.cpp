@@ -19,7 +19,11 @@ class ClImage final : public Variant {
   std::vector<ParamDecl> parameters() const override { return cl_knob_params(false); }
 
   // args: in (image), weights, out, width, height, out_width, out_height
-  LaunchPlan plan(const Problem& p, const Workload& w, const Config& c, const DeviceInfo& d) const override {
+  LaunchPlan plan(const PlanContext& x) const override {
+    const Problem& p = x.problem;
+    const Workload& w = x.workload;
+    const Config& c = x.config;
+    const DeviceInfo& d = x.device;
     const ConvSpec s = spec_of(p);
     const ClKnobs k = cl_read_knobs(c, d);
     if (device_limit(d, "image_support", 0) == 0) throw PlanError("the device has no image support");

@@ -7,8 +7,12 @@
 namespace pimg::conv {
 // args: in, weights, out, width, height, out_width, out_height; one pixel per work item.
 std::unique_ptr<Variant> make_cl_selftest(std::string name, std::string source, std::string entry, std::string help) {
-  return pix::make_variant({std::move(name), "conv", "opencl", std::move(source), std::move(help), cl_block_params(),
-                            [entry](const Problem& p, const Workload& w, const Config& c, const DeviceInfo& d) {
+  return make_variant({std::move(name), "conv", "opencl", std::move(source), std::move(help), cl_block_params(),
+                            [entry](const PlanContext& x) {
+                              const Problem& p = x.problem;
+                              const Workload& w = x.workload;
+                              const Config& c = x.config;
+                              const DeviceInfo& d = x.device;
                               const ConvSpec s = spec_of(p);
                               const ClKnobs k = cl_read_knobs(c, d);
                               LaunchPlan plan;

@@ -19,7 +19,11 @@ class ClTiled final : public Variant {
   std::vector<ParamDecl> parameters() const override { return cl_knob_params(false); }
 
   // args: in, weights, out, width, height, out_width, out_height
-  LaunchPlan plan(const Problem& p, const Workload& w, const Config& c, const DeviceInfo& d) const override {
+  LaunchPlan plan(const PlanContext& x) const override {
+    const Problem& p = x.problem;
+    const Workload& w = x.workload;
+    const Config& c = x.config;
+    const DeviceInfo& d = x.device;
     const ConvSpec s = spec_of(p);
     const ClKnobs k = cl_read_knobs(c, d);
     const double tile = tile_bytes(s, k);

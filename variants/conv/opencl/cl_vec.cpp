@@ -31,7 +31,11 @@ class ClVec final : public Variant {
   }
 
   // args: in, out, width, height, out_width, out_height
-  LaunchPlan plan(const Problem& p, const Workload& w, const Config& c, const DeviceInfo& d) const override {
+  LaunchPlan plan(const PlanContext& x) const override {
+    const Problem& p = x.problem;
+    const Workload& w = x.workload;
+    const Config& c = x.config;
+    const DeviceInfo& d = x.device;
     const ConvSpec s = spec_of(p);
     require_one_image(s);
     const ClKnobs k = cl_read_knobs(c, d);  // block_x, block_y against the device's work-group limits

@@ -7,8 +7,9 @@
 namespace pimg::conv {
 std::unique_ptr<Variant> make_omp_selftest_variant(std::string name, std::string source, std::string entry,
                                                    std::string help) {
-  return pix::make_variant({std::move(name), "conv", "openmp", std::move(source), std::move(help), {},
-                            [entry](const Problem&, const Workload& w, const Config&, const DeviceInfo&) {
+  return make_variant({std::move(name), "conv", "openmp", std::move(source), std::move(help), {},
+                            [entry](const PlanContext& x) {
+                              const Workload& w = x.workload;
                               LaunchPlan plan;
                               plan.entry = entry;
                               add_problem_defines(plan, w);

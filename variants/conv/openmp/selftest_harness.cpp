@@ -17,7 +17,7 @@ class HarnessSelftest final : public Variant {
     return "harness self-test: plan() throws std::logic_error (expect harness_error, the run goes on)";
   }
   std::vector<ParamDecl> parameters() const override { return {}; }
-  LaunchPlan plan(const Problem&, const Workload&, const Config&, const DeviceInfo&) const override {
+  LaunchPlan plan(const PlanContext&) const override {
     throw std::logic_error("selftest_harness_omp: plan() failed in the variant's own code");
   }
 };

@@ -7,13 +7,14 @@
 namespace pimg::flip {
 
 void register_npp(Registry& reg) {
-  reg.add_variant(pix::make_variant(
+  reg.add_variant(make_variant(
       {"npp_mirror", "flip", "cuda", NativeCall{"npp_mirror", native::kCudaLibraries},
        "NVIDIA NPP nppiMirror_8u_C3R_Ctx / C1R_Ctx (per plane when planar), NPP_VERTICAL_AXIS (library baseline)", {},
-       [](const Problem& p, const Workload&, const Config&, const DeviceInfo&) {
+       [](const PlanContext& x) {
+         const Problem& p = x.problem;
          return pix::layout_host_plan("npp_mirror", p);  // in, out, width, height, planes, samples
-       }},
-      true));
+       },
+      true}));
 }
 
 }  // namespace pimg::flip

@@ -28,10 +28,10 @@ void flip_opencv(void* const* buffers, const std::int64_t* ints, const double*) 
 
 void register_opencv(Registry& reg) {
   reg.add_host_function("flip_opencv", &flip_opencv);
-  reg.add_variant(pix::make_variant(
+  reg.add_variant(make_variant(
       {"opencv_flip", "flip", "host", NativeCall{"flip_opencv", native::kOpenCv}, "OpenCV cv::flip, flipCode 1 (library baseline)", {},
-       [](const Problem& p, const Workload&, const Config&, const DeviceInfo&) { return pix::layout_host_plan("flip_opencv", p); }},
-       true));
+       [](const PlanContext& x) { return pix::layout_host_plan("flip_opencv", x.problem); },
+       true}));
 }
 #else
 void register_opencv(Registry&) {}

@@ -15,10 +15,10 @@ void flip_serial(void* const* buffers, const std::int64_t* ints, const double*) 
 
 void register_serial(Registry& reg) {
   reg.add_host_function("flip_serial", &flip_serial);
-  reg.add_variant(pix::make_variant(
+  reg.add_variant(make_variant(
       {"serial", "flip", "host", NativeCall{"flip_serial", ""}, "the serial CPU reference, one thread (baseline)", {},
-       [](const Problem& p, const Workload&, const Config&, const DeviceInfo&) { return pix::layout_host_plan("flip_serial", p); }},
-       true));
+       [](const PlanContext& x) { return pix::layout_host_plan("flip_serial", x.problem); },
+       true}));
 }
 
 }  // namespace pimg::flip

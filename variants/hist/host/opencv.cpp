@@ -41,11 +41,13 @@ void hist_opencv_calchist(void* const* buffers, const std::int64_t* ints, const 
 
 void register_opencv(Registry& reg) {
   reg.add_host_function("hist_opencv_calchist", &hist_opencv_calchist);
-  reg.add_variant(pix::make_variant(
+  reg.add_variant(make_variant(
       {"opencv_calchist", "hist", "host", NativeCall{"hist_opencv_calchist", native::kOpenCv},
        "OpenCV cv::calcHist per channel (library baseline; float counts, refused when a bin reaches 2^24)",
        {},
-       [](const Problem& p, const Workload& w, const Config&, const DeviceInfo&) {
+       [](const PlanContext& x) {
+         const Problem& p = x.problem;
+         const Workload& w = x.workload;
          const HistSpec s = spec_of(p);
          if (s.width * static_cast<double>(s.height) > (1 << 24)) {
            std::vector<std::uint32_t> bins(s.bins());
@@ -61,8 +63,8 @@ void register_opencv(Registry& reg) {
                       KernelArg::integer(s.width),   KernelArg::integer(s.height),
                       KernelArg::integer(s.channels), KernelArg::integer(s.planar ? 1 : 0)};
          return plan;
-       }},
-      true));
+       },
+      true}));
 }
 #else
 void register_opencv(Registry&) {}

@@ -15,9 +15,10 @@ void hist_serial(void* const* buffers, const std::int64_t* ints, const double*) 
 
 void register_serial(Registry& reg) {
   reg.add_host_function("hist_serial", &hist_serial);
-  reg.add_variant(pix::make_variant(
+  reg.add_variant(make_variant(
       {"serial", "hist", "host", NativeCall{"hist_serial", ""}, "the serial CPU reference, one thread (baseline)", {},
-       [](const Problem& p, const Workload&, const Config&, const DeviceInfo&) {
+       [](const PlanContext& x) {
+         const Problem& p = x.problem;
          const HistSpec s = spec_of(p);
          LaunchPlan plan;
          plan.entry = "hist_serial";
@@ -25,8 +26,8 @@ void register_serial(Registry& reg) {
                       KernelArg::integer(static_cast<std::int64_t>(s.samples())), KernelArg::integer(s.channels),
                       KernelArg::integer(s.planar ? 1 : 0)};
          return plan;
-       }},
-      true));
+       },
+      true}));
 }
 
 }  // namespace pimg::hist

@@ -7,33 +7,19 @@
 #include "pimg/registry.hpp"
 
 namespace pimg::histeq {
-namespace {
-
-class CubNpp final : public Variant {
- public:
-  std::string name() const override { return "cub_npp"; }
-  std::string family() const override { return "histeq"; }
-  std::string backend() const override { return "cuda"; }
-  std::string source() const override { return ""; }
-  std::optional<NativeCall> native() const override { return NativeCall{"histeq_cub_npp", native::kCudaLibraries}; }
-  std::string help() const override {
-    return "CUB HistogramEven + the rule's LUT kernel + NPP nppiLUTPalette_8u_C1R_Ctx (library baseline)";
-  }
-  std::vector<ParamDecl> parameters() const override { return {}; }
-  bool baseline() const override { return true; }
-  // args: in, out, width, height; scratch: hist (256 uint32), lut (256 bytes).
-  LaunchPlan plan(const Problem& p, const Workload&, const Config&, const DeviceInfo&) const override {
-    LaunchPlan plan;
-    plan.entry = "histeq_cub_npp";
-    plan.scratch = {{"hist", 256 * sizeof(std::uint32_t)}, {"lut", 256}};
-    plan.args = {KernelArg::buf("in"), KernelArg::buf("out"), KernelArg::buf("hist"), KernelArg::buf("lut"),
-                 KernelArg::integer(p.width), KernelArg::integer(p.height)};
-    return plan;
-  }
-};
-
-}  // namespace
-
-std::unique_ptr<Variant> make_cub_npp() { return std::make_unique<CubNpp>(); }
+std::unique_ptr<Variant> make_cub_npp() {
+  return make_variant({"cub_npp", "histeq", "cuda", NativeCall{"histeq_cub_npp", native::kCudaLibraries},
+                       "CUB HistogramEven + the rule's LUT kernel + NPP nppiLUTPalette_8u_C1R_Ctx (library baseline)", {},
+                       [](const PlanContext& x) {  // args: in, out, width, height; scratch: hist (256 uint32), lut (256 bytes).
+                         LaunchPlan plan;
+                         plan.entry = "histeq_cub_npp";
+                         plan.scratch = {{"hist", 256 * sizeof(std::uint32_t)}, {"lut", 256}};
+                         plan.args = {KernelArg::buf("in"),  KernelArg::buf("out"),
+                                      KernelArg::buf("hist"), KernelArg::buf("lut"),
+                                      KernelArg::integer(x.problem.width), KernelArg::integer(x.problem.height)};
+                         return plan;
+                       },
+                       true});
+}
 
 }  // namespace pimg::histeq

@@ -28,38 +28,26 @@ void histeq_opencv(void* const* buffers, const std::int64_t* ints, const double*
 #endif
 
 // A host built-in taking (in, out, width, height).
-class HostVariant final : public Variant {
- public:
-  HostVariant(std::string name, std::string function, std::string library, std::string help)
-      : name_(std::move(name)), function_(std::move(function)), library_(std::move(library)), help_(std::move(help)) {}
-  std::string name() const override { return name_; }
-  std::string family() const override { return "histeq"; }
-  std::string backend() const override { return "host"; }
-  std::string source() const override { return ""; }
-  std::optional<NativeCall> native() const override { return NativeCall{function_, library_}; }
-  std::string help() const override { return help_; }
-  std::vector<ParamDecl> parameters() const override { return {}; }
-  bool baseline() const override { return true; }
-  LaunchPlan plan(const Problem& p, const Workload&, const Config&, const DeviceInfo&) const override {
-    LaunchPlan plan;
-    plan.entry = function_;
-    plan.args = {KernelArg::buf("in"), KernelArg::buf("out"), KernelArg::integer(p.width),
-                 KernelArg::integer(p.height)};
-    return plan;
-  }
-
- private:
-  std::string name_, function_, library_, help_;
-};
+std::unique_ptr<Variant> host_variant(std::string name, std::string function, std::string library, std::string help) {
+  return make_variant({std::move(name), "histeq", "host", NativeCall{function, std::move(library)}, std::move(help), {},
+                       [function](const PlanContext& x) {
+                         LaunchPlan plan;
+                         plan.entry = function;
+                         plan.args = {KernelArg::buf("in"), KernelArg::buf("out"), KernelArg::integer(x.problem.width),
+                                      KernelArg::integer(x.problem.height)};
+                         return plan;
+                       },
+                       true});
+}
 
 }  // namespace
 
 void register_host_variants(Registry& reg) {
   reg.add_host_function("histeq_serial", &histeq_serial);
-  reg.add_variant(std::make_unique<HostVariant>("serial", "histeq_serial", "", "the serial CPU reference, one thread (baseline)"));
+  reg.add_variant(host_variant("serial", "histeq_serial", "", "the serial CPU reference, one thread (baseline)"));
 #if PIMG_HAVE_OPENCV
   reg.add_host_function("histeq_opencv", &histeq_opencv);
-  reg.add_variant(std::make_unique<HostVariant>(
+  reg.add_variant(host_variant(
       "opencv_equalizehist", "histeq_opencv", native::kOpenCv,
       "OpenCV cv::equalizeHist (library baseline; the family's rule is OpenCV's, so it is compared exactly)"));
 #endif

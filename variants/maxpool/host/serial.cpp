@@ -16,14 +16,15 @@ void maxpool_serial(void* const* buffers, const std::int64_t* ints, const double
 
 void register_serial(Registry& reg) {
   reg.add_host_function("maxpool_serial", &maxpool_serial);
-  reg.add_variant(pix::make_variant(
+  reg.add_variant(make_variant(
       {"serial", "maxpool", "host", NativeCall{"maxpool_serial", ""}, "the serial CPU reference, one thread (baseline)", {},
-       [](const Problem& p, const Workload&, const Config&, const DeviceInfo&) {
+       [](const PlanContext& x) {
+         const Problem& p = x.problem;
          LaunchPlan plan = pix::layout_host_plan("maxpool_serial", p);
          plan.args.push_back(KernelArg::integer(window_of(p)));
          return plan;
-       }},
-       true));
+       },
+       true}));
 }
 
 }  // namespace pimg::maxpool

@@ -9,12 +9,13 @@ void register_omp(Registry& reg) {
     std::vector<ParamDecl> params = pix::omp_params(tiles);
     params.push_back(text_choice("form", {"chain", "tree"}, "chain",
                                      "chain: max(max(max(a,b),c),d); tree: max(max(a,b),max(c,d)) (seed 003)"));
-    reg.add_variant(pix::make_variant(
+    reg.add_variant(make_variant(
         {tiles ? "omp_tiles" : "omp_rows", "maxpool", "openmp", "maxpool/maxpool_omp.cpp",
          tiles ? "OpenMP parallel for, collapse(2), over output tiles" : "OpenMP parallel for over output rows", params,
-         [params, tiles](const Problem& p, const Workload& w, const Config& c, const DeviceInfo&) {
-           LaunchPlan plan = pix::omp_plan("maxpool_omp", w, c, params, tiles);
-           plan.defines.emplace_back("FORM", pix::text_knob(c, params, "form") == "tree" ? "1" : "0");
+         [tiles](const PlanContext& x) {
+           const Problem& p = x.problem;
+           LaunchPlan plan = pix::omp_plan("maxpool_omp", x, tiles);
+           plan.defines.emplace_back("FORM", x.text_knob("form") == "tree" ? "1" : "0");
            finish_plan(plan, p, 1, 1);
            return plan;
          }}));

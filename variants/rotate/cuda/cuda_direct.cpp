@@ -6,27 +6,6 @@
 #include "rotate/rotate_common.hpp"
 
 namespace pimg::rotate {
-namespace {
-
-class CudaDirect final : public Variant {
- public:
-  std::string name() const override { return "cuda_direct"; }
-  std::string family() const override { return "rotate"; }
-  std::string backend() const override { return "cuda"; }
-  std::string source() const override { return "rotate/rotate_cuda.cu"; }
-  std::string help() const override {
-    return "CUDA gather rotation, items_x x items_y pixels per thread, __ldg loads, incremental source points, "
-           "packed stores";
-  }
-  std::vector<ParamDecl> parameters() const override { return cuda_params(true); }
-
-  // args: in, out, width, height
-  LaunchPlan plan(const Problem& p, const Workload& w, const Config& c, const DeviceInfo& d) const override {
-    return cuda_plan(p, w, c, d, false);
-  }
-};
-
-}  // namespace
 
 std::vector<ParamDecl> cuda_params(bool with_ldg) {
   std::vector<ParamDecl> out = grid_params();
@@ -43,18 +22,17 @@ std::vector<ParamDecl> cuda_params(bool with_ldg) {
   return out;
 }
 
-LaunchPlan cuda_plan(const Problem& p, const Workload& w, const Config& c, const DeviceInfo& d, bool texture) {
-  const RotateSpec s = spec_of(p);
-  const GridKnobs k = read_grid(c, d, limit(d, "max_threads_per_block", static_cast<double>(d.max_work_group_size)));
-  const std::vector<ParamDecl> decls = cuda_params(!texture);
-  const int ldg = texture ? 0 : knob(c, decls, "ldg"), incr = knob(c, decls, "incr"), pack = knob(c, decls, "pack");
+LaunchPlan cuda_plan(const PlanContext& x, bool texture) {  // args: in (a texture with `texture`), out, width, height
+  const RotateSpec s = spec_of(x.problem);
+  const GridKnobs k = read_grid(x, x.limit("max_threads_per_block", static_cast<double>(x.device.max_work_group_size)));
+  const int ldg = texture ? 0 : x.int_knob("ldg"), incr = x.int_knob("incr"), pack = x.int_knob("pack");
   if (pack && k.spread) throw PlanError("pack=1 needs spread=0 (a thread's pixels must be neighbours)");
-  const int gather = texture ? 0 : knob(c, decls, "gather");
+  const int gather = texture ? 0 : x.int_knob("gather");
   if (gather && (s.interp != 0 || s.channels != 3 || s.planar))  // 0: PIMG_ROT_NEAREST
     throw PlanError("gather=1 reads whole pixels: it needs interp nearest and 3 interleaved channels");
   LaunchPlan plan;
   plan.entry = "rotate_cuda";
-  add_grid_defines(plan, w, k);
+  add_grid_defines(plan, x.workload, k);
   plan.defines.emplace_back("LDG", std::to_string(ldg));
   plan.defines.emplace_back("INCR", std::to_string(incr));
   plan.defines.emplace_back("PACK", std::to_string(pack));
@@ -62,12 +40,17 @@ LaunchPlan cuda_plan(const Problem& p, const Workload& w, const Config& c, const
   plan.defines.emplace_back("GATHER", std::to_string(gather));
   set_grid(plan, s, k);
   const double blocks_y = static_cast<double>(plan.global[1] / plan.local[1]);
-  if (blocks_y > limit(d, "max_grid_size_1", 65535))
+  if (blocks_y > x.limit("max_grid_size_1", 65535))
     throw PlanError(fmt::format("{} blocks along y exceed the device's grid limit (raise block_y or items_y)", blocks_y));
-  if (texture) plan.args[0] = image_arg(s, d, "");
+  if (texture) plan.args[0] = image_arg(s, x, "");
   return plan;
 }
 
-std::unique_ptr<Variant> make_cuda_direct() { return std::make_unique<CudaDirect>(); }
+std::unique_ptr<Variant> make_cuda_direct() {
+  return make_variant({"cuda_direct", "rotate", "cuda", "rotate/rotate_cuda.cu",
+                       "CUDA gather rotation, items_x x items_y pixels per thread, __ldg loads, incremental source points, "
+                       "packed stores",
+                       cuda_params(true), [](const PlanContext& x) { return cuda_plan(x, false); }});
+}
 
 }  // namespace pimg::rotate

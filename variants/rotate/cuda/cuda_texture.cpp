@@ -5,27 +5,11 @@
 #include "rotate/rotate_common.hpp"
 
 namespace pimg::rotate {
-namespace {
-
-class CudaTexture final : public Variant {
- public:
-  std::string name() const override { return "cuda_texture"; }
-  std::string family() const override { return "rotate"; }
-  std::string backend() const override { return "cuda"; }
-  std::string source() const override { return "rotate/rotate_cuda.cu"; }
-  std::string help() const override {
-    return "CUDA gather rotation reading the source through a texture object (tex2D, point sampling at texel "
-           "centres), items_x x items_y pixels per thread";
-  }
-  std::vector<ParamDecl> parameters() const override { return cuda_params(false); }
-  // args: in (texture), out, width, height
-  LaunchPlan plan(const Problem& p, const Workload& w, const Config& c, const DeviceInfo& d) const override {
-    return cuda_plan(p, w, c, d, true);
-  }
-};
-
-}  // namespace
-
-std::unique_ptr<Variant> make_cuda_texture() { return std::make_unique<CudaTexture>(); }
+std::unique_ptr<Variant> make_cuda_texture() {
+  return make_variant({"cuda_texture", "rotate", "cuda", "rotate/rotate_cuda.cu",
+                       "CUDA gather rotation reading the source through a texture object (tex2D, point sampling at texel "
+                       "centres), items_x x items_y pixels per thread",
+                       cuda_params(false), [](const PlanContext& x) { return cuda_plan(x, true); }});
+}
 
 }  // namespace pimg::rotate

@@ -40,15 +40,16 @@ std::unique_ptr<Variant> make_npp_rotate() {
                  "1: nppiSet of the fill inside the timed region (the whole output from a fresh buffer); 0: just "
                  "before it (NPP's rotation alone)",
                  {0, 1})};
-  return pix::make_variant(
+  return make_variant(
       {"npp_rotate", "rotate", "cuda", NativeCall{"npp_rotate", native::kCudaLibraries},
        "NVIDIA NPP nppiRotate_8u_C1R_Ctx / C3R_Ctx (per plane when planar) after nppiSet of the fill value "
        "(library baseline, rule npp)",
        params,
-       [params](const Problem& p, const Workload&, const Config& c, const DeviceInfo&) {
-         return npp_plan(spec_of(p), 1, int_value(c, params, "fill_timed") == 1);
-       }},
-      true, "npp");
+       [](const PlanContext& x) {
+         const Problem& p = x.problem;
+         return npp_plan(spec_of(p), 1, x.int_knob("fill_timed") == 1);
+       },
+      true, "npp"});
 }
 
 }  // namespace pimg::rotate

@@ -39,18 +39,19 @@ void rotate_opencv_warp(void* const* buffers, const std::int64_t* ints, const do
 
 void register_opencv(Registry& reg) {
   reg.add_host_function("rotate_opencv_warp", &rotate_opencv_warp);
-  reg.add_variant(pix::make_variant(
+  reg.add_variant(make_variant(
       {"opencv_warp", "rotate", "host", NativeCall{"rotate_opencv_warp", native::kOpenCv},
        "OpenCV cv::warpAffine (inverse map, constant border); library baseline validated against OpenCV's own "
        "fixed-point rounding (rule opencv)",
        {},
-       [](const Problem& p, const Workload&, const Config&, const DeviceInfo&) {
+       [](const PlanContext& x) {
+         const Problem& p = x.problem;
          LaunchPlan plan;
          plan.entry = "rotate_opencv_warp";
          plan.args = host_args(spec_of(p));
          return plan;
-       }},
-      true, "opencv"));
+       },
+      true, "opencv"}));
 }
 #else
 void register_opencv(Registry&) {}

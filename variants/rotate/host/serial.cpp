@@ -34,16 +34,17 @@ RotateSpec spec_from_args(const std::int64_t* ints) {
 
 void register_serial(Registry& reg) {
   reg.add_host_function("rotate_serial", &rotate_serial);
-  reg.add_variant(pix::make_variant(
+  reg.add_variant(make_variant(
       {"serial", "rotate", "host", NativeCall{"rotate_serial", ""}, "the serial CPU reference, one thread (baseline)",
        {},
-       [](const Problem& p, const Workload&, const Config&, const DeviceInfo&) {
+       [](const PlanContext& x) {
+         const Problem& p = x.problem;
          LaunchPlan plan;
          plan.entry = "rotate_serial";
          plan.args = host_args(spec_of(p));
          return plan;
-       }},
-      true));
+       },
+      true}));
 }
 
 }  // namespace pimg::rotate

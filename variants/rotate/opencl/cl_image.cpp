@@ -4,26 +4,10 @@
 #include "rotate/rotate_common.hpp"
 
 namespace pimg::rotate {
-namespace {
-
-class ClImage final : public Variant {
- public:
-  std::string name() const override { return "cl_image"; }
-  std::string family() const override { return "rotate"; }
-  std::string backend() const override { return "opencl"; }
-  std::string source() const override { return "rotate/rotate_direct.cl"; }
-  std::string help() const override {
-    return "OpenCL gather rotation reading the source from an image2d_t (read_imageui at integer coordinates)";
-  }
-  std::vector<ParamDecl> parameters() const override { return grid_params(); }
-  // args: in (image), out, width, height
-  LaunchPlan plan(const Problem& p, const Workload& w, const Config& c, const DeviceInfo& d) const override {
-    return cl_plan(p, w, c, d, true);
-  }
-};
-
-}  // namespace
-
-std::unique_ptr<Variant> make_cl_image() { return std::make_unique<ClImage>(); }
+std::unique_ptr<Variant> make_cl_image() {
+  return make_variant({"cl_image", "rotate", "opencl", "rotate/rotate_direct.cl",
+                       "OpenCL gather rotation reading the source from an image2d_t (read_imageui at integer coordinates)",
+                       grid_params(), [](const PlanContext& x) { return cl_plan(x, true); }});
+}
 
 }  // namespace pimg::rotate

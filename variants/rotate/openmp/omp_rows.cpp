@@ -3,25 +3,10 @@
 #include "rotate/rotate_common.hpp"
 
 namespace pimg::rotate {
-namespace {
-
-class OmpRows final : public Variant {
- public:
-  std::string name() const override { return "omp_rows"; }
-  std::string family() const override { return "rotate"; }
-  std::string backend() const override { return "openmp"; }
-  std::string source() const override { return "rotate/rotate_omp.cpp"; }
-  std::string help() const override {
-    return "OpenMP parallel for over output rows (schedule, chunk, threads as compile-time defines)";
-  }
-  std::vector<ParamDecl> parameters() const override { return omp_params(); }
-  LaunchPlan plan(const Problem&, const Workload& w, const Config& c, const DeviceInfo&) const override {
-    return omp_plan(w, c, 0);
-  }
-};
-
-}  // namespace
-
-std::unique_ptr<Variant> make_omp_rows() { return std::make_unique<OmpRows>(); }
+std::unique_ptr<Variant> make_omp_rows() {
+  return make_variant({"omp_rows", "rotate", "openmp", "rotate/rotate_omp.cpp",
+                       "OpenMP parallel for over output rows (schedule, chunk, threads as compile-time defines)",
+                       omp_params(), [](const PlanContext& x) { return omp_plan(x, 0); }});
+}
 
 }  // namespace pimg::rotate

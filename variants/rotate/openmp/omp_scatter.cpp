@@ -6,47 +6,33 @@
 #include "rotate/rotate_common.hpp"
 
 namespace pimg::rotate {
-namespace {
-
-class OmpScatter final : public Variant {
- public:
-  std::string name() const override { return "omp_scatter"; }
-  std::string family() const override { return "rotate"; }
-  std::string backend() const override { return "openmp"; }
-  std::string source() const override { return "rotate/rotate_scatter_omp.cpp"; }
-  std::string help() const override {
-    return "seed 002's scatter on OpenMP: clear, atomic-max mark and copy loops over rows in one parallel region, "
-           "validated by the rule \"scatter\"";
-  }
-  std::string validation_rule() const override { return "scatter"; }
-  std::vector<ParamDecl> parameters() const override {
-    std::vector<ParamDecl> decls = omp_params();
-    decls.pop_back();  // simd: the gather's
-    return decls;
-  }
-  LaunchPlan plan(const Problem& p, const Workload& w, const Config& c, const DeviceInfo&) const override {
-    const RotateSpec s = spec_of(p);
-    check_nearest(s, name());
-    const std::vector<ParamDecl> decls = parameters();
-    std::string schedule = text_value(c, decls, "schedule");
-    std::transform(schedule.begin(), schedule.end(), schedule.begin(), [](unsigned char ch) { return std::toupper(ch); });
-    LaunchPlan plan;
-    plan.entry = "rotate_scatter_omp";
-    for (const auto& [name, value] : w.defines) plan.defines.emplace_back(name, value);
-    plan.defines.emplace_back("SCHED", "PIMG_SCHED_" + schedule);
-    plan.defines.emplace_back("CHUNK", std::to_string(knob(c, decls, "chunk")));
-    plan.defines.emplace_back("THREADS", std::to_string(knob(c, decls, "threads")));
-    plan.dims = 2;
-    plan.global = {static_cast<std::size_t>(s.width), static_cast<std::size_t>(s.height), 1};
-    plan.args = {KernelArg::buf("in"), KernelArg::buf("out"), KernelArg::buf("owner"), KernelArg::integer(s.width),
-                 KernelArg::integer(s.height)};
-    plan.scratch = {owner_buffer(s)};
-    return plan;
-  }
-};
-
-}  // namespace
-
-std::unique_ptr<Variant> make_omp_scatter() { return std::make_unique<OmpScatter>(); }
+std::unique_ptr<Variant> make_omp_scatter() {
+  std::vector<ParamDecl> params = omp_params();
+  params.pop_back();  // simd: the gather's
+  return make_variant(
+      {"omp_scatter", "rotate", "openmp", "rotate/rotate_scatter_omp.cpp",
+       "seed 002's scatter on OpenMP: clear, atomic-max mark and copy loops over rows in one parallel region, "
+       "validated by the rule \"scatter\"",
+       params,
+       [](const PlanContext& x) {
+         const RotateSpec s = spec_of(x.problem);
+         check_nearest(s, "omp_scatter");
+         std::string schedule = x.text_knob("schedule");
+         std::transform(schedule.begin(), schedule.end(), schedule.begin(), [](unsigned char ch) { return std::toupper(ch); });
+         LaunchPlan plan;
+         plan.entry = "rotate_scatter_omp";
+         for (const auto& [name, value] : x.workload.defines) plan.defines.emplace_back(name, value);
+         plan.defines.emplace_back("SCHED", "PIMG_SCHED_" + schedule);
+         plan.defines.emplace_back("CHUNK", std::to_string(x.int_knob("chunk")));
+         plan.defines.emplace_back("THREADS", std::to_string(x.int_knob("threads")));
+         plan.dims = 2;
+         plan.global = {static_cast<std::size_t>(s.width), static_cast<std::size_t>(s.height), 1};
+         plan.args = {KernelArg::buf("in"), KernelArg::buf("out"), KernelArg::buf("owner"), KernelArg::integer(s.width),
+                      KernelArg::integer(s.height)};
+         plan.scratch = {owner_buffer(s)};
+         return plan;
+       },
+       false, "scatter"});
+}
 
 }  // namespace pimg::rotate

@@ -27,10 +27,11 @@ void semblance_serial(void* const* buffers, const std::int64_t* ints, const doub
 
 void register_serial(Registry& reg) {
   reg.add_host_function("semblance_serial", &semblance_serial);
-  reg.add_variant(pix::make_variant(
+  reg.add_variant(make_variant(
       {"serial", "semblance", "host", NativeCall{"semblance_serial", ""},
        "the serial CPU reference, one thread (the seed's sequential search)", {},
-       [](const Problem& p, const Workload&, const Config&, const DeviceInfo&) {
+       [](const PlanContext& x) {
+         const Problem& p = x.problem;
          const SembSpec s = spec_of(p);
          LaunchPlan plan;
          plan.entry = "semblance_serial";
@@ -39,8 +40,8 @@ void register_serial(Registry& reg) {
          for (int d = 0; d < 5; ++d) plan.args.push_back(KernelArg::integer(s.n[d]));
          add_real_args(plan, s);
          return plan;
-       }},
-      true));
+       },
+      true}));
 }
 
 }  // namespace pimg::semblance
