@@ -40,8 +40,6 @@ struct CudaKnobSet {
 std::vector<ParamDecl> cuda_knob_params(CudaKnobSet set);
 // host_mem alone (the NPP baseline).
 ParamDecl cuda_host_mem_param();
-// Whether the configuration asks for pinned host memory. Throws PlanError for an unknown value.
-bool cuda_pinned(const Config& c);
 
 // The knobs of the configuration (declared defaults for parameters it leaves out), checked for range and
 // against the device's block limits. Throws PlanError. Not PlanContext::check_group: a CUDA block is limited

@@ -60,8 +60,6 @@ ParamDecl cuda_host_mem_param() {
                      "host memory of uploads and downloads: pageable, or staged through pinned (page-locked) memory");
 }
 
-bool cuda_pinned(const Config& c) { return text_value(c, {cuda_host_mem_param()}, "host_mem") == "pinned"; }
-
 CudaKnobs cuda_read_knobs(const PlanContext& x) {
   const PlanContext all{x.problem, x.workload, x.config, x.device, all_knobs()};
   CudaKnobs k;
@@ -72,7 +70,7 @@ CudaKnobs cuda_read_knobs(const PlanContext& x) {
     throw PlanError(fmt::format("maxrregcount={} is neither 0 nor in 16..255", k.maxrregcount));
   k.inline_helper = all.int_knob("inline");
   k.wide = all.int_knob("wide");
-  k.pinned = cuda_pinned(x.config);
+  k.pinned = all.text_knob("host_mem") == "pinned";
 
   const double max_threads = x.limit("max_threads_per_block", static_cast<double>(x.device.max_work_group_size));
   const double threads = static_cast<double>(k.block_x) * k.block_y;
