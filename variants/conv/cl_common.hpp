@@ -24,11 +24,11 @@ std::vector<ParamDecl> cl_block_params();
 // block_x, block_y, items_x, items_y, filter_mem, unroll, and arith when with_arith.
 std::vector<ParamDecl> cl_knob_params(bool with_arith);
 
-// The knobs of c (declared defaults for parameters it leaves out), checked for range and against
-// the device's work-group limits. Throws PlanError.
-ClKnobs cl_read_knobs(const Config& c, const DeviceInfo& d);
+// The knobs of the configuration (declared defaults for parameters it leaves out), checked for range and
+// against the device's work-group limits (PlanContext::check_group). Throws PlanError.
+ClKnobs cl_read_knobs(const PlanContext& x);
 // Throws PlanError when `bytes` of __constant arguments exceed max_constant_buffer_size.
-void cl_check_constant_bytes(std::size_t bytes, const DeviceInfo& d);
+void cl_check_constant_bytes(std::size_t bytes, const PlanContext& x);
 
 // The problem's defines, then BLOCK_X, BLOCK_Y, ITEMS_X, ITEMS_Y, FILTER_MEM, UNROLL (and ARITH).
 void cl_add_defines(LaunchPlan& plan, const Workload& w, const ClKnobs& k, bool with_arith);
@@ -41,6 +41,7 @@ void cl_set_direct_geometry(LaunchPlan& plan, const ConvSpec& s, const ClKnobs& 
 std::unique_ptr<Variant> make_cl_direct();
 std::unique_ptr<Variant> make_cl_tiled();
 std::unique_ptr<Variant> make_cl_image();
+std::unique_ptr<Variant> make_cl_vec();
 // A self-test kernel with cl_selftest's arguments (in, weights, out, sizes), one pixel per item.
 std::unique_ptr<Variant> make_cl_selftest(std::string name, std::string source, std::string entry, std::string help);
 std::unique_ptr<Variant> make_selftest_compile_error();

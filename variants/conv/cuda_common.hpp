@@ -40,30 +40,30 @@ struct CudaKnobSet {
 std::vector<ParamDecl> cuda_knob_params(CudaKnobSet set);
 // host_mem alone (the NPP baseline).
 ParamDecl cuda_host_mem_param();
-// Whether the configuration asks for pinned host memory. Throws PlanError for an unknown value.
-bool cuda_pinned(const Config& c);
 
-// The knobs of c (declared defaults for parameters it leaves out), checked for range and against the
-// device's block limits. Throws PlanError.
-CudaKnobs cuda_read_knobs(const Config& c, const DeviceInfo& d);
+// The knobs of the configuration (declared defaults for parameters it leaves out), checked for range and
+// against the device's block limits. Throws PlanError. Not PlanContext::check_group: a CUDA block is limited
+// by max_threads_per_block (check_group reads max_work_group_size) and its refusals say so.
+CudaKnobs cuda_read_knobs(const PlanContext& x);
 // Throws PlanError when `bytes` of __constant__ data exceed max_constant_buffer_size.
-void cuda_check_constant_bytes(std::size_t bytes, const DeviceInfo& d);
+void cuda_check_constant_bytes(std::size_t bytes, const PlanContext& x);
 
 // The problem's defines, then BLOCK_X, BLOCK_Y, ITEMS_X, ITEMS_Y, FILTER_MEM, UNROLL, LAUNCH_BOUNDS,
 // INLINE (and ARITH, WIDE for the sets that have them); --maxrregcount and the pinned switch as options.
 void cuda_add_defines(LaunchPlan& plan, const Workload& w, const CudaKnobs& k, CudaKnobSet set);
 // dims 2; global = ceil(out / ITEMS) rounded up to the block; local = the block. Throws PlanError when
 // the grid's y extent exceeds the device's, or for a batch.
-void cuda_set_geometry(LaunchPlan& plan, const ConvSpec& s, const CudaKnobs& k, const DeviceInfo& d);
+void cuda_set_geometry(LaunchPlan& plan, const ConvSpec& s, const CudaKnobs& k, const PlanContext& x);
 // cuda_direct's (wide 0): the same in x and y, the batch's images in the grid's z (blockIdx.z), with
 // channel_z 1 the channels in the block's z (threadIdx.z), as seed 003 launched them.
 void cuda_set_direct_geometry(LaunchPlan& plan, const ConvSpec& s, const CudaKnobs& k, int channel_z,
-                              const DeviceInfo& d);
+                              const PlanContext& x);
 // The wide kernel's geometry: x over 16-byte vectors of an output row, y over rows of every plane; PlanError
 // for a batch.
-void cuda_set_wide_geometry(LaunchPlan& plan, const ConvSpec& s, const CudaKnobs& k, const DeviceInfo& d);
+void cuda_set_wide_geometry(LaunchPlan& plan, const ConvSpec& s, const CudaKnobs& k, const PlanContext& x);
 
 std::unique_ptr<Variant> make_cuda_direct();
+std::unique_ptr<Variant> make_cuda_vec();
 std::unique_ptr<Variant> make_cuda_tiled();
 std::unique_ptr<Variant> make_cuda_texture();
 std::unique_ptr<Variant> make_npp_filter();

@@ -15,10 +15,10 @@ const std::vector<ParamDecl>& all_knobs() {
   return decls;
 }
 
-int knob(const Config& c, const std::string& name) { return static_cast<int>(int_value(c, all_knobs(), name)); }
-
-void check_grid_y(const LaunchPlan& plan, const DeviceInfo& d) {
-  const double max_y = device_limit(d, "max_grid_size_1", 65535);
+// Not PlanContext::gpu_plan's check: where the device states no limit this one takes CUDA's 65535, and its
+// refusal says which knobs to raise.
+void check_grid_y(const LaunchPlan& plan, const PlanContext& x) {
+  const double max_y = x.limit("max_grid_size_1", 65535);
   const double blocks = static_cast<double>(plan.global[1] / plan.local[1]);
   if (blocks > max_y)
     throw PlanError(fmt::format("{} blocks along y exceed the device's grid limit {} (raise block_y or items_y)",
@@ -60,34 +60,31 @@ ParamDecl cuda_host_mem_param() {
                      "host memory of uploads and downloads: pageable, or staged through pinned (page-locked) memory");
 }
 
-bool cuda_pinned(const Config& c) { return text_value(c, {cuda_host_mem_param()}, "host_mem") == "pinned"; }
-
-CudaKnobs cuda_read_knobs(const Config& c, const DeviceInfo& d) {
+CudaKnobs cuda_read_knobs(const PlanContext& x) {
+  const PlanContext all{x.problem, x.workload, x.config, x.device, all_knobs()};
   CudaKnobs k;
-  read_shared_knobs(k, c, all_knobs());
-  k.launch_bounds = knob(c, "launch_bounds");
-  k.maxrregcount = knob(c, "maxrregcount");
+  read_shared_knobs(k, all);
+  k.launch_bounds = all.int_knob("launch_bounds");
+  k.maxrregcount = all.int_knob("maxrregcount");
   if (k.maxrregcount != 0 && k.maxrregcount < 16)  // the declaration's 0..255 less NVRTC's floor
     throw PlanError(fmt::format("maxrregcount={} is neither 0 nor in 16..255", k.maxrregcount));
-  k.inline_helper = knob(c, "inline");
-  k.wide = knob(c, "wide");
-  k.pinned = cuda_pinned(c);
+  k.inline_helper = all.int_knob("inline");
+  k.wide = all.int_knob("wide");
+  k.pinned = all.text_knob("host_mem") == "pinned";
 
-  const double max_threads = device_limit(d, "max_threads_per_block", static_cast<double>(d.max_work_group_size));
+  const double max_threads = x.limit("max_threads_per_block", static_cast<double>(x.device.max_work_group_size));
   const double threads = static_cast<double>(k.block_x) * k.block_y;
   if (max_threads > 0 && threads > max_threads)
     throw PlanError(fmt::format("block {}x{} = {} threads exceeds max_threads_per_block {}", k.block_x, k.block_y,
                                 threads, max_threads));
-  if (k.block_x > device_limit(d, "max_work_item_size_0", k.block_x) ||
-      k.block_y > device_limit(d, "max_work_item_size_1", k.block_y))
+  if (k.block_x > x.limit("max_work_item_size_0", k.block_x) || k.block_y > x.limit("max_work_item_size_1", k.block_y))
     throw PlanError(fmt::format("block {}x{} exceeds the device's block dimensions {}x{}", k.block_x, k.block_y,
-                                device_limit(d, "max_work_item_size_0", 0),
-                                device_limit(d, "max_work_item_size_1", 0)));
+                                x.limit("max_work_item_size_0", 0), x.limit("max_work_item_size_1", 0)));
   return k;
 }
 
-void cuda_check_constant_bytes(std::size_t bytes, const DeviceInfo& d) {
-  check_constant_bytes(bytes, d, "__constant__ data");
+void cuda_check_constant_bytes(std::size_t bytes, const PlanContext& x) {
+  check_constant_bytes(bytes, x, "__constant__ data");
 }
 
 void cuda_add_defines(LaunchPlan& plan, const Workload& w, const CudaKnobs& k, CudaKnobSet set) {
@@ -100,21 +97,21 @@ void cuda_add_defines(LaunchPlan& plan, const Workload& w, const CudaKnobs& k, C
   if (k.pinned) plan.options.push_back(kCudaPinnedOption);
 }
 
-void cuda_set_geometry(LaunchPlan& plan, const ConvSpec& s, const CudaKnobs& k, const DeviceInfo& d) {
+void cuda_set_geometry(LaunchPlan& plan, const ConvSpec& s, const CudaKnobs& k, const PlanContext& x) {
   require_one_image(s);
-  cuda_set_direct_geometry(plan, s, k, 0, d);
+  cuda_set_direct_geometry(plan, s, k, 0, x);
 }
 
 void cuda_set_direct_geometry(LaunchPlan& plan, const ConvSpec& s, const CudaKnobs& k, int channel_z,
-                              const DeviceInfo& d) {
+                              const PlanContext& x) {
   set_block_geometry(plan, s, k);
-  check_grid_y(plan, d);
+  check_grid_y(plan, x);
   set_batch_depth(plan, s, channel_z,
-                  device_limit(d, "max_threads_per_block", static_cast<double>(d.max_work_group_size)),
-                  device_limit(d, "max_grid_size_2", kMaxBatch));
+                  x.limit("max_threads_per_block", static_cast<double>(x.device.max_work_group_size)),
+                  x.limit("max_grid_size_2", kMaxBatch));
 }
 
-void cuda_set_wide_geometry(LaunchPlan& plan, const ConvSpec& s, const CudaKnobs& k, const DeviceInfo& d) {
+void cuda_set_wide_geometry(LaunchPlan& plan, const ConvSpec& s, const CudaKnobs& k, const PlanContext& x) {
   require_one_image(s);
   const auto bx = static_cast<std::size_t>(k.block_x), by = static_cast<std::size_t>(k.block_y);
   const std::size_t bytes_per_pixel = s.planar ? 1 : static_cast<std::size_t>(s.channels);
@@ -124,10 +121,8 @@ void cuda_set_wide_geometry(LaunchPlan& plan, const ConvSpec& s, const CudaKnobs
   plan.global = {round_up(ceil_div(vectors, static_cast<std::size_t>(k.items_x)), bx),
                  round_up(ceil_div(rows, static_cast<std::size_t>(k.items_y)), by), 1};
   plan.local = {bx, by, 1};
-  check_grid_y(plan, d);
+  check_grid_y(plan, x);
 }
-
-std::unique_ptr<Variant> make_cuda_vec();  // cuda_vec.cpp
 
 void register_cuda_variants(Registry& reg) {
   reg.add_variant(make_cuda_direct());

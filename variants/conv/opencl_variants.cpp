@@ -37,24 +37,15 @@ std::vector<ParamDecl> cl_knob_params(bool with_arith) {
   return out;
 }
 
-ClKnobs cl_read_knobs(const Config& c, const DeviceInfo& d) {
+ClKnobs cl_read_knobs(const PlanContext& x) {
   ClKnobs k;
-  read_shared_knobs(k, c, all_knobs());
-
-  const double max_group = device_limit(d, "max_work_group_size", static_cast<double>(d.max_work_group_size));
-  if (max_group > 0 && static_cast<double>(k.block_x) * k.block_y > max_group)
-    throw PlanError(fmt::format("work-group {}x{} = {} items exceeds max_work_group_size {}", k.block_x, k.block_y,
-                                k.block_x * k.block_y, max_group));
-  if (k.block_x > device_limit(d, "max_work_item_size_0", k.block_x) ||
-      k.block_y > device_limit(d, "max_work_item_size_1", k.block_y))
-    throw PlanError(fmt::format("work-group {}x{} exceeds the device's work-item sizes {}x{}", k.block_x, k.block_y,
-                                device_limit(d, "max_work_item_size_0", 0),
-                                device_limit(d, "max_work_item_size_1", 0)));
+  read_shared_knobs(k, PlanContext{x.problem, x.workload, x.config, x.device, all_knobs()});
+  x.check_group(k.block_x, k.block_y);
   return k;
 }
 
-void cl_check_constant_bytes(std::size_t bytes, const DeviceInfo& d) {
-  check_constant_bytes(bytes, d, "__constant arguments");
+void cl_check_constant_bytes(std::size_t bytes, const PlanContext& x) {
+  check_constant_bytes(bytes, x, "__constant arguments");
 }
 
 void cl_add_defines(LaunchPlan& plan, const Workload& w, const ClKnobs& k, bool with_arith) {
@@ -71,8 +62,6 @@ void cl_set_direct_geometry(LaunchPlan& plan, const ConvSpec& s, const ClKnobs& 
   set_block_geometry(plan, s, k);
   set_batch_depth(plan, s, channel_z, max_group, 0);
 }
-
-std::unique_ptr<Variant> make_cl_vec();  // cl_vec.cpp
 
 void register_opencl_variants(Registry& reg) {
   reg.add_variant(make_cl_direct());

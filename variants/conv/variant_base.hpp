@@ -14,7 +14,6 @@
 namespace pimg::conv {
 
 using pix::ceil_div;
-using pix::device_limit;  // a named device limit, or `fallback` when the backend does not report it
 using pix::round_up;
 
 // PlanError for a batch of images (problem attribute batch > 1) in a variant that computes one image: the
@@ -35,8 +34,8 @@ inline void add_define(LaunchPlan& plan, const std::string& name, const std::str
 }
 
 // Throws PlanError when `bytes` of constant data (`what`: each API's name for it) exceed max_constant_buffer_size.
-inline void check_constant_bytes(std::size_t bytes, const DeviceInfo& d, const char* what) {
-  const double max_constant = device_limit(d, "max_constant_buffer_size", 0);
+inline void check_constant_bytes(std::size_t bytes, const PlanContext& x, const char* what) {
+  const double max_constant = x.limit("max_constant_buffer_size", 0);
   if (max_constant > 0 && static_cast<double>(bytes) > max_constant)
     throw PlanError(fmt::format("{} bytes of {} exceed max_constant_buffer_size {}", bytes, what, max_constant));
 }
@@ -110,19 +109,19 @@ inline std::vector<ParamDecl> vec_body_params(const std::string& item) {
                      {0, 1})};
 }
 
-// The knobs cl_read_knobs() and cuda_read_knobs() share, read into `k` through their declarations:
-// block_x, block_y, items_x, items_y, filter_mem (0 global, 1 constant, 2 private literals), unroll, arith.
+// The knobs cl_read_knobs() and cuda_read_knobs() share, read into `k` through the declarations of `all`
+// (every knob of the API, not the variant's subset): block_x, block_y, items_x, items_y, filter_mem (0 global,
+// 1 constant, 2 private literals), unroll, arith.
 template <class Knobs>
-void read_shared_knobs(Knobs& k, const Config& c, const std::vector<ParamDecl>& decls) {
-  auto knob = [&](const char* name) { return static_cast<int>(int_value(c, decls, name)); };
-  k.block_x = knob("block_x");
-  k.block_y = knob("block_y");
-  k.items_x = knob("items_x");
-  k.items_y = knob("items_y");
-  const std::string mem = text_value(c, decls, "filter_mem");
+void read_shared_knobs(Knobs& k, const PlanContext& all) {
+  k.block_x = all.int_knob("block_x");
+  k.block_y = all.int_knob("block_y");
+  k.items_x = all.int_knob("items_x");
+  k.items_y = all.int_knob("items_y");
+  const std::string mem = all.text_knob("filter_mem");
   k.filter_mem = mem == "global" ? 0 : mem == "constant" ? 1 : 2;
-  k.unroll = knob("unroll");
-  k.arith = text_value(c, decls, "arith") == "lut" ? 1 : 0;
+  k.unroll = all.int_knob("unroll");
+  k.arith = all.text_knob("arith") == "lut" ? 1 : 0;
 }
 
 // The problem's defines, then the shared knobs' BLOCK_X, BLOCK_Y, ITEMS_X, ITEMS_Y, FILTER_MEM, UNROLL.
@@ -154,6 +153,31 @@ template <class Knobs>
 double tile_bytes(const ConvSpec& s, const Knobs& k) {
   const int r = s.k / 2;
   return static_cast<double>(s.channels) * (k.block_x * k.items_x + 2 * r) * (k.block_y * k.items_y + 2 * r);
+}
+
+// PlanError when a tiled kernel's tile exceeds the device's `limit` (local_mem_size, shared_mem_per_block; the
+// device's local_mem_bytes where it is not stated, unchecked where that is 0): PlanContext::check_local_bytes
+// reads local_mem_size alone, and its refusal does not name the tile (`what`: "local", "shared").
+template <class Knobs>
+void check_tile(const ConvSpec& s, const Knobs& k, const PlanContext& x, const char* limit, const char* what) {
+  const double tile = tile_bytes(s, k);
+  const double max = x.limit(limit, static_cast<double>(x.device.local_mem_bytes));
+  if (max > 0 && tile > max) throw PlanError(fmt::format("{} tile of {} bytes exceeds {} {}", what, tile, limit, max));
+}
+
+// The input read as 2-D texels of one byte (cl_image's image, cuda_texture's texture): width*channels wide
+// interleaved, height*channels tall planar. PlanError past the device's image2d_max_width x
+// image2d_max_height (`input`, `limit`: each API's words for the image and its limit).
+struct Texels {
+  int x, y;
+};
+inline Texels input_texels(const ConvSpec& s, const PlanContext& x, const char* input, const char* limit) {
+  const Texels t{s.planar ? s.width : s.width * s.channels, s.planar ? s.height * s.channels : s.height};
+  const double max_w = x.limit("image2d_max_width", 0), max_h = x.limit("image2d_max_height", 0);
+  if (t.x > max_w || t.y > max_h)
+    throw PlanError(fmt::format("{} of {}x{} texels exceeds the device's {} limit {}x{}", input, t.x, t.y, limit,
+                                max_w, max_h));
+  return t;
 }
 
 // The vector body's VEC, ROWS, SEPARABLE, PACKED, SIMD.

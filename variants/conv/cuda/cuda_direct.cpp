@@ -10,50 +10,38 @@ namespace {
 
 constexpr CudaKnobSet kDirectKnobs{true, true};
 
-class CudaDirect final : public Variant {
- public:
-  std::string name() const override { return "cuda_direct"; }
-  std::string family() const override { return "conv"; }
-  std::string backend() const override { return "cuda"; }
-  std::string source() const override { return "conv/conv_cuda.cu"; }
-  std::string help() const override {
-    return "CUDA direct convolution from global memory, ITEMS_X x ITEMS_Y pixels (or 16-byte vectors) per thread";
-  }
-  std::vector<ParamDecl> parameters() const override {
-    std::vector<ParamDecl> out = cuda_knob_params(kDirectKnobs);
-    out.push_back(channel_z_param());
-    return out;
-  }
-
-  // args: in, weights, taps, lut, out, width, height, out_width, out_height
-  LaunchPlan plan(const PlanContext& x) const override {
-    const Problem& p = x.problem;
-    const Workload& w = x.workload;
-    const Config& c = x.config;
-    const DeviceInfo& d = x.device;
-    const ConvSpec s = spec_of(p);
-    const CudaKnobs k = cuda_read_knobs(c, d);
-    const int channel_z = static_cast<int>(int_value(c, parameters(), "channel_z"));
-    if (channel_z && k.wide) throw PlanError("channel_z=1 needs wide=0 (a wide thread computes bytes of a row)");
-    if (k.filter_mem == 1)
-      cuda_check_constant_bytes(w.input("weights").bytes.size() + w.input("taps").bytes.size() +
-                                    (k.arith ? w.input("lut").bytes.size() : 0),
-                                d);
-    LaunchPlan plan;
-    plan.entry = k.wide ? "conv_cuda_wide" : "conv_cuda_direct";
-    cuda_add_defines(plan, w, k, kDirectKnobs);
-    add_define(plan, "CHANNEL_Z", std::to_string(channel_z));
-    if (k.wide)
-      cuda_set_wide_geometry(plan, s, k, d);
-    else
-      cuda_set_direct_geometry(plan, s, k, channel_z, d);
-    add_direct_args(plan, s);
-    return plan;
-  }
-};
+// args: in, weights, taps, lut, out, width, height, out_width, out_height
+LaunchPlan cuda_direct_plan(const PlanContext& x) {
+  const Workload& w = x.workload;
+  const ConvSpec s = spec_of(x.problem);
+  const CudaKnobs k = cuda_read_knobs(x);
+  const int channel_z = x.int_knob("channel_z");
+  if (channel_z && k.wide) throw PlanError("channel_z=1 needs wide=0 (a wide thread computes bytes of a row)");
+  if (k.filter_mem == 1)
+    cuda_check_constant_bytes(w.input("weights").bytes.size() + w.input("taps").bytes.size() +
+                                  (k.arith ? w.input("lut").bytes.size() : 0),
+                              x);
+  LaunchPlan plan;
+  plan.entry = k.wide ? "conv_cuda_wide" : "conv_cuda_direct";
+  cuda_add_defines(plan, w, k, kDirectKnobs);
+  add_define(plan, "CHANNEL_Z", std::to_string(channel_z));
+  if (k.wide)
+    cuda_set_wide_geometry(plan, s, k, x);
+  else
+    cuda_set_direct_geometry(plan, s, k, channel_z, x);
+  add_direct_args(plan, s);
+  return plan;
+}
 
 }  // namespace
 
-std::unique_ptr<Variant> make_cuda_direct() { return std::make_unique<CudaDirect>(); }
+std::unique_ptr<Variant> make_cuda_direct() {
+  std::vector<ParamDecl> params = cuda_knob_params(kDirectKnobs);
+  params.push_back(channel_z_param());
+  return make_variant({"cuda_direct", "conv", "cuda", "conv/conv_cuda.cu",
+                       "CUDA direct convolution from global memory, ITEMS_X x ITEMS_Y pixels (or 16-byte vectors) per "
+                       "thread",
+                       std::move(params), cuda_direct_plan});
+}
 
 }  // namespace pimg::conv

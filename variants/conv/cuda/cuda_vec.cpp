@@ -12,74 +12,60 @@ namespace {
 // Literal weights and full unrolling: the knob set's arith and wide are not declared.
 constexpr CudaKnobSet kVecKnobs{false, false};
 
-class CudaVec final : public Variant {
- public:
-  std::string name() const override { return "cuda_vec"; }
-  std::string family() const override { return "conv"; }
-  std::string backend() const override { return "cuda"; }
-  std::string source() const override { return "conv/conv_cuda_vec.cu"; }
-  std::string help() const override {
-    return "CUDA vectorised convolution: vec output bytes x rows rows per thread, each input row loaded once as "
-           "aligned vectors, one vector store per output row";
-  }
-  std::vector<ParamDecl> parameters() const override {
-    std::vector<ParamDecl> out;
-    for (ParamDecl& d : cuda_knob_params(kVecKnobs))
-      if (d.name == "block_x" || d.name == "block_y" || d.name == "launch_bounds" || d.name == "maxrregcount" ||
-          d.name == "host_mem")
-        out.push_back(std::move(d));
-    for (ParamDecl& d : vec_body_params("thread")) out.push_back(std::move(d));
-    out.push_back(int_choice("shfl", 0,
-                             "1: neighbours' vectors from the lanes beside through __shfl_sync (block_x a multiple of 32)",
-                             {0, 1}));
-    return out;
-  }
+// args: in, out, width, height, out_width, out_height
+LaunchPlan cuda_vec_plan(const PlanContext& x) {
+  const Workload& w = x.workload;
+  const ConvSpec s = spec_of(x.problem);
+  require_one_image(s);
+  CudaKnobs k = cuda_read_knobs(x);
+  k.items_x = k.items_y = 1;
+  k.filter_mem = 2;  // literal weights
+  k.unroll = 1;
+  k.arith = 0;
+  k.inline_helper = 1;
+  const int vec = x.int_knob("vec"), rows = x.int_knob("rows");
+  const int separable = x.int_knob("separable"), shfl = x.int_knob("shfl");
+  const int packed = x.int_knob("packed"), simd = x.int_knob("simd");
+  check_passes(w, separable, packed, simd);
+  if (shfl && k.block_x % 32 != 0)
+    throw PlanError(fmt::format("shfl=1 needs block_x to be a multiple of 32 (whole warps), not {}", k.block_x));
 
-  // args: in, out, width, height, out_width, out_height
-  LaunchPlan plan(const PlanContext& x) const override {
-    const Problem& p = x.problem;
-    const Workload& w = x.workload;
-    const Config& c = x.config;
-    const DeviceInfo& d = x.device;
-    const ConvSpec s = spec_of(p);
-    require_one_image(s);
-    CudaKnobs k = cuda_read_knobs(c, d);
-    k.items_x = k.items_y = 1;
-    k.filter_mem = 2;  // literal weights
-    k.unroll = 1;
-    k.arith = 0;
-    k.inline_helper = 1;
-    const auto decls = parameters();
-    const auto vec = int_value(c, decls, "vec"), rows = int_value(c, decls, "rows");
-    const int separable = static_cast<int>(int_value(c, decls, "separable"));
-    const int shfl = static_cast<int>(int_value(c, decls, "shfl"));
-    const int packed = static_cast<int>(int_value(c, decls, "packed"));
-    const int simd = static_cast<int>(int_value(c, decls, "simd"));
-    check_passes(w, separable, packed, simd);
-    if (shfl && k.block_x % 32 != 0)
-      throw PlanError(fmt::format("shfl=1 needs block_x to be a multiple of 32 (whole warps), not {}", k.block_x));
+  LaunchPlan plan;
+  plan.entry = "conv_cuda_vec";
+  cuda_add_defines(plan, w, k, kVecKnobs);
+  add_vec_body_defines(plan, vec, rows, separable, packed, simd);
+  add_define(plan, "SHFL", std::to_string(shfl));
 
-    LaunchPlan plan;
-    plan.entry = "conv_cuda_vec";
-    cuda_add_defines(plan, w, k, kVecKnobs);
-    add_vec_body_defines(plan, vec, rows, separable, packed, simd);
-    add_define(plan, "SHFL", std::to_string(shfl));
+  const auto bx = static_cast<std::size_t>(k.block_x), by = static_cast<std::size_t>(k.block_y);
+  set_vec_body_geometry(plan, s, bx, by, vec, rows);
+  // Not PlanContext::gpu_plan's check: CUDA's 65535 where the device states no limit, and rows to raise.
+  const double max_y = x.limit("max_grid_size_1", 65535);
+  if (static_cast<double>(plan.global[1] / by) > max_y)
+    throw PlanError(fmt::format("{} blocks along y exceed the device's grid limit {} (raise block_y or rows)",
+                                plan.global[1] / by, max_y));
 
-    const auto bx = static_cast<std::size_t>(k.block_x), by = static_cast<std::size_t>(k.block_y);
-    set_vec_body_geometry(plan, s, bx, by, vec, rows);
-    const double max_y = device_limit(d, "max_grid_size_1", 65535);
-    if (static_cast<double>(plan.global[1] / by) > max_y)
-      throw PlanError(fmt::format("{} blocks along y exceed the device's grid limit {} (raise block_y or rows)",
-                                  plan.global[1] / by, max_y));
-
-    plan.args = {KernelArg::buf("in"), KernelArg::buf("out")};
-    add_scalar_args(plan, s);
-    return plan;
-  }
-};
+  plan.args = {KernelArg::buf("in"), KernelArg::buf("out")};
+  add_scalar_args(plan, s);
+  return plan;
+}
 
 }  // namespace
 
-std::unique_ptr<Variant> make_cuda_vec() { return std::make_unique<CudaVec>(); }
+std::unique_ptr<Variant> make_cuda_vec() {
+  std::vector<ParamDecl> params;
+  for (ParamDecl& d : cuda_knob_params(kVecKnobs))
+    if (d.name == "block_x" || d.name == "block_y" || d.name == "launch_bounds" || d.name == "maxrregcount" ||
+        d.name == "host_mem")
+      params.push_back(std::move(d));
+  for (ParamDecl& d : vec_body_params("thread")) params.push_back(std::move(d));
+  params.push_back(int_choice("shfl", 0,
+                              "1: neighbours' vectors from the lanes beside through __shfl_sync (block_x a multiple of "
+                              "32)",
+                              {0, 1}));
+  return make_variant({"cuda_vec", "conv", "cuda", "conv/conv_cuda_vec.cu",
+                       "CUDA vectorised convolution: vec output bytes x rows rows per thread, each input row loaded "
+                       "once as aligned vectors, one vector store per output row",
+                       std::move(params), cuda_vec_plan});
+}
 
 }  // namespace pimg::conv

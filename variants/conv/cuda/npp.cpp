@@ -19,7 +19,6 @@ std::unique_ptr<Variant> make_npp_filter() {
        [](const PlanContext& x) {
          const Problem& p = x.problem;
          const Workload& w = x.workload;
-         const Config& c = x.config;
          const ConvSpec s = spec_of(p);
          require_one_image(s);
          if (p.attr("border") == "zero")
@@ -27,7 +26,7 @@ std::unique_ptr<Variant> make_npp_filter() {
          LaunchPlan plan;
          plan.entry = "npp_filter_border";
          add_problem_defines(plan, w);
-         if (cuda_pinned(c)) plan.options.push_back(kCudaPinnedOption);
+         if (x.text_knob("host_mem") == "pinned") plan.options.push_back(kCudaPinnedOption);
          plan.args = {KernelArg::buf("in"), KernelArg::buf("out")};
          add_scalar_args(plan, s);
          return plan;

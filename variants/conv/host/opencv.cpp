@@ -73,41 +73,30 @@ void conv_opencv_gaussian_blur(void* const* buffers, const std::int64_t* ints, c
   });
 }
 
-class OpencvVariant final : public Variant {
- public:
-  OpencvVariant(std::string name, std::string function, std::string help, OpencvCall::Kind kind)
-      : name_(std::move(name)), function_(std::move(function)), help_(std::move(help)), kind_(kind) {}
-  std::string name() const override { return name_; }
-  std::string family() const override { return "conv"; }
-  std::string backend() const override { return "host"; }
-  std::string source() const override { return ""; }
-  std::optional<NativeCall> native() const override { return NativeCall{function_, native::kOpenCv}; }
-  std::string help() const override { return help_; }
-  std::vector<ParamDecl> parameters() const override { return {}; }
-  std::string validation_rule() const override { return "opencv"; }
-  bool baseline() const override { return true; }
-  LaunchPlan plan(const PlanContext& x) const override {
-    const Problem& p = x.problem;
-    const ConvSpec s = spec_of(p);
+// A baseline of one OpenCV call: `function` (a host function registered below) where opencv_call() picks
+// `kind` for the problem, a PlanError naming the call that fits (or why none does) otherwise.
+std::unique_ptr<Variant> make_opencv_variant(std::string name, std::string function, std::string help,
+                                             OpencvCall::Kind kind) {
+  PlanFn plan = [name, function, kind](const PlanContext& x) {
+    const ConvSpec s = spec_of(x.problem);
     require_one_image(s);
     const OpencvCall call = opencv_call(s);
-    if (call.kind != kind_)
+    if (call.kind != kind)
       throw PlanError(call.kind == OpencvCall::none
-                          ? fmt::format("{}: {}", name_, call.why)
-                          : fmt::format("{} does not compute this filter exactly; {} does", name_, call.call));
-    LaunchPlan plan;
-    plan.entry = function_;
-    plan.args = {KernelArg::buf("in"),           KernelArg::buf("out"),          KernelArg::buf("weights"),
-                 KernelArg::integer(s.width),    KernelArg::integer(s.height),   KernelArg::integer(s.channels),
-                 KernelArg::integer(s.planar),   KernelArg::integer(s.border),   KernelArg::integer(s.k),
-                 KernelArg::integer(s.divisor)};
-    return plan;
-  }
-
- private:
-  std::string name_, function_, help_;
-  OpencvCall::Kind kind_;
-};
+                          ? fmt::format("{}: {}", name, call.why)
+                          : fmt::format("{} does not compute this filter exactly; {} does", name, call.call));
+    LaunchPlan out;
+    out.entry = function;
+    out.args = {KernelArg::buf("in"),         KernelArg::buf("out"),        KernelArg::buf("weights"),
+                KernelArg::integer(s.width),  KernelArg::integer(s.height), KernelArg::integer(s.channels),
+                KernelArg::integer(s.planar), KernelArg::integer(s.border), KernelArg::integer(s.k),
+                KernelArg::integer(s.divisor)};
+    return out;
+  };
+  NativeCall call{function, native::kOpenCv};
+  return make_variant({std::move(name), "conv", "host", std::move(call), std::move(help), {}, std::move(plan), true,
+                       "opencv"});
+}
 
 }  // namespace
 
@@ -115,17 +104,17 @@ void register_opencv(Registry& reg) {
   reg.add_host_function("conv_opencv_filter2d_8u", &conv_opencv_filter2d_8u);
   reg.add_host_function("conv_opencv_blur", &conv_opencv_blur);
   reg.add_host_function("conv_opencv_gaussian_blur", &conv_opencv_gaussian_blur);
-  reg.add_variant(std::make_unique<OpencvVariant>(
+  reg.add_variant(make_opencv_variant(
       "opencv_filter2d", "conv_opencv_filter2d_8u",
       "OpenCV cv::filter2D(src, dst, CV_8U, kernel, anchor, 0, BORDER_CONSTANT or BORDER_REPLICATE): divisor-1 "
       "filters up to 11x11; library baseline",
       OpencvCall::filter2d));
-  reg.add_variant(std::make_unique<OpencvVariant>(
+  reg.add_variant(make_opencv_variant(
       "opencv_blur", "conv_opencv_blur",
       "OpenCV cv::blur(src, dst, KxK, anchor, BORDER_CONSTANT or BORDER_REPLICATE): box filters (all weights 1, "
       "divisor KxK); library baseline",
       OpencvCall::blur));
-  reg.add_variant(std::make_unique<OpencvVariant>(
+  reg.add_variant(make_opencv_variant(
       "opencv_gaussian", "conv_opencv_gaussian_blur",
       "OpenCV cv::GaussianBlur(src, dst, 5x5, 0, 0, BORDER_CONSTANT or BORDER_REPLICATE), its bit-exact fixed-point "
       "path: gaussian5 with border zero or replicate; library baseline",

@@ -129,46 +129,36 @@ void conv_pthread_rows(void* const* buffers, const std::int64_t* ints, const dou
   for (int t = 1; t < threads; ++t) pthread_join(ids[t], nullptr);
 }
 
-class PthreadRows final : public Variant {
- public:
-  std::string name() const override { return "pthread_rows"; }
-  std::string family() const override { return "conv"; }
-  std::string backend() const override { return "host"; }
-  std::string source() const override { return ""; }
-  std::optional<NativeCall> native() const override { return NativeCall{"conv_pthread_rows", ""}; }
-  std::string help() const override {
-    return "POSIX threads over blocks of output rows, each the serial row loop (seed 003's pthreads version): "
-           "threads created per run, or a persistent pool";
-  }
-  std::vector<ParamDecl> parameters() const override {
-    return {{"threads", false, {}, std::int64_t{2}, "POSIX threads", {}, 1, kMaxThreads},
-            {"pool", false, {}, std::int64_t{0},
-             "0: pthread_create and pthread_join in every run (the seed); 1: a persistent pool woken per run",
-             {0, 1}}};
-  }
-  LaunchPlan plan(const PlanContext& x) const override {
-    const Problem& p = x.problem;
-    const Config& c = x.config;
-    const ConvSpec s = spec_of(p);
-    const std::int64_t threads = c.has("threads") ? c.integer("threads") : 2;
-    const std::int64_t pool = c.has("pool") ? c.integer("pool") : 0;
-    if (threads < 1 || threads > kMaxThreads)
-      throw PlanError(fmt::format("threads must be 1..{}, got {}", kMaxThreads, threads));
-    if (pool != 0 && pool != 1) throw PlanError(fmt::format("pool must be 0 or 1, got {}", pool));
-    LaunchPlan plan;
-    plan.entry = "conv_pthread_rows";
-    plan.args = row_loop_args(s);
-    plan.args.push_back(KernelArg::integer(threads));
-    plan.args.push_back(KernelArg::integer(pool));
-    return plan;
-  }
-};
+// Not PlanContext::int_knob: the knobs are read and refused here as they were before the context, with this
+// variant's own messages (its refusals are pinned).
+LaunchPlan pthread_rows_plan(const PlanContext& x) {
+  const Config& c = x.config;
+  const ConvSpec s = spec_of(x.problem);
+  const std::int64_t threads = c.has("threads") ? c.integer("threads") : 2;
+  const std::int64_t pool = c.has("pool") ? c.integer("pool") : 0;
+  if (threads < 1 || threads > kMaxThreads)
+    throw PlanError(fmt::format("threads must be 1..{}, got {}", kMaxThreads, threads));
+  if (pool != 0 && pool != 1) throw PlanError(fmt::format("pool must be 0 or 1, got {}", pool));
+  LaunchPlan plan;
+  plan.entry = "conv_pthread_rows";
+  plan.args = row_loop_args(s);
+  plan.args.push_back(KernelArg::integer(threads));
+  plan.args.push_back(KernelArg::integer(pool));
+  return plan;
+}
 
 }  // namespace
 
 void register_pthread_rows(Registry& reg) {
   reg.add_host_function("conv_pthread_rows", &conv_pthread_rows);
-  reg.add_variant(std::make_unique<PthreadRows>());
+  reg.add_variant(make_variant(
+      {"pthread_rows", "conv", "host", NativeCall{"conv_pthread_rows", ""},
+       "POSIX threads over blocks of output rows, each the serial row loop (seed 003's pthreads version): threads "
+       "created per run, or a persistent pool",
+       {{"threads", false, {}, std::int64_t{2}, "POSIX threads", {}, 1, kMaxThreads},
+        {"pool", false, {}, std::int64_t{0},
+         "0: pthread_create and pthread_join in every run (the seed); 1: a persistent pool woken per run", {0, 1}}},
+       pthread_rows_plan}));
 }
 
 }  // namespace pimg::conv

@@ -9,15 +9,11 @@ namespace pimg::conv {
 std::unique_ptr<Variant> make_cl_selftest(std::string name, std::string source, std::string entry, std::string help) {
   return make_variant({std::move(name), "conv", "opencl", std::move(source), std::move(help), cl_block_params(),
                             [entry](const PlanContext& x) {
-                              const Problem& p = x.problem;
-                              const Workload& w = x.workload;
-                              const Config& c = x.config;
-                              const DeviceInfo& d = x.device;
-                              const ConvSpec s = spec_of(p);
-                              const ClKnobs k = cl_read_knobs(c, d);
+                              const ConvSpec s = spec_of(x.problem);
+                              const ClKnobs k = cl_read_knobs(x);
                               LaunchPlan plan;
                               plan.entry = entry;
-                              add_problem_defines(plan, w);
+                              add_problem_defines(plan, x.workload);
                               add_define(plan, "BLOCK_X", std::to_string(k.block_x));
                               add_define(plan, "BLOCK_Y", std::to_string(k.block_y));
                               cl_set_geometry(plan, s, k);

@@ -14,55 +14,39 @@
 namespace pimg::conv {
 namespace {
 
-class ClVec final : public Variant {
- public:
-  std::string name() const override { return "cl_vec"; }
-  std::string family() const override { return "conv"; }
-  std::string backend() const override { return "opencl"; }
-  std::string source() const override { return "conv/conv_vec.cl"; }
-  std::string help() const override {
-    return "OpenCL vectorised convolution: vec output bytes x rows rows per work-item, each input row loaded "
-           "once as aligned vectors, one vector store per output row";
-  }
-  std::vector<ParamDecl> parameters() const override {
-    std::vector<ParamDecl> out = cl_block_params();
-    for (ParamDecl& d : vec_body_params("work-item")) out.push_back(std::move(d));
-    return out;
-  }
+// args: in, out, width, height, out_width, out_height
+LaunchPlan cl_vec_plan(const PlanContext& x) {
+  const Workload& w = x.workload;
+  const ConvSpec s = spec_of(x.problem);
+  require_one_image(s);
+  const ClKnobs k = cl_read_knobs(x);  // block_x, block_y against the device's work-group limits
+  const int vec = x.int_knob("vec"), rows = x.int_knob("rows");
+  const int separable = x.int_knob("separable"), packed = x.int_knob("packed"), simd = x.int_knob("simd");
+  check_passes(w, separable, packed, simd);
 
-  // args: in, out, width, height, out_width, out_height
-  LaunchPlan plan(const PlanContext& x) const override {
-    const Problem& p = x.problem;
-    const Workload& w = x.workload;
-    const Config& c = x.config;
-    const DeviceInfo& d = x.device;
-    const ConvSpec s = spec_of(p);
-    require_one_image(s);
-    const ClKnobs k = cl_read_knobs(c, d);  // block_x, block_y against the device's work-group limits
-    const auto decls = parameters();
-    const auto vec = int_value(c, decls, "vec"), rows = int_value(c, decls, "rows");
-    const int separable = static_cast<int>(int_value(c, decls, "separable"));
-    const int packed = static_cast<int>(int_value(c, decls, "packed"));
-    const int simd = static_cast<int>(int_value(c, decls, "simd"));
-    check_passes(w, separable, packed, simd);
+  LaunchPlan plan;
+  plan.entry = "conv_vec";
+  add_problem_defines(plan, w);
+  add_define(plan, "BLOCK_X", std::to_string(k.block_x));
+  add_define(plan, "BLOCK_Y", std::to_string(k.block_y));
+  add_vec_body_defines(plan, vec, rows, separable, packed, simd);
 
-    LaunchPlan plan;
-    plan.entry = "conv_vec";
-    add_problem_defines(plan, w);
-    add_define(plan, "BLOCK_X", std::to_string(k.block_x));
-    add_define(plan, "BLOCK_Y", std::to_string(k.block_y));
-    add_vec_body_defines(plan, vec, rows, separable, packed, simd);
+  set_vec_body_geometry(plan, s, static_cast<std::size_t>(k.block_x), static_cast<std::size_t>(k.block_y), vec, rows);
 
-    set_vec_body_geometry(plan, s, static_cast<std::size_t>(k.block_x), static_cast<std::size_t>(k.block_y), vec, rows);
-
-    plan.args = {KernelArg::buf("in"), KernelArg::buf("out")};
-    add_scalar_args(plan, s);
-    return plan;
-  }
-};
+  plan.args = {KernelArg::buf("in"), KernelArg::buf("out")};
+  add_scalar_args(plan, s);
+  return plan;
+}
 
 }  // namespace
 
-std::unique_ptr<Variant> make_cl_vec() { return std::make_unique<ClVec>(); }
+std::unique_ptr<Variant> make_cl_vec() {
+  std::vector<ParamDecl> params = cl_block_params();
+  for (ParamDecl& d : vec_body_params("work-item")) params.push_back(std::move(d));
+  return make_variant({"cl_vec", "conv", "opencl", "conv/conv_vec.cl",
+                       "OpenCL vectorised convolution: vec output bytes x rows rows per work-item, each input row "
+                       "loaded once as aligned vectors, one vector store per output row",
+                       std::move(params), cl_vec_plan});
+}
 
 }  // namespace pimg::conv
