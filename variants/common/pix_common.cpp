@@ -182,11 +182,6 @@ Validation compare_image(std::span<const std::uint8_t> expected, std::span<const
                              expected.size(), pix % width, pix / width, c, expected[first], actual[first])};
 }
 
-double device_limit(const DeviceInfo& d, const std::string& name, double fallback) {
-  auto it = d.limits.find(name);
-  return it == d.limits.end() ? fallback : it->second;
-}
-
 std::vector<ParamDecl> omp_params(bool tiles) {
   std::vector<ParamDecl> out;
   if (tiles) {

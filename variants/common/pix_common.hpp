@@ -94,10 +94,6 @@ std::optional<Validation> exact_verdict(std::span<const std::uint8_t> expected, 
 Validation compare_image(std::span<const std::uint8_t> expected, std::span<const std::uint8_t> actual, int width,
                          int height, int channels, bool planar);
 
-// The device's limit `name`, or `fallback` when its backend does not state it: PlanContext::limit, for conv's
-// helpers that are given the device alone.
-double device_limit(const DeviceInfo& d, const std::string& name, double fallback);
-
 // OpenMP: threads, schedule, chunk (and tile_x, tile_y when `tiles`).
 std::vector<ParamDecl> omp_params(bool tiles);
 // A plan for `entry` with the workload's defines, then DECOMP (0 rows, 1 tiles), SCHED, CHUNK, THREADS
