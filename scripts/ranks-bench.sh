@@ -7,7 +7,7 @@
 # PIMG_COLD_CACHE=1: no warm-up run; each timed run starts from an empty compile cache of its own, so its wall time
 # includes compiling every program (the compile pipeline's share: on one device the sequential runner's, on several
 # rank 0's for its host).
-# Usage: PIMG_RANKS="1 2 4" PIMG_GPUS=N bash scripts/ranks-bench.sh PIMG_TUNE OUT SPACE.yaml... [-- EXTRA FLAGS]
+# Usage: PIMG_RANKS="1 2 4" PIMG_GPUS=N bash scripts/ranks-bench.sh PIMG_TUNE OUT SPACE.yaml|T1.json... [-- EXTRA FLAGS]
 # (scripts/gpu-bench.sh calls it with PIMG_GPUS from nvidia-smi; on a CPU machine, PIMG_GPUS=2 and
 # `-- --share-devices` try it out, with time-shared timings.)
 set -uo pipefail
@@ -35,16 +35,19 @@ stamp() {
 }
 now() { date +%s.%N; }
 for space in "${spaces[@]}"; do
-  family=$(awk '/^family:/ {print $2; exit}' "$space")
-  name=$(basename "$space" .yaml)
+  # A space file is tuned by its family's command, a T1 file (*.json) by `pimg-tune t1`.
+  case $space in
+    *.json) name=$(basename "$space" .json) tune=(t1 "$space") ;;
+    *) name=$(basename "$space" .yaml) tune=("$(awk '/^family:/ {print $2; exit}' "$space")" --space "$space") ;;
+  esac
   if [ -n "${PIMG_COLD_CACHE:-}" ]; then
     log "$name: every timed run from an empty compile cache"
   elif [ "$devices" -gt 1 ]; then
-    "${launcher[@]}" -np "$devices" "$exe" "$family" --quiet --space "$space" --db "$out/$name-warm.db" "${extra[@]}" \
+    "${launcher[@]}" -np "$devices" "$exe" "${tune[@]}" --quiet --db "$out/$name-warm.db" "${extra[@]}" \
       > "$out/$name-warm.txt" 2>&1
     log "$name: compile cache filled on $devices devices: exit $?"
   else
-    "$exe" "$family" --quiet --space "$space" --db "$out/$name-warm.db" > "$out/$name-warm.txt" 2>&1
+    "$exe" "${tune[@]}" --quiet --db "$out/$name-warm.db" > "$out/$name-warm.txt" 2>&1
     log "$name: compile cache filled on $devices devices: exit $?"
   fi
   table="$out/$name-ranks.md"
@@ -59,9 +62,9 @@ for space in "${spaces[@]}"; do
     t1=$(now)
     if [ "$r" = 1 ]; then
       # One device: the others hidden, or a `cuda: {}` space would open (and measure the ceiling of) every GPU.
-      CUDA_VISIBLE_DEVICES=0 "$exe" "$family" --space "$space" --db "$db" --top 3 > "$out/$name-$r.txt" 2> >(stamp > "$out/$name-$r.log")
+      CUDA_VISIBLE_DEVICES=0 "$exe" "${tune[@]}" --db "$db" --top 3 > "$out/$name-$r.txt" 2> >(stamp > "$out/$name-$r.log")
     else
-      "${launcher[@]}" -np "$r" "$exe" "$family" --space "$space" --db "$db" --top 3 "${extra[@]}" \
+      "${launcher[@]}" -np "$r" "$exe" "${tune[@]}" --db "$db" --top 3 "${extra[@]}" \
         > "$out/$name-$r.txt" 2> >(stamp > "$out/$name-$r.log")
     fi
     rc=$?

@@ -339,4 +339,24 @@ TEST_F(Distributed, OnAGpuRankZeroCompilesAheadForEveryRankAndTheStoredSetIsTheS
             std::vector<std::string>{"32"});
 }
 
+// `pimg-tune t1 FILE` spreads over the ranks as the family commands do (cli/spread.hpp): each rank reads the file and
+// finds the default configuration's reference, and the ranks store the search one process stores.
+TEST_F(Distributed, AT1FileSpreadsOverTheRanks) {
+  const pimg::Backend* opencl = pimg::Registry::builtin().backend("opencl");
+  if (!opencl || !opencl->status().available || opencl->devices().empty()) GTEST_SKIP() << "no OpenCL device here";
+  const std::string file = std::string(PIMG_TEST_DATA) + "/t1/sharpen.json";
+  const e2e::Ran one = e2e::run("t1 " + file + " --quiet --db " + db("t1-one"));
+  ASSERT_EQ(one.code, 0) << one.out;
+  const e2e::Ran two = mpirun(2, "t1 " + file + " --quiet --db " + db("t1-two") + " --share-devices");
+  ASSERT_EQ(two.code, 0) << two.out;
+  EXPECT_NE(two.out.find("family t1-sharpen"), std::string::npos) << two.out;
+  const std::vector<int> n = per_rank(two.out);
+  ASSERT_EQ(n.size(), 2u) << two.out;
+  EXPECT_EQ(n[0] + n[1], 7);
+  EXPECT_GT(n[1], 0) << "rank 1 evaluated nothing:\n" << two.out;
+  const std::string search = "SELECT c.canonical, e.status, e.validation FROM evaluations e JOIN configs c ON "
+                             "c.id = e.config_id WHERE e.stage = 'search' ORDER BY c.canonical";
+  EXPECT_EQ(e2e::query(db("t1-two"), search), e2e::query(db("t1-one"), search));
+}
+
 }  // namespace

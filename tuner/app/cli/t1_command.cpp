@@ -4,12 +4,14 @@
 #include "cli/t1_command.hpp"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <charconv>
 
 #include "cli/info.hpp"
 #include "cli/progress.hpp"
+#include "cli/spread.hpp"
 #include "pimg/cache.hpp"
 #include "pimg/errors.hpp"
 #include "pimg/evaluator.hpp"
@@ -70,6 +72,8 @@ T1Command::T1Command(CLI::App& app) {
   cmd_->add_flag("--no-isolation", no_isolation_, "evaluate in this process instead of a supervised worker");
   cmd_->add_option("--top", top_, "rows per group in the ranked table")->capture_default_str();
   cmd_->add_flag("--quiet", quiet_, "no progress output");
+  cmd_->add_flag("--share-devices", share_devices_,
+                 "under mpirun: ranks beyond a host's devices of a kind share them (time-shared timings; for checks)");
   cmd_->add_flag("--check", check_, "only load and check the file, print its space; no device, no database");
   cmd_->add_flag("--json", json_,
                  "JSON on stdout: with --check the file's space, else the run's counts, exit code and best --json's "
@@ -120,7 +124,10 @@ std::optional<TuneSummary> T1Command::run(Registry& reg, const std::string& comm
   const user::T1Overrides o = overrides(problem_size_, sets_);
   const user::T1Spec& spec = user::register_t1(reg, file_, o);
   user::export_to_env({user::t1_env_entry(file_, o)});
-  for (const auto& a : spec.assumptions) fmt::print(stderr, "pimg-tune: {}\n", a.warning());
+  // Under mpirun with several ranks the run is spread over them (cli/spread.hpp), each rank reading the file itself.
+  RunPlace place(share_devices_);
+  if (place.rank0())
+    for (const auto& a : spec.assumptions) fmt::print(stderr, "pimg-tune: {}\n", a.warning());
   Space space = user::t1_space(spec);
   if (timeout_s_) space.measure.timeout_s = *timeout_s_;
   if (!strategy_.empty() || budget_ || seed_) {  // the command line's search replaces the file's
@@ -182,12 +189,17 @@ std::optional<TuneSummary> T1Command::run(Registry& reg, const std::string& comm
   opt.isolation = !no_isolation_;
   opt.command_line = command_line;
   Progress progress(stderr, quiet_);
-  if (spec.refs.empty()) compute_default_reference(reg, spec, space, opt, progress);
+  RunObserver& obs = place.observer(progress);
+  // Every rank computes it (or finds it in the shared disk cache): each validates against it.
+  if (spec.refs.empty()) compute_default_reference(reg, spec, space, opt, obs);
   // The whole-program stage's fresh process cannot check against a reference computed here: off then.
   if (spec.refs.empty()) space.measure.cold.top = 0;
-  Tuner tuner(reg, space, opt, progress);
-  Store store(db_);
-  const TuneSummary s = tuner.run(store, progress);
+  Tuner tuner(reg, space, opt, obs);
+  Store* opened = place.open_store(db_);
+  const std::optional<TuneSummary> ran = place.run(tuner, obs);
+  if (!ran) return std::nullopt;
+  const TuneSummary& s = *ran;
+  Store& store = *opened;
   RowFilter f;
   f.family = spec.name;
   // What `best` and every export answer (the confirmation stage's winner where it ran; the current build's rows).
@@ -201,6 +213,7 @@ std::optional<TuneSummary> T1Command::run(Registry& reg, const std::string& comm
   fmt::print("{}", best_table(ranked, store.all_bandwidths(), top_));
   fmt::print("database: {} (run {}: {} measured, {} ok, {} failed, {} already stored); family {}\n", db_, s.run_id,
              s.measured, s.ok, s.failed, s.skipped, spec.name);
+  if (!s.per_rank.empty()) fmt::print("evaluations per rank: {}\n", fmt::join(s.per_rank, ", "));
   return s;
 }
 

@@ -23,7 +23,8 @@ class T1Command {
   bool json() const { return json_; }        // --json: the run's result as one JSON object (cli::run_json)
   const std::string& db() const { return db_; }
   const std::string& decisions_json() const { return decisions_json_; }  // best --json's, after a --json run
-  // The run's summary and (`ranked`) the rows `best` ranks for the family after it; nullopt for --check.
+  // The run's summary and (`ranked`) the rows `best` ranks for the family after it; nullopt for --check and on a
+  // rank other than 0 of a distributed run (cli/spread.hpp).
   std::optional<TuneSummary> run(Registry& reg, const std::string& command_line, std::vector<ResultRow>& ranked);
 
  private:
@@ -35,7 +36,8 @@ class T1Command {
   std::vector<std::string> backends_, devices_;
   std::optional<int> repeats_;
   std::optional<double> timeout_s_;
-  bool no_resume_ = false, no_isolation_ = false, quiet_ = false, check_ = false, transfer_ = false, json_ = false;
+  bool no_resume_ = false, no_isolation_ = false, quiet_ = false, check_ = false, transfer_ = false, json_ = false,
+       share_devices_ = false;
   std::string decisions_json_;
   int top_ = 5;
 };

@@ -18,10 +18,10 @@
 #include "cli/report_command.hpp"
 #include "cli/resume.hpp"
 #include "cli/selection.hpp"
+#include "cli/spread.hpp"
 #include "pimg/errors.hpp"
 #include "pimg/isolation.hpp"
 #include "pimg/report.hpp"
-#include "pimg/transport.hpp"
 #include "user/user_variant.hpp"
 
 namespace fs = std::filesystem;
@@ -147,39 +147,16 @@ int TuneCommand::run(Registry& reg, int argc, char** argv) const {
   say_how_to_resume_when_interrupted(argc, argv);
   const Space space = load_space(reg, fam);
   const TuneOptions opt = options(space, argc, argv);
-  // Under mpirun with several ranks the run is spread over them (docs/mpi.md, part 2): every rank
-  // checks the input itself, so bad input ends each with exit code 2 before MPI starts; only
-  // rank 0 opens the database and prints.
-  const std::optional<MpiLaunch> launch = mpi_launch_from_env();
-  const bool distributed = launch && launch->size > 1;
-  const bool rank0 = !distributed || launch->rank == 0;
-  if (args_.share_devices && !distributed) throw UsageError("--share-devices: only for runs under mpirun with several ranks");
-  // Everything is checked before the database is opened, so bad input leaves it untouched.
+  // Under mpirun with several ranks the run is spread over them (cli/spread.hpp). Everything is checked before the
+  // database is opened, so bad input leaves it untouched.
+  RunPlace place(args_.share_devices);
   Progress progress(stderr, args_.quiet);
-  RunObserver silent;
-  RunObserver& obs = rank0 ? static_cast<RunObserver&>(progress) : silent;
+  RunObserver& obs = place.observer(progress);
   Tuner tuner(reg, space, opt, obs);
-  std::optional<Store> opened;
-  if (rank0) opened.emplace(args_.db);
-  TuneSummary s;
-  if (distributed) {
-    const auto net = open_mpi_transport();
-    if (!rank0) {
-      try {
-        tuner.run_distributed(nullptr, obs, *net, {launch->local_rank, args_.share_devices});
-      } catch (const std::exception& e) {
-        // Without MPI_Finalize: mpirun then ends the job, and rank 0 has stored every result it received.
-        fmt::print(stderr, "pimg-tune (rank {}): error: {}\n", launch->rank, e.what());
-        std::fflush(stderr);
-        std::_Exit(1);
-      }
-      return 0;
-    }
-    s = tuner.run_distributed(&*opened, obs, *net, {launch->local_rank, args_.share_devices});
-  } else {
-    s = tuner.run(*opened, progress);
-  }
-  return finish(*opened, space, fam, s);
+  Store* store = place.open_store(args_.db);
+  const std::optional<TuneSummary> s = place.run(tuner, obs);
+  if (!s) return 0;
+  return finish(*store, space, fam, *s);
 }
 
 int TuneCommand::finish(Store& store, const Space& space, const std::string& fam, const TuneSummary& s) const {
