@@ -54,6 +54,11 @@ class Coordinator {
     obs_.on_start(planned);
     try {
       greet();
+      for (std::size_t pos = 0; pos < state_.size(); ++pos) {
+        const std::size_t d = task(pos).device;
+        const bool seen = std::any_of(stages_.begin(), stages_.end(), [&](const KindStages& k) { return task(k.pos).device == d; });
+        if (my_device(l_, d, o_) && !seen) stages_.emplace_back().pos = pos;
+      }
       if (!m_.opt.ladder_only && !state_.empty()) {
         // The first task's compiles start, then rank 0 opens its device while they run (as the other ranks do),
         // on a thread of its own, handing out work to the other ranks meanwhile.
@@ -99,6 +104,20 @@ class Coordinator {
     bool finished() const { return drained() && outstanding == 0; }
   };
 
+  // A kind's stages after its search, spread over the ranks that drive it: the confirmation, then the whole-program
+  // runs, each a list of jobs (which are still to hand out, which are running where).
+  struct KindStages {
+    std::size_t pos = 0;  // the kind's first task
+    int phase = 0;        // 0: not begun, 1: confirming, 2: the whole-program runs, 3: done
+    std::unique_ptr<ConfirmStage> confirm;
+    std::vector<std::vector<std::size_t>> groups;  // the confirmation's problems in each of its jobs
+    std::vector<ColdJob> cold;
+    std::string kind;  // the message kind of the phase running
+    std::vector<Message> jobs;
+    std::deque<std::size_t> todo;
+    std::map<std::uint64_t, std::pair<std::size_t, std::size_t>> running;  // job id: (index in jobs, slot)
+  };
+
   Task& task(std::size_t pos) { return m_.tasks[l_.tasks[pos]]; }
 
   void greet() {
@@ -128,11 +147,13 @@ class Coordinator {
 
   void loop() {
     for (;;) {
+      begin_stages_early();
+      for (auto& k : stages_) hand_out(k);
       for (std::size_t s = 0; s < slots_.size(); ++s)
         if (!slots_[s].busy) assign(s);
       compile_next();
       while (first_open_ < state_.size() && state_[first_open_].finished()) ++first_open_;
-      if (first_open_ == state_.size()) return;
+      if (first_open_ == state_.size() && !stages_running()) return;
       bool progressed = false;
       if (setup_ && setup_->ceilings.wait_for(std::chrono::seconds(0)) == std::future_status::ready) {
         finish_setup();
@@ -148,14 +169,16 @@ class Coordinator {
         }
         progressed = true;
       }
+      progressed = local_stage_answer() || progressed;
       while (auto msg = net_.poll()) {
         const Message r = wire::decode_whole(msg->second);
+        progressed = true;
+        if (take_stage_answer(r)) continue;
         const std::uint64_t id = std::stoull(r.at(1));
         if (r[0] == "done")
           finish(id, wire::decode_result(Message(r.begin() + 2, r.end())));
         else
           failed(id, r.at(2));
-        progressed = true;
       }
       if (!progressed) std::this_thread::sleep_for(std::chrono::microseconds(100));
     }
@@ -315,35 +338,79 @@ class Coordinator {
   }
 
   // The stages after the search on each kind searched, as a sequential run has them: the confirmation and the
-  // whole programs spread over the ranks driving that kind, the ladder and pictures on rank 0's device.
+  // whole programs spread over the ranks driving that kind (begun during the search where begin_stages_early()
+  // allows, else here, one kind after the other), the ladder and pictures on rank 0's device.
   void end_stages() {
-    std::vector<std::size_t> done;
-    for (std::size_t pos = 0; pos < state_.size(); ++pos) {
-      const std::size_t d = task(pos).device;
-      const auto mine = my_device(l_, d, o_);
-      if (!mine || std::find(done.begin(), done.end(), d) != done.end()) continue;
-      done.push_back(d);
+    for (KindStages& k : stages_) {
+      const std::size_t d = task(k.pos).device;
+      const std::size_t mine = *my_device(l_, d, o_);
       bool opened = false;
-      std::unique_ptr<DeviceSession>& session = local_.slot(*mine, &opened);
+      std::unique_ptr<DeviceSession>& session = local_.slot(mine, &opened);
       if (opened && !m_.opt.ladder_only)
         measure_ceilings(m_, store_, summary_.run_id, store_.device_id(m_.devices[d].info), *session,
-                         m_.devices[*mine].info, obs_);
+                         m_.devices[mine].info, obs_);
       const bool spreads = !m_.opt.ladder_only;
-      if (spreads && m_.measure.confirm.top > 0) spread_confirmation(pos);
-      if (spreads) spread_cold(pos);
+      if (spreads) {
+        advance(k);
+        while (k.phase < 3) {  // the search is over: every other rank's answer is to a stage job
+          hand_out(k);
+          if (local_stage_answer()) continue;
+          if (auto msg = net_.poll())
+            PIMG_CHECK(take_stage_answer(wire::decode_whole(msg->second)), "distributed runner: an answer to no job");
+          else
+            std::this_thread::sleep_for(std::chrono::milliseconds(1));
+        }
+      }
       // local_.slot() opens the device again where rank 0's jobs left it closed (it could not open a fresh
       // session; its jobs went to other ranks).
-      end_device(m_, d, local_.slot(*mine), store_, summary_, obs_, !spreads || m_.measure.confirm.top <= 0, !spreads);
+      end_device(m_, d, local_.slot(mine), store_, summary_, obs_, !spreads || m_.measure.confirm.top <= 0, !spreads);
     }
   }
 
-  // The confirmation stage on the kind of task pos's device: the problems in as many jobs as ranks drive a device
-  // of that kind (largest first, each to the group with the least work so far), each job's sessions confirming
-  // every problem of the job as a sequential run's do; stored as confirm_device stores them once every job is back.
-  void spread_confirmation(std::size_t pos) {
-    ConfirmStage stage(m_, task(pos).device, store_, obs_);
+  // A kind's stages begin as soon as its search has finished, while the ranks search the kinds after it, where
+  // neither it nor a kind still searched computes on the host's cores (measurements there disturb every other
+  // measurement) and rank 0's device of the kind is open (its ceilings stored, as end_stages() would have them).
+  void begin_stages_early() {
+    if (m_.opt.ladder_only) return;
+    for (std::size_t pos = first_open_; pos < state_.size(); ++pos)
+      if (!state_[pos].finished() && on_host_cores(pos)) return;
+    for (KindStages& k : stages_) {
+      const std::size_t d = task(k.pos).device;
+      if (k.phase != 0 || on_host_cores(k.pos) || !local_.is_open(*my_device(l_, d, o_))) continue;
+      bool searched = true;
+      for (std::size_t pos = 0; pos < state_.size() && searched; ++pos)
+        searched = task(pos).device != d || state_[pos].finished();
+      if (searched) advance(k);
+    }
+  }
+
+  bool on_host_cores(std::size_t pos) { return m_.devices[task(pos).device].info.caps.host_cores; }
+  bool stages_running() const {
+    return std::any_of(stages_.begin(), stages_.end(), [](const KindStages& k) { return k.phase == 1 || k.phase == 2; });
+  }
+
+  // Moves kind k's stages on once every job of the phase running is back: the confirmation (stored when its last
+  // job is back), then the whole-program runs, then done.
+  void advance(KindStages& k) {
+    while (k.phase < 3 && k.todo.empty() && k.running.empty()) {
+      if (k.phase == 1 && k.confirm) {
+        k.confirm->store(store_, summary_, obs_);
+        k.confirm.reset();
+      }
+      ++k.phase;
+      if (k.phase == 1 && m_.measure.confirm.top > 0) begin_confirmation(k);
+      if (k.phase == 2) begin_cold(k);
+    }
+  }
+
+  // The confirmation stage on kind k: the problems in as many jobs as ranks drive a device of that kind (largest
+  // first, each to the group with the least work so far), each job's sessions confirming every problem of the job as
+  // a sequential run's do; stored as confirm_device stores them once every job is back.
+  void begin_confirmation(KindStages& k) {
+    k.confirm = std::make_unique<ConfirmStage>(m_, task(k.pos).device, store_, obs_);
+    ConfirmStage& stage = *k.confirm;
     const auto ranks = static_cast<std::size_t>(
-        std::count_if(slots_.begin(), slots_.end(), [&](const Slot& s) { return s.serves[pos]; }));
+        std::count_if(slots_.begin(), slots_.end(), [&](const Slot& s) { return s.serves[k.pos]; }));
     std::vector<Message> one(stage.size());  // each problem's job
     std::vector<double> work(stage.size());
     std::vector<std::size_t> order(stage.size());
@@ -353,93 +420,100 @@ class Coordinator {
       order[i] = i;
     }
     std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return work[a] > work[b]; });
-    std::vector<std::vector<std::size_t>> groups(std::min(std::max<std::size_t>(ranks, 1), order.size()));
-    std::vector<double> load(groups.size(), 0);
+    k.groups.assign(std::min(std::max<std::size_t>(ranks, 1), order.size()), {});
+    std::vector<double> load(k.groups.size(), 0);
     for (std::size_t i : order) {
       const std::size_t g = static_cast<std::size_t>(std::min_element(load.begin(), load.end()) - load.begin());
-      groups[g].push_back(i);
+      k.groups[g].push_back(i);
       load[g] += work[i];
     }
-    std::vector<Message> jobs;
-    for (const auto& g : groups) {
+    k.kind = "confirm";
+    k.jobs.clear();
+    for (const auto& g : k.groups) {
       Message job = {std::to_string(g.size())};
       for (std::size_t i : g) job.insert(job.end(), one[i].begin(), one[i].end());
-      jobs.push_back(std::move(job));
+      k.jobs.push_back(std::move(job));
     }
-    spread(pos, "confirm", jobs, [&](std::size_t k, const Message& r, const Slot& s) {
-      std::size_t at = 2;
-      for (std::size_t i : groups[k]) stage.take(i, r, at);
-      const auto lines = static_cast<std::size_t>(wire::to_long(r.at(at++)));
-      for (std::size_t n = 0; n < lines; ++n) obs_.on_message(r.at(at++));
-      for (std::size_t i : groups[k])
-        obs_.on_message(fmt::format("{}: {} confirmed by rank {} ({})", m_.devices[task(pos).device].info.id(),
-                                    stage.problem(i).label(), s.rank, s.host));
-    });
-    stage.store(store_, summary_, obs_);
+    for (std::size_t i = 0; i < k.jobs.size(); ++i) k.todo.push_back(i);
   }
 
-  // The whole-program stage on the kind of task pos's device: each cold run a job for a free rank driving a device
-  // of that kind (each a fresh process on its own GPU), stored as it returns.
-  void spread_cold(std::size_t pos) {
-    const std::size_t d = task(pos).device;
-    const std::vector<ColdJob> cold = cold_jobs(m_, d, store_);
-    std::vector<Message> jobs;
-    for (const ColdJob& c : cold) jobs.push_back(cold_job_message(d, c));
-    spread(pos, "cold", jobs, [&](std::size_t i, const Message& r, const Slot& s) {
-      cold_job_store(m_, d, cold[i], wire::decode_result(Message(r.begin() + 2, r.end())), store_, summary_, obs_,
-                     fmt::format(" (rank {}, {})", s.rank, s.host));
-    });
+  // The whole-program stage on kind k: each cold run a job for a free rank driving a device of that kind (each a
+  // fresh process on its own GPU), stored as it returns.
+  void begin_cold(KindStages& k) {
+    const std::size_t d = task(k.pos).device;
+    k.cold = cold_jobs(m_, d, store_);
+    k.kind = "cold";
+    k.jobs.clear();
+    for (const ColdJob& c : k.cold) k.jobs.push_back(cold_job_message(d, c));
+    for (std::size_t i = 0; i < k.jobs.size(); ++i) k.todo.push_back(i);
   }
 
-  // Hands `jobs` (`kind`'s messages, without their id) to the free ranks driving a device of task pos's kind, rank
-  // 0's on a thread of its own, and gives each answer to `take` as it comes back. A rank that fails a job takes no
-  // more work of that kind; the job goes to another.
-  void spread(std::size_t pos, const std::string& kind, const std::vector<Message>& jobs,
-              const std::function<void(std::size_t, const Message&, const Slot&)>& take) {
-    std::deque<std::size_t> todo;
-    for (std::size_t i = 0; i < jobs.size(); ++i) todo.push_back(i);
-    std::map<std::uint64_t, std::pair<std::size_t, std::size_t>> running;  // job id: (index in jobs, slot)
-    while (!todo.empty() || !running.empty()) {
-      for (std::size_t s = 0; s < slots_.size() && !todo.empty(); ++s) {
-        if (slots_[s].busy || !slots_[s].serves[pos]) continue;
-        const std::uint64_t id = next_id_++;
-        Message msg = {kind, std::to_string(id)};
-        msg.insert(msg.end(), jobs[todo.front()].begin(), jobs[todo.front()].end());
-        running[id] = {todo.front(), s};
-        todo.pop_front();
-        slots_[s].busy = true;
-        if (slots_[s].rank != 0)
-          net_.send(slots_[s].rank, wire::encode(msg));
-        else
-          local_job_answer_ = local_thread_.submit([this, msg] { return job_here(m_, l_, local_, o_, msg); });
-      }
-      Message r;
-      if (local_job_answer_.valid() && local_job_answer_.wait_for(std::chrono::seconds(0)) == std::future_status::ready) {
-        try {
-          r = local_job_answer_.get();
-        } catch (const std::exception& e) {  // rank 0's job: the one running on slot 0
-          const auto mine =
-              std::find_if(running.begin(), running.end(), [](const auto& j) { return j.second.second == 0; });
-          r = {"error", std::to_string(mine->first), e.what()};
-        }
-      } else if (auto msg = net_.poll()) {
-        r = wire::decode_whole(msg->second);
-      } else {
-        std::this_thread::sleep_for(std::chrono::milliseconds(1));
-        continue;
-      }
-      auto it = running.find(std::stoull(r.at(1)));
-      PIMG_CHECK(it != running.end(), "distributed runner: an answer for an unknown " + kind + " job");
+  // Hands kind k's jobs still to do to the free ranks driving a device of its kind, rank 0's on its own thread.
+  void hand_out(KindStages& k) {
+    for (std::size_t s = 0; s < slots_.size() && !k.todo.empty(); ++s) {
+      if (slots_[s].busy || !slots_[s].serves[k.pos]) continue;
+      const std::uint64_t id = next_id_++;
+      Message msg = {k.kind, std::to_string(id)};
+      msg.insert(msg.end(), k.jobs[k.todo.front()].begin(), k.jobs[k.todo.front()].end());
+      k.running[id] = {k.todo.front(), s};
+      k.todo.pop_front();
+      slots_[s].busy = true;
+      if (slots_[s].rank != 0)
+        net_.send(slots_[s].rank, wire::encode(msg));
+      else
+        local_job_answer_ = local_thread_.submit([this, msg] { return job_here(m_, l_, local_, o_, msg); });
+    }
+  }
+
+  // Takes rank 0's answer to a stage job if it has come (search answers come through local_result_); returns
+  // whether it had.
+  bool local_stage_answer() {
+    if (!local_job_answer_.valid() || local_job_answer_.wait_for(std::chrono::seconds(0)) != std::future_status::ready)
+      return false;
+    Message r;
+    try {
+      r = local_job_answer_.get();
+    } catch (const std::exception& e) {  // rank 0's job: the one running on slot 0
+      for (const KindStages& k : stages_)
+        for (const auto& [id, job] : k.running)
+          if (job.second == 0) r = {"error", std::to_string(id), e.what()};
+    }
+    PIMG_CHECK(take_stage_answer(r), "distributed runner: rank 0's answer to no stage job");
+    return true;
+  }
+
+  // Gives `r` to the stage job it answers (false where it answers none): stored, or, where the rank failed it, the
+  // job given to another rank and the failing one taking no more work of that kind.
+  bool take_stage_answer(const Message& r) {
+    const std::uint64_t id = std::stoull(r.at(1));
+    for (KindStages& k : stages_) {
+      auto it = k.running.find(id);
+      if (it == k.running.end()) continue;
       const auto [i, s] = it->second;
-      running.erase(it);
+      k.running.erase(it);
       slots_[s].busy = false;
       if (r.at(0) == "error") {
-        todo.push_front(i);
-        drop(s, pos, r.at(2));
-        continue;
+        k.todo.push_front(i);
+        drop(s, k.pos, r.at(2));
+        return true;
       }
-      take(i, r, slots_[s]);
+      if (k.phase == 1) {
+        std::size_t at = 2;
+        for (std::size_t p : k.groups[i]) k.confirm->take(p, r, at);
+        const auto lines = static_cast<std::size_t>(wire::to_long(r.at(at++)));
+        for (std::size_t n = 0; n < lines; ++n) obs_.on_message(r.at(at++));
+        for (std::size_t p : k.groups[i])
+          obs_.on_message(fmt::format("{}: {} confirmed by rank {} ({})", m_.devices[task(k.pos).device].info.id(),
+                                      k.confirm->problem(p).label(), slots_[s].rank, slots_[s].host));
+      } else {
+        const std::size_t d = task(k.pos).device;
+        cold_job_store(m_, d, k.cold[i], wire::decode_result(Message(r.begin() + 2, r.end())), store_, summary_, obs_,
+                       fmt::format(" (rank {}, {})", slots_[s].rank, slots_[s].host));
+      }
+      advance(k);
+      return true;
     }
+    return false;
   }
 
   // A rank could not evaluate on its device (it cannot open it, or its evaluator failed): it takes no
@@ -501,6 +575,7 @@ class Coordinator {
     std::future<std::vector<std::pair<std::size_t, Ceiling>>> ceilings;
   };
   std::optional<Setup> setup_;  // rank 0's device being opened
+  std::vector<KindStages> stages_;  // one per kind rank 0 drives, in the order of their first tasks
   std::set<std::size_t> tried_;  // rank 0's devices whose opening was started
   LocalThread local_thread_;     // last: its thread ends first, while what its jobs use is still there
   std::optional<std::uint64_t> local_job_;
