@@ -5,7 +5,7 @@
 # OUT/<space>-ranks.md: wall times, their ratio to one device (the sequential runner, no mpirun),
 # and whether each run stored the same configurations, statuses and validations as the one-device run.
 # PIMG_COLD_CACHE=1: no warm-up run; each timed run starts from an empty compile cache of its own, so its wall time
-# includes compiling every program (the compile pipeline's share: on one device the sequential runner's, on several
+# includes compiling every program (a fresh CUDA_CACHE_PATH too; the compile pipeline's share: on one device the sequential runner's, on several
 # rank 0's for its host).
 # Usage: PIMG_RANKS="1 2 4" PIMG_GPUS=N bash scripts/ranks-bench.sh PIMG_TUNE OUT SPACE.yaml|T1.json... [-- EXTRA FLAGS]
 # (scripts/gpu-bench.sh calls it with PIMG_GPUS from nvidia-smi; on a CPU machine, PIMG_GPUS=2 and
@@ -58,14 +58,16 @@ for space in "${spaces[@]}"; do
     if [ "$r" -gt "$devices" ]; then log "$name: $r devices: only $devices here, skipped"; continue; fi
     db="$out/$name-$r.db"
     rm -f "$db"
-    [ -z "${PIMG_COLD_CACHE:-}" ] || export PIMG_CACHE_DIR="$(mktemp -d)"
+    # The driver's own cache of compiled GPU code too (NVIDIA's OpenCL reuses it across processes): a run after
+    # another would find the earlier run's programs there.
+    [ -z "${PIMG_COLD_CACHE:-}" ] || export PIMG_CACHE_DIR="$(mktemp -d)" CUDA_CACHE_PATH="$(mktemp -d)"
     t1=$(now)
     if [ "$r" = 1 ]; then
       # One device: the others hidden, or a `cuda: {}` space would open (and measure the ceiling of) every GPU.
-      CUDA_VISIBLE_DEVICES=0 "$exe" "${tune[@]}" --db "$db" --top 3 > "$out/$name-$r.txt" 2> >(stamp > "$out/$name-$r.log")
+      CUDA_VISIBLE_DEVICES=0 "$exe" "${tune[@]}" --db "$db" --top 3 > >(stamp > "$out/$name-$r.txt") 2> >(stamp > "$out/$name-$r.log")
     else
       "${launcher[@]}" -np "$r" "$exe" "${tune[@]}" --db "$db" --top 3 "${extra[@]}" \
-        > "$out/$name-$r.txt" 2> >(stamp > "$out/$name-$r.log")
+        > >(stamp > "$out/$name-$r.txt") 2> >(stamp > "$out/$name-$r.log")
     fi
     rc=$?
     walls[$r]=$(awk -v a="$t1" -v b="$(now)" 'BEGIN {printf "%.2f", b - a}')
