@@ -153,6 +153,33 @@ TEST(OpenClBackend, PipelinesOnOnePoolShareItsThreadsOldestFirst) {
   for (const auto& plan : plans(8)) EXPECT_TRUE(fresh->compile(src, *plan).cached);
 }
 
+// Pipelines begun at once that share programs (a filter's image sizes) build each program once: a thread handed a
+// program another thread is building waits for it and finds it in the disk cache (it would build it again beside
+// the first otherwise: six builds here instead of three).
+TEST(OpenClBackend, PipelinesOnOnePoolBuildEachProgramOnce) {
+  ScopedCacheDir cache;
+  const Workload w[] = {
+      conv_family().make_workload(conv_family().make_problem(43, 17, 1, {{"border", "zero"}, {"filter", "sharpen3"}})),
+      conv_family().make_workload(conv_family().make_problem(29, 31, 1, {{"border", "zero"}, {"filter", "sharpen3"}}))};
+  const Variant& v = *registry().variant("conv", "cl_direct");
+  const KernelSource& src = *kernel_source(v.source());
+  auto plans = [&](int size) {
+    const Problem p = conv_family().make_problem(size == 0 ? 43 : 29, size == 0 ? 17 : 31, 1,
+                                                 {{"border", "zero"}, {"filter", "sharpen3"}});
+    std::vector<std::optional<LaunchPlan>> out;
+    for (int bx : {4, 8, 16}) out.push_back(plan_for(v, p, w[size], config({{"block_x", bx}, {"block_y", 2}}), device().info()));
+    return out;
+  };
+  CompilePool pool(6);
+  CompilePipeline first(backend(), device().info(), src, plans(0), pool);
+  CompilePipeline second(backend(), device().info(), src, plans(1), pool);
+  for (std::size_t i = 0; i < 3; ++i) {
+    first.wait(i);
+    second.wait(i);
+  }
+  EXPECT_EQ(first.compiled() + second.compiled(), 3u) << "the sizes' programs are the same three";
+}
+
 TEST(OpenClBackend, FailedBuildsKeepTheLog) {
   const KernelSource bad{"inline/bad.cl", "__kernel void k(__global int* o) { o[0] = missing_name; }", "bad-hash"};
   LaunchPlan plan;

@@ -42,6 +42,7 @@ void CompilePool::work() {
   for (;;) {
     CompilePipeline* p = nullptr;
     std::size_t k = 0;
+    std::string key;
     {
       std::unique_lock lock(mu_);
       auto next = [&] {
@@ -54,12 +55,20 @@ void CompilePool::work() {
       p = next();
       k = p->next_++;
       ++in_flight_[p];
+      // The pool outlives its pipelines, so a thread waiting here ends its wait before the pool stops.
+      key = p->program(k);
+      if (!key.empty()) {
+        built_.wait(lock, [&] { return building_.count(key) == 0; });
+        building_.insert(key);
+      }
     }
     p->compile(k);
     {
       std::lock_guard lock(mu_);
       --in_flight_[p];
+      if (!key.empty()) building_.erase(key);
     }
+    built_.notify_all();
     ended_.notify_all();
   }
 }
@@ -119,6 +128,15 @@ void CompilePipeline::compile(std::size_t k) {
     done_[i] = 1;
   }
   cv_.notify_all();
+}
+
+std::string CompilePipeline::program(std::size_t k) const {
+  const std::optional<LaunchPlan>& plan = plans_[order_[k]];
+  if (!plan) return "";
+  std::string key = backend_.name() + '\n' + device_.id() + '\n' + device_.name + '\n' + source_.hash + '\n' + plan->entry;
+  for (const auto& [name, value] : plan->defines) key += "\n-D" + name + '=' + value;
+  for (const auto& o : plan->options) key += '\n' + o;
+  return key;
 }
 
 CompilePipeline::Cost CompilePipeline::cost(std::size_t index) const {
