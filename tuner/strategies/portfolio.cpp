@@ -8,9 +8,9 @@
 // point not yet searched around once its neighbourhood is exhausted (`restart` 1), and asks first
 // the neighbour whose changed value has the best time seen with that value anywhere (`order` 1),
 // so what every evaluation taught about each parameter value steers the walk.
-// With `basin_stall` N > 0 (off by default: on the public T4 spaces it lowered the cells it was
-// meant to raise, docs/strategies.md) N evaluations without a better result send the local search
-// to walk from the best point of another basin.
+// With `basin_stall` N > 0 (off by default: on the public A100 convolution space it left more seeds
+// short of the optimum, not fewer, docs/strategies.md) N evaluations without a better result send
+// the local search to walk from the best point of another basin.
 #include <algorithm>
 #include <cmath>
 #include <map>
@@ -53,9 +53,9 @@ class Portfolio final : public SearchStrategy {
   std::optional<PointId> propose() override {
     // A restart on stagnation: after `basin_stall` evaluations in a row without a better result, the
     // local search leaves the best point's basin for the best point evaluated three or more
-    // parameters from it (and from earlier walks' bests and starts; else a random one) and walks until it has
-    // gone `basin_walk` proposals without bettering the walk's own best, so the run's better best
-    // does not end the walk before it reaches the other basin's bottom. Then the model again.
+    // parameters from it (and from earlier walks' bests and starts; else a random one) and walks
+    // until it has gone `basin_walk` proposals without bettering the walk's own best, so the run's
+    // better best does not end the walk before it reaches the other basin's bottom. Then the model.
     if (basin_stall_ && stagnant_ >= basin_stall_ && !walking_) {
       walking_ = true;
       stagnant_ = since_better_ = 0;
