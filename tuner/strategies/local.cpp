@@ -32,11 +32,15 @@ class LocalSearch final : public SearchStrategy {
   std::optional<PointId> propose() override {
     // Stagnation: `escape` own proposals in a row without a better result anywhere: the basin is
     // left for the best evaluated point outside every searched neighbourhood (else a random one).
-    if (escape_ && since_better_ >= escape_) {
+    // Asked to leave (leave_basin()): outside the neighbourhoods of the basins left so far, not of
+    // every centre, since in a long run no point may be left outside all of those.
+    if (far_ || (escape_ && since_better_ >= escape_)) {
       since_better_ = 0;
-      if (current_ && restart_best_ > 0) centres_.push_back(*current_);
+      if (current_ && (restart_best_ > 0 || far_)) centres_.push_back(*current_);
       current_.reset();
-      if (!restart_far()) return std::nullopt;
+      const bool left = restart_far(far_ ? left_ : centres_);
+      far_ = false;
+      if (!left) return std::nullopt;
     }
     ++since_better_;
     for (;;) {
@@ -72,8 +76,14 @@ class LocalSearch final : public SearchStrategy {
     }
   }
 
+  // The next proposal leaves the best point's basin (the walk may stand elsewhere) as an escape does.
+  void leave_basin() override {
+    far_ = true;
+    if (best_) left_.push_back(*best_);
+  }
+
   void learn(PointId p, double cost) override {
-    if (restart_best_ > 0 || escape_) seen_.push_back({cost, p});
+    seen_.push_back({cost, p});  // restarts pick from it
     if (cost < best_cost_) best_cost_ = cost, since_better_ = 0;
     if (order_ > 0) {
       // Per parameter value: the best log time seen with it; failing only: kFailedOnly.
@@ -145,21 +155,23 @@ class LocalSearch final : public SearchStrategy {
     return false;
   }
 
-  // The best ok point evaluated so far that differs from every centre (searched around, or
-  // restarted at) in at least three parameters, so outside their one- and two-parameter moves,
-  // becomes the centre; false when there is none.
-  bool restart_far() {
+  // The best ok point evaluated so far that differs from every point of `from` (centres searched
+  // around or restarted at, or the basins left) in at least three parameters, so outside their one-
+  // and two-parameter moves, becomes the centre (and joins `from`); false when there is none.
+  bool restart_far(std::vector<PointId>& from) {
     std::sort(seen_.begin(), seen_.end());
     for (const auto& [cost, p] : seen_) {
       if (cost == kFailed) break;
+      if (std::find(centres_.begin(), centres_.end(), p) != centres_.end()) continue;
       const auto c = space_.point(p);
-      const bool far = std::all_of(centres_.begin(), centres_.end(), [&](PointId q) {
+      const bool far = std::all_of(from.begin(), from.end(), [&](PointId q) {
         const auto o = space_.point(q);
         std::size_t differ = 0;
         for (std::size_t d = 0; d < c.size(); ++d) differ += c[d] != o[d];
         return differ >= 3;
       });
       if (far) {
+        if (&from != &centres_) from.push_back(p);
         centres_.push_back(p);
         move_to(p, cost);
         return true;
@@ -181,6 +193,8 @@ class LocalSearch final : public SearchStrategy {
   std::vector<PointId> untried_, centres_;  // centres_: searched around, or restarted at
   std::vector<std::pair<double, PointId>> seen_;
   std::size_t escape_, since_better_ = 0;  // own proposals since a better result anywhere
+  bool far_ = false;                       // leave_basin() was asked: the next proposal restarts far
+  std::vector<PointId> left_;              // the best point at each leave_basin() and where each walk started
   double best_cost_ = kFailed;
 };
 

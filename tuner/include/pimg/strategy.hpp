@@ -62,6 +62,9 @@ class Strategy {
   virtual std::vector<PointId> ahead() const { return {}; }
   // Earlier results offered before the first ask; strategies that do not learn from them ignore them.
   virtual void prior(const std::vector<PriorResult>& results) { (void)results; }
+  // Asked (by a portfolio whose best has not improved for long) to search away from the basin of the best point
+  // found, keeping what it learnt; a strategy without a notion of basin ignores it.
+  virtual void leave_basin() {}
 
   // The same walk in configurations, for runners that evaluate configurations.
   std::optional<Config> next();
