@@ -64,6 +64,10 @@ class Coordinator {
         // on a thread of its own, handing out work to the other ranks meanwhile.
         begin(0);
         loop();
+        // The compile threads end beside the stages, with the contexts they kept (NVIDIA's OpenCL: seconds, in turn).
+        for (std::size_t pos = 0; pos < state_.size(); ++pos)
+          if (state_[pos].pipeline) end_pipeline(state_[pos], task(pos));
+        pool_ended_ = std::async(std::launch::async, [pool = std::move(compile_pool_)]() mutable { pool.reset(); });
       }
       finish_setup();
       summary_.per_rank.assign(static_cast<std::size_t>(net_.size()), 0);
@@ -361,8 +365,7 @@ class Coordinator {
             std::this_thread::sleep_for(std::chrono::milliseconds(1));
         }
       }
-      // local_.slot() opens the device again where rank 0's jobs left it closed (it could not open a fresh
-      // session; its jobs went to other ranks).
+      // local_.slot() opens the device again where rank 0's jobs left it closed (its jobs went to other ranks).
       end_device(m_, d, local_.slot(mine), store_, summary_, obs_, !spreads || m_.measure.confirm.top <= 0, !spreads);
     }
   }
@@ -565,15 +568,13 @@ class Coordinator {
   // This host's compile threads, shared by the tasks begun (one pool for the host, not a pool per task: tasks begun
   // ahead would add theirs beyond the host's cores, and the OpenCL compilers of one process serialise a crowd).
   std::unique_ptr<CompilePool> compile_pool_;  // before state_: outlives the pipelines
+  std::future<void> pool_ended_;                // the pool ending once every search is done
   std::vector<TaskState> state_;
   std::vector<Slot> slots_;
   std::map<std::uint64_t, Job> jobs_;
   std::uint64_t next_id_ = 0;
   std::size_t first_open_ = 0;
-  struct Setup {
-    std::size_t pos = 0, device = 0;
-    std::future<std::vector<std::pair<std::size_t, Ceiling>>> ceilings;
-  };
+  struct Setup { std::size_t pos = 0, device = 0; std::future<std::vector<std::pair<std::size_t, Ceiling>>> ceilings; };
   std::optional<Setup> setup_;  // rank 0's device being opened
   std::vector<KindStages> stages_;  // one per kind rank 0 drives, in the order of their first tasks
   std::set<std::size_t> tried_;  // rank 0's devices whose opening was started
