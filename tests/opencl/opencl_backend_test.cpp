@@ -4,9 +4,11 @@
 #include <gtest/gtest.h>
 #include <stdlib.h>
 
+#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
+#include <thread>
 
 #include "cl_fixture.hpp"
 #include "../tuner/src/compile/compile_pipeline.hpp"
@@ -171,13 +173,18 @@ TEST(OpenClBackend, PipelinesOnOnePoolBuildEachProgramOnce) {
     return out;
   };
   CompilePool pool(6);
+  EXPECT_TRUE(pool.idle()) << "no pipeline yet";
   CompilePipeline first(backend(), device().info(), src, plans(0), pool);
   CompilePipeline second(backend(), device().info(), src, plans(1), pool);
+  // The distributed runner holds whole-program runs back while the pool is busy (distributed_runner.cpp).
+  EXPECT_FALSE(pool.idle()) << "six plans just begun, each a build of tens of milliseconds";
   for (std::size_t i = 0; i < 3; ++i) {
     first.wait(i);
     second.wait(i);
   }
   EXPECT_EQ(first.compiled() + second.compiled(), 3u) << "the sizes' programs are the same three";
+  for (int i = 0; i < 500 && !pool.idle(); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  EXPECT_TRUE(pool.idle()) << "every plan compiled, none in flight";
 }
 
 TEST(OpenClBackend, FailedBuildsKeepTheLog) {

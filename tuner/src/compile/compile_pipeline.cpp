@@ -38,6 +38,13 @@ void CompilePool::remove(CompilePipeline* p) {
   in_flight_.erase(p);
 }
 
+bool CompilePool::idle() {
+  std::lock_guard lock(mu_);
+  for (const CompilePipeline* p : pipes_)
+    if (p->next_ < p->order_.size()) return false;
+  return std::all_of(in_flight_.begin(), in_flight_.end(), [](const auto& f) { return f.second == 0; });
+}
+
 void CompilePool::work() {
   for (;;) {
     CompilePipeline* p = nullptr;

@@ -36,6 +36,8 @@ class CompilePool {
   CompilePool(const CompilePool&) = delete;
   CompilePool& operator=(const CompilePool&) = delete;
   int threads() const { return static_cast<int>(pool_.size()); }
+  // Whether no compile is in flight and no pipeline on the pool has a plan left (until another one is begun).
+  bool idle();
 
  private:
   friend class CompilePipeline;

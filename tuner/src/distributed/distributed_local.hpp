@@ -23,14 +23,6 @@ namespace pimg {
 class Sessions {
  public:
   explicit Sessions(const Tuner::Impl& m) : m_(m) {}
-  // Every worker ends at once: each takes its device's teardown (a second or more with a GPU context), which, one
-  // after the other on every rank, held the end of a run.
-  ~Sessions() {
-    std::vector<std::thread> closing;
-    for (auto& [device, s] : open_)
-      if (s) closing.emplace_back([&session = s] { session.reset(); });
-    for (auto& t : closing) t.join();
-  }
   Sessions(const Sessions&) = delete;
   Sessions& operator=(const Sessions&) = delete;
   DeviceSession& get(std::size_t device, bool* opened = nullptr) { return *slot(device, opened); }

@@ -6,8 +6,8 @@
 // for the host, shared by the tasks begun, not one per rank or per task) and hands out only configurations whose
 // programs are in the disk cache, so no rank compiles while its device waits; the other ranks open their devices
 // while the first programs compile. After the search, each problem's confirmation and each whole-program (cold)
-// run is a job for a free rank driving a device of its kind, as the configurations were; rank 0 stores what they
-// return, then runs the other stages a sequential run runs (the ladder, pictures) on its own devices. The ranks speak wire messages over a Transport; the runner
+// run is a job for a free rank driving a device of its kind, as the configurations were (stage_jobs.hpp; a cold run
+// only while this host does not compile); rank 0 stores what they return, then runs the other stages a sequential run runs (the ladder, pictures) on its own devices. The ranks speak wire messages over a Transport; the runner
 // knows nothing of MPI.
 #include <fmt/format.h>
 
@@ -28,8 +28,7 @@
 #include "pimg/evaluator.hpp"
 #include "compile/compile_pipeline.hpp"
 #include "distributed/distributed_local.hpp"
-#include "stages/cold_jobs.hpp"
-#include "stages/confirm_jobs.hpp"
+#include "distributed/stage_jobs.hpp"
 #include "pimg/transport.hpp"
 #include "measure/plan_metrics.hpp"
 #include "run/tuner_impl.hpp"
@@ -56,8 +55,8 @@ class Coordinator {
       greet();
       for (std::size_t pos = 0; pos < state_.size(); ++pos) {
         const std::size_t d = task(pos).device;
-        const bool seen = std::any_of(stages_.begin(), stages_.end(), [&](const KindStages& k) { return task(k.pos).device == d; });
-        if (my_device(l_, d, o_) && !seen) stages_.emplace_back().pos = pos;
+        const bool seen = std::any_of(stages_.begin(), stages_.end(), [&](const KindStages& k) { return task(k.pos()).device == d; });
+        if (my_device(l_, d, o_) && !seen) stages_.emplace_back(pos, d);
       }
       if (!m_.opt.ladder_only && !state_.empty()) {
         // The first task's compiles start, then rank 0 opens its device while they run (as the other ranks do),
@@ -106,20 +105,6 @@ class Coordinator {
     TaskRows rows;
     bool drained() const { return exhausted && retry.empty() && asked.empty(); }  // nothing left to hand out
     bool finished() const { return drained() && outstanding == 0; }
-  };
-
-  // A kind's stages after its search, spread over the ranks that drive it: the confirmation, then the whole-program
-  // runs, each a list of jobs (which are still to hand out, which are running where).
-  struct KindStages {
-    std::size_t pos = 0;  // the kind's first task
-    int phase = 0;        // 0: not begun, 1: confirming, 2: the whole-program runs, 3: done
-    std::unique_ptr<ConfirmStage> confirm;
-    std::vector<std::vector<std::size_t>> groups;  // the confirmation's problems in each of its jobs
-    std::vector<ColdJob> cold;
-    std::string kind;  // the message kind of the phase running
-    std::vector<Message> jobs;
-    std::deque<std::size_t> todo;
-    std::map<std::uint64_t, std::pair<std::size_t, std::size_t>> running;  // job id: (index in jobs, slot)
   };
 
   Task& task(std::size_t pos) { return m_.tasks[l_.tasks[pos]]; }
@@ -346,7 +331,7 @@ class Coordinator {
   // allows, else here, one kind after the other), the ladder and pictures on rank 0's device.
   void end_stages() {
     for (KindStages& k : stages_) {
-      const std::size_t d = task(k.pos).device;
+      const std::size_t d = task(k.pos()).device;
       const std::size_t mine = *my_device(l_, d, o_);
       bool opened = false;
       std::unique_ptr<DeviceSession>& session = local_.slot(mine, &opened);
@@ -356,7 +341,7 @@ class Coordinator {
       const bool spreads = !m_.opt.ladder_only;
       if (spreads) {
         advance(k);
-        while (k.phase < 3) {  // the search is over: every other rank's answer is to a stage job
+        while (!k.done()) {  // the search is over: every other rank's answer is to a stage job
           hand_out(k);
           if (local_stage_answer()) continue;
           if (auto msg = net_.poll())
@@ -378,8 +363,8 @@ class Coordinator {
     for (std::size_t pos = first_open_; pos < state_.size(); ++pos)
       if (!state_[pos].finished() && on_host_cores(pos)) return;
     for (KindStages& k : stages_) {
-      const std::size_t d = task(k.pos).device;
-      if (k.phase != 0 || on_host_cores(k.pos) || !local_.is_open(*my_device(l_, d, o_))) continue;
+      const std::size_t d = task(k.pos()).device;
+      if (k.begun() || on_host_cores(k.pos()) || !local_.is_open(*my_device(l_, d, o_))) continue;
       bool searched = true;
       for (std::size_t pos = 0; pos < state_.size() && searched; ++pos)
         searched = task(pos).device != d || state_[pos].finished();
@@ -389,83 +374,35 @@ class Coordinator {
 
   bool on_host_cores(std::size_t pos) { return m_.devices[task(pos).device].info.caps.host_cores; }
   bool stages_running() const {
-    return std::any_of(stages_.begin(), stages_.end(), [](const KindStages& k) { return k.phase == 1 || k.phase == 2; });
+    return std::any_of(stages_.begin(), stages_.end(), [](const KindStages& k) { return k.running(); });
   }
-
-  // Moves kind k's stages on once every job of the phase running is back: the confirmation (stored when its last
-  // job is back), then the whole-program runs, then done.
   void advance(KindStages& k) {
-    while (k.phase < 3 && k.todo.empty() && k.running.empty()) {
-      if (k.phase == 1 && k.confirm) {
-        k.confirm->store(store_, summary_, obs_);
-        k.confirm.reset();
-      }
-      ++k.phase;
-      if (k.phase == 1 && m_.measure.confirm.top > 0) begin_confirmation(k);
-      if (k.phase == 2) begin_cold(k);
-    }
+    const auto ranks = std::count_if(slots_.begin(), slots_.end(), [&](const Slot& s) { return s.serves[k.pos()]; });
+    k.advance(m_, store_, summary_, obs_, static_cast<std::size_t>(ranks));
   }
 
-  // The confirmation stage on kind k: the problems in as many jobs as ranks drive a device of that kind (largest
-  // first, each to the group with the least work so far), each job's sessions confirming every problem of the job as
-  // a sequential run's do; stored as confirm_device stores them once every job is back.
-  void begin_confirmation(KindStages& k) {
-    k.confirm = std::make_unique<ConfirmStage>(m_, task(k.pos).device, store_, obs_);
-    ConfirmStage& stage = *k.confirm;
-    const auto ranks = static_cast<std::size_t>(
-        std::count_if(slots_.begin(), slots_.end(), [&](const Slot& s) { return s.serves[k.pos]; }));
-    std::vector<Message> one(stage.size());  // each problem's job
-    std::vector<double> work(stage.size());
-    std::vector<std::size_t> order(stage.size());
-    for (std::size_t i = 0; i < order.size(); ++i) {
-      one[i] = stage.job(i);
-      work[i] = m_.family->work(stage.problem(i)) * static_cast<double>(one[i].size());
-      order[i] = i;
-    }
-    std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return work[a] > work[b]; });
-    k.groups.assign(std::min(std::max<std::size_t>(ranks, 1), order.size()), {});
-    std::vector<double> load(k.groups.size(), 0);
-    for (std::size_t i : order) {
-      const std::size_t g = static_cast<std::size_t>(std::min_element(load.begin(), load.end()) - load.begin());
-      k.groups[g].push_back(i);
-      load[g] += work[i];
-    }
-    k.kind = "confirm";
-    k.jobs.clear();
-    for (const auto& g : k.groups) {
-      Message job = {std::to_string(g.size())};
-      for (std::size_t i : g) job.insert(job.end(), one[i].begin(), one[i].end());
-      k.jobs.push_back(std::move(job));
-    }
-    for (std::size_t i = 0; i < k.jobs.size(); ++i) k.todo.push_back(i);
-  }
-
-  // The whole-program stage on kind k: each cold run a job for a free rank driving a device of that kind (each a
-  // fresh process on its own GPU), stored as it returns.
-  void begin_cold(KindStages& k) {
-    const std::size_t d = task(k.pos).device;
-    k.cold = cold_jobs(m_, d, store_);
-    k.kind = "cold";
-    k.jobs.clear();
-    for (const ColdJob& c : k.cold) k.jobs.push_back(cold_job_message(d, c));
-    for (std::size_t i = 0; i < k.jobs.size(); ++i) k.todo.push_back(i);
-  }
-
-  // Hands kind k's jobs still to do to the free ranks driving a device of its kind, rank 0's on its own thread.
+  // Hands kind k's jobs still to do to the free ranks driving a device of its kind, rank 0's on its own thread. A
+  // whole-program run waits while this host compiles: it times a fresh process's start on the host, which a sequential
+  // run times on a quiet host.
   void hand_out(KindStages& k) {
-    for (std::size_t s = 0; s < slots_.size() && !k.todo.empty(); ++s) {
-      if (slots_[s].busy || !slots_[s].serves[k.pos]) continue;
-      const std::uint64_t id = next_id_++;
-      Message msg = {k.kind, std::to_string(id)};
-      msg.insert(msg.end(), k.jobs[k.todo.front()].begin(), k.jobs[k.todo.front()].end());
-      k.running[id] = {k.todo.front(), s};
-      k.todo.pop_front();
+    if (k.whole_programs() && compiling()) return;
+    for (std::size_t s = 0; s < slots_.size() && k.waiting(); ++s) {
+      if (slots_[s].busy || !slots_[s].serves[k.pos()]) continue;
+      const Message msg = k.next(next_id_++, s);
       slots_[s].busy = true;
       if (slots_[s].rank != 0)
         net_.send(slots_[s].rank, wire::encode(msg));
       else
         local_job_answer_ = local_thread_.submit([this, msg] { return job_here(m_, l_, local_, o_, msg); });
     }
+  }
+
+  // Whether this host compiles now, or will for a task of the search not begun yet (none once the search is over).
+  bool compiling() {
+    if (!compile_pool_) return false;
+    for (std::size_t pos = first_open_; pos < state_.size(); ++pos)
+      if (!state_[pos].begun && !on_host_cores(pos)) return true;
+    return !compile_pool_->idle();
   }
 
   // Takes rank 0's answer to a stage job if it has come (search answers come through local_result_); returns
@@ -478,8 +415,7 @@ class Coordinator {
       r = local_job_answer_.get();
     } catch (const std::exception& e) {  // rank 0's job: the one running on slot 0
       for (const KindStages& k : stages_)
-        for (const auto& [id, job] : k.running)
-          if (job.second == 0) r = {"error", std::to_string(id), e.what()};
+        if (const auto id = k.job_on(0)) r = {"error", std::to_string(*id), e.what()};
     }
     PIMG_CHECK(take_stage_answer(r), "distributed runner: rank 0's answer to no stage job");
     return true;
@@ -490,29 +426,11 @@ class Coordinator {
   bool take_stage_answer(const Message& r) {
     const std::uint64_t id = std::stoull(r.at(1));
     for (KindStages& k : stages_) {
-      auto it = k.running.find(id);
-      if (it == k.running.end()) continue;
-      const auto [i, s] = it->second;
-      k.running.erase(it);
-      slots_[s].busy = false;
-      if (r.at(0) == "error") {
-        k.todo.push_front(i);
-        drop(s, k.pos, r.at(2));
-        return true;
-      }
-      if (k.phase == 1) {
-        std::size_t at = 2;
-        for (std::size_t p : k.groups[i]) k.confirm->take(p, r, at);
-        const auto lines = static_cast<std::size_t>(wire::to_long(r.at(at++)));
-        for (std::size_t n = 0; n < lines; ++n) obs_.on_message(r.at(at++));
-        for (std::size_t p : k.groups[i])
-          obs_.on_message(fmt::format("{}: {} confirmed by rank {} ({})", m_.devices[task(k.pos).device].info.id(),
-                                      k.confirm->problem(p).label(), slots_[s].rank, slots_[s].host));
-      } else {
-        const std::size_t d = task(k.pos).device;
-        cold_job_store(m_, d, k.cold[i], wire::decode_result(Message(r.begin() + 2, r.end())), store_, summary_, obs_,
-                       fmt::format(" (rank {}, {})", slots_[s].rank, slots_[s].host));
-      }
+      const auto s = k.slot_of(id);
+      if (!s) continue;
+      slots_[*s].busy = false;
+      if (const auto error = k.take(m_, r, slots_[*s].rank, slots_[*s].host, store_, summary_, obs_))
+        drop(*s, k.pos(), *error);
       advance(k);
       return true;
     }
