@@ -22,12 +22,7 @@
  * every thread waits on its stage's mbarrier and counts its part of the chunk from shared memory, and the stage is
  * copied into again once every thread has counted it, so the bytes in flight hold no thread's registers. Chunks are
  * dealt to blocks a grid apart. On the H200 neither knob is faster than PREFETCH 0 (tied, and 3% slower): the
- * counting, one shared-memory atomic a sample, is the limit there, not the loads (2026-11-30-h200-profiles).
- * PRIV 1 (VEC 16, PREFETCH 0, BULK 0) counts without atomics: every thread has its own 8-bit counters in dynamic
- * shared memory, four bins a word, word w of thread t at w * BLOCK + t, so a warp's 32 read-modify-writes hit 32
- * banks whatever the bins. A thread counts at most 255 samples between two merges (no counter wraps): every
- * ROUND iterations (ROUND * ITEMS * 16 <= 255 samples) each warp sums its lanes' counters word by word (two 16-bit
- * lanes per word, shuffles), adds the four bins into the block's copy 0 of sub[] and zeroes them. */
+ * counting, one shared-memory atomic a sample, is the limit there, not the loads (2026-11-30-h200-profiles). */
 #include "hist/hist_cuda_common.cuh"
 
 #ifndef ONEPASS
@@ -41,12 +36,6 @@
 #endif
 #ifndef STAGES
 #define STAGES 2
-#endif
-#ifndef PRIV
-#define PRIV 0
-#endif
-#if PRIV && (VEC != 16 || PREFETCH || BULK || BLOCK % 32 != 0 || ITEMS * 16 > 255)
-#error "PRIV needs VEC 16, PREFETCH 0, BULK 0, whole warps and ITEMS * 16 <= 255"
 #endif
 #if BULK
 #if !defined(__CUDA_ARCH__) || __CUDA_ARCH__ < 900 || VEC != 16 || !ONEPASS
@@ -136,51 +125,7 @@ extern "C" __global__ void __launch_bounds__(BLOCK) hist_shared(const unsigned c
 #endif
   const int stride = gridDim.x * BLOCK;
   const int id = blockIdx.x * BLOCK + threadIdx.x;
-#if PRIV
-  (void)add;
-  extern __shared__ unsigned own[]; /* (NBINS / 4) * BLOCK words: this thread's at threadIdx.x + w * BLOCK */
-  for (int w = 0; w < NBINS / 4; ++w) own[w * BLOCK + threadIdx.x] = 0u;
-  auto count_own = [&](int slot) { own[(slot >> 2) * BLOCK + threadIdx.x] += 1u << ((slot & 3) << 3); };
-  /* Every lane of the warp: each word's four bins summed over the lanes into copy 0 of sub[], the counters zeroed. */
-  auto merge = [&]() {
-    for (int w = 0; w < NBINS / 4; ++w) {
-      const unsigned x = own[w * BLOCK + threadIdx.x];
-      own[w * BLOCK + threadIdx.x] = 0u;
-      unsigned even = x & 0x00ff00ffu, odd = (x >> 8) & 0x00ff00ffu; /* bins 4w, 4w+2 and 4w+1, 4w+3 */
-#pragma unroll
-      for (int o = 16; o > 0; o >>= 1) {
-        even += __shfl_xor_sync(0xffffffffu, even, o);
-        odd += __shfl_xor_sync(0xffffffffu, odd, o);
-      }
-      if ((threadIdx.x & 31) == (w & 31)) {
-        const unsigned n[4] = {even & 0xffffu, odd & 0xffffu, even >> 16, odd >> 16};
-#pragma unroll
-        for (int b = 0; b < 4; ++b)
-          if (n[b]) atomicAdd(&sub[(INTERLEAVED ? COPIES : 1) * (4 * w + b)], n[b]);
-      }
-    }
-  };
-  const uint4* v = reinterpret_cast<const uint4*>(in);
-  const int nvec = samples / 16;
-  const int round = 255 / (16 * ITEMS);
-  auto count = [&](const uint4& q, int j) { count_vec4(q, (j * 16) % PIMG_CHANNELS, count_own); };
-  int i = id;
-  for (;;) { /* the warp goes round together: a lane with nothing left merges zeros */
-    for (int r = 0; r < round && i + (ITEMS - 1) * stride < nvec; ++r, i += ITEMS * stride) {
-      uint4 q[ITEMS];
-#pragma unroll
-      for (int k = 0; k < ITEMS; ++k) q[k] = __ldg(v + i + k * stride);
-#pragma unroll
-      for (int k = 0; k < ITEMS; ++k) count(q[k], i + k * stride);
-    }
-    merge();
-    if (!__any_sync(0xffffffffu, i + (ITEMS - 1) * stride < nvec)) break;
-  }
-  /* fewer than ITEMS vectors and at most one byte of the tail left per thread: under 255 samples */
-  for (; i < nvec; i += stride) count(__ldg(v + i), i);
-  for (int t = nvec * VEC + id; t < samples; t += stride) count_own(((t % PIMG_CHANNELS) << 8) + in[t]);
-  merge();
-#elif BULK
+#if BULK
   const int nvec = samples / 16;
   count_bulk(in, (long long)nvec * 16, [&](const uint4& q, long long j) { count_vec4(q, (int)((j * 16) % PIMG_CHANNELS), add); });
 #elif VEC == 16
@@ -196,9 +141,7 @@ extern "C" __global__ void __launch_bounds__(BLOCK) hist_shared(const unsigned c
 #else
 #error "VEC must be 4 or 16"
 #endif
-#if !PRIV
   for (int t = nvec * VEC + id; t < samples; t += stride) add(((t % PIMG_CHANNELS) << 8) + in[t]);
-#endif
   __syncthreads();
 
   for (int b = threadIdx.x; b < NBINS; b += BLOCK) {

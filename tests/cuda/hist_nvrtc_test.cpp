@@ -57,10 +57,6 @@ TEST(HistNvrtc, EveryKernelCompilesForSm90) {
       {"cuda_shared", config({{"block", i(1024)}, {"copies", i(8)}, {"vec", i(16)}, {"onepass", i(1)}, {"bulk", i(16384)},
                               {"stages", i(3)}, {"layout", "interleaved"}})},
       {"cuda_shared", config({{"block", i(256)}, {"copies", i(8)}, {"vec", i(16)}, {"onepass", i(1)}, {"bulk", i(4096)}})},
-      {"cuda_shared", config({{"block", i(256)}, {"copies", i(8)}, {"vec", i(16)}, {"items", i(4)}, {"onepass", i(1)},
-                              {"priv", i(1)}})},
-      {"cuda_shared", config({{"block", i(512)}, {"copies", i(32)}, {"vec", i(16)}, {"items", i(1)}, {"onepass", i(1)},
-                              {"priv", i(1)}, {"layout", "interleaved"}})},
       {"cuda_outpart", config({{"block", i(1024)}, {"bpg", i(32)}})},
       {"cuda_outpart", config({{"block", i(256)}, {"bpg", i(256)}})},
   };
@@ -183,36 +179,10 @@ TEST(HistNvrtc, BulkIsPlannedOnlyWhereItCanRun) {
   EXPECT_THROW(plan_for(*v, rgb, builtin().family("hist")->make_workload(rgb), with("copies", i(16)), h100_like()), PlanError);
 }
 
-// priv 1 (each thread's own 8-bit counters) is refused where it cannot run: without 16-byte loads or one launch, with
-// prefetch or bulk, with more than 255 samples between merges, or counters beyond what a block may opt in to;
-// otherwise the counters are the launch's dynamic shared memory, one byte a bin a thread.
-TEST(HistNvrtc, PrivIsPlannedOnlyWhereItCanRun) {
-  const Variant* v = builtin().variant("hist", "cuda_shared");
-  const Family& family = *builtin().family("hist");
-  const Problem p = family.make_problem(67, 31, 1, {});
-  const Workload w = family.make_workload(p);
-  const Config ok = config({{"block", i(512)}, {"copies", i(8)}, {"vec", i(16)}, {"items", i(4)}, {"onepass", i(1)},
-                            {"priv", i(1)}});
-  EXPECT_EQ(plan_for(*v, p, w, ok, h100_like()).shared_bytes, 256u * 512);
-  const auto with = [&](const char* name, Value value) {
-    Config c = ok;
-    c.set(name, value);
-    return c;
-  };
-  EXPECT_THROW(plan_for(*v, p, w, with("vec", i(4)), h100_like()), PlanError);
-  EXPECT_THROW(plan_for(*v, p, w, with("onepass", i(0)), h100_like()), PlanError);
-  EXPECT_THROW(plan_for(*v, p, w, with("prefetch", i(1)), h100_like()), PlanError);
-  EXPECT_THROW(plan_for(*v, p, w, with("items", i(16)), h100_like()), PlanError);
-  EXPECT_THROW(plan_for(*v, p, w, with("block", i(1024)), h100_like()), PlanError);  // 256 KiB of counters
-  const Problem rgb = family.make_problem(67, 31, 3, {});  // 3 x 256 bins a thread
-  EXPECT_EQ(plan_for(*v, rgb, family.make_workload(rgb), with("block", i(256)), h100_like()).shared_bytes, 768u * 256);
-  EXPECT_THROW(plan_for(*v, rgb, family.make_workload(rgb), ok, h100_like()), PlanError);
-}
-
-// prefetch 1 (the next ITEMS loads issued before the current ones are counted), bulk (the input through a ring
-// of chunks in shared memory) and priv (each thread's own counters, merged per warp) count every sample once: exact with one block (many chunks or loops per block), with
+// prefetch 1 (the next ITEMS loads issued before the current ones are counted) and bulk (the input through a ring
+// of chunks in shared memory) count every sample once: exact with one block (many chunks or loops per block), with
 // a few, with the default grid, and with tails of fewer than ITEMS strides, a partial last chunk and a few bytes.
-TEST(HistOnGpu, PrefetchBulkAndPrivAreExact) {
+TEST(HistOnGpu, PrefetchAndBulkAreExact) {
   if (!gpu()) GTEST_SKIP() << "no CUDA device";
   const Family& family = *builtin().family("hist");
   std::vector<Config> configs;
@@ -224,10 +194,6 @@ TEST(HistOnGpu, PrefetchBulkAndPrivAreExact) {
     for (const auto& [block, bulk, stages] : {std::tuple{256, 4096, 2}, {1024, 16384, 3}, {512, 32768, 2}})
       configs.push_back(config({{"block", i(block)}, {"copies", i(8)}, {"vec", i(16)}, {"onepass", i(1)},
                                 {"groups", i(groups)}, {"bulk", i(bulk)}, {"stages", i(stages)}}));
-    // priv: merges every 15 (items 1) to 3 (items 5) rounds of loads, and after the tails
-    for (int items : {1, 2, 5})
-      configs.push_back(config({{"block", i(256)}, {"copies", i(8)}, {"vec", i(16)}, {"items", i(items)}, {"onepass", i(1)},
-                                {"groups", i(groups)}, {"priv", i(1)}, {"layout", items == 2 ? "interleaved" : "blocked"}}));
   }
   const std::pair<int, int> sizes[] = {{1000, 7}, {17, 3}, {4099, 1031}};
   for (const auto& [width, height] : sizes)

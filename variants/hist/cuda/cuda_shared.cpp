@@ -4,8 +4,7 @@
 // lane residue t % COPIES, laid out word by word), merged with global atomics; a clear kernel zeroes the
 // bins first, or with `onepass` 1 one launch adds into scratch accumulators and its last block writes the
 // bins. `prefetch` 1 issues a thread's next ITEMS loads before it counts the current ones; `bulk` > 0 streams the
-// input through a ring of `stages` chunks in shared memory with the bulk-copy engine instead (sm_90). `priv` 1 counts
-// without atomics, into each thread's own 8-bit counters, merged per warp.
+// input through a ring of `stages` chunks in shared memory with the bulk-copy engine instead (sm_90).
 #include "hist/gpu_common.hpp"
 
 namespace pimg::hist {
@@ -30,21 +29,6 @@ void check_bulk(const DeviceInfo& d, int bulk, int stages, int vec, int onepass,
                                 stages, bulk, sub_bytes, optin));
 }
 
-// The own counters' demands (PRIV): one launch (they are dynamic shared memory, which only the counting launch has),
-// the threads' 16-byte loads, at most 255 samples a thread between merges, and the counters (one byte a bin a
-// thread) beside the sub-histograms within what a block may opt in to.
-void check_priv(const DeviceInfo& d, int block, int channels, int vec, int items, int onepass, int prefetch, int bulk,
-                std::size_t sub_bytes) {
-  if (vec != 16 || onepass != 1 || prefetch != 0 || bulk != 0)
-    throw PlanError("priv needs vec 16, onepass 1, prefetch 0 and bulk 0");
-  if (items * 16 > 255) throw PlanError(fmt::format("priv counts at most 255 samples between merges: items {} > 15", items));
-  const double own = 256.0 * channels * block, optin = d.limits.count("shared_mem_per_block_optin")
-                                                            ? d.limits.at("shared_mem_per_block_optin") : 0.0;
-  if (own + static_cast<double>(sub_bytes) > optin)
-    throw PlanError(fmt::format("{} bytes of own counters beside {} bytes of sub-histograms exceed the {} bytes of "
-                                "shared memory a block may opt in to", own, sub_bytes, optin));
-}
-
 LaunchPlan shared_plan(const PlanContext& x) {
   const Problem& p = x.problem;
   const Workload& w = x.workload;
@@ -57,12 +41,10 @@ LaunchPlan shared_plan(const PlanContext& x) {
   const int prefetch = x.int_knob("prefetch");
   const int bulk = x.int_knob("bulk");
   const int stages = x.int_knob("stages");
-  const int priv = x.int_knob("priv");
   if (copies > block) throw PlanError("copies cannot exceed block");
   const std::size_t sub_bytes = static_cast<std::size_t>(copies) * 1024 * p.channels;
   check_group(x.device, static_cast<std::size_t>(block), sub_bytes);
   if (bulk > 0) check_bulk(x.device, bulk, stages, vec, onepass, sub_bytes);
-  if (priv) check_priv(x.device, block, p.channels, vec, items, onepass, prefetch, bulk, sub_bytes);
   GpuKernel k{"hist_shared",
               {{"BLOCK", std::to_string(block)},
                {"COPIES", std::to_string(copies)},
@@ -72,8 +54,7 @@ LaunchPlan shared_plan(const PlanContext& x) {
                {"BULK", std::to_string(bulk)},
                {"STAGES", std::to_string(stages)},
                {"INTERLEAVED", interleaved_of(x)},
-               {"ONEPASS", std::to_string(onepass)},
-               {"PRIV", std::to_string(priv)}},
+               {"ONEPASS", std::to_string(onepass)}},
               1};
   k.global = {groups_of(x, 4) * block, 1, 1};
   k.local = {static_cast<std::size_t>(block), 1, 1};
@@ -82,7 +63,6 @@ LaunchPlan shared_plan(const PlanContext& x) {
   // acc: the bins' accumulators, the ticket counter and the launch's base value, one 32-bit word each
   LaunchPlan plan = gpu_hist_plan(w, k, false, "");
   if (bulk > 0) plan.shared_bytes = static_cast<std::size_t>(bulk) * static_cast<std::size_t>(stages);
-  if (priv) plan.shared_bytes = static_cast<std::size_t>(256) * p.channels * block;
   plan.scratch.push_back({"acc", w.output_bytes + 2 * sizeof(std::uint32_t)});
   plan.args.push_back(KernelArg::buf("acc"));
   return plan;
@@ -111,11 +91,6 @@ std::unique_ptr<Variant> make_cuda_shared() {
         int_choice("onepass", 0,
                    "1: one launch, no clear kernel: the blocks add into scratch accumulators and the last block "
                    "(a ticket counter) writes every bin and restores the scratch",
-                   {0, 1}),
-        int_choice("priv", 0,
-                   "1: each thread counts into its own 8-bit counters in shared memory, without atomics (a warp's "
-                   "counts hit 32 banks), merged per warp every 255 samples at most; needs vec 16, onepass 1, "
-                   "prefetch 0, bulk 0",
                    {0, 1})},
        shared_plan});
 }
