@@ -193,7 +193,7 @@ TEST(Strategies, PicksArePinned) {
   const std::map<std::string, std::uint64_t> pinned = {
       {"random", 16392037012203882949ull}, {"local", 13572855012457583434ull},   {"annealing", 17271043344644084967ull},
       {"genetic", 2780358512730324658ull}, {"diffevo", 14249841656536799486ull}, {"gp", 11753907962546437375ull},
-      {"portfolio", 8640292495062550946ull},
+      {"portfolio", 9666996590863874678ull},
   };
 
   for (const std::string name : {"random", "local", "annealing", "genetic", "diffevo", "gp", "portfolio"}) {

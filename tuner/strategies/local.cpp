@@ -82,6 +82,12 @@ class LocalSearch final : public SearchStrategy {
     if (best_) left_.push_back(*best_);
   }
 
+  std::optional<PointId> pairing() const override {
+    if (!current_ || !paired_ || std::all_of(untried_.begin(), untried_.end(), [&](PointId q) { return visited(q); }))
+      return std::nullopt;
+    return current_;
+  }
+
   void learn(PointId p, double cost) override {
     seen_.push_back({cost, p});  // restarts pick from it
     if (cost < best_cost_) best_cost_ = cost, since_better_ = 0;

@@ -65,6 +65,9 @@ class Strategy {
   // Asked (by a portfolio whose best has not improved for long) to search away from the basin of the best point
   // found, keeping what it learnt; a strategy without a notion of basin ignores it.
   virtual void leave_basin() {}
+  // The point whose two-parameter moves a walk is asking now, while some are left (a local search's centre at
+  // a local optimum of its one-parameter moves); nullopt otherwise. A portfolio lets it finish them in one turn.
+  virtual std::optional<PointId> pairing() const { return std::nullopt; }
 
   // The same walk in configurations, for runners that evaluate configurations.
   std::optional<Config> next();
