@@ -65,6 +65,9 @@ bool gone_within(pid_t pid, double seconds) {
 // failed one none beyond what it ran, and every row's references resolve.
 void expect_consistent(const std::string& db, const std::string& when) {
   EXPECT_EQ(e2e::query(db, "PRAGMA integrity_check"), std::vector<std::string>{"ok"}) << when;
+  // A kill between the file's creation and its schema's commit leaves a database with no tables: nothing stored,
+  // nothing lost (the next run fills it; a reading command calls it empty, not a pimg-tune database).
+  if (e2e::query(db, "SELECT count(*) FROM sqlite_master") == std::vector<std::string>{"0"}) return;
   EXPECT_EQ(e2e::query(db, "PRAGMA foreign_key_check"), std::vector<std::string>{}) << when;
   EXPECT_EQ(e2e::query(db,
                        "SELECT e.id FROM evaluations e WHERE e.status = 'ok' AND "
@@ -114,7 +117,10 @@ TEST(CrashSafety, KillNineAtRandomMomentsThenResumeEqualsAnUninterruptedRun) {
     if (fs::exists(db)) expect_consistent(db, what);
   }
   e2e::Ran last = e2e::run("conv --quiet --space " + space + " --db " + db);
-  ASSERT_EQ(last.code, 0) << last.out;
+  // Exit code 4 where the kills left only the space's failing configurations (its self-tests) to this run: none of
+  // what it measured passed (docs/guide.md); what is stored is checked below either way.
+  const bool only_failures_left = last.code == 4 && last.out.find("configurations this run measured passed") != std::string::npos;
+  ASSERT_TRUE(last.code == 0 || only_failures_left) << last.code << "\n" << last.out;
   expect_consistent(db, "after the last run");
   EXPECT_EQ(stored_set(db), expected) << "seed " << seed;
   EXPECT_EQ(e2e::query(db,
