@@ -48,7 +48,7 @@ std::string decision_text(const Ranking& k) {
   if (!k.baselines.empty()) {
     std::string ratios;
     for (const auto& b : k.baselines)
-      ratios += fmt::format("{}{} over {} on {}", ratios.empty() ? "" : ", ", fmt_speedup(b.ratio), b.row->variant.name,
+      ratios += fmt::format("{}{} over {} on {}", ratios.empty() ? "" : ", ", ratio_text(b), b.row->variant.name,
                             device_label(b.row->device));
     out += "vs baselines: " + ratios + "\n";
   }
@@ -67,10 +67,15 @@ std::string json_ranking(const Ranking& k) {
                         json_string(t->variant.name), json_config(t->config), json_ms(t->result.kernel.median),
                         interval(*t));
   for (const auto& b : k.baselines)
-    baselines += fmt::format("{}{{\"variant\":{},\"backend\":{},\"device\":{},\"median_ms\":{},\"ratio\":{}}}",
-                             baselines.empty() ? "" : ",", json_string(b.row->variant.name),
-                             json_string(b.row->device.backend), json_string(b.row->device.name),
-                             json_ms(b.row->result.kernel.median), json_number(b.ratio, 4));
+    baselines += fmt::format(
+        "{}{{\"variant\":{},\"backend\":{},\"device\":{},\"median_ms\":{},\"ci_ms\":{},\"ratio\":{},"
+        "\"ratio_by_session\":{},\"unsteady\":{}}}",
+        baselines.empty() ? "" : ",", json_string(b.row->variant.name), json_string(b.row->device.backend),
+        json_string(b.row->device.name), json_ms(b.row->result.kernel.median), interval(*b.row), json_number(b.ratio, 4),
+        b.session_range ? fmt::format("[{},{}]", json_number(b.session_range->first, 4),
+                                      json_number(b.session_range->second, 4))
+                        : std::string("null"),
+        unsteady(b) ? "true" : "false");
   return fmt::format(
       "\"winner\":{{\"variant\":{},\"baseline\":{},\"config\":{},\"median_ms\":{},\"ci_ms\":{},\"method\":{},"
       "\"stage\":{}}},"

@@ -55,9 +55,28 @@ Ranking rank_group(const std::vector<const ResultRow*>& group, const std::vector
   for (const auto& [key, rows] : by_baseline) {
     const auto best = decide(rows).ranked;
     if (best.empty() || best.front() == out.winner || !(out.winner->result.kernel.median > 0)) continue;
-    out.baselines.push_back({best.front(), best.front()->result.kernel.median / out.winner->result.kernel.median});
+    BaselineRatio b{best.front(), best.front()->result.kernel.median / out.winner->result.kernel.median, {}};
+    const auto base = session_medians(*b.row), won = session_medians(*out.winner);
+    if (!base.empty() && !won.empty()) {
+      const auto [bmin, bmax] = std::minmax_element(base.begin(), base.end());
+      const auto [wmin, wmax] = std::minmax_element(won.begin(), won.end());
+      b.session_range = std::make_pair(*bmin / *wmax, *bmax / *wmin);
+    }
+    out.baselines.push_back(b);
   }
   return out;
+}
+
+bool unsteady(const BaselineRatio& b) {
+  return b.session_range && b.session_range->first > 0 &&
+         b.session_range->second > b.session_range->first * (1 + kTieResolution);
+}
+
+std::string ratio_text(const BaselineRatio& b) {
+  if (!unsteady(b)) return fmt_speedup(b.ratio);
+  std::string low = fmt_speedup(b.session_range->first);
+  if (!low.empty() && low.back() == 'x') low.pop_back();
+  return fmt::format("{} ({}-{} by session)", fmt_speedup(b.ratio), low, fmt_speedup(b.session_range->second));
 }
 
 std::vector<Ranking> rank_all(const std::vector<ResultRow>& rows) {

@@ -60,7 +60,7 @@ void FamilyReport::summary() {
       std::string vs;
       for (const auto& b : k.baselines) {
         const bool named = baseline_devices[b.row->variant.name].size() > 1;
-        vs += fmt::format("{}{} {}{}", vs.empty() ? "" : ", ", fmt_speedup(b.ratio), b.row->variant.name,
+        vs += fmt::format("{}{} {}{}", vs.empty() ? "" : ", ", ratio_text(b), b.row->variant.name,
                           named ? " (" + device_name(b.row->device) + ")" : "");
       }
       std::string when = time_with_interval(w);

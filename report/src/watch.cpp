@@ -57,7 +57,7 @@ std::string watch_screen(const RunRecord& run, const std::vector<ResultRow>& row
     for (const Ranking& k : rankings) {
       std::string vs;
       for (const auto& b : k.baselines)
-        vs += fmt::format("{}{} {}", vs.empty() ? "" : ", ", fmt_speedup(b.ratio), b.row->variant.name);
+        vs += fmt::format("{}{} {}", vs.empty() ? "" : ", ", ratio_text(b), b.row->variant.name);
       t.add({k.problem.label(), device_label(k.device), variant_label(k.winner->variant), brief_or_dash(k.winner->config),
              fmt_ms(k.winner->result.kernel.median), vs.empty() ? kDash : vs});
     }

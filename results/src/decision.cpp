@@ -29,6 +29,18 @@ double session_spread(const ResultRow& r) {
   return 0;
 }
 
+std::vector<double> session_medians(const ResultRow& r) {
+  std::vector<std::pair<int, double>> seq;
+  for (const Metric& m : r.result.metrics)
+    if (m.name == "confirm.session_median_ms" && m.seq >= 0 && std::isfinite(m.value) && m.value > 0)
+      seq.emplace_back(m.seq, m.value);
+  if (seq.size() < 2) return {};
+  std::sort(seq.begin(), seq.end());
+  std::vector<double> out;
+  for (const auto& [s, v] : seq) out.push_back(v);
+  return out;
+}
+
 bool tied(const ResultRow& a, const ResultRow& b) {
   if (!has_interval(a) || !has_interval(b)) return false;
   if (a.result.ci_low_ms <= b.result.ci_high_ms && b.result.ci_low_ms <= a.result.ci_high_ms) return true;

@@ -174,6 +174,47 @@ TEST(Ranking, BestJsonCarriesTheDecision) {
   EXPECT_NE(table.find("vs baselines: 2.00x over npp on cuda:GPU"), std::string::npos) << table;
 }
 
+// A baseline that runs at several levels by process: the ratio is given with its range over the confirmation's
+// sessions (the baseline's fastest session over the winner's slowest, and the other way), in words where the range
+// is wider than the resolution. The session medians are NPP's 5x5 filter on three channels at 1024x1024 and the
+// tuned kernel beside it on an H200 (bench/results/2026-12-01-h200-wide-conv).
+TEST(Ranking, AnUnsteadyBaselineGivesItsRatioBySession) {
+  auto sessions = [](ResultRow r, std::vector<double> medians) {
+    for (std::size_t i = 0; i < medians.size(); ++i)
+      r.result.metrics.push_back({"confirm.session_median_ms", "ms", static_cast<int>(i), medians[i]});
+    return r;
+  };
+  const ResultRow won = sessions(row(1, kRankGpu, "vec", 1, 0.0142, 0.0141, 0.0143, "confirm"), {0.01414, 0.01437});
+  const ResultRow npp = sessions(row(2, kRankGpu, "npp", 0, 0.0206, 0.0204, 0.0209, "confirm"),
+                                 {0.02475, 0.02498, 0.0209, 0.02056, 0.02493, 0.02502, 0.02485, 0.01918});
+  const auto all = rank_all({won, npp});
+  ASSERT_EQ(all.size(), 1u);
+  ASSERT_EQ(all[0].baselines.size(), 1u);
+  const BaselineRatio& b = all[0].baselines[0];
+  ASSERT_TRUE(b.session_range);
+  EXPECT_NEAR(b.session_range->first, 0.01918 / 0.01437, 1e-9);
+  EXPECT_NEAR(b.session_range->second, 0.02502 / 0.01414, 1e-9);
+  EXPECT_TRUE(unsteady(b));
+  EXPECT_EQ(ratio_text(b), "1.45x (1.33-1.77x by session)");
+  const std::string table = best_table({won, npp}, {}, 5);
+  EXPECT_NE(table.find("vs baselines: 1.45x (1.33-1.77x by session) over npp"), std::string::npos) << table;
+  const Json j = JsonParser(best_json({won, npp}, {}, 5)).document();
+  const Json& base = j.items[0]["baselines"].items[0];
+  EXPECT_TRUE(base["unsteady"].boolean);
+  ASSERT_EQ(base["ratio_by_session"].items.size(), 2u);
+  EXPECT_NEAR(base["ratio_by_session"].items[0].number, 1.3347, 1e-4);
+  EXPECT_EQ(base["ci_ms"].items.size(), 2u);
+  // Sessions within the resolution of each other: the ratio alone, the range still in the JSON.
+  const ResultRow steady = sessions(row(3, kRankGpu, "npp", 0, 0.0206, 0.0204, 0.0209, "confirm"), {0.0205, 0.0206});
+  const auto calm = rank_all({sessions(row(1, kRankGpu, "vec", 1, 0.0142, 0.0141, 0.0143, "confirm"), {0.0142, 0.01421}),
+                              steady});
+  ASSERT_EQ(calm[0].baselines.size(), 1u);
+  EXPECT_FALSE(unsteady(calm[0].baselines[0]));
+  EXPECT_EQ(ratio_text(calm[0].baselines[0]), "1.45x");
+  // One session (or none stored): no range.
+  EXPECT_FALSE(rank_all({won, row(4, kRankGpu, "npp", 0, 0.0206, 0.0204, 0.0209, "confirm")})[0].baselines[0].session_range);
+}
+
 // The probability of the answer: drawn from the confirmation rows' samples, among the tuned candidates (the
 // baseline is compared by its ratio), with the ties; none for a search ranking or rows read without samples.
 TEST(Ranking, TheProbabilityOfTheAnswerComesFromTheConfirmationSamples) {

@@ -14,7 +14,19 @@ namespace pimg {
 struct BaselineRatio {
   const ResultRow* row = nullptr;  // the baseline's fastest ok row (confirmation stage when it has one)
   double ratio = 0;                // baseline median / winner median: above 1 the winner is faster
+  // The ratio as the confirmation's sessions (fresh processes or contexts) saw it: the baseline's fastest session
+  // median over the winner's slowest, and its slowest over the winner's fastest. Set where both rows store
+  // session medians (session_medians()). A library that runs at several levels by process (NPP's 5x5 filter on
+  // three channels at 1024x1024 on the H200: 0.015-0.025 ms by session, bench/results/2026-12-01-h200-wide-conv)
+  // gives a ratio no single number reproduces; the range says how far it reaches.
+  std::optional<std::pair<double, double>> session_range;
 };
+
+// The ratio moved by more than the tool's resolution between the confirmation's sessions (the range's ends more
+// than kTieResolution apart): every output gives the range beside the ratio.
+bool unsteady(const BaselineRatio& b);
+// "2.64x", or "2.64x (2.10-2.75x by session)" where unsteady().
+std::string ratio_text(const BaselineRatio& b);
 
 struct Ranking {
   Problem problem;

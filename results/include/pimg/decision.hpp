@@ -21,6 +21,9 @@ bool has_interval(const ResultRow& r);
 // How far a confirmed row's median moved between the confirmation stage's sessions (fresh processes or
 // contexts): `confirm.session_spread`, largest session median over smallest minus one; 0 where not stored.
 double session_spread(const ResultRow& r);
+// Each session's own median of a confirmed row (`confirm.session_median_ms`, in session order); empty where the
+// row was measured in fewer than two sessions or stores none.
+std::vector<double> session_medians(const ResultRow& r);
 
 // Both rows carry a confidence interval and the intervals overlap, or their medians are within
 // kTieResolution of each other, or within the session spread of either: an order closer than a row's own median
