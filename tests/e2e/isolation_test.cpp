@@ -70,5 +70,17 @@ TEST(Isolation, InProcessACrashingKernelEndsTheRun) {
   EXPECT_EQ(isolated.code, 4) << isolated.out;  // stored as a crash, the run goes on; nothing passed: exit code 4
   EXPECT_EQ(e2e::query((dir / "c.db").string(), "SELECT status FROM evaluations"),
             std::vector<std::string>{"crash"});
+  // A store that holds a passing configuration: a later run that measures only the crashing one (a killed run's
+  // leftovers, a variant added) ends as one run of both would have, with exit code 0, and says what failed.
+  const std::string both = (dir / "both.yaml").string();
+  std::ofstream(both) << "family: conv\nproblems: [{filter: sharpen3, sizes: [16x16]}]\nbackends: [openmp]\n"
+                         "variants: {omp_rows: {threads: 1, schedule: static, chunk: 1, unroll: 0, arith: mul, simd: 0}}\n"
+                         "measure: {warmups: 0, repeats: 1, max_repeats: 1, confirm: {top: 0}}\n";
+  e2e::Ran good = e2e::run("conv --quiet --space " + both + " --db " + (dir / "d.db").string());
+  ASSERT_EQ(good.code, 0) << good.out;
+  e2e::Ran leftover = e2e::run("conv --quiet --space " + space + " --db " + (dir / "d.db").string());
+  EXPECT_EQ(leftover.code, 0) << leftover.out;
+  EXPECT_NE(leftover.out.find("none of the 1 configurations this run measured passed"), std::string::npos)
+      << leftover.out;
   fs::remove_all(dir);
 }

@@ -29,11 +29,19 @@ namespace fs = std::filesystem;
 namespace pimg::cli {
 
 int run_outcome(const TuneSummary& s, const std::vector<ResultRow>& ranked) {
+  // `ranked` holds the current build's rows only (Store::ranking_rows): a passing row of an older pimg-tune does not
+  // count. A resumption ends as the run it continues would have: where what it measured all failed (a killed run's
+  // leftovers, say) but the store holds passing configurations, the answer stands and the failures are said.
   const bool any_ok = std::any_of(ranked.begin(), ranked.end(), [](const ResultRow& r) { return r.result.status == Status::ok; });
-  if (any_ok && (s.measured == 0 || s.ok > 0)) return 0;
-  if (s.measured > 0 && s.ok == 0)
-    fmt::print(stderr, "pimg-tune: none of the {} configurations this run measured passed; `pimg-tune report` lists why "
-               "(exit code 4)\n", s.measured);
+  if (any_ok) {
+    if (s.measured > 0 && s.ok == 0)
+      fmt::print(stderr, "pimg-tune: none of the {} configurations this run measured passed (`pimg-tune report` lists "
+                 "why); the answer stands on the passing configurations stored before\n", s.measured);
+    return 0;
+  }
+  if (s.measured > 0)
+    fmt::print(stderr, "pimg-tune: none of the {} configurations this run measured passed, nor any stored before; "
+               "`pimg-tune report` lists why (exit code 4)\n", s.measured);
   else
     fmt::print(stderr, "pimg-tune: no configuration of this family passed, in this run or before; `pimg-tune report` "
                "lists why (exit code 4)\n");
