@@ -9,6 +9,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
+#include <map>
 #include <set>
 #include <stdexcept>
 
@@ -30,9 +31,18 @@ namespace pimg::cli {
 
 int run_outcome(const TuneSummary& s, const std::vector<ResultRow>& ranked) {
   // `ranked` holds the current build's rows only (Store::ranking_rows): a passing row of an older pimg-tune does not
-  // count. A resumption ends as the run it continues would have: where what it measured all failed (a killed run's
-  // leftovers, say) but the store holds passing configurations, the answer stands and the failures are said.
-  const bool any_ok = std::any_of(ranked.begin(), ranked.end(), [](const ResultRow& r) { return r.result.status == Status::ok; });
+  // count, nor one of a variant whose source this run measured anew (an edited kernel or header: its stored passes
+  // are of the old code). A resumption ends as the run it continues would have: where what it measured all failed
+  // (a killed run's leftovers, a variant added) but the store holds passing configurations of the code as it is, the
+  // answer stands and the failures are said.
+  std::map<std::pair<std::string, std::string>, std::set<std::string>> measured_sources;  // (family, variant) -> sources
+  for (const ResultRow& r : ranked)
+    if (r.run_id == s.run_id) measured_sources[{r.variant.family, r.variant.name}].insert(r.variant.source_hash);
+  const bool any_ok = std::any_of(ranked.begin(), ranked.end(), [&](const ResultRow& r) {
+    if (r.result.status != Status::ok) return false;
+    const auto m = measured_sources.find({r.variant.family, r.variant.name});
+    return m == measured_sources.end() || m->second.count(r.variant.source_hash) > 0;
+  });
   if (any_ok) {
     if (s.measured > 0 && s.ok == 0)
       fmt::print(stderr, "pimg-tune: none of the {} configurations this run measured passed (`pimg-tune report` lists "
@@ -40,7 +50,7 @@ int run_outcome(const TuneSummary& s, const std::vector<ResultRow>& ranked) {
     return 0;
   }
   if (s.measured > 0)
-    fmt::print(stderr, "pimg-tune: none of the {} configurations this run measured passed, nor any stored before; "
+    fmt::print(stderr, "pimg-tune: none of the {} configurations this run measured passed, nor any stored of the code as it is; "
                "`pimg-tune report` lists why (exit code 4)\n", s.measured);
   else
     fmt::print(stderr, "pimg-tune: no configuration of this family passed, in this run or before; `pimg-tune report` "
