@@ -78,7 +78,7 @@ void FamilyReport::summary() {
         "Every problem is {}; a problem here names only its size and the attributes that tell it apart (all of "
         "them under its results). The winner is the fastest "
         "tuned configuration on the device (median time with its 95% interval); \"vs\" gives each baseline's time "
-        "over the winner's (above 1x the winner is faster; in brackets, where the confirmation's sessions moved it by "
+        "over the winner's (above 1x the winner is faster; in parentheses, where the confirmation's sessions moved it by "
         "more than the resolution, how far it reached from session to session); \"tied\" counts configurations whose interval "
         "overlaps the winner's or whose median is within {:g}% of it (the resolution of the tool from one run "
         "to the next); P(fastest) is how often the winner is the fastest confirmed tuned configuration over "
