@@ -22,13 +22,13 @@ fs::path shared_t1() {
 }
 
 struct Expected {
-  std::string problem_size;           // given with --problem-size for the second run; empty: one run
+  std::string problem_size;           // BAT's runner's, which the file leaves out and never uses; empty: one run
   int code;                           // of the (last) run
   std::vector<std::string> messages;  // each in the output of the (last) run
 };
 
-// Paths relative to ../shared/t1. A file that needs a runner's problem size is first refused for it
-// (the message names --problem-size), then run with it.
+// Paths relative to ../shared/t1. A file that leaves out the ProblemSize BAT's runner gives it, and uses it
+// nowhere, passes without it (saying so) and with it.
 const std::map<std::string, Expected> kExpected = {
     {"convolution_milo.json", {"", 0, {"10240 raw and"}}},
     {"TuningSchema.json", {"", 2, {"missing 'KernelSpecification'"}}},
@@ -37,7 +37,9 @@ const std::map<std::string, Expected> kExpected = {
                        "warning: Budget: an object, read as a list of one budget"}}},
     {"bat/convolution/convolution-CAFF.json", {"", 0, {"8 parameters", "16896 raw and"}}},
     {"bat/nbody/nbody-CAFF.json",
-     {"131072", 0, {"8 parameters", "warning: KernelSpecification.Arguments[0].FillType"}}},
+     {"131072", 0, {"8 parameters", "warning: KernelSpecification.Arguments[0].FillType",
+                    "warning: KernelSpecification.Arguments[11]: 'newVel' is written and not compared: no argument is "
+                    "marked Output, and pimg-tune validates one, the first written ('newBodyInfo')"}}},
     {"bat/MD5Hash/MD5Hash-CAFF.json",
      {"1000000", 0, {"8 parameters", "warning: KernelSpecification.Arguments[8].Output: 'foundKey' is not compared"}}},
     {"bat/TRIAD/TRIAD-CAFF.json", {"4096", 0, {"3 parameters", "4320 valid"}}},
@@ -74,11 +76,13 @@ TEST(T1Shared, EveryFilePassesCheckOrIsRefusedNamingWhatIsMissing) {
     const std::string file = e.path().string();
     e2e::Ran r = e2e::run("t1 " + file + " --check");
     if (!x.problem_size.empty()) {
-      EXPECT_EQ(r.code, 2) << rel << ": " << r.out;
+      EXPECT_EQ(r.code, x.code) << rel << ": " << r.out;
       EXPECT_NE(r.out.find(file + ":"), std::string::npos) << rel << ": " << r.out;
-      EXPECT_NE(r.out.find("KernelSpecification.ProblemSize: missing (BAT's runner supplies it: give it with --problem-size"),
+      EXPECT_NE(r.out.find("warning: KernelSpecification.ProblemSize: missing; nothing uses it (the grid is GlobalSize's)"),
                 std::string::npos) << rel << ": " << r.out;
+      for (const auto& m : x.messages) EXPECT_NE(r.out.find(m), std::string::npos) << rel << ": " << m << "\n" << r.out;
       r = e2e::run("t1 " + file + " --check --problem-size " + x.problem_size);
+      EXPECT_EQ(r.out.find("ProblemSize: missing"), std::string::npos) << rel << ": " << r.out;
     }
     EXPECT_EQ(r.code, x.code) << rel << ": " << r.out;
     EXPECT_EQ(r.signal, 0) << rel;
@@ -160,6 +164,76 @@ TEST(T1Shared, ProblemSizeAndSetSupplyWhatARunnerWould) {
     EXPECT_EQ(r.code, 2) << bad << ": " << r.out;
     EXPECT_EQ(r.signal, 0) << bad;
   }
+  fs::remove_all(dir);
+}
+
+// A file without ProblemSize (the schema has none: KTT's files give a GlobalSize instead) is refused only where it
+// uses one, naming the field and the option that supplies it.
+TEST(T1Shared, AFileWithoutProblemSizeIsRefusedOnlyWhereItUsesOne) {
+  const fs::path dir = e2e::temp_dir("t1-no-problem-size");
+  using Edit = std::pair<std::string, std::string>;
+  const Edit no_size{R"j("ProblemSize": [256, 96],)j", ""};
+  const Edit fixed_global{R"j("GlobalSize": {"X": "(ProblemSize[0] // ppx)", "Y": "ProblemSize[1]",)j",
+                          R"j("GlobalSize": {"X": "256 // ppx", "Y": "96",)j"};
+  const Edit no_divs{R"j("GridDivX": ["block_size_x", "ppx"],
+    "GridDivY": ["block_size_y"],)j", ""};
+  const Edit in_size{R"j("RandomSeed": 1107, "Size": "ProblemSize[0]*ProblemSize[1]")j", R"j("RandomSeed": 1107, "Size": "256*96")j"};
+  const Edit out_size{R"j("FillValue": 0, "Size": "ProblemSize[0]*ProblemSize[1]")j", R"j("FillValue": 0, "Size": 24576)j"};
+  struct Case {
+    std::vector<Edit> edits;
+    std::string message;  // empty: it passes
+  };
+  const Case cases[] = {
+      {{no_size}, "KernelSpecification.GlobalSize.X: uses ProblemSize, which the file does not give (BAT's runner "
+                  "supplies it: give it with --problem-size N[,N[,N]])"},
+      {{no_size, fixed_global}, "KernelSpecification.GridDivX: divides ProblemSize, which the file does not give"},
+      {{no_size, fixed_global, no_divs, out_size}, "KernelSpecification.Arguments[0].Size: uses ProblemSize, which the file does not give"},
+      {{no_size, fixed_global, no_divs, in_size, out_size}, ""},
+  };
+  for (const Case& c : cases) {
+    const fs::path f = variant_of_sharpen(dir, c.edits);
+    const std::string before = bytes(f);
+    const e2e::Ran r = e2e::run("t1 " + f.string() + " --check");
+    EXPECT_EQ(r.code, c.message.empty() ? 0 : 2) << r.out;
+    EXPECT_NE(r.out.find(f.string() + ":"), std::string::npos) << r.out;
+    if (c.message.empty()) {
+      EXPECT_NE(r.out.find("warning: KernelSpecification.ProblemSize: missing; nothing uses it (the grid is GlobalSize's), "
+                           "so the problem is named by its output's elements"),
+                std::string::npos) << r.out;
+      EXPECT_NE(r.out.find("3 parameters, 8 raw and 7 valid"), std::string::npos) << r.out;
+    } else {
+      EXPECT_NE(r.out.find(c.message), std::string::npos) << c.message << "\n" << r.out;
+    }
+    EXPECT_EQ(bytes(f), before);
+  }
+  fs::remove_all(dir);
+}
+
+// Another tuner's searcher (KTT's ProfileBased: its model file and batch size) has attributes that pimg-tune's
+// stand-in (forest) does not: they are ignored, each with a warning, and the stand-in's own options still apply;
+// a file naming a pimg-tune strategy keeps the check that catches a misspelt option.
+TEST(T1Shared, AnotherTunersSearchAttributesAreIgnoredWithAWarning) {
+  const fs::path dir = e2e::temp_dir("t1-foreign-search");
+  const auto with_search = [&](const std::string& search) {
+    return variant_of_sharpen(dir, {{"\n  }\n}", "\n  },\n  \"Search\": " + search + "\n}"}});
+  };
+  fs::path f = with_search(R"j({"Name": "ProfileBased", "Attributes": [{"Name": "modelPath", "Value": "/home/x/2080.sav"},
+                                                               {"Name": "trees", "Value": "16"}]})j");
+  e2e::Ran r = e2e::run("t1 " + f.string() + " --check");
+  EXPECT_EQ(r.code, 0) << r.out;
+  EXPECT_NE(r.out.find(f.string() + ":"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("warning: Search.Attributes: 'modelPath' is an attribute of ProfileBased's searcher, which "
+                       "pimg-tune's forest does not have; ignored"),
+            std::string::npos) << r.out;
+  EXPECT_EQ(r.out.find("'trees'"), std::string::npos) << r.out;
+  f = with_search(R"j({"Name": "ProfileBased", "Attributes": [{"Name": "trees", "Value": "0"}]})j");
+  r = e2e::run("t1 " + f.string() + " --check");
+  EXPECT_EQ(r.code, 2) << r.out;  // forest's own option, out of its range
+  EXPECT_NE(r.out.find("trees"), std::string::npos) << r.out;
+  f = with_search(R"j({"Name": "forest", "Attributes": [{"Name": "modelPath", "Value": "x.sav"}]})j");
+  r = e2e::run("t1 " + f.string() + " --check");
+  EXPECT_EQ(r.code, 2) << r.out;
+  EXPECT_NE(r.out.find("Search/Budget: strategy 'forest' has no option 'modelPath'"), std::string::npos) << r.out;
   fs::remove_all(dir);
 }
 

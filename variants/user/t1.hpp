@@ -4,6 +4,7 @@
 #pragma once
 #include <array>
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -103,6 +104,11 @@ struct T1Spec {
   std::vector<T1Argument> args;
   std::vector<T1Reference> refs;
   StrategySpec strategy;
+  // Search.Name as written when it is another tuner's name for a pimg-tune strategy (KTT's ProfileBased is forest),
+  // and where each of Search.Attributes lies: that searcher's own attributes are ignored, with a warning, by
+  // register_t1 (which knows the strategy's options); empty when the file names a pimg-tune strategy.
+  std::string foreign_search;
+  std::map<std::string, SourcePos> search_attributes;
   std::string identity;  // hash of what defines the problem (sizes, arguments, fills, data files)
   int output_index() const;  // the argument the tuner validates
   Config default_config() const;

@@ -288,6 +288,7 @@ T1Argument read_argument(const Reader& r, const YAML::Node& a, const std::string
     return out;
   }
   const YAML::Node size = r.need(a, "Size", field);
+  need_problem_size(r, size, field + ".Size", r.expr(size, field + ".Size"), s);
   const PyValue n = r.value(size, field + ".Size", size_names(s));
   if (n.kind != PyValue::Kind::Int || n.i <= 0 || static_cast<std::uint64_t>(n.i) > kMaxElements)
     r.fail(size, field + ".Size", fmt::format("must be a positive integer up to 2^32, not {}", n.repr()));
@@ -301,6 +302,12 @@ T1Argument read_argument(const Reader& r, const YAML::Node& a, const std::string
                          out.type.name, out.count * static_cast<std::uint64_t>(out.type.bytes())));
   }
   return out;
+}
+
+void need_problem_size(const Reader& r, const YAML::Node& n, const std::string& field, const PyExpr& e, const T1Spec& s) {
+  const auto names = e.names();
+  if (s.problem_size.empty() && std::find(names.begin(), names.end(), "ProblemSize") != names.end())
+    r.fail(n, field, std::string("uses ProblemSize, which ") + kNoProblemSize);
 }
 
 void read_size(const Reader& r, const YAML::Node& ks, const char* key, std::array<std::optional<PyExpr>, 3>& out,

@@ -5,7 +5,9 @@
 #include <fmt/format.h>
 #include <stdlib.h>
 
+#include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <cstring>
 #include <deque>
 #include <fstream>
@@ -323,6 +325,28 @@ LaunchPlan t1_plan(const T1Spec& s, const PlanContext& x) {
   return plan;
 }
 
+// A file written for another tuner's searcher (KTT's ProfileBased with its modelPath and batchSize) names
+// attributes that only that searcher has: they are ignored with a warning, stored with the results. A file that
+// names a pimg-tune strategy keeps every attribute, and an unknown one is refused as a typo would be.
+void drop_foreign_attributes(const Registry& reg, T1Spec& s) {
+  const StrategyInfo* info = s.foreign_search.empty() ? nullptr : reg.strategy(s.strategy.name);
+  if (!info) return;
+  for (auto it = s.strategy.options.begin(); it != s.strategy.options.end();) {
+    const auto at = s.search_attributes.find(it->first);
+    const bool declared = std::any_of(info->options.begin(), info->options.end(),
+                                      [&](const OptionDecl& o) { return o.name == it->first; });
+    if (declared || at == s.search_attributes.end()) {  // an option of the strategy, or the Budget's
+      ++it;
+      continue;
+    }
+    s.assumptions.push_back({at->second.str(), "Search.Attributes",
+                             fmt::format("'{}' is an attribute of {}'s searcher, which pimg-tune's {} does not have; ignored",
+                                         it->first, s.foreign_search, s.strategy.name),
+                             fmt::format("Search.{}=ignored", it->first)});
+    it = s.strategy.options.erase(it);
+  }
+}
+
 std::deque<std::shared_ptr<const T1Spec>>& loaded() {
   static std::deque<std::shared_ptr<const T1Spec>> specs;
   return specs;
@@ -343,6 +367,7 @@ const T1Spec& register_t1(Registry& reg, const std::string& path, const T1Overri
     throw UsageError(fmt::format("{}: {} backends of this registry compile {} kernels, not one", path, backends.size(),
                                  read.language));
   read.backend = backends.front();
+  drop_foreign_attributes(reg, read);
   auto spec = std::make_shared<const T1Spec>(std::move(read));
   if (reg.family(spec->name))
     throw UsageError(fmt::format("{}: family '{}' exists already; rename General.BenchmarkName", path, spec->name));
@@ -397,7 +422,10 @@ Space t1_space(const T1Spec& spec) {
   Space s;
   s.file = spec.file;
   s.family = spec.name;
-  const int width = static_cast<int>(spec.problem_size[0]);
+  // Without a ProblemSize (the schema has none) the problem's extent is its output's elements, as its work is.
+  const int width = spec.problem_size.empty()
+                        ? static_cast<int>(std::min<std::uint64_t>(spec.args[static_cast<std::size_t>(spec.output_index())].count, INT32_MAX))
+                        : static_cast<int>(spec.problem_size[0]);
   const int height = spec.problem_size.size() > 1 ? static_cast<int>(spec.problem_size[1]) : 1;
   std::map<std::string, std::string> attrs = {{"inputs", spec.identity},
                                               {"problem", fmt::format("{}", fmt::join(spec.problem_size, "x"))}};

@@ -26,6 +26,8 @@ using t1_detail::check_hip_names;
 using t1_detail::expand_includes;
 using t1_detail::fill_source_id;
 using t1_detail::hip_mapping;
+using t1_detail::kNoProblemSize;
+using t1_detail::need_problem_size;
 using t1_detail::read_argument;
 using t1_detail::read_file;
 using t1_detail::read_fill;
@@ -245,10 +247,13 @@ void read_geometry(Reader& r, const YAML::Node& ks, const std::set<std::string>&
     s.problem_size = overrides.problem_size;
   } else {
     const YAML::Node ps = ks["ProblemSize"];
-    if (!ps)
-      r.fail(ks, "KernelSpecification.ProblemSize",
-             "missing (BAT's runner supplies it: give it with --problem-size N[,N[,N]])");
-    if (ps.IsScalar()) {
+    if (!ps) {
+      // The schema has no ProblemSize (KTT's files give none); BAT's and Kernel Tuner's sizes and grid divisors
+      // use it, and each such use is refused below with the option that supplies it.
+      r.assume(ks, "KernelSpecification.ProblemSize",
+               "missing; nothing uses it (the grid is GlobalSize's), so the problem is named by its output's elements",
+               "ProblemSize=none");
+    } else if (ps.IsScalar()) {
       r.assume(ps, "KernelSpecification.ProblemSize", fmt::format("one number, read as [{}]", ps.Scalar()),
                "ProblemSize=[n]");
       s.problem_size.push_back(r.integer(ps, "KernelSpecification.ProblemSize"));
@@ -260,11 +265,16 @@ void read_geometry(Reader& r, const YAML::Node& ks, const std::set<std::string>&
       if (s.problem_size[d] <= 0 || s.problem_size[d] > (std::int64_t{1} << 31))
         r.fail(ps.IsSequence() ? ps[d] : ps, "KernelSpecification.ProblemSize",
                fmt::format("{} is out of range (1 to 2^31)", s.problem_size[d]));
-    if (s.problem_size.empty() || s.problem_size.size() > 3)
+    if (ps && (s.problem_size.empty() || s.problem_size.size() > 3))
       r.fail(ps, "KernelSpecification.ProblemSize", "must have 1 to 3 dimensions");
   }
   read_size(r, ks, "GlobalSize", s.global, true);
   read_size(r, ks, "LocalSize", s.local, true);
+  for (const char* what : {"GlobalSize", "LocalSize"})
+    for (int d = 0; d < 3; ++d)
+      if (const auto& e = (what[0] == 'G' ? s.global : s.local)[d])
+        need_problem_size(r, ks[what][std::string(1, "XYZ"[d])], fmt::format("KernelSpecification.{}.{}", what, "XYZ"[d]),
+                          *e, s);
   s.global_size_type = ks["GlobalSizeType"] ? r.text(ks["GlobalSizeType"], "KernelSpecification.GlobalSizeType") : s.language;
   if (s.global_size_type != "CUDA" && s.global_size_type != "OpenCL")
     r.fail(ks["GlobalSizeType"], "KernelSpecification.GlobalSizeType", fmt::format("'{}' is not CUDA or OpenCL", s.global_size_type));
@@ -279,6 +289,7 @@ void read_geometry(Reader& r, const YAML::Node& ks, const std::set<std::string>&
         if (!names.count(n)) r.fail(x, field, fmt::format("'{}' is not a tuning parameter", n));
         s.grid_div[d].push_back(n);
       }
+      if (s.problem_size.empty()) r.fail(g, field, std::string("divides ProblemSize, which ") + kNoProblemSize);
       if (static_cast<std::size_t>(d) >= s.problem_size.size())
         r.fail(g, field, fmt::format("ProblemSize has no dimension {}", d));
       s.has_grid_div = true;
@@ -331,12 +342,23 @@ void read_arguments(Reader& r, const YAML::Node& ks, const fs::path& dir, T1Spec
                            need >> 20, host >> 20));
     }
   }
-  if (s.output_index() < 0)  // no Output flag: the one written argument
-    for (auto& a : s.args)
-      if (a.memory == "Vector" && a.access != "ReadOnly") {
+  if (s.output_index() < 0) {  // no Output flag: the first written argument; any other written one is said
+    int first = -1;
+    for (std::size_t i = 0; i < s.args.size(); ++i) {
+      T1Argument& a = s.args[i];
+      if (a.memory != "Vector" || a.access == "ReadOnly") continue;
+      if (first < 0) {
+        first = static_cast<int>(i);
         a.output = true;
-        break;
+        continue;
       }
+      r.assume(args[i], fmt::format("KernelSpecification.Arguments[{}]", i),
+               fmt::format("'{}' is written and not compared: no argument is marked Output, and pimg-tune validates "
+                           "one, the first written ('{}')",
+                           a.name, s.args[static_cast<std::size_t>(first)].name),
+               fmt::format("{}.Output=0", a.name));
+    }
+  }
   int outputs = 0;
   for (std::size_t i = 0; i < s.args.size(); ++i)
     if (s.args[i].output) {
@@ -404,6 +426,10 @@ void read_search(Reader& r, const YAML::Node& root, T1Spec& s) {
     const std::string name = r.text(n, "Search.Name");
     s.strategy.name = strategy_for(name);
     if (s.strategy.name.empty()) r.fail(n, "Search.Name", fmt::format("'{}' is not a strategy pimg-tune has", name));
+    std::string plain;  // the name as strategy_for compares it
+    for (char c : name)
+      if (c != '_' && c != ' ' && c != '-') plain += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    if (plain != s.strategy.name) s.foreign_search = name;
     s.strategy.pos = r.pos(n);
     if (const YAML::Node attrs = search["Attributes"]) {
       r.list(attrs, "Search.Attributes");
@@ -411,6 +437,7 @@ void read_search(Reader& r, const YAML::Node& root, T1Spec& s) {
         r.map(a, "Search.Attributes");
         const std::string key = r.text(r.need(a, "Name", "Search.Attributes"), "Search.Attributes.Name");
         const YAML::Node v = r.need(a, "Value", "Search.Attributes");
+        s.search_attributes[key] = r.pos(a);
         if (key == "seed") s.strategy.seed = static_cast<std::uint64_t>(std::max<std::int64_t>(0, r.integer(v, "Search.Attributes.Value")));
         else s.strategy.options[key] = v.Scalar();
       }

@@ -115,6 +115,10 @@ std::string fill_source_id(const T1Fill& f);
 bool declares_constant(const std::string& text, const std::string& name);
 
 // t1_fields.cpp: the parts of the KernelSpecification and the ConfigurationSpace.
+// A file without ProblemSize (and no --problem-size) may use it nowhere: an expression that does is refused here.
+inline constexpr const char* kNoProblemSize =
+    "the file does not give (BAT's runner supplies it: give it with --problem-size N[,N[,N]])";
+void need_problem_size(const Reader& r, const YAML::Node& n, const std::string& field, const PyExpr& e, const T1Spec& s);
 T1Parameter read_param(const Reader& r, const YAML::Node& p, const std::string& field, const T1Overrides& o);
 T1Fill read_fill(const Reader& r, const YAML::Node& a, const std::string& field, const std::filesystem::path& dir);
 T1Argument read_argument(const Reader& r, const YAML::Node& a, const std::string& field, const T1Spec& s,
