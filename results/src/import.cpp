@@ -14,6 +14,7 @@
 #include <map>
 #include <numeric>
 #include <optional>
+#include <set>
 
 #include "pimg/errors.hpp"
 #include "pimg/json_document.hpp"
@@ -288,19 +289,48 @@ bool time_is_objective(const Ctx& c, const JsonNode& e, const std::string& where
   return o->items[0].text == "time";
 }
 
-// "convolution_A100_T4.json.gz" -> {"convolution", "A100"}
+// "convolution_A100_T4.json.gz" -> {"convolution", "A100"}; KTT's "FullSearchSpace.t4.json" -> {"FullSearchSpace", ""}
 std::pair<std::string, std::string> names_from_file(const std::string& path) {
   std::string stem = std::filesystem::path(path).filename().string();
-  for (const char* ext : {".gz", ".json", "_T4", "_t4"})
+  for (const char* ext : {".gz", ".json", "_T4", "_t4", ".T4", ".t4"})
     if (stem.size() > std::strlen(ext) && stem.ends_with(ext)) stem = stem.substr(0, stem.size() - std::strlen(ext));
   const auto cut = stem.rfind('_');
   if (cut == std::string::npos || cut == 0 || cut + 1 == stem.size()) return {stem, ""};
   return {stem.substr(0, cut), stem.substr(cut + 1)};
 }
 
-void read_t4(const Ctx& c, const JsonNode& doc, ImportedFile& f) {
+// A parameter every result of a file gives as the text of an integer ("32", as KTT writes every value) is that
+// integer, so the strategies order its values and other files' results of the kernel match it; a parameter with any
+// other text keeps its text. pimg-tune's own export (its entries name their device) is read back as written.
+void integers_from_text(std::vector<ImportedEntry>& all) {
+  std::vector<ImportedEntry*> entries;
+  for (auto& e : all)
+    if (e.device.backend.empty()) entries.push_back(&e);
+  auto integer_text = [](const Value& v) {
+    const std::string* t = std::get_if<std::string>(&v);
+    if (!t || t->empty() || t->size() > 15) return false;
+    const std::size_t digits = (*t)[0] == '-' ? 1 : 0;
+    if (digits == t->size() || ((*t)[digits] == '0' && t->size() > digits + 1)) return false;  // "-", "007"
+    return std::all_of(t->begin() + static_cast<std::ptrdiff_t>(digits), t->end(), [](char ch) { return ch >= '0' && ch <= '9'; });
+  };
+  std::set<std::string> names;
+  for (const ImportedEntry* e : entries)
+    for (const auto& [k, v] : e->config.values()) names.insert(k);
+  for (const std::string& k : names) {
+    if (!std::all_of(entries.begin(), entries.end(),
+                     [&](const ImportedEntry* e) { return e->config.has(k) && integer_text(e->config.at(k)); }))
+      continue;
+    for (ImportedEntry* e : entries) e->config.set(k, static_cast<std::int64_t>(std::stoll(std::get<std::string>(e->config.at(k)))));
+  }
+}
+
+void read_t4(const Ctx& c, const JsonNode& doc, ImportedFile& f, std::string& device) {
   double scale = 1;  // to milliseconds
-  if (const JsonNode* meta = doc.find("metadata"); meta && meta->is(T::object))
+  if (const JsonNode* meta = doc.find("metadata"); meta && meta->is(T::object)) {
+    if (const JsonNode* d = meta->find("device")) {  // KTT names it; the hub's files leave it to the file name
+      if (!d->is(T::string) || d->text.empty()) c.fail(*d, "metadata.device", "must be the device's name (a string)");
+      device = d->text;
+    }
     if (const JsonNode* unit = meta->find("timeunit")) {
       if (!unit->is(T::string)) c.fail(*unit, "metadata.timeunit", "must be a string");
       const std::string u = unit->text;
@@ -309,6 +339,7 @@ void read_t4(const Ctx& c, const JsonNode& doc, ImportedFile& f) {
       else if (u != "milliseconds" && u != "miliseconds" && u != "ms")
         c.fail(*unit, "metadata.timeunit", fmt::format("unknown unit '{}' (seconds, milliseconds, microseconds)", u));
     }
+  }
   const JsonNode& results = c.need(doc, "results", T::array, "");
   for (std::size_t i = 0; i < results.items.size(); ++i) {
     const JsonNode& e = results.items[i];
@@ -378,6 +409,7 @@ void read_t4(const Ctx& c, const JsonNode& doc, ImportedFile& f) {
     finish(r, time("compilation"), time("framework"), time("validation"), objective);
     f.entries.push_back(std::move(entry));
   }
+  integers_from_text(f.entries);
 }
 
 void read_cache(const Ctx& c, const JsonNode& doc, ImportedFile& f) {
@@ -448,7 +480,7 @@ ImportedFile read_import(const std::string& path, const ImportOptions& options) 
   auto [kernel, device] = names_from_file(path);
   if (doc.find("results")) {
     f.format = "t4";
-    read_t4(c, doc, f);
+    read_t4(c, doc, f, device);
   } else if (doc.find("cache")) {
     f.format = "kernel-tuner-cache";
     if (const JsonNode* d = doc.find("device_name"); d && d->is(T::string)) device = d->text;

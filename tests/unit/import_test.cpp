@@ -107,6 +107,33 @@ TEST(Import, T4FileBecomesOneSpaceWithStatusesTimesAndMetrics) {
   EXPECT_EQ(std::count_if(spaces[0].cost.begin(), spaces[0].cost.end(), [](double c) { return !std::isfinite(c); }), 1);
 }
 
+// KTT writes its T4 files with the device in the metadata, times in microseconds and every value as text:
+// the device is the metadata's, the times are converted, and a parameter whose every value is an integer's
+// text is that integer (ordered as a number by the strategies); any other text stays text.
+TEST(Import, KttT4FileNamesItsDeviceAndWritesValuesAsText) {
+  TempDir dir("ktt");
+  const std::string path = dir.write("FullSearchSpace.t4.json", R"({"metadata": {"autotuner": "KTT",
+   "device": "NVIDIA RTX 500 Ada Generation Laptop GPU", "timeunit": "microseconds"}, "results": [
+ {"configuration": {"bs": "32", "mode": "fast", "pad": "1"}, "invalidity": "correct", "correctness": 1,
+  "times": {"compilation_time": 16215.0, "runtimes": [90.656]}, "measurements": [{"name": "time", "value": 90.656}],
+  "objectives": ["time"]},
+ {"configuration": {"bs": "-64", "mode": "slow", "pad": "01"}, "invalidity": "correct", "correctness": 1,
+  "times": {"runtimes": [62.816]}, "measurements": [{"name": "time", "value": 62.816}], "objectives": ["time"]}
+]})");
+  const ImportedFile f = read_import(path);
+  EXPECT_EQ(f.device.name, "NVIDIA RTX 500 Ada Generation Laptop GPU");
+  EXPECT_EQ(f.problem.family, "t4:FullSearchSpace");
+  ASSERT_EQ(f.entries.size(), 2u);
+  EXPECT_EQ(f.entries[0].config.integer("bs"), 32);
+  EXPECT_EQ(f.entries[1].config.integer("bs"), -64);
+  EXPECT_EQ(f.entries[0].config.at("mode"), Value(std::string("fast")));
+  EXPECT_EQ(f.entries[0].config.at("pad"), Value(std::string("1")));  // "01" is no integer's text
+  EXPECT_DOUBLE_EQ(f.entries[1].result.kernel_ms.at(0), 0.062816);
+  EXPECT_EQ(read_import(path, {.device = "mine"}).device.name, "mine");  // --device still decides
+  const std::string bad = dir.write("x_y.t4.json", R"({"metadata": {"device": 7}, "results": []})");
+  EXPECT_NE(error_of(bad).find("metadata.device: must be the device's name (a string)"), std::string::npos) << error_of(bad);
+}
+
 TEST(Import, KernelTunerCache) {
   TempDir dir("cache");
   const std::string path = dir.write("anything.json", R"({"device_name": "NVIDIA RTX A4000", "kernel_name": "conv",

@@ -27,7 +27,7 @@ inline constexpr const char* kPimgFieldsKey = "pimg";
 inline constexpr std::uint64_t kImportMaxBytes = std::uint64_t{64} << 20;
 
 struct ImportOptions {
-  std::string device;  // device name; default: the file's (cache) or its name's second part (T4)
+  std::string device;  // device name; default: the file's (cache; T4 metadata.device, as KTT writes) or its name's second part (T4)
   std::string kernel;  // kernel name; default: the file's (cache) or its name's first part (T4)
   // The most a file may hold, and the most a gzip file may expand to (bytes); more is refused.
   std::uint64_t max_bytes = kImportMaxBytes;
