@@ -6,6 +6,8 @@
 
 #include <algorithm>
 #include <array>
+#include <functional>
+#include <map>
 #include <set>
 #include <tuple>
 
@@ -57,6 +59,43 @@ std::string first_line(const EvalResult& r) {
   return line;
 }
 
+// Wrong results that wrote the same output (kOutputHashMetric) of one variant, problem and device, two or more:
+// they agree with one another and not with the reference, which points at the reference or the inputs as much as
+// at the kernel (a T1 file whose inputs give two layouts different data). Each group is said with the parameter
+// values all of it has and no passing configuration of its problem has.
+std::string same_wrong_outputs(const std::vector<const ResultRow*>& wrong, const std::vector<const ResultRow*>& all,
+                               const std::function<std::string(const ResultRow&)>& where) {
+  using Key = std::tuple<std::string, std::string, DeviceKey, double>;
+  std::map<Key, std::vector<const ResultRow*>> groups;
+  for (const ResultRow* r : wrong)
+    for (const Metric& m : r->result.metrics)
+      if (m.name == kOutputHashMetric)
+        groups[{r->variant.name + "\n" + r->variant.backend, r->problem.canonical(), device_key(r->device), m.value}].push_back(r);
+  std::string out;
+  for (const auto& [key, rows] : groups) {
+    if (rows.size() < 2) continue;
+    std::vector<std::string> shared;
+    for (const auto& [name, value] : rows.front()->config.values()) {
+      const bool all_have = std::all_of(rows.begin(), rows.end(), [&](const ResultRow* r) {
+        return r->config.has(name) && r->config.at(name) == value;
+      });
+      const bool passes_have = std::any_of(all.begin(), all.end(), [&](const ResultRow* r) {
+        return r->result.status == Status::ok && r->variant.name == rows.front()->variant.name &&
+               r->problem == rows.front()->problem && device_key(r->device) == std::get<2>(key) && r->config.has(name) &&
+               r->config.at(name) == value;
+      });
+      if (all_have && !passes_have) shared.push_back(name + "=" + to_string(value));
+    }
+    out += fmt::format("- {} wrong results of {} wrote one and the same output: they agree with one another, not with "
+                       "the reference, so the reference or the inputs may be what differs, not the kernel.{}\n",
+                       rows.size(), where(*rows.front()),
+                       shared.empty() ? std::string()
+                                      : fmt::format(" All of them have {}, which no passing configuration has.",
+                                                    fmt::join(shared, ", ")));
+  }
+  return out.empty() ? out : out + "\n";
+}
+
 }  // namespace
 
 namespace report_detail {
@@ -105,6 +144,11 @@ void FamilyReport::failures() {
               brief_or_dash(r.config), first_line(r.result)});
     }
     md_ += ex.markdown() + "\n";
+    if (s == Status::wrong_result)
+      md_ += same_wrong_outputs(rows, rows_, [&](const ResultRow& r) {
+        return fmt::format("{} on {} ({})", variant_label(r.variant), labels_.at(device_key(r.device)),
+                           problem_labels_.brief(r.problem));
+      });
   }
   if (!any) md_ += "Every evaluation succeeded.\n\n";
   if (not_kernels.empty()) return;

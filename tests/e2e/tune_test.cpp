@@ -58,6 +58,10 @@ TEST_F(TuneEndToEnd, TunesEveryConfigurationAndValidatesIt) {
   EXPECT_EQ(by_variant["selftest_compile_error"]["compile_error"], 3);
   EXPECT_EQ(by_variant["selftest_wrong_result"]["wrong_result"], 3);
   EXPECT_EQ(by_variant["selftest_wrong_result_omp"]["wrong_result"], 3);
+  // Every wrong result keeps the fingerprint of the output it wrote (the report groups equal ones).
+  EXPECT_EQ(e2e::query(db(), "SELECT COUNT(DISTINCT e.id) FROM evaluations e JOIN metrics m ON m.evaluation_id = e.id "
+                             "WHERE e.status = 'wrong_result' AND m.name = 'validation.output_hash'"),
+            e2e::query(db(), "SELECT COUNT(*) FROM evaluations WHERE status = 'wrong_result'"));
   for (const auto& r : rows) {
     if (r.result.status == pimg::Status::ok) {
       EXPECT_EQ(r.result.validation, "exact");

@@ -403,6 +403,34 @@ TEST(Report, FailureSummaryCountsAndEscapesLogs) {
   EXPECT_EQ(failures.find(std::string(101, 'x')), std::string::npos);
 }
 
+// Wrong results that wrote one and the same output (their output hash) are said together, with the parameter values
+// all of them have and no passing configuration has: KTT's nbody read through its T1 file gives its structure-of-arrays
+// layout other random inputs than its array-of-structures one, and every such configuration "fails" alike.
+TEST(Report, WrongResultsWithOneOutputAreSaidTogether) {
+  auto rows = fixture_rows();
+  auto wrong = [&](int tile, const std::string& filter, double hash) {
+    ResultRow r = row(kCpu, 1024, "cl_tiled", "opencl", {{"tile", tile}, {"filter", filter}, {"layout", std::string("soa")}}, 0.2,
+                      Status::wrong_result, "run 1: element 0 is 17.68, the reference has 17.67");
+    r.result.metrics.push_back({kOutputHashMetric, "hash", -1, hash});
+    r.id = static_cast<std::int64_t>(rows.size() + 1);
+    rows.push_back(r);
+  };
+  for (auto& r : rows)
+    if (r.variant.name == "cl_tiled") r.config.set("layout", std::string("aos"));
+  wrong(8, "private", 4242);
+  wrong(16, "private", 4242);
+  wrong(8, "constant", 4242);
+  wrong(16, "constant", 99);  // another output: alone, not said
+  const std::string failures = section(make_report(rows, fixture_bandwidths(), options()).markdown, "## Failures");
+  EXPECT_NE(failures.find("- 3 wrong results of cl_tiled on "), std::string::npos) << failures;
+  EXPECT_NE(failures.find("wrote one and the same output: they agree with one another, not with the reference, so the "
+                          "reference or the inputs may be what differs, not the kernel. All of them have layout=soa, "
+                          "which no passing configuration has."),
+            std::string::npos) << failures;
+  EXPECT_EQ(failures.find("- 1 wrong results"), std::string::npos) << failures;
+  EXPECT_EQ(failures.find("tile=8, layout"), std::string::npos) << failures;  // tile 8 passes elsewhere
+}
+
 TEST(Report, EscapesNamesInMarkdownAndSvg) {
   auto rows = fixture_rows();
   for (auto& r : rows)

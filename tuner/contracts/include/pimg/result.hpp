@@ -27,6 +27,10 @@ struct Stats {
 
 // One further measurement of an evaluation (an observer's: a counter, energy, a clock, a footprint):
 // `seq` is the timed run it belongs to (0-based), or -1 for a value of the whole evaluation.
+// A wrong_result row's fingerprint of the output it wrote (53 bits of FNV-1a), so rows that wrote the same wrong
+// output can be told apart from scattered errors.
+inline constexpr const char* kOutputHashMetric = "validation.output_hash";
+
 struct Metric {
   std::string name;  // "nvml.sm_clock_mhz", "perf.cycles", ...
   std::string unit;  // "MHz", "count", "J", ...
