@@ -72,10 +72,14 @@ std::string same_wrong_outputs(const std::vector<const ResultRow*>& wrong, const
       if (m.name == kOutputHashMetric)
         groups[{r->variant.name + "\n" + r->variant.backend, r->problem.canonical(), device_key(r->device), m.value}].push_back(r);
   std::string out;
-  for (const auto& [key, rows] : groups) {
+  for (const auto& group : groups) {  // no structured bindings: the lambdas below capture them (clang 14)
+    const Key& key = group.first;
+    const std::vector<const ResultRow*>& rows = group.second;
     if (rows.size() < 2) continue;
     std::vector<std::string> shared;
-    for (const auto& [name, value] : rows.front()->config.values()) {
+    for (const auto& parameter : rows.front()->config.values()) {
+      const std::string& name = parameter.first;
+      const Value& value = parameter.second;
       const bool all_have = std::all_of(rows.begin(), rows.end(), [&](const ResultRow* r) {
         return r->config.has(name) && r->config.at(name) == value;
       });
