@@ -47,10 +47,16 @@ std::string untab(std::string s) {
   return s;
 }
 
-std::string strategy_for(const std::string& search) {
+// A search's name as the tuners' names are compared: lower case, without '_', ' ' and '-'.
+std::string plain_name(const std::string& search) {
   std::string s;
   for (char c : search)
     if (c != '_' && c != ' ' && c != '-') s += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return s;
+}
+
+std::string strategy_for(const std::string& search) {
+  const std::string s = plain_name(search);
   static const std::map<std::string, std::string> names = {
       {"exhaustive", "exhaustive"},     {"bruteforce", "exhaustive"},  {"random", "random"},
       {"randomsearch", "random"},       {"randomsampling", "random"},  {"annealing", "annealing"},
@@ -426,10 +432,7 @@ void read_search(Reader& r, const YAML::Node& root, T1Spec& s) {
     const std::string name = r.text(n, "Search.Name");
     s.strategy.name = strategy_for(name);
     if (s.strategy.name.empty()) r.fail(n, "Search.Name", fmt::format("'{}' is not a strategy pimg-tune has", name));
-    std::string plain;  // the name as strategy_for compares it
-    for (char c : name)
-      if (c != '_' && c != ' ' && c != '-') plain += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-    if (plain != s.strategy.name) s.foreign_search = name;
+    if (plain_name(name) != s.strategy.name) s.foreign_search = name;  // another tuner's name for it
     s.strategy.pos = r.pos(n);
     if (const YAML::Node attrs = search["Attributes"]) {
       r.list(attrs, "Search.Attributes");
