@@ -364,6 +364,17 @@ TEST(OpenmpBackend, CompilerErrorsAndMissingSymbols) {
   EXPECT_FALSE(r.cached);
   EXPECT_NE(r.log.find("error"), std::string::npos) << r.log;
   EXPECT_NE(r.log.find("exited with status"), std::string::npos) << r.log;
+  // The compiler's refusal is remembered with its log, in this process and on disk for the next one: the same
+  // program is refused again without running the compiler (once per configuration, not once per problem).
+  const CompileResult again = omp_device().compile(broken, plan);
+  EXPECT_FALSE(again.program);
+  EXPECT_TRUE(again.cached);
+  EXPECT_EQ(again.log, r.log);
+  auto fresh = make_openmp_backend();
+  const CompileResult next_process = fresh->open(fresh->devices().at(0))->compile(broken, plan);
+  EXPECT_FALSE(next_process.program);
+  EXPECT_TRUE(next_process.cached);
+  EXPECT_EQ(next_process.log, r.log);
 
   KernelSource fine{"test/fine.cpp", "extern \"C\" void present() {}\n", ""};
   fine.hash = hash128(fine.text);

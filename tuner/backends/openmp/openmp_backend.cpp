@@ -80,8 +80,10 @@ std::string trim(std::string s) {
 }
 
 struct ToolRun {
-  bool ok = false;     // started and exited with status 0
-  std::string output;  // stdout and stderr together, then why it failed
+  bool ok = false;        // started and exited with status 0
+  bool refused = false;   // exited with status 1, GCC's and Clang's for errors in the input (a crash, a killed
+                          // cc1plus or an internal error exits otherwise: 4, or by a signal)
+  std::string output;     // stdout and stderr together, then why it failed
 };
 
 // The compiler's guard: a child that leads a process group of its own, runs the tool in it and, when
@@ -154,6 +156,7 @@ ToolRun run_tool(const std::vector<std::string>& argv, const fs::path& dir) {
   } else if (code > 128) {
     r.output += fmt::format("'{}' was killed by signal {} ({})", argv[0], code - 128, strsignal(code - 128));
   } else {
+    r.refused = code == 1;
     r.output += fmt::format("'{}' exited with status {}", argv[0], code);
   }
   return r;
@@ -237,7 +240,11 @@ class Toolchain {
 
  private:
   // The disk cache entry when it loads, else a fresh build written to the cache. Null on failure,
-  // with the reason in r.log. Loaded libraries are never closed: programs may point into them.
+  // with the reason in r.log. Loaded libraries are never closed: programs may point into them. A program
+  // the compiler refused (an error status of its own, not a signal or a missing tool) is remembered beside
+  // the libraries with its log (KEY.rejected, as the CUDA backend keeps NVRTC's refusals): the same source,
+  // flags, compiler and CPU are refused again without running the compiler (a configuration's compile
+  // error is met once per configuration, not once per problem and process).
   void* load_or_build(const KernelSource& source, const std::vector<std::string>& flags, const std::string& key,
                       CompileResult& r) {
     const std::string cached_path = cache_path("openmp", key + ".so");
@@ -248,6 +255,10 @@ class Toolchain {
         return lib;
       }
       r.log = fmt::format("ignoring the unloadable disk cache entry {}: {}\n", cached_path, dl_error());
+    } else if (auto refused = cache_read("openmp", key + ".rejected")) {
+      r.cached = true;
+      r.log.assign(refused->begin(), refused->end());
+      return nullptr;
     }
     TempDir tmp("pimg-omp");
     const fs::path src = tmp.path() / "src.cpp";
@@ -258,6 +269,7 @@ class Toolchain {
     argv.insert(argv.end(), {"-o", out.string(), src.string()});
     ToolRun run = run_tool(argv, tmp.path());
     r.log += fmt::format("{} [{}]\n{}", join(argv, " "), source.path, run.output);
+    if (run.refused) cache_write("openmp", key + ".rejected", {r.log.begin(), r.log.end()});
     if (!run.ok) return nullptr;
     void* lib = dlopen(out.c_str(), RTLD_NOW | RTLD_LOCAL);
     if (!lib) {
