@@ -288,6 +288,42 @@ TEST(CudaRun, SimdVecKernelIsExactAtOddSizesAndAt8192) {
   }
 }
 
+// cuda_mma (the taps on the tensor cores) over the matrix at widths where every tile takes the checked path
+// (37), where interior tiles are fast and the row's end is a partial tile (300 = 2 x 128 + 44 bytes, and 900 on
+// 3 channels), and at rows of 1,000 bytes (8 tiles minus 24 bytes) and 1024 (whole tiles on 1 channel); 23, 41
+// and 7 rows leave partial row groups. Then the box filter (a divisor of 9: a division, not a shift), a custom
+// filter with negative weights and a divisor of 4, and both bar problems at 8192x8192.
+TEST(CudaRun, MmaKernelIsExactOnEveryLayoutBorderAndAlignment) {
+  REQUIRE_CUDA();
+  const std::vector<Config> configs = {
+      config({{"warps", 4}, {"rows", 8}, {"tiles", 1}}),
+      config({{"warps", 1}, {"rows", 1}, {"tiles", 2}}),
+      config({{"warps", 2}, {"rows", 5}, {"tiles", 4}}),
+      config({{"warps", 8}, {"rows", 16}, {"tiles", 1}, {"launch_bounds", 1}}),
+  };
+  const std::pair<int, int> sizes[] = {{37, 23}, {300, 41}, {1000, 7}, {1024, 33}};
+  std::size_t index = 0;
+  for (const auto& [width, height] : sizes)
+    for (const Shape& shape : kShapes)
+      for (const char* border : kBorders) {
+        for (const char* filter : kFilters) {
+          const Problem p = make_problem(shape, border, filter, width, height);
+          for (std::size_t i = 0; i < 2; ++i) expect_exact(p, "cuda_mma", configs[(index + i) % configs.size()]);
+          ++index;
+        }
+        const Problem box = conv_family().make_problem(width, height, shape.channels,
+                                                       {{"layout", shape.layout}, {"border", border}, {"filter", "box3"}});
+        expect_exact(box, "cuda_mma", configs[index % configs.size()]);
+        const Problem custom = conv_family().make_problem(
+            width, height, shape.channels,
+            {{"layout", shape.layout}, {"border", border}, {"filter", "custom"}, {"weights", "-1,2,-1;2,9,-7;-1,2,-1"},
+             {"divisor", "4"}});
+        expect_exact(custom, "cuda_mma", configs[(index + 1) % configs.size()]);
+      }
+  expect_exact(make_problem(kShapes[0], "replicate", "sharpen3", 8192, 8192), "cuda_mma", configs[0]);
+  expect_exact(make_problem(kShapes[1], "replicate", "gaussian5", 8192, 8192), "cuda_mma", configs[3]);
+}
+
 TEST(CudaRun, CopyKernelCopiesEveryByte) {
   REQUIRE_CUDA();
   // The ceiling is the best of cuMemcpyDtoDAsync and the copy kernel at several geometries, each checked

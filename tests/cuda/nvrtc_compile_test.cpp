@@ -117,19 +117,21 @@ TEST_P(NvrtcVec, EveryVecAndRowsCompilesForSm90) {
   }
 }
 
-std::string vec_name(const ::testing::TestParamInfo<VecParam>& info) {
-  const auto& [shape, border, filter] = info.param;
-  return std::string("cuda_vec_") + kShapes[shape].name + "_" + border + "_" + filter;
+std::string layout_border_filter(const VecParam& param) {
+  const auto& [shape, border, filter] = param;
+  return std::string(kShapes[shape].name) + "_" + border + "_" + filter;
 }
+std::string vec_name(const ::testing::TestParamInfo<VecParam>& info) { return "cuda_vec_" + layout_border_filter(info.param); }
+std::string mma_name(const ::testing::TestParamInfo<VecParam>& info) { return "cuda_mma_" + layout_border_filter(info.param); }
 
-// Each layout meets each border, both filters on the interleaved layouts.
-INSTANTIATE_TEST_SUITE_P(Cuda, NvrtcVec,
-                         ::testing::Values(VecParam{0, "zero", "sharpen3"}, VecParam{0, "valid", "gaussian5"},
+// Each layout meets each border, both filters on the interleaved layouts (cuda_vec's and cuda_mma's matrix).
+const auto kEveryLayoutAndBorder = ::testing::Values(VecParam{0, "zero", "sharpen3"}, VecParam{0, "valid", "gaussian5"},
                                            VecParam{0, "replicate", "sharpen3"}, VecParam{1, "zero", "gaussian5"},
                                            VecParam{1, "valid", "sharpen3"}, VecParam{1, "replicate", "gaussian5"},
                                            VecParam{2, "zero", "gaussian5"}, VecParam{2, "valid", "sharpen3"},
-                                           VecParam{2, "replicate", "gaussian5"}),
-                         vec_name);
+                                           VecParam{2, "replicate", "gaussian5"});
+
+INSTANTIATE_TEST_SUITE_P(Cuda, NvrtcVec, kEveryLayoutAndBorder, vec_name);
 
 TEST(CudaPlans, VecGeometryAndBadValues) {
   const Problem p = make_problem(kShapes[1], "replicate", "gaussian5", 100, 30);  // 300 bytes a row
@@ -217,7 +219,8 @@ TEST_F(NvrtcTest, SpinKernelCompiles) {
 // variant or the copy kernel (headers, *.cuh, are compiled through the sources that include them).
 TEST(NvrtcCoverage, EveryCudaKernelSourceIsCompiledHere) {
   std::set<std::string> covered = {"copy/copy.cu", "timing/spin.cu", "check/check.cu"};  // check: CheckKernelsCompileForSm90
-  for (const char* name : {"cuda_direct", "cuda_tiled", "cuda_texture", "cuda_vec"}) covered.insert(variant(name).source());
+  for (const char* name : {"cuda_direct", "cuda_tiled", "cuda_texture", "cuda_vec", "cuda_mma"})
+    covered.insert(variant(name).source());
   covered.insert(Registry::builtin().variant("semblance", "cuda_grid")->source());  // semblance_nvrtc_test.cpp
   covered.insert(Registry::builtin().variant("rotate", "cuda_direct")->source());   // rotate_nvrtc_test.cpp
   covered.insert(Registry::builtin().variant("rotate", "cuda_scatter")->source());  // RotateNvrtc.ScatterCompilesAndRunsExact
@@ -235,6 +238,73 @@ TEST_F(NvrtcTest, CompileErrorIsALogNotAnException) {
   const cuda::NvrtcResult r = cuda::nvrtc_compile(broken, {"--gpu-architecture=sm_90"});
   EXPECT_FALSE(r.ok);
   EXPECT_NE(r.log.find("undeclared_name"), std::string::npos) << r.log;
+}
+
+// cuda_mma (the taps on the tensor cores): every layout, border and filter, each knob value, and the box filter's
+// divisor of 9 (a division, not a shift); then what its plan refuses.
+class NvrtcMma : public NvrtcTest, public ::testing::WithParamInterface<VecParam> {};
+
+TEST_P(NvrtcMma, EveryRowsTilesAndWarpsCompileForSm90) {
+  const auto& [shape, border, filter] = GetParam();
+  const Problem p = make_problem(kShapes[shape], border, filter, 300, 40);
+  const Variant& v = variant("cuda_mma");
+  const KernelSource* source = kernel_source(v.source());
+  ASSERT_NE(source, nullptr) << v.source();
+  const std::vector<Config> configs = {
+      config({{"warps", 4}, {"rows", 8}, {"tiles", 1}}),
+      config({{"warps", 1}, {"rows", 1}, {"tiles", 4}, {"launch_bounds", 2}}),
+      config({{"warps", 16}, {"rows", 16}, {"tiles", 2}, {"maxrregcount", 64}, {"host_mem", "pinned"}}),
+  };
+  for (const Config& c : configs)
+    expect_compiles(*source, plan_for(v, p, conv_family().make_workload(p), c, sm90_device()),
+                    "cuda_mma " + c.brief() + " on " + p.label());
+  const Problem box = conv_family().make_problem(300, 40, kShapes[shape].channels,
+                                                 {{"layout", kShapes[shape].layout}, {"border", border}, {"filter", "box3"}});
+  expect_compiles(*source, plan_for(v, box, conv_family().make_workload(box), configs[0], sm90_device()),
+                  "cuda_mma on " + box.label());
+}
+
+INSTANTIATE_TEST_SUITE_P(Cuda, NvrtcMma, kEveryLayoutAndBorder, mma_name);
+
+TEST(CudaPlans, MmaGeometryAndWhatItRefuses) {
+  const Problem p = make_problem(kShapes[1], "replicate", "gaussian5", 100, 30);  // 300 bytes a row
+  const Workload w = conv_family().make_workload(p);
+  const Variant& v = variant("cuda_mma");
+  const LaunchPlan plan = plan_for(v, p, w, config({{"warps", 2}, {"rows", 4}, {"tiles", 2}}), sm90_device());
+  EXPECT_EQ(plan.entry, "conv_cuda_mma");
+  EXPECT_EQ(plan.global[0], 64u);  // ceil(300 / 256) = 2 blocks of one warp's width
+  EXPECT_EQ(plan.global[1], 8u);   // ceil(30 / 4) = 8 row groups, 2 a block
+  EXPECT_EQ(plan.local[0], 32u);
+  EXPECT_EQ(plan.local[1], 2u);
+  ASSERT_EQ(plan.args.size(), 6u);
+  EXPECT_THROW(plan_for(v, p, w, config({{"tiles", 3}}), sm90_device()), PlanError);
+  EXPECT_THROW(plan_for(v, p, w, config({{"warps", 3}}), sm90_device()), PlanError);
+  EXPECT_THROW(plan_for(v, p, w, config({{"rows", 0}}), sm90_device()), PlanError);
+  auto refusal = [&](const Problem& q, const DeviceInfo& d) {
+    try {
+      plan_for(v, q, conv_family().make_workload(q), Config{}, d);
+    } catch (const PlanError& e) {
+      return std::string(e.what());
+    }
+    return std::string();
+  };
+  DeviceInfo turing = sm90_device();
+  turing.limits["compute_capability"] = 75;
+  EXPECT_NE(refusal(p, turing).find("8.0 or later"), std::string::npos);
+  const Problem heavy = conv_family().make_problem(
+      64, 8, 1, {{"border", "zero"}, {"filter", "custom"}, {"weights", "1,1,1;1,200,1;1,1,1"}, {"divisor", "256"}});
+  EXPECT_NE(refusal(heavy, sm90_device()).find("signed byte"), std::string::npos);
+  auto box = [](int k, int channels) {
+    std::string row = "1", weights;
+    for (int i = 1; i < k; ++i) row += ",1";
+    for (int r = 0; r < k; ++r) weights += (r ? ";" : "") + row;
+    return conv_family().make_problem(64, 12, channels, {{"border", "zero"}, {"filter", "custom"}, {"weights", weights},
+                                                         {"divisor", std::to_string(k * k)}});
+  };
+  EXPECT_EQ(refusal(box(9, 3), sm90_device()), "");  // 7 + 8 x 3 bytes: fits
+  EXPECT_EQ(refusal(box(25, 1), sm90_device()), "");  // 7 + 24 bytes
+  EXPECT_NE(refusal(box(11, 3), sm90_device()).find("32-byte window"), std::string::npos);  // 7 + 10 x 3 bytes
+  EXPECT_NE(refusal(box(27, 1), sm90_device()).find("32-byte window"), std::string::npos);  // 7 + 26 + 3 bytes
 }
 
 TEST(NvrtcOptions, ArchitectureDefinesAndHarnessSwitches) {

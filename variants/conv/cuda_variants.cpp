@@ -127,6 +127,7 @@ void cuda_set_wide_geometry(LaunchPlan& plan, const ConvSpec& s, const CudaKnobs
 void register_cuda_variants(Registry& reg) {
   reg.add_variant(make_cuda_direct());
   reg.add_variant(make_cuda_vec());
+  reg.add_variant(make_cuda_mma());
   reg.add_variant(make_cuda_tiled());
   reg.add_variant(make_cuda_texture());
   reg.add_variant(make_npp_filter());

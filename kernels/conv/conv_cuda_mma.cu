@@ -1,0 +1,214 @@
+/* conv_cuda_mma (CUDA through NVRTC, sm_80 and later): the K x K convolution as integer matrix products on the
+   tensor cores, exact. A warp computes TILES tiles of 128 consecutive output bytes of a row (interleaved pixels
+   and channels together, or bytes of one plane) for ROWS consecutive rows, walking down the ROWS + K - 1 input
+   rows once; each input row is fed to the K accumulators of the output rows it contributes to (rolling, as in
+   conv_vec_body.h).
+   One input row of one tile is one mma.sync.m16n8k32 per tap row ky (u8 pixels x s8 weights, s32 sums):
+   row m of A (16 x 32 bytes) is the 32-byte input window of output bytes 8m .. 8m + 7 of the tile (starting
+   PAD bytes before the first input byte they read, so that it is 4-byte aligned); B (32 x 8) is the tap row
+   laid along the window: B[k][n] = w[ky][kx] where k = PAD + n + kx * BPP, else 0; D[m][n] is output byte
+   8m + n. So every weight must fit in a signed byte and 7 + (K - 1) * BPP + PAD < 32 (the plan refuses other
+   filters). Accumulators start at divisor / 2, so the finish is a shift for a power-of-two divisor (any
+   negative sum saturates to 0, which is what rounding half away from zero and saturation give) and a
+   division otherwise, then cvt.pack.sat packs two bytes with saturation: the family's rule exactly.
+   Lane (g, t) of the warp (g = lane / 4, t = lane % 4) holds the A words at bytes 4t and 16 + 4t of windows g
+   and g + 8, the B words of bytes 4t and 16 + 4t of column g (kMmaB, computed at compile time from the
+   literal weights), and output bytes 8g + 2t, 8g + 2t + 1 and the same 64 bytes on: two 2-byte stores.
+   Tiles whose windows leave the row, or rows and pointers that are not 4-byte aligned (inputs) or 2-byte
+   aligned (outputs), build their words byte by byte with the border rule and store byte by byte (the checked
+   path, still on the tensor cores). Planar images are PLANES stacked planes.
+   Defines: ROWS, TILES, WARPS (the block is 32 x WARPS, one warp a row group), LAUNCH_BOUNDS, and the
+   problem's PIMG_*. */
+#include "conv/conv_cuda_common.cuh"
+
+#define MMA_TILE 128                                   /* output bytes of a row per tile */
+#define MMA_OFF ((CENTRE - PIMG_R) * BPP)              /* a window's first input byte relative to its output byte */
+#define MMA_PAD (((MMA_OFF % 4) + 4) % 4)              /* window start rounded down to 4 bytes */
+#if 7 + (PIMG_K - 1) * BPP + MMA_PAD > 31
+#error "the filter's span does not fit a 32-byte window (7 + (K - 1) * BPP + PAD > 31)"
+#endif
+
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 800
+#error "conv_cuda_mma needs sm_80 or later (mma.sync m16n8k32 on u8 and s8)"
+#endif
+
+/* The B fragments: word h (bytes 16h + 4t .. 16h + 4t + 3 of column g) of tap row ky for lane 4g + t. */
+struct MmaB {
+  unsigned w[PIMG_K][2][32];
+};
+
+static constexpr __host__ __device__ int mma_tap(int ky, int k, int n) {
+  const int weight[PIMG_K * PIMG_K] = {PIMG_WEIGHTS};
+  const int d = k - MMA_PAD - n;
+  if (d < 0 || d % BPP != 0 || d / BPP >= PIMG_K) return 0;
+  return weight[ky * PIMG_K + d / BPP];
+}
+
+static constexpr __host__ __device__ MmaB mma_b() {
+  MmaB b{};
+  for (int ky = 0; ky < PIMG_K; ++ky)
+    for (int h = 0; h < 2; ++h)
+      for (int lane = 0; lane < 32; ++lane) {
+        unsigned word = 0u;
+        for (int i = 0; i < 4; ++i)
+          word |= (unsigned)(mma_tap(ky, 16 * h + 4 * (lane & 3) + i, lane >> 2) & 0xff) << (8 * i);
+        b.w[ky][h][lane] = word;
+      }
+  return b;
+}
+
+static constexpr __host__ __device__ bool mma_weights_fit() {
+  const int weight[PIMG_K * PIMG_K] = {PIMG_WEIGHTS};
+  for (int i = 0; i < PIMG_K * PIMG_K; ++i)
+    if (weight[i] < -128 || weight[i] > 127) return false;
+  return true;
+}
+static_assert(mma_weights_fit(), "every weight must fit in a signed byte");
+
+__device__ const MmaB kMmaB = mma_b();
+
+static constexpr __host__ __device__ int mma_log2(int d) { return d <= 1 ? 0 : 1 + mma_log2(d / 2); }
+
+/* A biased sum's quotient (negative where the sum was negative, which saturates to 0). */
+static __device__ __forceinline__ int mma_quot(int c) {
+  if constexpr ((PIMG_DIVISOR & (PIMG_DIVISOR - 1)) == 0) {
+    return c >> mma_log2(PIMG_DIVISOR);
+  } else {
+    return max(c, 0) / PIMG_DIVISOR;
+  }
+}
+
+/* Two saturated bytes: lo in byte 0, hi in byte 1. */
+static __device__ __forceinline__ unsigned mma_pack2(int lo, int hi) {
+  unsigned r;
+  asm("cvt.pack.sat.u8.s32.b32 %0, %1, %2, 0;" : "=r"(r) : "r"(hi), "r"(lo));
+  return r;
+}
+
+static __device__ __forceinline__ void mma_16832(int (&c)[4], const unsigned (&a)[4], unsigned b0, unsigned b1) {
+  asm("mma.sync.aligned.m16n8k32.row.col.s32.u8.s8.s32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, {%0,%1,%2,%3};"
+      : "+r"(c[0]), "+r"(c[1]), "+r"(c[2]), "+r"(c[3])
+      : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1));
+}
+
+/* Input bytes q .. q + 3 of row y of one plane as a word, each with the border rule (q may lie outside the row;
+   the valid border only reaches such bytes for outputs that are not stored). Out of line: the checked path's
+   words are called, not unrolled, which keeps NVRTC's time for a whole row group's code small. */
+static __device__ __noinline__ unsigned mma_word_checked(const uchar* __restrict__ in_plane, long q, int y, int width,
+                                                         int height) {
+  unsigned word = 0u;
+#pragma unroll 1
+  for (int j = 0; j < 4; ++j, ++q) {
+    int x = (int)(q >= 0 ? q / BPP : -((-q + BPP - 1) / BPP)), yy = y;
+    const int c = (int)(q - (long)x * BPP);
+#if PIMG_BORDER == PIMG_BORDER_ZERO
+    if (x < 0 || x >= width || yy < 0 || yy >= height) continue;
+#else
+    x = x < 0 ? 0 : (x >= width ? width - 1 : x);
+    yy = yy < 0 ? 0 : (yy >= height ? height - 1 : yy);
+#endif
+    word |= (unsigned)__ldg(in_plane + ((long)yy * width + x) * BPP + c) << (8 * j);
+  }
+  return word;
+}
+
+/* One warp's row group: output rows oy0 .. oy0 + ROWS - 1, tiles starting at output byte x0. CHECKED: the
+   words byte by byte with the border rule, the stores byte by byte inside the row. */
+template <bool CHECKED>
+static __device__ __forceinline__ void mma_rows(const uchar* __restrict__ in_plane, uchar* __restrict__ out_plane,
+                                                int x0, int oy0, int width, int height, int out_height,
+                                                int in_row_bytes, int out_row_bytes) {
+  const int lane = threadIdx.x, g = lane >> 2, t = lane & 3;
+  unsigned b[PIMG_K][2];
+#pragma unroll
+  for (int ky = 0; ky < PIMG_K; ++ky) {
+    b[ky][0] = __ldg(&kMmaB.w[ky][0][lane]);
+    b[ky][1] = __ldg(&kMmaB.w[ky][1][lane]);
+  }
+  int acc[PIMG_K][TILES][4];
+  /* byte offsets of this lane's A words from the tile's first output byte: windows g and g + 8, bytes 4t and
+     16 + 4t (a0 .. a3 in the order mma.sync reads them) */
+  const int wofs[4] = {8 * g + 4 * t, 8 * (g + 8) + 4 * t, 8 * g + 16 + 4 * t, 8 * (g + 8) + 16 + 4 * t};
+#pragma unroll
+  for (int i = 0; i < ROWS + PIMG_K - 1; ++i) {
+    if (i < ROWS) {
+#pragma unroll
+      for (int s = 0; s < TILES; ++s)
+#pragma unroll
+        for (int e = 0; e < 4; ++e) acc[i % PIMG_K][s][e] = PIMG_DIVISOR / 2;
+    }
+    int y = oy0 + (CENTRE - PIMG_R) + i;
+    unsigned a[TILES][4];
+    if constexpr (CHECKED) {
+#pragma unroll
+      for (int s = 0; s < TILES; ++s)
+#pragma unroll
+        for (int r = 0; r < 4; ++r)
+          a[s][r] = mma_word_checked(in_plane, (long)x0 + s * MMA_TILE + wofs[r] + MMA_OFF - MMA_PAD, y, width, height);
+    } else {
+#if PIMG_BORDER == PIMG_BORDER_ZERO
+      const bool have = y >= 0 && y < height;
+#else
+      y = y < 0 ? 0 : (y >= height ? height - 1 : y);
+      const bool have = true;
+#endif
+      const uchar* row = in_plane + (long)y * in_row_bytes + x0 + MMA_OFF - MMA_PAD;
+#pragma unroll
+      for (int s = 0; s < TILES; ++s)
+#pragma unroll
+        for (int r = 0; r < 4; ++r)
+          a[s][r] = have ? __ldg((const unsigned*)(row + s * MMA_TILE + wofs[r])) : 0u;
+    }
+#pragma unroll
+    for (int ky = 0; ky < PIMG_K; ++ky) {
+      const int j = i - ky; /* the output row this input row feeds through tap row ky */
+      if (j < 0 || j >= ROWS) continue;
+#pragma unroll
+      for (int s = 0; s < TILES; ++s) mma_16832(acc[j % PIMG_K][s], a[s], b[ky][0], b[ky][1]);
+    }
+    const int done = i - (PIMG_K - 1); /* the output row complete after this input row */
+    if (done >= 0 && oy0 + done < out_height) {
+      uchar* out_row = out_plane + (long)(oy0 + done) * out_row_bytes + x0;
+#pragma unroll
+      for (int s = 0; s < TILES; ++s) {
+        const int* c = acc[done % PIMG_K][s];
+        const unsigned lo = mma_pack2(mma_quot(c[0]), mma_quot(c[1]));
+        const unsigned hi = mma_pack2(mma_quot(c[2]), mma_quot(c[3]));
+        const int b0 = s * MMA_TILE + 8 * g + 2 * t, b1 = b0 + 64;
+        if constexpr (CHECKED) {
+          if (x0 + b0 < out_row_bytes) out_row[b0] = (uchar)lo;
+          if (x0 + b0 + 1 < out_row_bytes) out_row[b0 + 1] = (uchar)(lo >> 8);
+          if (x0 + b1 < out_row_bytes) out_row[b1] = (uchar)hi;
+          if (x0 + b1 + 1 < out_row_bytes) out_row[b1 + 1] = (uchar)(hi >> 8);
+        } else {
+          *(unsigned short*)(out_row + b0) = (unsigned short)lo;
+          *(unsigned short*)(out_row + b1) = (unsigned short)hi;
+        }
+      }
+    }
+  }
+}
+
+/* x: TILES tiles of 128 output bytes per block; y: WARPS row groups of ROWS rows per block, over every plane.
+   Every branch below is uniform across a warp (mma.sync needs all 32 lanes). */
+extern "C" __global__ void PIMG_BOUNDS conv_cuda_mma(const uchar* __restrict__ in, uchar* __restrict__ out, int width,
+                                                     int height, int out_width, int out_height) {
+  const int in_row_bytes = width * BPP, out_row_bytes = out_width * BPP;
+  const int x0 = blockIdx.x * (TILES * MMA_TILE);
+  const int groups = (out_height + ROWS - 1) / ROWS;
+  const int gy = blockIdx.y * WARPS + threadIdx.y;
+  if (gy >= PLANES * groups || x0 >= out_row_bytes) return;
+  const int plane = gy / groups;
+  const int oy0 = (gy - plane * groups) * ROWS;
+  const uchar* in_plane = in + (long)plane * in_row_bytes * height;
+  uchar* out_plane = out + (long)plane * out_row_bytes * out_height;
+  const bool aligned = (in_row_bytes % 4) == 0 && (out_row_bytes % 2) == 0 &&
+                       (((unsigned long long)in & 3) | ((unsigned long long)out & 1)) == 0;
+  const bool fast = aligned && x0 + MMA_OFF - MMA_PAD >= 0 &&
+                    x0 + (TILES - 1) * MMA_TILE + 8 * 15 + 32 + MMA_OFF - MMA_PAD <= in_row_bytes &&
+                    x0 + TILES * MMA_TILE <= out_row_bytes;
+  if (fast)
+    mma_rows<false>(in_plane, out_plane, x0, oy0, width, height, out_height, in_row_bytes, out_row_bytes);
+  else
+    mma_rows<true>(in_plane, out_plane, x0, oy0, width, height, out_height, in_row_bytes, out_row_bytes);
+}

@@ -1,0 +1,94 @@
+// cuda_mma: kernels/conv/conv_cuda_mma.cu, the K x K taps as integer matrix products on the tensor cores
+// (mma.sync m16n8k32, u8 pixels x s8 weights, s32 sums): a warp computes `tiles` tiles of 128 consecutive
+// output bytes for `rows` consecutive rows, one product per input row and tap row. Exact for every filter whose
+// weights fit a signed byte and whose span fits a 32-byte window (7 + (K - 1) x bytes per pixel + alignment);
+// compute capability 8.0 or later.
+#include <fmt/format.h>
+
+#include "conv/cuda_common.hpp"
+
+namespace pimg::conv {
+namespace {
+
+constexpr CudaKnobSet kMmaKnobs{false, false};
+
+// The window's alignment bytes in front of a tile's first input byte (MMA_PAD of the kernel).
+int window_pad(const ConvSpec& s) {
+  const int bpp = s.planar ? 1 : s.channels;
+  const int centre = s.border == PIMG_BORDER_VALID ? s.k / 2 : 0;
+  const int off = (centre - s.k / 2) * bpp;
+  return ((off % 4) + 4) % 4;
+}
+
+// PlanError where the tensor cores cannot take the filter or the device has none for u8 x s8.
+void check_mma(const ConvSpec& s, const PlanContext& x) {
+  const double cc = x.limit("compute_capability", 0);
+  if (cc > 0 && cc < 80)
+    throw PlanError(fmt::format("compute capability {:.0f}: integer mma.sync m16n8k32 needs 8.0 or later", cc));
+  for (int wgt : s.weights)
+    if (wgt < -128 || wgt > 127)
+      throw PlanError(fmt::format("weight {} does not fit a signed byte (the tensor cores' s8 operand)", wgt));
+  const int bpp = s.planar ? 1 : s.channels;
+  const int span = 7 + (s.k - 1) * bpp + window_pad(s);
+  if (span > 31)
+    throw PlanError(fmt::format("a {}x{} filter over {} bytes a pixel spans {} bytes of a 32-byte window (at most 31)",
+                                s.k, s.k, bpp, span + 1));
+}
+
+// args: in, out, width, height, out_width, out_height
+LaunchPlan cuda_mma_plan(const PlanContext& x) {
+  const Workload& w = x.workload;
+  const ConvSpec s = spec_of(x.problem);
+  require_one_image(s);
+  check_mma(s, x);
+  CudaKnobs k = cuda_read_knobs(x);
+  const int warps = x.int_knob("warps"), rows = x.int_knob("rows"), tiles = x.int_knob("tiles");
+  k.block_x = 32;
+  k.block_y = warps;
+  k.items_x = k.items_y = 1;
+  k.filter_mem = 2;  // literal weights
+  k.unroll = 1;
+  k.arith = 0;
+  k.inline_helper = 1;
+
+  LaunchPlan plan;
+  plan.entry = "conv_cuda_mma";
+  cuda_add_defines(plan, w, k, kMmaKnobs);
+  add_define(plan, "ROWS", std::to_string(rows));
+  add_define(plan, "TILES", std::to_string(tiles));
+  add_define(plan, "WARPS", std::to_string(warps));
+
+  const std::size_t row_bytes = static_cast<std::size_t>(s.out_width) * (s.planar ? 1 : s.channels);
+  const std::size_t planes = s.planar ? static_cast<std::size_t>(s.channels) : 1;
+  const std::size_t groups = ceil_div(static_cast<std::size_t>(s.out_height), static_cast<std::size_t>(rows));
+  const auto by = static_cast<std::size_t>(warps);
+  plan.dims = 2;
+  plan.global = {ceil_div(row_bytes, static_cast<std::size_t>(128 * tiles)) * 32, ceil_div(planes * groups, by) * by, 1};
+  plan.local = {32, by, 1};
+  const double max_y = x.limit("max_grid_size_1", 65535);
+  if (static_cast<double>(plan.global[1] / by) > max_y)
+    throw PlanError(fmt::format("{} blocks along y exceed the device's grid limit {} (raise warps or rows)",
+                                plan.global[1] / by, max_y));
+
+  plan.args = {KernelArg::buf("in"), KernelArg::buf("out")};
+  add_scalar_args(plan, s);
+  return plan;
+}
+
+}  // namespace
+
+std::unique_ptr<Variant> make_cuda_mma() {
+  std::vector<ParamDecl> params;
+  for (ParamDecl& d : cuda_knob_params(kMmaKnobs))
+    if (d.name == "launch_bounds" || d.name == "maxrregcount" || d.name == "host_mem") params.push_back(std::move(d));
+  params.push_back(int_choice("warps", 4, "warps per block (the block is 32 x warps threads), one row group each",
+                              {1, 2, 4, 8, 16}));
+  params.push_back(int_range("rows", 8, "consecutive output rows per warp (1..32)", 1, 32));
+  params.push_back(int_choice("tiles", 1, "tiles of 128 consecutive output bytes of a row per warp", {1, 2, 4}));
+  return make_variant({"cuda_mma", "conv", "cuda", "conv/conv_cuda_mma.cu",
+                       "CUDA convolution on the tensor cores: each input row of a 128-byte tile one integer "
+                       "mma.sync (u8 x s8 -> s32) per tap row, exact; weights in a signed byte, compute capability 8.0+",
+                       std::move(params), cuda_mma_plan});
+}
+
+}  // namespace pimg::conv
