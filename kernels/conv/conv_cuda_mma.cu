@@ -17,7 +17,9 @@
    Tiles whose windows leave the row, or rows and pointers that are not 4-byte aligned (inputs) or 2-byte
    aligned (outputs), build their words byte by byte with the border rule and store byte by byte (the checked
    path, still on the tensor cores). Planar images are PLANES stacked planes.
-   Defines: ROWS, TILES, WARPS (the block is 32 x WARPS, one warp a row group), LAUNCH_BOUNDS, and the
+   AHEAD: input rows whose loads are issued before the current row's products (0: each row loaded where it is
+   used), bytes in flight against registers.
+   Defines: ROWS, TILES, AHEAD, WARPS (the block is 32 x WARPS, one warp a row group), LAUNCH_BOUNDS, and the
    problem's PIMG_*. */
 #include "conv/conv_cuda_common.cuh"
 
@@ -129,22 +131,16 @@ static __device__ __forceinline__ void mma_rows(const uchar* __restrict__ in_pla
   /* byte offsets of this lane's A words from the tile's first output byte: windows g and g + 8, bytes 4t and
      16 + 4t (a0 .. a3 in the order mma.sync reads them) */
   const int wofs[4] = {8 * g + 4 * t, 8 * (g + 8) + 4 * t, 8 * g + 16 + 4 * t, 8 * (g + 8) + 16 + 4 * t};
-#pragma unroll
-  for (int i = 0; i < ROWS + PIMG_K - 1; ++i) {
-    if (i < ROWS) {
-#pragma unroll
-      for (int s = 0; s < TILES; ++s)
-#pragma unroll
-        for (int e = 0; e < 4; ++e) acc[i % PIMG_K][s][e] = PIMG_DIVISOR / 2;
-    }
+  /* the A words of input row i (0 .. ROWS + K - 2 of the group), loaded AHEAD rows before their products */
+  unsigned a[ROWS + PIMG_K - 1][TILES][4];
+  auto load_row = [&](int i) {
     int y = oy0 + (CENTRE - PIMG_R) + i;
-    unsigned a[TILES][4];
     if constexpr (CHECKED) {
 #pragma unroll
       for (int s = 0; s < TILES; ++s)
 #pragma unroll
         for (int r = 0; r < 4; ++r)
-          a[s][r] = mma_word_checked(in_plane, (long)x0 + s * MMA_TILE + wofs[r] + MMA_OFF - MMA_PAD, y, width, height);
+          a[i][s][r] = mma_word_checked(in_plane, (long)x0 + s * MMA_TILE + wofs[r] + MMA_OFF - MMA_PAD, y, width, height);
     } else {
 #if PIMG_BORDER == PIMG_BORDER_ZERO
       const bool have = y >= 0 && y < height;
@@ -156,15 +152,26 @@ static __device__ __forceinline__ void mma_rows(const uchar* __restrict__ in_pla
 #pragma unroll
       for (int s = 0; s < TILES; ++s)
 #pragma unroll
-        for (int r = 0; r < 4; ++r)
-          a[s][r] = have ? __ldg((const unsigned*)(row + s * MMA_TILE + wofs[r])) : 0u;
+        for (int r = 0; r < 4; ++r) a[i][s][r] = have ? __ldg((const unsigned*)(row + s * MMA_TILE + wofs[r])) : 0u;
+    }
+  };
+#pragma unroll
+  for (int i = 0; i < AHEAD && i < ROWS + PIMG_K - 1; ++i) load_row(i);
+#pragma unroll
+  for (int i = 0; i < ROWS + PIMG_K - 1; ++i) {
+    if (i + AHEAD < ROWS + PIMG_K - 1) load_row(i + AHEAD);
+    if (i < ROWS) {
+#pragma unroll
+      for (int s = 0; s < TILES; ++s)
+#pragma unroll
+        for (int e = 0; e < 4; ++e) acc[i % PIMG_K][s][e] = PIMG_DIVISOR / 2;
     }
 #pragma unroll
     for (int ky = 0; ky < PIMG_K; ++ky) {
       const int j = i - ky; /* the output row this input row feeds through tap row ky */
       if (j < 0 || j >= ROWS) continue;
 #pragma unroll
-      for (int s = 0; s < TILES; ++s) mma_16832(acc[j % PIMG_K][s], a[s], b[ky][0], b[ky][1]);
+      for (int s = 0; s < TILES; ++s) mma_16832(acc[j % PIMG_K][s], a[i][s], b[ky][0], b[ky][1]);
     }
     const int done = i - (PIMG_K - 1); /* the output row complete after this input row */
     if (done >= 0 && oy0 + done < out_height) {

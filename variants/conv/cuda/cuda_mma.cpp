@@ -43,6 +43,7 @@ LaunchPlan cuda_mma_plan(const PlanContext& x) {
   check_mma(s, x);
   CudaKnobs k = cuda_read_knobs(x);
   const int warps = x.int_knob("warps"), rows = x.int_knob("rows"), tiles = x.int_knob("tiles");
+  const int ahead = x.int_knob("ahead");
   k.block_x = 32;
   k.block_y = warps;
   k.items_x = k.items_y = 1;
@@ -56,6 +57,7 @@ LaunchPlan cuda_mma_plan(const PlanContext& x) {
   cuda_add_defines(plan, w, k, kMmaKnobs);
   add_define(plan, "ROWS", std::to_string(rows));
   add_define(plan, "TILES", std::to_string(tiles));
+  add_define(plan, "AHEAD", std::to_string(ahead));
   add_define(plan, "WARPS", std::to_string(warps));
 
   const std::size_t row_bytes = static_cast<std::size_t>(s.out_width) * (s.planar ? 1 : s.channels);
@@ -85,6 +87,10 @@ std::unique_ptr<Variant> make_cuda_mma() {
                               {1, 2, 4, 8, 16}));
   params.push_back(int_range("rows", 8, "consecutive output rows per warp (1..32)", 1, 32));
   params.push_back(int_choice("tiles", 1, "tiles of 128 consecutive output bytes of a row per warp", {1, 2, 4}));
+  params.push_back(int_range("ahead", 0,
+                             "input rows loaded before the current row's products (0: where used; more: bytes in "
+                             "flight for registers)",
+                             0, 40));
   return make_variant({"cuda_mma", "conv", "cuda", "conv/conv_cuda_mma.cu",
                        "CUDA convolution on the tensor cores: each input row of a 128-byte tile one integer "
                        "mma.sync (u8 x s8 -> s32) per tap row, exact; weights in a signed byte, compute capability 8.0+",
