@@ -15,8 +15,9 @@
    and g + 8, the B words of bytes 4t and 16 + 4t of column g (kMmaB, computed at compile time from the
    literal weights), and output bytes 8g + 2t, 8g + 2t + 1 and the same 64 bytes on: two 2-byte stores.
    Tiles whose windows leave the row, or rows and pointers that are not 4-byte aligned (inputs) or 2-byte
-   aligned (outputs), build their words byte by byte with the border rule and store byte by byte (the checked
-   path, still on the tensor cores). Planar images are PLANES stacked planes.
+   aligned (outputs), take the checked path (still on the tensor cores): a word whose bytes lie outside the row,
+   or any word of an unaligned row, is built byte by byte with the border rule, and bytes past the row are not
+   stored; the other words and stores of an edge tile are the fast path's. Planar images are PLANES stacked planes.
    AHEAD: input rows whose loads are issued before the current row's products (0: each row loaded where it is
    used), bytes in flight against registers.
    Defines: ROWS, TILES, AHEAD, WARPS (the block is 32 x WARPS, one warp a row group), LAUNCH_BOUNDS, and the
@@ -96,8 +97,8 @@ static __device__ __forceinline__ void mma_16832(int (&c)[4], const unsigned (&a
 /* Input bytes q .. q + 3 of row y of one plane as a word, each with the border rule (q may lie outside the row;
    the valid border only reaches such bytes for outputs that are not stored). Out of line: the checked path's
    words are called, not unrolled, which keeps NVRTC's time for a whole row group's code small. */
-static __device__ __noinline__ unsigned mma_word_checked(const uchar* __restrict__ in_plane, long q, int y, int width,
-                                                         int height) {
+static __device__ __noinline__ unsigned mma_word_bytes(const uchar* __restrict__ in_plane, long q, int y, int width,
+                                                       int height) {
   unsigned word = 0u;
 #pragma unroll 1
   for (int j = 0; j < 4; ++j, ++q) {
@@ -114,12 +115,21 @@ static __device__ __noinline__ unsigned mma_word_checked(const uchar* __restrict
   return word;
 }
 
+/* The checked path's word: one aligned load where its 4 bytes lie inside an aligned row (most words of an edge
+   tile), else byte by byte. */
+static __device__ __forceinline__ unsigned mma_word_checked(const uchar* __restrict__ in_plane, long q, int y,
+                                                            int width, int height, int in_row_bytes, bool aligned) {
+  if (aligned && q >= 0 && q + 4 <= in_row_bytes && y >= 0 && y < height)
+    return __ldg((const unsigned*)(in_plane + (long)y * in_row_bytes + q));
+  return mma_word_bytes(in_plane, q, y, width, height);
+}
+
 /* One warp's row group: output rows oy0 .. oy0 + ROWS - 1, tiles starting at output byte x0. CHECKED: the
    words byte by byte with the border rule, the stores byte by byte inside the row. */
 template <bool CHECKED>
 static __device__ __forceinline__ void mma_rows(const uchar* __restrict__ in_plane, uchar* __restrict__ out_plane,
                                                 int x0, int oy0, int width, int height, int out_height,
-                                                int in_row_bytes, int out_row_bytes) {
+                                                int in_row_bytes, int out_row_bytes, bool aligned) {
   const int lane = threadIdx.x, g = lane >> 2, t = lane & 3;
   unsigned b[PIMG_K][2];
 #pragma unroll
@@ -140,7 +150,8 @@ static __device__ __forceinline__ void mma_rows(const uchar* __restrict__ in_pla
       for (int s = 0; s < TILES; ++s)
 #pragma unroll
         for (int r = 0; r < 4; ++r)
-          a[i][s][r] = mma_word_checked(in_plane, (long)x0 + s * MMA_TILE + wofs[r] + MMA_OFF - MMA_PAD, y, width, height);
+          a[i][s][r] = mma_word_checked(in_plane, (long)x0 + s * MMA_TILE + wofs[r] + MMA_OFF - MMA_PAD, y, width, height,
+                                        in_row_bytes, aligned);
     } else {
 #if PIMG_BORDER == PIMG_BORDER_ZERO
       const bool have = y >= 0 && y < height;
@@ -183,10 +194,18 @@ static __device__ __forceinline__ void mma_rows(const uchar* __restrict__ in_pla
         const unsigned hi = mma_pack2(mma_quot(c[2]), mma_quot(c[3]));
         const int b0 = s * MMA_TILE + 8 * g + 2 * t, b1 = b0 + 64;
         if constexpr (CHECKED) {
-          if (x0 + b0 < out_row_bytes) out_row[b0] = (uchar)lo;
-          if (x0 + b0 + 1 < out_row_bytes) out_row[b0 + 1] = (uchar)(lo >> 8);
-          if (x0 + b1 < out_row_bytes) out_row[b1] = (uchar)hi;
-          if (x0 + b1 + 1 < out_row_bytes) out_row[b1 + 1] = (uchar)(hi >> 8);
+          if (aligned && x0 + b0 + 1 < out_row_bytes) {
+            *(unsigned short*)(out_row + b0) = (unsigned short)lo;
+          } else {
+            if (x0 + b0 < out_row_bytes) out_row[b0] = (uchar)lo;
+            if (x0 + b0 + 1 < out_row_bytes) out_row[b0 + 1] = (uchar)(lo >> 8);
+          }
+          if (aligned && x0 + b1 + 1 < out_row_bytes) {
+            *(unsigned short*)(out_row + b1) = (unsigned short)hi;
+          } else {
+            if (x0 + b1 < out_row_bytes) out_row[b1] = (uchar)hi;
+            if (x0 + b1 + 1 < out_row_bytes) out_row[b1 + 1] = (uchar)(hi >> 8);
+          }
         } else {
           *(unsigned short*)(out_row + b0) = (unsigned short)lo;
           *(unsigned short*)(out_row + b1) = (unsigned short)hi;
@@ -215,7 +234,7 @@ extern "C" __global__ void PIMG_BOUNDS conv_cuda_mma(const uchar* __restrict__ i
                     x0 + (TILES - 1) * MMA_TILE + 8 * 15 + 32 + MMA_OFF - MMA_PAD <= in_row_bytes &&
                     x0 + TILES * MMA_TILE <= out_row_bytes;
   if (fast)
-    mma_rows<false>(in_plane, out_plane, x0, oy0, width, height, out_height, in_row_bytes, out_row_bytes);
+    mma_rows<false>(in_plane, out_plane, x0, oy0, width, height, out_height, in_row_bytes, out_row_bytes, true);
   else
-    mma_rows<true>(in_plane, out_plane, x0, oy0, width, height, out_height, in_row_bytes, out_row_bytes);
+    mma_rows<true>(in_plane, out_plane, x0, oy0, width, height, out_height, in_row_bytes, out_row_bytes, aligned);
 }
