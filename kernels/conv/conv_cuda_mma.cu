@@ -20,18 +20,13 @@
    stored; the other words and stores of an edge tile are the fast path's. Planar images are PLANES stacked planes.
    AHEAD: input rows whose loads are issued before the current row's products (0: each row loaded where it is
    used), bytes in flight against registers.
-   LOADS 8: the K order permuted so that a lane's two words of a window are 8 consecutive bytes, one 8-byte load
-   instead of two 4-byte ones (the window then starts 8-aligned: PAD up to 7).
-   Defines: ROWS, TILES, AHEAD, LOADS (4, 8), WARPS (the block is 32 x WARPS, one warp a row group), LAUNCH_BOUNDS, and the
+   Defines: ROWS, TILES, AHEAD, WARPS (the block is 32 x WARPS, one warp a row group), LAUNCH_BOUNDS, and the
    problem's PIMG_*. */
 #include "conv/conv_cuda_common.cuh"
 
 #define MMA_TILE 128                                   /* output bytes of a row per tile */
 #define MMA_OFF ((CENTRE - PIMG_R) * BPP)              /* a window's first input byte relative to its output byte */
-#ifndef LOADS
-#define LOADS 4
-#endif
-#define MMA_PAD (((MMA_OFF % LOADS) + LOADS) % LOADS)    /* window start rounded down to LOADS bytes */
+#define MMA_PAD (((MMA_OFF % 4) + 4) % 4)              /* window start rounded down to 4 bytes */
 #if 7 + (PIMG_K - 1) * BPP + MMA_PAD > 31
 #error "the filter's span does not fit a 32-byte window (7 + (K - 1) * BPP + PAD > 31)"
 #endif
@@ -52,13 +47,6 @@ static constexpr __host__ __device__ int mma_tap(int ky, int k, int n) {
   return weight[ky * PIMG_K + d / BPP];
 }
 
-/* The window byte held by byte i of fragment word h (a0 / b0: h = 0; a2 / b1: h = 1) of a lane with
-   threadID_in_group t: K index 16h + 4t + i. LOADS 8 permutes K (the products are sums over K, so any order
-   that A and B share gives the same D): words 0 and 1 then hold window bytes 8t .. 8t + 7, one 8-byte load. */
-static constexpr __host__ __device__ int mma_window_byte(int h, int t, int i) {
-  return LOADS == 8 ? 8 * t + 4 * h + i : 16 * h + 4 * t + i;
-}
-
 static constexpr __host__ __device__ MmaB mma_b() {
   MmaB b{};
   for (int ky = 0; ky < PIMG_K; ++ky)
@@ -66,7 +54,7 @@ static constexpr __host__ __device__ MmaB mma_b() {
       for (int lane = 0; lane < 32; ++lane) {
         unsigned word = 0u;
         for (int i = 0; i < 4; ++i)
-          word |= (unsigned)(mma_tap(ky, mma_window_byte(h, lane & 3, i), lane >> 2) & 0xff) << (8 * i);
+          word |= (unsigned)(mma_tap(ky, 16 * h + 4 * (lane & 3) + i, lane >> 2) & 0xff) << (8 * i);
         b.w[ky][h][lane] = word;
       }
   return b;
@@ -128,7 +116,7 @@ static __device__ __noinline__ unsigned mma_word_bytes(const uchar* __restrict__
 }
 
 /* The checked path's word: one aligned load where its 4 bytes lie inside an aligned row (most words of an edge
-   tile), else byte by byte. Words start 4-aligned with either LOADS. */
+   tile), else byte by byte. */
 static __device__ __forceinline__ unsigned mma_word_checked(const uchar* __restrict__ in_plane, long q, int y,
                                                             int width, int height, int in_row_bytes, bool aligned) {
   if (aligned && q >= 0 && q + 4 <= in_row_bytes && y >= 0 && y < height)
@@ -152,8 +140,7 @@ static __device__ __forceinline__ void mma_rows(const uchar* __restrict__ in_pla
   int acc[PIMG_K][TILES][4];
   /* byte offsets of this lane's A words from the tile's first output byte: windows g and g + 8, bytes 4t and
      16 + 4t (a0 .. a3 in the order mma.sync reads them) */
-  const int wofs[4] = {8 * g + mma_window_byte(0, t, 0), 8 * (g + 8) + mma_window_byte(0, t, 0),
-                       8 * g + mma_window_byte(1, t, 0), 8 * (g + 8) + mma_window_byte(1, t, 0)};
+  const int wofs[4] = {8 * g + 4 * t, 8 * (g + 8) + 4 * t, 8 * g + 16 + 4 * t, 8 * (g + 8) + 16 + 4 * t};
   /* the A words of input row i (0 .. ROWS + K - 2 of the group), loaded AHEAD rows before their products */
   unsigned a[ROWS + PIMG_K - 1][TILES][4];
   auto load_row = [&](int i) {
@@ -174,19 +161,9 @@ static __device__ __forceinline__ void mma_rows(const uchar* __restrict__ in_pla
 #endif
       const uchar* row = in_plane + (long)y * in_row_bytes + x0 + MMA_OFF - MMA_PAD;
 #pragma unroll
-      for (int s = 0; s < TILES; ++s) {
-#if LOADS == 8
-#pragma unroll
-        for (int r = 0; r < 2; ++r) { /* words 0 and 2 (window g), 1 and 3 (window g + 8) */
-          const uint2 v = have ? __ldg((const uint2*)(row + s * MMA_TILE + wofs[r])) : make_uint2(0u, 0u);
-          a[i][s][r] = v.x;
-          a[i][s][r + 2] = v.y;
-        }
-#else
+      for (int s = 0; s < TILES; ++s)
 #pragma unroll
         for (int r = 0; r < 4; ++r) a[i][s][r] = have ? __ldg((const unsigned*)(row + s * MMA_TILE + wofs[r])) : 0u;
-#endif
-      }
     }
   };
 #pragma unroll
@@ -251,8 +228,8 @@ extern "C" __global__ void PIMG_BOUNDS conv_cuda_mma(const uchar* __restrict__ i
   const int oy0 = (gy - plane * groups) * ROWS;
   const uchar* in_plane = in + (long)plane * in_row_bytes * height;
   uchar* out_plane = out + (long)plane * out_row_bytes * out_height;
-  const bool aligned = (in_row_bytes % LOADS) == 0 && (out_row_bytes % 2) == 0 &&
-                       (((unsigned long long)in & (LOADS - 1)) | ((unsigned long long)out & 1)) == 0;
+  const bool aligned = (in_row_bytes % 4) == 0 && (out_row_bytes % 2) == 0 &&
+                       (((unsigned long long)in & 3) | ((unsigned long long)out & 1)) == 0;
   const bool fast = aligned && x0 + MMA_OFF - MMA_PAD >= 0 &&
                     x0 + (TILES - 1) * MMA_TILE + 8 * 15 + 32 + MMA_OFF - MMA_PAD <= in_row_bytes &&
                     x0 + TILES * MMA_TILE <= out_row_bytes;

@@ -12,17 +12,16 @@ namespace {
 
 constexpr CudaKnobSet kMmaKnobs{false, false};
 
-// The window's alignment bytes in front of a tile's first input byte (MMA_PAD of the kernel) for `loads`-byte
-// loads.
-int window_pad(const ConvSpec& s, int loads) {
+// The window's alignment bytes in front of a tile's first input byte (MMA_PAD of the kernel).
+int window_pad(const ConvSpec& s) {
   const int bpp = s.planar ? 1 : s.channels;
   const int centre = s.border == PIMG_BORDER_VALID ? s.k / 2 : 0;
   const int off = (centre - s.k / 2) * bpp;
-  return ((off % loads) + loads) % loads;
+  return ((off % 4) + 4) % 4;
 }
 
 // PlanError where the tensor cores cannot take the filter or the device has none for u8 x s8.
-void check_mma(const ConvSpec& s, const PlanContext& x, int loads) {
+void check_mma(const ConvSpec& s, const PlanContext& x) {
   const double cc = x.limit("compute_capability", 0);
   if (cc > 0 && cc < 80)
     throw PlanError(fmt::format("compute capability {:.0f}: integer mma.sync m16n8k32 needs 8.0 or later", cc));
@@ -30,11 +29,10 @@ void check_mma(const ConvSpec& s, const PlanContext& x, int loads) {
     if (wgt < -128 || wgt > 127)
       throw PlanError(fmt::format("weight {} does not fit a signed byte (the tensor cores' s8 operand)", wgt));
   const int bpp = s.planar ? 1 : s.channels;
-  const int span = 7 + (s.k - 1) * bpp + window_pad(s, loads);
+  const int span = 7 + (s.k - 1) * bpp + window_pad(s);
   if (span > 31)
-    throw PlanError(fmt::format("a {}x{} filter over {} bytes a pixel spans {} bytes of a 32-byte window with loads={} "
-                                "(at most 32)",
-                                s.k, s.k, bpp, span + 1, loads));
+    throw PlanError(fmt::format("a {}x{} filter over {} bytes a pixel spans {} bytes of a 32-byte window (at most 31)",
+                                s.k, s.k, bpp, span + 1));
 }
 
 // args: in, out, width, height, out_width, out_height
@@ -42,10 +40,10 @@ LaunchPlan cuda_mma_plan(const PlanContext& x) {
   const Workload& w = x.workload;
   const ConvSpec s = spec_of(x.problem);
   require_one_image(s);
-  const int warps = x.int_knob("warps"), rows = x.int_knob("rows"), tiles = x.int_knob("tiles");
-  const int ahead = x.int_knob("ahead"), loads = x.int_knob("loads");
-  check_mma(s, x, loads);
+  check_mma(s, x);
   CudaKnobs k = cuda_read_knobs(x);
+  const int warps = x.int_knob("warps"), rows = x.int_knob("rows"), tiles = x.int_knob("tiles");
+  const int ahead = x.int_knob("ahead");
   k.block_x = 32;
   k.block_y = warps;
   k.items_x = k.items_y = 1;
@@ -60,7 +58,6 @@ LaunchPlan cuda_mma_plan(const PlanContext& x) {
   add_define(plan, "ROWS", std::to_string(rows));
   add_define(plan, "TILES", std::to_string(tiles));
   add_define(plan, "AHEAD", std::to_string(ahead));
-  add_define(plan, "LOADS", std::to_string(loads));
   add_define(plan, "WARPS", std::to_string(warps));
 
   const std::size_t row_bytes = static_cast<std::size_t>(s.out_width) * (s.planar ? 1 : s.channels);
@@ -94,10 +91,6 @@ std::unique_ptr<Variant> make_cuda_mma() {
                              "input rows loaded before the current row's products (0: where used; more: bytes in "
                              "flight for registers)",
                              0, 40));
-  params.push_back(int_choice("loads", 4,
-                              "bytes per load of the A fragments: 4, or 8 (K reordered so that two fragment words are "
-                              "one load; the window then starts 8-aligned, so fewer large filters fit)",
-                              {4, 8}));
   return make_variant({"cuda_mma", "conv", "cuda", "conv/conv_cuda_mma.cu",
                        "CUDA convolution on the tensor cores: each input row of a 128-byte tile one integer "
                        "mma.sync (u8 x s8 -> s32) per tap row, exact; weights in a signed byte, compute capability 8.0+",
