@@ -5,6 +5,7 @@
 // compute capability 8.0 or later.
 #include <fmt/format.h>
 
+#include "conv/conv_rule.h"
 #include "conv/cuda_common.hpp"
 
 namespace pimg::conv {
