@@ -47,6 +47,10 @@ LaunchPlan cuda_mma_plan(const PlanContext& x) {
   const int ahead = x.int_knob("ahead");
   k.block_x = 32;
   k.block_y = warps;
+  const double max_threads = x.limit("max_threads_per_block", static_cast<double>(x.device.max_work_group_size));
+  if (max_threads > 0 && 32.0 * warps > max_threads)
+    throw PlanError(fmt::format("warps={}: {} threads a block exceed max_threads_per_block {}", warps, 32 * warps,
+                                max_threads));
   k.items_x = k.items_y = 1;
   k.filter_mem = 2;  // literal weights
   k.unroll = 1;
