@@ -74,7 +74,8 @@ $exe devices | tee "$out/devices.txt"
 
 # Validation on the GPU: every CUDA and OpenCL variant against the CPU reference.
 # PIMG_TEST_REGEX runs the tests whose names match it instead (ctest -R), e.g. 'MpiCuda' for the MPI
-# variant whose ranks run on the GPUs.
+# variant whose ranks run on the GPUs. ctest names one entry per GoogleTest suite ('CudaRun', 'Cuda/NvrtcMma'),
+# not per test: 'CudaRun.Mma' matches nothing, '^CudaRun$' runs every CudaRun test.
 if [ -n "${PIMG_TEST_REGEX:-}" ]; then
   ctest --test-dir build-gpu -R "$PIMG_TEST_REGEX" -j 4 --output-on-failure > "$out/tests.log" 2>&1
   log "tests matching $PIMG_TEST_REGEX: $(grep -E 'tests passed|tests failed' "$out/tests.log" | tail -1)"
