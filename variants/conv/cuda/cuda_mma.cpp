@@ -42,15 +42,13 @@ LaunchPlan cuda_mma_plan(const PlanContext& x) {
   const ConvSpec s = spec_of(x.problem);
   require_one_image(s);
   check_mma(s, x);
-  CudaKnobs k = cuda_read_knobs(x);
   const int warps = x.int_knob("warps"), rows = x.int_knob("rows"), tiles = x.int_knob("tiles");
   const int ahead = x.int_knob("ahead");
-  k.block_x = 32;
-  k.block_y = warps;
-  const double max_threads = x.limit("max_threads_per_block", static_cast<double>(x.device.max_work_group_size));
-  if (max_threads > 0 && 32.0 * warps > max_threads)
-    throw PlanError(fmt::format("warps={}: {} threads a block exceed max_threads_per_block {}", warps, 32 * warps,
-                                max_threads));
+  // The common knobs read, and checked against the device, for the block this kernel launches: 32 x warps.
+  Config block = x.config;
+  block.set("block_x", std::int64_t{32});
+  block.set("block_y", std::int64_t{warps});
+  CudaKnobs k = cuda_read_knobs(PlanContext{x.problem, x.workload, block, x.device, x.params});
   k.items_x = k.items_y = 1;
   k.filter_mem = 2;  // literal weights
   k.unroll = 1;
@@ -65,13 +63,9 @@ LaunchPlan cuda_mma_plan(const PlanContext& x) {
   add_define(plan, "AHEAD", std::to_string(ahead));
   add_define(plan, "WARPS", std::to_string(warps));
 
-  const std::size_t row_bytes = static_cast<std::size_t>(s.out_width) * (s.planar ? 1 : s.channels);
-  const std::size_t planes = s.planar ? static_cast<std::size_t>(s.channels) : 1;
-  const std::size_t groups = ceil_div(static_cast<std::size_t>(s.out_height), static_cast<std::size_t>(rows));
+  // The vector body's geometry with 4 x tiles bytes a lane: a warp's 32 lanes span its tiles of 128 bytes.
   const auto by = static_cast<std::size_t>(warps);
-  plan.dims = 2;
-  plan.global = {ceil_div(row_bytes, static_cast<std::size_t>(128 * tiles)) * 32, ceil_div(planes * groups, by) * by, 1};
-  plan.local = {32, by, 1};
+  set_vec_body_geometry(plan, s, 32, by, 4 * tiles, rows);
   const double max_y = x.limit("max_grid_size_1", 65535);
   if (static_cast<double>(plan.global[1] / by) > max_y)
     throw PlanError(fmt::format("{} blocks along y exceed the device's grid limit {} (raise warps or rows)",
