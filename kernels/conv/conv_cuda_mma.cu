@@ -15,18 +15,28 @@
    and g + 8, the B words of bytes 4t and 16 + 4t of column g (kMmaB, computed at compile time from the
    literal weights), and output bytes 8g + 2t, 8g + 2t + 1 and the same 64 bytes on: two 2-byte stores.
    Tiles whose windows leave the row, or rows and pointers that are not 4-byte aligned (inputs) or 2-byte
-   aligned (outputs), take the checked path (still on the tensor cores): a word whose bytes lie outside the row,
+   aligned (outputs), take the checked path (still on the tensor cores), in a second kernel (conv_cuda_mma_edge,
+   the plan's second launch) so that its registers do not limit the first: a word whose bytes lie outside the row,
    or any word of an unaligned row, is built byte by byte with the border rule, and bytes past the row are not
    stored; the other words and stores of an edge tile are the fast path's. Planar images are PLANES stacked planes.
    AHEAD: input rows whose loads are issued before the current row's products (0: each row loaded where it is
-   used), bytes in flight against registers.
-   Defines: ROWS, TILES, AHEAD, WARPS (the block is 32 x WARPS, one warp a row group), LAUNCH_BOUNDS, and the
-   problem's PIMG_*. */
+   used), bytes in flight against registers (the fast path's; the checked path loads each row where it is used).
+   STAGE 1: the input rows go through shared memory instead: each warp keeps a ring of AHEAD + 1 rows of its
+   tiles' span (16 x (8 TILES + 3) bytes from the window start rounded down to 16), filled by 16-byte cp.async
+   copies (L1 bypassed) AHEAD rows ahead; the A words are read from the ring. The bytes in flight cost shared
+   memory, not registers, and each input byte crosses L2 once per warp, not once per overlapping 4-byte
+   fragment load. Fast tiles whose span leaves the row, and rows not 16-byte aligned, take the register path
+   with no rows ahead.
+   Defines: ROWS, TILES, AHEAD, STAGE, WARPS (the block is 32 x WARPS, one warp a row group), LAUNCH_BOUNDS, and
+   the problem's PIMG_*. */
 #include "conv/conv_cuda_common.cuh"
 
 #define MMA_TILE 128                                   /* output bytes of a row per tile */
 #define MMA_OFF ((CENTRE - PIMG_R) * BPP)              /* a window's first input byte relative to its output byte */
 #define MMA_PAD (((MMA_OFF % 4) + 4) % 4)              /* window start rounded down to 4 bytes */
+#define MMA_A16 (((MMA_OFF % 16) + 16) % 16)         /* window start rounded down to 16 bytes (STAGE) */
+#define MMA_CHUNKS (8 * TILES + 3)                     /* 16-byte chunks of a staged row: the tiles' windows */
+#define MMA_DIRECT_AHEAD (STAGE ? 0 : AHEAD)           /* rows ahead in registers on the fast register path */
 #if 7 + (PIMG_K - 1) * BPP + MMA_PAD > 31
 #error "the filter's span does not fit a 32-byte window (7 + (K - 1) * BPP + PAD > 31)"
 #endif
@@ -94,6 +104,17 @@ static __device__ __forceinline__ void mma_16832(int (&c)[4], const unsigned (&a
       : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1));
 }
 
+/* 16 bytes from global to shared memory, asynchronously, L1 bypassed; the group commit and the wait for all but
+   the N latest groups. The "memory" clobbers keep the ring's reads after the wait. */
+static __device__ __forceinline__ void mma_cp16(unsigned dst, const void* src) {
+  asm volatile("cp.async.cg.shared.global [%0], [%1], 16;" ::"r"(dst), "l"(src) : "memory");
+}
+static __device__ __forceinline__ void mma_commit() { asm volatile("cp.async.commit_group;" ::: "memory"); }
+template <int N>
+static __device__ __forceinline__ void mma_wait() {
+  asm volatile("cp.async.wait_group %0;" ::"n"(N) : "memory");
+}
+
 /* Input bytes q .. q + 3 of row y of one plane as a word, each with the border rule (q may lie outside the row;
    the valid border only reaches such bytes for outputs that are not stored). Out of line: the checked path's
    words are called, not unrolled, which keeps NVRTC's time for a whole row group's code small. */
@@ -125,11 +146,13 @@ static __device__ __forceinline__ unsigned mma_word_checked(const uchar* __restr
 }
 
 /* One warp's row group: output rows oy0 .. oy0 + ROWS - 1, tiles starting at output byte x0. CHECKED: the
-   words byte by byte with the border rule, the stores byte by byte inside the row. */
-template <bool CHECKED>
+   words byte by byte with the border rule, the stores byte by byte inside the row. STAGED (not CHECKED): the
+   input rows through the warp's ring in shared memory (AHEAD + 1 rows of 16 x MMA_CHUNKS bytes). */
+template <bool CHECKED, bool STAGED>
 static __device__ __forceinline__ void mma_rows(const uchar* __restrict__ in_plane, uchar* __restrict__ out_plane,
                                                 int x0, int oy0, int width, int height, int out_height,
-                                                int in_row_bytes, int out_row_bytes, bool aligned) {
+                                                int in_row_bytes, int out_row_bytes, bool aligned,
+                                                uchar* __restrict__ ring) {
   const int lane = threadIdx.x, g = lane >> 2, t = lane & 3;
   unsigned b[PIMG_K][2];
 #pragma unroll
@@ -166,11 +189,55 @@ static __device__ __forceinline__ void mma_rows(const uchar* __restrict__ in_pla
         for (int r = 0; r < 4; ++r) a[i][s][r] = have ? __ldg((const unsigned*)(row + s * MMA_TILE + wofs[r])) : 0u;
     }
   };
+  /* STAGED: whether input row i exists (the zero border's rows outside the image are not copied: zeros) */
+  auto row_y = [&](int i, bool& have) {
+    int y = oy0 + (CENTRE - PIMG_R) + i;
+#if PIMG_BORDER == PIMG_BORDER_ZERO
+    have = y >= 0 && y < height;
+#else
+    y = y < 0 ? 0 : (y >= height ? height - 1 : y);
+    have = true;
+#endif
+    return y;
+  };
+  /* STAGED: input row i's span copied into ring slot i % (AHEAD + 1), one 16-byte chunk a lane */
+  auto stage_row = [&](int i) {
+    bool have;
+    const int y = row_y(i, have);
+    if (!have) return;
+    const uchar* src = in_plane + (long)y * in_row_bytes + x0 + MMA_OFF - MMA_A16;
+    const unsigned dst = (unsigned)__cvta_generic_to_shared(ring + (i % (AHEAD + 1)) * (16 * MMA_CHUNKS));
 #pragma unroll
-  for (int i = 0; i < AHEAD && i < ROWS + PIMG_K - 1; ++i) load_row(i);
+    for (int c = lane; c < MMA_CHUNKS; c += 32) mma_cp16(dst + 16 * c, src + 16 * c);
+  };
+  if constexpr (STAGED) {
+#pragma unroll
+    for (int i = 0; i < AHEAD && i < ROWS + PIMG_K - 1; ++i) {
+      stage_row(i);
+      mma_commit();
+    }
+  } else {
+#pragma unroll
+    for (int i = 0; i < (CHECKED ? 0 : MMA_DIRECT_AHEAD) && i < ROWS + PIMG_K - 1; ++i) load_row(i);
+  }
 #pragma unroll
   for (int i = 0; i < ROWS + PIMG_K - 1; ++i) {
-    if (i + AHEAD < ROWS + PIMG_K - 1) load_row(i + AHEAD);
+    if constexpr (STAGED) {
+      __syncwarp();  /* every lane has read row i - 1, whose slot row i + AHEAD takes */
+      if (i + AHEAD < ROWS + PIMG_K - 1) stage_row(i + AHEAD);
+      mma_commit();  /* a group per row, empty at the end, so that the wait below counts rows */
+      mma_wait<AHEAD>();
+      __syncwarp();  /* row i's chunks, copied by every lane, visible to all */
+      bool have;
+      row_y(i, have);
+      const uchar* slot = ring + (i % (AHEAD + 1)) * (16 * MMA_CHUNKS) + (MMA_A16 - MMA_PAD);
+#pragma unroll
+      for (int s = 0; s < TILES; ++s)
+#pragma unroll
+        for (int r = 0; r < 4; ++r) a[i][s][r] = have ? *(const unsigned*)(slot + s * MMA_TILE + wofs[r]) : 0u;
+    } else if (i + (CHECKED ? 0 : MMA_DIRECT_AHEAD) < ROWS + PIMG_K - 1) {
+      load_row(i + (CHECKED ? 0 : MMA_DIRECT_AHEAD));
+    }
     if (i < ROWS) {
 #pragma unroll
       for (int s = 0; s < TILES; ++s)
@@ -215,26 +282,68 @@ static __device__ __forceinline__ void mma_rows(const uchar* __restrict__ in_pla
   }
 }
 
+/* Whether the tile at output byte x0 takes a fast path (whole aligned words and stores, its windows inside the row):
+   conv_cuda_mma computes those tiles, conv_cuda_mma_edge the others. */
+static __device__ __forceinline__ bool mma_fast_tile(int x0, int in_row_bytes, int out_row_bytes, bool aligned) {
+  return aligned && x0 + MMA_OFF - MMA_PAD >= 0 &&
+         x0 + (TILES - 1) * MMA_TILE + 8 * 15 + 32 + MMA_OFF - MMA_PAD <= in_row_bytes &&
+         x0 + TILES * MMA_TILE <= out_row_bytes;
+}
+
+static __device__ __forceinline__ bool mma_aligned(const uchar* in, const uchar* out, int in_row_bytes,
+                                                   int out_row_bytes) {
+  return (in_row_bytes % 4) == 0 && (out_row_bytes % 2) == 0 &&
+         (((unsigned long long)in & 3) | ((unsigned long long)out & 1)) == 0;
+}
+
 /* x: TILES tiles of 128 output bytes per block; y: WARPS row groups of ROWS rows per block, over every plane.
-   Every branch below is uniform across a warp (mma.sync needs all 32 lanes). */
+   The fast tiles only: the edge tiles are conv_cuda_mma_edge's (a second launch), whose checked path would
+   otherwise set this kernel's registers (96 against 64 on gaussian5, 3 channels). Every branch below is uniform
+   across a warp (mma.sync needs all 32 lanes). */
 extern "C" __global__ void PIMG_BOUNDS conv_cuda_mma(const uchar* __restrict__ in, uchar* __restrict__ out, int width,
                                                      int height, int out_width, int out_height) {
   const int in_row_bytes = width * BPP, out_row_bytes = out_width * BPP;
   const int x0 = blockIdx.x * (TILES * MMA_TILE);
   const int groups = (out_height + ROWS - 1) / ROWS;
   const int gy = blockIdx.y * WARPS + threadIdx.y;
-  if (gy >= PLANES * groups || x0 >= out_row_bytes) return;
+  if (gy >= PLANES * groups || !mma_fast_tile(x0, in_row_bytes, out_row_bytes, mma_aligned(in, out, in_row_bytes,
+                                                                                            out_row_bytes)))
+    return;
   const int plane = gy / groups;
   const int oy0 = (gy - plane * groups) * ROWS;
   const uchar* in_plane = in + (long)plane * in_row_bytes * height;
   uchar* out_plane = out + (long)plane * out_row_bytes * out_height;
-  const bool aligned = (in_row_bytes % 4) == 0 && (out_row_bytes % 2) == 0 &&
-                       (((unsigned long long)in & 3) | ((unsigned long long)out & 1)) == 0;
-  const bool fast = aligned && x0 + MMA_OFF - MMA_PAD >= 0 &&
-                    x0 + (TILES - 1) * MMA_TILE + 8 * 15 + 32 + MMA_OFF - MMA_PAD <= in_row_bytes &&
-                    x0 + TILES * MMA_TILE <= out_row_bytes;
-  if (fast)
-    mma_rows<false>(in_plane, out_plane, x0, oy0, width, height, out_height, in_row_bytes, out_row_bytes, true);
-  else
-    mma_rows<true>(in_plane, out_plane, x0, oy0, width, height, out_height, in_row_bytes, out_row_bytes, aligned);
+#if STAGE
+  __shared__ __align__(16) uchar ring[WARPS][AHEAD + 1][16 * MMA_CHUNKS];
+  const bool staged = (in_row_bytes % 16) == 0 && ((unsigned long long)in & 15) == 0 &&
+                      x0 + MMA_OFF - MMA_A16 >= 0 && x0 + MMA_OFF - MMA_A16 + 16 * MMA_CHUNKS <= in_row_bytes;
+  if (staged) {
+    mma_rows<false, true>(in_plane, out_plane, x0, oy0, width, height, out_height, in_row_bytes, out_row_bytes, true,
+                          &ring[threadIdx.y][0][0]);
+    return;
+  }
+#endif
+  mma_rows<false, false>(in_plane, out_plane, x0, oy0, width, height, out_height, in_row_bytes, out_row_bytes, true,
+                         nullptr);
+}
+
+/* The tiles conv_cuda_mma leaves: block x 0 is the row's first tile column, block x i > 0 the column
+   columns - right + i - 1 (the plan's right covers the row's last columns that are not fast, or all of them where
+   rows are not aligned); a tile that is fast is conv_cuda_mma's and skipped here. */
+extern "C" __global__ void PIMG_BOUNDS conv_cuda_mma_edge(const uchar* __restrict__ in, uchar* __restrict__ out,
+                                                          int width, int height, int out_width, int out_height,
+                                                          int right) {
+  const int in_row_bytes = width * BPP, out_row_bytes = out_width * BPP;
+  const int columns = (out_row_bytes + TILES * MMA_TILE - 1) / (TILES * MMA_TILE);
+  const int column = blockIdx.x == 0 ? 0 : columns - right + (int)blockIdx.x - 1;
+  if (blockIdx.x > 0 && column < 1) return;
+  const int x0 = column * (TILES * MMA_TILE);
+  const int groups = (out_height + ROWS - 1) / ROWS;
+  const int gy = blockIdx.y * WARPS + threadIdx.y;
+  const bool aligned = mma_aligned(in, out, in_row_bytes, out_row_bytes);
+  if (gy >= PLANES * groups || x0 >= out_row_bytes || mma_fast_tile(x0, in_row_bytes, out_row_bytes, aligned)) return;
+  const int plane = gy / groups;
+  const int oy0 = (gy - plane * groups) * ROWS;
+  mma_rows<true, false>(in + (long)plane * in_row_bytes * height, out + (long)plane * out_row_bytes * out_height, x0,
+                        oy0, width, height, out_height, in_row_bytes, out_row_bytes, aligned, nullptr);
 }

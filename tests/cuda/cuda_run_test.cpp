@@ -290,8 +290,9 @@ TEST(CudaRun, SimdVecKernelIsExactAtOddSizesAndAt8192) {
 
 // cuda_mma (the taps on the tensor cores) over the matrix at widths where every tile takes the checked path
 // (37), where interior tiles are fast and the row's end is a partial tile (300 = 2 x 128 + 44 bytes, and 900 on
-// 3 channels), and at rows of 1,000 bytes (8 tiles minus 24 bytes) and 1024 (whole tiles on 1 channel); 23, 41
-// and 7 rows leave partial row groups. Then the box filter (a divisor of 9: a division, not a shift), a custom
+// 3 channels), at rows of 1,000 bytes (8 tiles minus 24 bytes), and at 1040 (rows of 16-byte multiples: stage 1's
+// tiles go through shared memory, the row's last 16 or 48 bytes a partial tile); 23, 41 and 7 rows leave partial
+// row groups; stage 1 with no rows ahead and with two, over 1 and 4 tiles. Then the box filter (a divisor of 9: a division, not a shift), a custom
 // filter with negative weights and a divisor of 4, and both bar problems at 8192x8192.
 TEST(CudaRun, MmaKernelIsExactOnEveryLayoutBorderAndAlignment) {
   REQUIRE_CUDA();
@@ -300,8 +301,10 @@ TEST(CudaRun, MmaKernelIsExactOnEveryLayoutBorderAndAlignment) {
       config({{"warps", 1}, {"rows", 1}, {"tiles", 2}, {"ahead", 1}}),
       config({{"warps", 2}, {"rows", 5}, {"tiles", 4}, {"ahead", 3}}),
       config({{"warps", 8}, {"rows", 16}, {"tiles", 1}, {"ahead", 20}, {"launch_bounds", 1}}),
+      config({{"warps", 2}, {"rows", 3}, {"tiles", 1}, {"ahead", 0}, {"stage", 1}}),
+      config({{"warps", 4}, {"rows", 8}, {"tiles", 4}, {"ahead", 2}, {"stage", 1}}),
   };
-  const std::pair<int, int> sizes[] = {{37, 23}, {300, 41}, {1000, 7}, {1024, 33}};
+  const std::pair<int, int> sizes[] = {{37, 23}, {300, 41}, {1000, 7}, {1040, 33}};
   std::size_t index = 0;
   for (const auto& [width, height] : sizes)
     for (const Shape& shape : kShapes)
@@ -322,6 +325,9 @@ TEST(CudaRun, MmaKernelIsExactOnEveryLayoutBorderAndAlignment) {
       }
   expect_exact(make_problem(kShapes[0], "replicate", "sharpen3", 8192, 8192), "cuda_mma", configs[0]);
   expect_exact(make_problem(kShapes[1], "replicate", "gaussian5", 8192, 8192), "cuda_mma", configs[3]);
+  const Config staged = config({{"warps", 4}, {"rows", 16}, {"tiles", 1}, {"ahead", 6}, {"stage", 1}});
+  expect_exact(make_problem(kShapes[0], "zero", "sharpen3", 8192, 8192), "cuda_mma", staged);
+  expect_exact(make_problem(kShapes[1], "replicate", "gaussian5", 8192, 8192), "cuda_mma", staged);
 }
 
 TEST(CudaRun, CopyKernelCopiesEveryByte) {

@@ -246,8 +246,8 @@ TEST_F(NvrtcTest, CompileErrorIsALogNotAnException) {
   EXPECT_NE(r.log.find("undeclared_name"), std::string::npos) << r.log;
 }
 
-// cuda_mma (the taps on the tensor cores): every layout, border and filter, each with one of three configurations
-// in turn (each knob value three times over the nine), and on three of them the box filter's divisor of 9 (a
+// cuda_mma (the taps on the tensor cores): every layout, border and filter, each with one of four configurations
+// in turn (each knob value at least twice over the nine; stage 1 with 35 chunks a row, more than a warp's lanes), and on three of them the box filter's divisor of 9 (a
 // division, not a shift); then what its plan refuses.
 class NvrtcMma : public NvrtcTest, public ::testing::WithParamInterface<VecParam> {};
 
@@ -259,8 +259,9 @@ TEST_P(NvrtcMma, EveryRowsTilesAndWarpsCompileForSm90) {
   ASSERT_NE(source, nullptr) << v.source();
   const std::vector<Config> configs = {
       config({{"warps", 4}, {"rows", 8}, {"tiles", 1}}),
-      config({{"warps", 1}, {"rows", 1}, {"tiles", 4}, {"launch_bounds", 2}, {"ahead", 1}}),
+      config({{"warps", 1}, {"rows", 1}, {"tiles", 4}, {"launch_bounds", 2}, {"ahead", 1}, {"stage", 1}}),
       config({{"warps", 16}, {"rows", 6}, {"tiles", 2}, {"ahead", 4}, {"maxrregcount", 64}, {"host_mem", "pinned"}}),
+      config({{"warps", 16}, {"rows", 6}, {"tiles", 2}, {"ahead", 4}, {"stage", 1}}),
   };
   const std::size_t index = static_cast<std::size_t>(shape * 3 + (std::string(border) == "zero"    ? 0
                                                                    : std::string(border) == "valid" ? 1
@@ -288,9 +289,41 @@ TEST(CudaPlans, MmaGeometryAndWhatItRefuses) {
   EXPECT_EQ(plan.local[0], 32u);
   EXPECT_EQ(plan.local[1], 2u);
   ASSERT_EQ(plan.args.size(), 6u);
+  // The edge tiles in a second launch: column 0 and, past it, the row's last columns that are not fast plus one
+  // (at most every other column): here the second of two columns (its 256 bytes pass the row's 300).
+  ASSERT_EQ(plan.steps.size(), 1u);
+  EXPECT_EQ(plan.steps[0].entry, "conv_cuda_mma_edge");
+  EXPECT_EQ(plan.steps[0].global[0], 64u);
+  EXPECT_EQ(plan.steps[0].global[1], plan.global[1]);
+  EXPECT_EQ(plan.steps[0].local, plan.local);
+  ASSERT_EQ(plan.steps[0].args.size(), 7u);
+  EXPECT_EQ(plan.steps[0].args[6].i, 1);
+  // 8192 bytes a row in 64 tiles: the last is not fast (its windows reach 20 bytes past the row), the one before is;
+  // the step covers column 0 and the last two.
+  const Problem wide = make_problem(kShapes[0], "replicate", "sharpen3", 8192, 64);
+  const LaunchPlan wide_plan = plan_for(v, wide, conv_family().make_workload(wide), config({{"tiles", 1}}), sm90_device());
+  ASSERT_EQ(wide_plan.steps.size(), 1u);
+  EXPECT_EQ(wide_plan.steps[0].global[0], 96u);
+  EXPECT_EQ(wide_plan.steps[0].args.back().i, 2);
+  // Rows that are not 4-byte aligned (8191 bytes): every column is an edge column.
+  const Problem odd = make_problem(kShapes[0], "replicate", "sharpen3", 8191, 64);
+  EXPECT_EQ(plan_for(v, odd, conv_family().make_workload(odd), config({{"tiles", 1}}), sm90_device()).steps[0].global[0],
+            64u * 32);
   EXPECT_THROW(plan_for(v, p, w, config({{"tiles", 3}}), sm90_device()), PlanError);
   EXPECT_THROW(plan_for(v, p, w, config({{"warps", 3}}), sm90_device()), PlanError);
   EXPECT_THROW(plan_for(v, p, w, config({{"rows", 0}}), sm90_device()), PlanError);
+  EXPECT_THROW(plan_for(v, p, w, config({{"stage", 2}}), sm90_device()), PlanError);
+  // stage 1: the rings in static shared memory, 48 KiB at most: 16 warps x 17 rows x 176 bytes fit, 18 rows do not.
+  EXPECT_NO_THROW(plan_for(v, p, w, config({{"warps", 16}, {"tiles", 1}, {"ahead", 16}, {"stage", 1}}), sm90_device()));
+  try {
+    plan_for(v, p, w, config({{"warps", 16}, {"tiles", 1}, {"ahead", 17}, {"stage", 1}}), sm90_device());
+    ADD_FAILURE() << "a 50,688-byte ring was planned";
+  } catch (const PlanError& e) {
+    EXPECT_NE(std::string(e.what()).find("50688 bytes of shared memory"), std::string::npos) << e.what();
+  }
+  const LaunchPlan staged = plan_for(v, p, w, config({{"stage", 1}, {"ahead", 3}}), sm90_device());
+  EXPECT_NE(std::find(staged.defines.begin(), staged.defines.end(), std::pair<std::string, std::string>{"STAGE", "1"}),
+            staged.defines.end());
   auto refusal = [&](const Problem& q, const DeviceInfo& d) {
     try {
       plan_for(v, q, conv_family().make_workload(q), Config{}, d);

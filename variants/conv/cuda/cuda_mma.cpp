@@ -2,7 +2,10 @@
 // (mma.sync m16n8k32, u8 pixels x s8 weights, s32 sums): a warp computes `tiles` tiles of 128 consecutive
 // output bytes for `rows` consecutive rows, one product per input row and tap row. Exact for every filter whose
 // weights fit a signed byte and whose span fits a 32-byte window (7 + (K - 1) x bytes per pixel + alignment);
-// compute capability 8.0 or later.
+// compute capability 8.0 or later. `stage` 1 takes the input rows through a ring in shared memory filled by
+// cp.async (`ahead` rows in flight) instead of registers.
+#include <algorithm>
+
 #include <fmt/format.h>
 
 #include "conv/conv_rule.h"
@@ -43,7 +46,7 @@ LaunchPlan cuda_mma_plan(const PlanContext& x) {
   require_one_image(s);
   check_mma(s, x);
   const int warps = x.int_knob("warps"), rows = x.int_knob("rows"), tiles = x.int_knob("tiles");
-  const int ahead = x.int_knob("ahead");
+  const int ahead = x.int_knob("ahead"), stage = x.int_knob("stage");
   // The common knobs read, and checked against the device, for the block this kernel launches: 32 x warps.
   Config block = x.config;
   block.set("block_x", std::int64_t{32});
@@ -62,6 +65,15 @@ LaunchPlan cuda_mma_plan(const PlanContext& x) {
   add_define(plan, "TILES", std::to_string(tiles));
   add_define(plan, "AHEAD", std::to_string(ahead));
   add_define(plan, "WARPS", std::to_string(warps));
+  add_define(plan, "STAGE", std::to_string(stage));
+  if (stage) {
+    // The rings: per warp, ahead + 1 rows of 16 x (8 x tiles + 3) bytes, in static shared memory (48 KiB at most).
+    const double ring = static_cast<double>(warps) * (ahead + 1) * 16 * (8 * tiles + 3);
+    const double max = std::min(48.0 * 1024, x.limit("shared_mem_per_block", 48.0 * 1024));
+    if (ring > max)
+      throw PlanError(fmt::format("stage: {} warps x {} rows of {} bytes need {} bytes of shared memory (at most {})",
+                                  warps, ahead + 1, 16 * (8 * tiles + 3), ring, max));
+  }
 
   // The vector body's geometry with 4 x tiles bytes a lane: a warp's 32 lanes span its tiles of 128 bytes.
   const auto by = static_cast<std::size_t>(warps);
@@ -73,6 +85,30 @@ LaunchPlan cuda_mma_plan(const PlanContext& x) {
 
   plan.args = {KernelArg::buf("in"), KernelArg::buf("out")};
   add_scalar_args(plan, s);
+
+  // The edge tiles (conv_cuda_mma_edge, the checked path in a kernel of its own): the row's first tile column and
+  // its last `right` columns, every column past the first where rows are not aligned; the kernel skips a fast one.
+  const int bpp = s.planar ? 1 : s.channels, width_bytes = 128 * tiles;
+  const int in_row = s.width * bpp, out_row = s.out_width * bpp;
+  const int columns = (out_row + width_bytes - 1) / width_bytes;
+  const int off = ((s.border == PIMG_BORDER_VALID ? s.k / 2 : 0) - s.k / 2) * bpp, pad = window_pad(s);
+  const bool aligned = in_row % 4 == 0 && out_row % 2 == 0;
+  auto fast = [&](int column) {
+    const int x0 = column * width_bytes;
+    return aligned && x0 + off - pad >= 0 && x0 + (tiles - 1) * 128 + 8 * 15 + 32 + off - pad <= in_row &&
+           x0 + width_bytes <= out_row;
+  };
+  int right = 0;
+  while (right < columns - 1 && !fast(columns - 1 - right)) ++right;
+  right = std::min(right + 1, columns - 1);  // one column more than the plan's count: the kernel decides
+  LaunchStep edge;
+  edge.entry = "conv_cuda_mma_edge";
+  edge.dims = plan.dims;
+  edge.global = {static_cast<std::size_t>(1 + right) * 32, plan.global[1], 1};
+  edge.local = plan.local;
+  edge.args = plan.args;
+  edge.args.push_back(KernelArg::integer(right));
+  plan.steps.push_back(std::move(edge));
   return plan;
 }
 
@@ -90,6 +126,10 @@ std::unique_ptr<Variant> make_cuda_mma() {
                              "input rows loaded before the current row's products (0: where used; more: bytes in "
                              "flight for registers)",
                              0, 40));
+  params.push_back(int_choice("stage", 0,
+                              "1: input rows through a ring of ahead + 1 rows in shared memory filled by 16-byte "
+                              "cp.async copies; 0: loaded into registers",
+                              {0, 1}));
   return make_variant({"cuda_mma", "conv", "cuda", "conv/conv_cuda_mma.cu",
                        "CUDA convolution on the tensor cores: each input row of a 128-byte tile one integer "
                        "mma.sync (u8 x s8 -> s32) per tap row, exact; weights in a signed byte, compute capability 8.0+",
