@@ -211,9 +211,11 @@ static __device__ __forceinline__ void mma_rows(const uchar* __restrict__ in_pla
     for (int c = lane; c < MMA_CHUNKS; c += 32) mma_cp16(dst + 16 * c, src + 16 * c);
   };
   if constexpr (STAGED) {
+    /* AHEAD groups, empty past the group's last row: the wait for all but AHEAD groups below then always means
+       rows 0 .. i (with fewer groups here it would let row i pass unfinished once AHEAD >= ROWS + K - 1) */
 #pragma unroll
-    for (int i = 0; i < AHEAD && i < ROWS + PIMG_K - 1; ++i) {
-      stage_row(i);
+    for (int i = 0; i < AHEAD; ++i) {
+      if (i < ROWS + PIMG_K - 1) stage_row(i);
       mma_commit();
     }
   } else {

@@ -292,8 +292,10 @@ TEST(CudaRun, SimdVecKernelIsExactAtOddSizesAndAt8192) {
 // (37), where interior tiles are fast and the row's end is a partial tile (300 = 2 x 128 + 44 bytes, and 900 on
 // 3 channels), at rows of 1,000 bytes (8 tiles minus 24 bytes), and at 1040 (rows of 16-byte multiples: stage 1's
 // tiles go through shared memory, the row's last 16 or 48 bytes a partial tile); 23, 41 and 7 rows leave partial
-// row groups; stage 1 with no rows ahead and with two, over 1 and 4 tiles. Then the box filter (a divisor of 9: a division, not a shift), a custom
-// filter with negative weights and a divisor of 4, and both bar problems at 8192x8192.
+// row groups; stage 1 with no rows ahead, with two, and with more than the group's 3 or 5 input rows (the tuner
+// found 8 ahead of 6 rows wrong before the fix), over 1, 2 and 4 tiles. Then the box filter (a divisor of 9: a
+// division, not a shift), a custom filter with negative weights and a divisor of 4, and both bar problems at
+// 8192x8192.
 TEST(CudaRun, MmaKernelIsExactOnEveryLayoutBorderAndAlignment) {
   REQUIRE_CUDA();
   const std::vector<Config> configs = {
@@ -303,6 +305,7 @@ TEST(CudaRun, MmaKernelIsExactOnEveryLayoutBorderAndAlignment) {
       config({{"warps", 8}, {"rows", 16}, {"tiles", 1}, {"ahead", 20}, {"launch_bounds", 1}}),
       config({{"warps", 2}, {"rows", 3}, {"tiles", 1}, {"ahead", 0}, {"stage", 1}}),
       config({{"warps", 4}, {"rows", 8}, {"tiles", 4}, {"ahead", 2}, {"stage", 1}}),
+      config({{"warps", 2}, {"rows", 1}, {"tiles", 2}, {"ahead", 6}, {"stage", 1}}),  // more rows ahead than it has
   };
   const std::pair<int, int> sizes[] = {{37, 23}, {300, 41}, {1000, 7}, {1040, 33}};
   std::size_t index = 0;
