@@ -27,9 +27,7 @@
    memory, not registers, and each input byte crosses L2 once per warp, not once per overlapping 4-byte
    fragment load. Fast tiles whose span leaves the row, and rows not 16-byte aligned, take the register path
    with no rows ahead.
-   ROLL 1: the fast register path walks its rows in a loop of K-row chunks (code independent of ROWS: long row
-   groups, fewer halo rows re-read); AHEAD < K there.
-   Defines: ROWS, TILES, AHEAD, STAGE, ROLL, WARPS (the block is 32 x WARPS, one warp a row group), LAUNCH_BOUNDS, and
+   Defines: ROWS, TILES, AHEAD, STAGE, WARPS (the block is 32 x WARPS, one warp a row group), LAUNCH_BOUNDS, and
    the problem's PIMG_*. */
 #include "conv/conv_cuda_common.cuh"
 
@@ -38,7 +36,6 @@
 #define MMA_PAD (((MMA_OFF % 4) + 4) % 4)              /* window start rounded down to 4 bytes */
 #define MMA_A16 (((MMA_OFF % 16) + 16) % 16)         /* window start rounded down to 16 bytes (STAGE) */
 #define MMA_CHUNKS (8 * TILES + 3)                     /* 16-byte chunks of a staged row: the tiles' windows */
-#define MMA_EDGE_ROWS (ROWS < 8 ? ROWS : 8)           /* rows unrolled at a time on the checked path */
 #define MMA_DIRECT_AHEAD (STAGE ? 0 : AHEAD)           /* rows ahead in registers on the fast register path */
 #if 7 + (PIMG_K - 1) * BPP + MMA_PAD > 31
 #error "the filter's span does not fit a 32-byte window (7 + (K - 1) * BPP + PAD > 31)"
@@ -148,10 +145,10 @@ static __device__ __forceinline__ unsigned mma_word_checked(const uchar* __restr
   return mma_word_bytes(in_plane, q, y, width, height);
 }
 
-/* One warp's row group: output rows oy0 .. oy0 + R - 1, tiles starting at output byte x0. CHECKED: the
+/* One warp's row group: output rows oy0 .. oy0 + ROWS - 1, tiles starting at output byte x0. CHECKED: the
    words byte by byte with the border rule, the stores byte by byte inside the row. STAGED (not CHECKED): the
    input rows through the warp's ring in shared memory (AHEAD + 1 rows of 16 x MMA_CHUNKS bytes). */
-template <bool CHECKED, bool STAGED, int R = ROWS>
+template <bool CHECKED, bool STAGED>
 static __device__ __forceinline__ void mma_rows(const uchar* __restrict__ in_plane, uchar* __restrict__ out_plane,
                                                 int x0, int oy0, int width, int height, int out_height,
                                                 int in_row_bytes, int out_row_bytes, bool aligned,
@@ -167,8 +164,8 @@ static __device__ __forceinline__ void mma_rows(const uchar* __restrict__ in_pla
   /* byte offsets of this lane's A words from the tile's first output byte: windows g and g + 8, bytes 4t and
      16 + 4t (a0 .. a3 in the order mma.sync reads them) */
   const int wofs[4] = {8 * g + 4 * t, 8 * (g + 8) + 4 * t, 8 * g + 16 + 4 * t, 8 * (g + 8) + 16 + 4 * t};
-  /* the A words of input row i (0 .. R + K - 2 of the group of R rows), loaded AHEAD rows before their products */
-  unsigned a[R + PIMG_K - 1][TILES][4];
+  /* the A words of input row i (0 .. ROWS + K - 2 of the group), loaded AHEAD rows before their products */
+  unsigned a[ROWS + PIMG_K - 1][TILES][4];
   auto load_row = [&](int i) {
     int y = oy0 + (CENTRE - PIMG_R) + i;
     if constexpr (CHECKED) {
@@ -215,21 +212,21 @@ static __device__ __forceinline__ void mma_rows(const uchar* __restrict__ in_pla
   };
   if constexpr (STAGED) {
     /* AHEAD groups, empty past the group's last row: the wait for all but AHEAD groups below then always means
-       rows 0 .. i (with fewer groups here it would let row i pass unfinished once AHEAD >= R + K - 1) */
+       rows 0 .. i (with fewer groups here it would let row i pass unfinished once AHEAD >= ROWS + K - 1) */
 #pragma unroll
     for (int i = 0; i < AHEAD; ++i) {
-      if (i < R + PIMG_K - 1) stage_row(i);
+      if (i < ROWS + PIMG_K - 1) stage_row(i);
       mma_commit();
     }
   } else {
 #pragma unroll
-    for (int i = 0; i < (CHECKED ? 0 : MMA_DIRECT_AHEAD) && i < R + PIMG_K - 1; ++i) load_row(i);
+    for (int i = 0; i < (CHECKED ? 0 : MMA_DIRECT_AHEAD) && i < ROWS + PIMG_K - 1; ++i) load_row(i);
   }
 #pragma unroll
-  for (int i = 0; i < R + PIMG_K - 1; ++i) {
+  for (int i = 0; i < ROWS + PIMG_K - 1; ++i) {
     if constexpr (STAGED) {
       __syncwarp();  /* every lane has read row i - 1, whose slot row i + AHEAD takes */
-      if (i + AHEAD < R + PIMG_K - 1) stage_row(i + AHEAD);
+      if (i + AHEAD < ROWS + PIMG_K - 1) stage_row(i + AHEAD);
       mma_commit();  /* a group per row, empty at the end, so that the wait below counts rows */
       mma_wait<AHEAD>();
       __syncwarp();  /* row i's chunks, copied by every lane, visible to all */
@@ -240,10 +237,10 @@ static __device__ __forceinline__ void mma_rows(const uchar* __restrict__ in_pla
       for (int s = 0; s < TILES; ++s)
 #pragma unroll
         for (int r = 0; r < 4; ++r) a[i][s][r] = have ? *(const unsigned*)(slot + s * MMA_TILE + wofs[r]) : 0u;
-    } else if (i + (CHECKED ? 0 : MMA_DIRECT_AHEAD) < R + PIMG_K - 1) {
+    } else if (i + (CHECKED ? 0 : MMA_DIRECT_AHEAD) < ROWS + PIMG_K - 1) {
       load_row(i + (CHECKED ? 0 : MMA_DIRECT_AHEAD));
     }
-    if (i < R) {
+    if (i < ROWS) {
 #pragma unroll
       for (int s = 0; s < TILES; ++s)
 #pragma unroll
@@ -252,7 +249,7 @@ static __device__ __forceinline__ void mma_rows(const uchar* __restrict__ in_pla
 #pragma unroll
     for (int ky = 0; ky < PIMG_K; ++ky) {
       const int j = i - ky; /* the output row this input row feeds through tap row ky */
-      if (j < 0 || j >= R) continue;
+      if (j < 0 || j >= ROWS) continue;
 #pragma unroll
       for (int s = 0; s < TILES; ++s) mma_16832(acc[j % PIMG_K][s], a[i][s], b[ky][0], b[ky][1]);
     }
@@ -286,77 +283,6 @@ static __device__ __forceinline__ void mma_rows(const uchar* __restrict__ in_pla
     }
   }
 }
-
-#if ROLL
-/* ROLL 1: the fast register path as a loop over chunks of K input rows. Within a chunk every accumulator and
-   fragment slot is a constant (input row i = base + j with base a multiple of K: output row i - ky's accumulators
-   are slot (j - ky) mod K, the fragments of row i slot j), so the code does not grow with ROWS, and long row
-   groups re-read fewer halo rows (ROWS + K - 1 input rows for ROWS output rows) at the same registers. AHEAD < K
-   rows are loaded ahead into the K fragment slots. */
-static __device__ __forceinline__ void mma_rows_rolled(const uchar* __restrict__ in_plane, uchar* __restrict__ out_plane,
-                                                       int x0, int oy0, int height, int out_height, int in_row_bytes,
-                                                       int out_row_bytes) {
-  const int lane = threadIdx.x, g = lane >> 2, t = lane & 3;
-  unsigned b[PIMG_K][2];
-#pragma unroll
-  for (int ky = 0; ky < PIMG_K; ++ky) {
-    b[ky][0] = __ldg(&kMmaB.w[ky][0][lane]);
-    b[ky][1] = __ldg(&kMmaB.w[ky][1][lane]);
-  }
-  const int wofs[4] = {8 * g + 4 * t, 8 * (g + 8) + 4 * t, 8 * g + 16 + 4 * t, 8 * (g + 8) + 16 + 4 * t};
-  const int rows = min(ROWS, out_height - oy0), n = rows + PIMG_K - 1; /* output and input rows of this group */
-  int acc[PIMG_K][TILES][4];
-  unsigned a[PIMG_K][TILES][4];
-  auto load = [&](int i, unsigned (&dst)[TILES][4]) {
-    if (i >= n) return;
-    int y = oy0 + (CENTRE - PIMG_R) + i;
-#if PIMG_BORDER == PIMG_BORDER_ZERO
-    const bool have = y >= 0 && y < height;
-#else
-    y = y < 0 ? 0 : (y >= height ? height - 1 : y);
-    const bool have = true;
-#endif
-    const uchar* row = in_plane + (long)y * in_row_bytes + x0 + MMA_OFF - MMA_PAD;
-#pragma unroll
-    for (int s = 0; s < TILES; ++s)
-#pragma unroll
-      for (int r = 0; r < 4; ++r) dst[s][r] = have ? __ldg((const unsigned*)(row + s * MMA_TILE + wofs[r])) : 0u;
-  };
-#pragma unroll
-  for (int i = 0; i < AHEAD; ++i) load(i, a[i]);
-#pragma unroll 1
-  for (int base = 0; base < n; base += PIMG_K) {
-#pragma unroll
-    for (int j = 0; j < PIMG_K; ++j) {
-      const int i = base + j;
-      if (i >= n) break;
-      load(i + AHEAD, a[(j + AHEAD) % PIMG_K]);
-      if (i < rows) {
-#pragma unroll
-        for (int s = 0; s < TILES; ++s)
-#pragma unroll
-          for (int e = 0; e < 4; ++e) acc[j][s][e] = PIMG_DIVISOR / 2;
-      }
-#pragma unroll
-      for (int ky = 0; ky < PIMG_K; ++ky) {
-        if (i - ky < 0 || i - ky >= rows) continue;
-#pragma unroll
-        for (int s = 0; s < TILES; ++s) mma_16832(acc[(j - ky + PIMG_K) % PIMG_K][s], a[j][s], b[ky][0], b[ky][1]);
-      }
-      if (i >= PIMG_K - 1) { /* output row i - (K - 1) is complete */
-        uchar* out_row = out_plane + (long)(oy0 + i - (PIMG_K - 1)) * out_row_bytes + x0;
-#pragma unroll
-        for (int s = 0; s < TILES; ++s) {
-          const int* c = acc[(j + 1) % PIMG_K][s];
-          const int b0 = s * MMA_TILE + 8 * g + 2 * t;
-          *(unsigned short*)(out_row + b0) = (unsigned short)mma_pack2(mma_quot(c[0]), mma_quot(c[1]));
-          *(unsigned short*)(out_row + b0 + 64) = (unsigned short)mma_pack2(mma_quot(c[2]), mma_quot(c[3]));
-        }
-      }
-    }
-  }
-}
-#endif
 
 /* Whether the tile at output byte x0 takes a fast path (whole aligned words and stores, its windows inside the row):
    conv_cuda_mma computes those tiles, conv_cuda_mma_edge the others. */
@@ -399,12 +325,8 @@ extern "C" __global__ void PIMG_BOUNDS conv_cuda_mma(const uchar* __restrict__ i
     return;
   }
 #endif
-#if ROLL
-  mma_rows_rolled(in_plane, out_plane, x0, oy0, height, out_height, in_row_bytes, out_row_bytes);
-#else
   mma_rows<false, false>(in_plane, out_plane, x0, oy0, width, height, out_height, in_row_bytes, out_row_bytes, true,
                          nullptr);
-#endif
 }
 
 /* The tiles conv_cuda_mma leaves: block x 0 is the row's first tile column, block x i > 0 the column
@@ -424,11 +346,6 @@ extern "C" __global__ void PIMG_BOUNDS conv_cuda_mma_edge(const uchar* __restric
   if (gy >= PLANES * groups || x0 >= out_row_bytes || mma_fast_tile(x0, in_row_bytes, out_row_bytes, aligned)) return;
   const int plane = gy / groups;
   const int oy0 = (gy - plane * groups) * ROWS;
-  /* at most 8 rows unrolled at a time (a group of ROWS rows walked in such runs; a run past the group's end
-     recomputes the next group's first rows, the same bytes) */
-#pragma unroll 1
-  for (int sub = 0; sub < ROWS && oy0 + sub < out_height; sub += MMA_EDGE_ROWS)
-    mma_rows<true, false, MMA_EDGE_ROWS>(in + (long)plane * in_row_bytes * height,
-                                         out + (long)plane * out_row_bytes * out_height, x0, oy0 + sub, width, height,
-                                         out_height, in_row_bytes, out_row_bytes, aligned, nullptr);
+  mma_rows<true, false>(in + (long)plane * in_row_bytes * height, out + (long)plane * out_row_bytes * out_height, x0,
+                        oy0, width, height, out_height, in_row_bytes, out_row_bytes, aligned, nullptr);
 }

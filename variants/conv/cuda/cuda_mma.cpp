@@ -3,7 +3,7 @@
 // output bytes for `rows` consecutive rows, one product per input row and tap row. Exact for every filter whose
 // weights fit a signed byte and whose span fits a 32-byte window (7 + (K - 1) x bytes per pixel + alignment);
 // compute capability 8.0 or later. `stage` 1 takes the input rows through a ring in shared memory filled by
-// cp.async (`ahead` rows in flight) instead of registers; `roll` 1 walks the rows in a loop (long row groups).
+// cp.async (`ahead` rows in flight) instead of registers.
 #include <algorithm>
 
 #include <fmt/format.h>
@@ -46,10 +46,7 @@ LaunchPlan cuda_mma_plan(const PlanContext& x) {
   require_one_image(s);
   check_mma(s, x);
   const int warps = x.int_knob("warps"), rows = x.int_knob("rows"), tiles = x.int_knob("tiles");
-  const int ahead = x.int_knob("ahead"), stage = x.int_knob("stage"), roll = x.int_knob("roll");
-  if (roll && stage) throw PlanError("roll 1 is the register path's loop: stage must be 0");
-  if (roll && ahead >= s.k) throw PlanError(fmt::format("roll 1 loads at most K - 1 = {} rows ahead", s.k - 1));
-  if (!roll && rows > 32) throw PlanError(fmt::format("rows {} needs roll 1 (unrolled, the code grows with rows)", rows));
+  const int ahead = x.int_knob("ahead"), stage = x.int_knob("stage");
   // The common knobs read, and checked against the device, for the block this kernel launches: 32 x warps.
   Config block = x.config;
   block.set("block_x", std::int64_t{32});
@@ -69,7 +66,6 @@ LaunchPlan cuda_mma_plan(const PlanContext& x) {
   add_define(plan, "AHEAD", std::to_string(ahead));
   add_define(plan, "WARPS", std::to_string(warps));
   add_define(plan, "STAGE", std::to_string(stage));
-  add_define(plan, "ROLL", std::to_string(roll));
   if (stage) {
     // The rings: per warp, ahead + 1 rows of 16 x (8 x tiles + 3) bytes, in static shared memory (48 KiB at most).
     const double ring = static_cast<double>(warps) * (ahead + 1) * 16 * (8 * tiles + 3);
@@ -124,7 +120,7 @@ std::unique_ptr<Variant> make_cuda_mma() {
     if (d.name == "launch_bounds" || d.name == "maxrregcount" || d.name == "host_mem") params.push_back(std::move(d));
   params.push_back(int_choice("warps", 4, "warps per block (the block is 32 x warps threads), one row group each",
                               {1, 2, 4, 8, 16}));
-  params.push_back(int_range("rows", 8, "consecutive output rows per warp (1..256; above 32 with roll 1)", 1, 256));
+  params.push_back(int_range("rows", 8, "consecutive output rows per warp (1..32)", 1, 32));
   params.push_back(int_choice("tiles", 1, "tiles of 128 consecutive output bytes of a row per warp", {1, 2, 4}));
   params.push_back(int_range("ahead", 0,
                              "input rows loaded before the current row's products (0: where used; more: bytes in "
@@ -133,10 +129,6 @@ std::unique_ptr<Variant> make_cuda_mma() {
   params.push_back(int_choice("stage", 0,
                               "1: input rows through a ring of ahead + 1 rows in shared memory filled by 16-byte "
                               "cp.async copies; 0: loaded into registers",
-                              {0, 1}));
-  params.push_back(int_choice("roll", 0,
-                              "1: the rows walked in a loop of K-row chunks (code independent of rows, so long row "
-                              "groups; ahead < K); 0: unrolled",
                               {0, 1}));
   return make_variant({"cuda_mma", "conv", "cuda", "conv/conv_cuda_mma.cu",
                        "CUDA convolution on the tensor cores: each input row of a 128-byte tile one integer "
