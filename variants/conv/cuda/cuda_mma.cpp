@@ -3,7 +3,9 @@
 // output bytes for `rows` consecutive rows, one product per input row and tap row. Exact for every filter whose
 // weights fit a signed byte and whose span fits a 32-byte window (7 + (K - 1) x bytes per pixel + alignment);
 // compute capability 8.0 or later. `stage` 1 takes the input rows through a ring in shared memory filled by
-// cp.async (`ahead` rows in flight) instead of registers.
+// cp.async (`ahead` rows in flight) instead of registers. The edge tiles (the checked path) are a second launch,
+// conv_cuda_mma_edge, over the columns this plan computes with the kernel's own test for a fast tile (written
+// twice, here and in mma_fast_tile: a column both missed would fail validation, never pass unnoticed).
 #include <algorithm>
 
 #include <fmt/format.h>
