@@ -166,30 +166,8 @@ static __device__ __forceinline__ void mma_rows(const uchar* __restrict__ in_pla
   const int wofs[4] = {8 * g + 4 * t, 8 * (g + 8) + 4 * t, 8 * g + 16 + 4 * t, 8 * (g + 8) + 16 + 4 * t};
   /* the A words of input row i (0 .. ROWS + K - 2 of the group), loaded AHEAD rows before their products */
   unsigned a[ROWS + PIMG_K - 1][TILES][4];
-  auto load_row = [&](int i) {
-    int y = oy0 + (CENTRE - PIMG_R) + i;
-    if constexpr (CHECKED) {
-#pragma unroll
-      for (int s = 0; s < TILES; ++s)
-#pragma unroll
-        for (int r = 0; r < 4; ++r)
-          a[i][s][r] = mma_word_checked(in_plane, (long)x0 + s * MMA_TILE + wofs[r] + MMA_OFF - MMA_PAD, y, width, height,
-                                        in_row_bytes, aligned);
-    } else {
-#if PIMG_BORDER == PIMG_BORDER_ZERO
-      const bool have = y >= 0 && y < height;
-#else
-      y = y < 0 ? 0 : (y >= height ? height - 1 : y);
-      const bool have = true;
-#endif
-      const uchar* row = in_plane + (long)y * in_row_bytes + x0 + MMA_OFF - MMA_PAD;
-#pragma unroll
-      for (int s = 0; s < TILES; ++s)
-#pragma unroll
-        for (int r = 0; r < 4; ++r) a[i][s][r] = have ? __ldg((const unsigned*)(row + s * MMA_TILE + wofs[r])) : 0u;
-    }
-  };
-  /* STAGED: whether input row i exists (the zero border's rows outside the image are not copied: zeros) */
+  /* input row i's image row under the border rule, and whether it exists (the zero border's rows outside the
+     image are zeros: not loaded, not copied) */
   auto row_y = [&](int i, bool& have) {
     int y = oy0 + (CENTRE - PIMG_R) + i;
 #if PIMG_BORDER == PIMG_BORDER_ZERO
@@ -199,6 +177,25 @@ static __device__ __forceinline__ void mma_rows(const uchar* __restrict__ in_pla
     have = true;
 #endif
     return y;
+  };
+  auto load_row = [&](int i) {
+    if constexpr (CHECKED) {
+      const int y = oy0 + (CENTRE - PIMG_R) + i; /* the border rule is applied byte by byte */
+#pragma unroll
+      for (int s = 0; s < TILES; ++s)
+#pragma unroll
+        for (int r = 0; r < 4; ++r)
+          a[i][s][r] = mma_word_checked(in_plane, (long)x0 + s * MMA_TILE + wofs[r] + MMA_OFF - MMA_PAD, y, width, height,
+                                        in_row_bytes, aligned);
+    } else {
+      bool have;
+      const int y = row_y(i, have);
+      const uchar* row = in_plane + (long)y * in_row_bytes + x0 + MMA_OFF - MMA_PAD;
+#pragma unroll
+      for (int s = 0; s < TILES; ++s)
+#pragma unroll
+        for (int r = 0; r < 4; ++r) a[i][s][r] = have ? __ldg((const unsigned*)(row + s * MMA_TILE + wofs[r])) : 0u;
+    }
   };
   /* STAGED: input row i's span copied into ring slot i % (AHEAD + 1), one 16-byte chunk a lane */
   auto stage_row = [&](int i) {
@@ -300,7 +297,7 @@ static __device__ __forceinline__ bool mma_aligned(const uchar* in, const uchar*
 
 /* x: TILES tiles of 128 output bytes per block; y: WARPS row groups of ROWS rows per block, over every plane.
    The fast tiles only: the edge tiles are conv_cuda_mma_edge's (a second launch), whose checked path would
-   otherwise set this kernel's registers (96 against 64 on gaussian5, 3 channels). Every branch below is uniform
+   otherwise set this kernel's registers (ptxas: 96 against 62 on gaussian5, 3 channels, rows 16). Every branch below is uniform
    across a warp (mma.sync needs all 32 lanes). */
 extern "C" __global__ void PIMG_BOUNDS conv_cuda_mma(const uchar* __restrict__ in, uchar* __restrict__ out, int width,
                                                      int height, int out_width, int out_height) {

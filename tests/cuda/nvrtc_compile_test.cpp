@@ -247,8 +247,8 @@ TEST_F(NvrtcTest, CompileErrorIsALogNotAnException) {
 }
 
 // cuda_mma (the taps on the tensor cores): every layout, border and filter, each with one of four configurations
-// in turn (each knob value at least twice over the nine; stage 1 with 35 chunks a row, more than a warp's lanes), and on three of them the box filter's divisor of 9 (a
-// division, not a shift); then what its plan refuses.
+// in turn (each at least twice over the nine; stage 1 with 35 chunks a row, more than a warp's lanes), and on
+// three of them the box filter's divisor of 9 (a division, not a shift); then what its plan refuses.
 class NvrtcMma : public NvrtcTest, public ::testing::WithParamInterface<VecParam> {};
 
 TEST_P(NvrtcMma, EveryRowsTilesAndWarpsCompileForSm90) {
