@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Builds the tests with clang under AddressSanitizer + UndefinedBehaviorSanitizer (and libFuzzer
-# coverage, so scripts/fuzz.sh can use the same build) into ./build-asan, and runs the unit,
+# coverage in the readers the fuzz targets drive, so scripts/fuzz.sh can use the same build) into ./build-asan, and runs the unit,
 # OpenMP and end-to-end tests there. CUDA, the PoCL kernel tests and the benchmarks are left out of
 # this build (they run in the ordinary build); see docs/ci.md and docs/reliability.md.
 set -euo pipefail

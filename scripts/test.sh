@@ -13,8 +13,10 @@ phase deps bash scripts/install-deps.sh
 phase build bash scripts/build.sh "-DPIMG_TEST_LABELS=$labels"
 export PIMG_CACHE_DIR="${PIMG_CACHE_DIR:-$(mktemp -d)}"
 # PoCL builds work-group functions faster as work-item loops without its vectoriser (`loops`) than with it (its
-# default): the PoCL tests of both builds are compile-bound (docs/ci.md). Tuning runs keep PoCL's default.
+# default), and once per kernel instead of once per work-group size (no specialisation): the PoCL tests of both
+# builds are compile-bound (docs/ci.md). Tuning runs keep PoCL's defaults.
 export POCL_WORK_GROUP_METHOD="${POCL_WORK_GROUP_METHOD:-loops}"
+export POCL_WORK_GROUP_SPECIALIZATION="${POCL_WORK_GROUP_SPECIALIZATION:-0}"
 select=()
 [ "$labels" = all ] || select=(-L "^(${labels//;/|})\$")
 phase ctest ctest --test-dir build --output-on-failure -j "$jobs" "${select[@]}" --output-junit "$PWD/build/ctest-junit.xml"
