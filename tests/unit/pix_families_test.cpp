@@ -6,11 +6,14 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <array>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <random>
 
 #include "bgr2rgba/bgr2rgba_family.hpp"
+#include "common/pix_common.hpp"
 #include "flip/flip_family.hpp"
 #include "maxpool/maxpool_family.hpp"
 #include "pimg/errors.hpp"
@@ -56,6 +59,34 @@ TEST(PixFamilies, SeededInputIsReproducibleAndNotZero) {
   EXPECT_NE(wa.input("in").bytes, wb.input("in").bytes);
   EXPECT_EQ(wa.input("in").bytes.size(), 16u * 8 * 3);
   EXPECT_TRUE(std::any_of(wa.input("in").bytes.begin(), wa.input("in").bytes.end(), [](auto v) { return v != 0; }));
+}
+
+// The documented bytes (docs/families.md): byte i is byte i % 8, least significant first, of the (i / 8)-th draw
+// of std::mt19937_64, whose outputs the standard fixes; a shorter fill is a prefix of a longer one (the first
+// image of a batch is the single image); the 256 values come about equally often.
+TEST(PixFamilies, SeededBytesAreTheStandardEnginesDrawsInOrder) {
+  std::vector<std::uint8_t> bytes(21);
+  pix::random_bytes(bytes, 1107);
+  std::mt19937_64 engine(1107);
+  for (std::size_t word = 0; word < 3; ++word) {
+    const std::uint64_t v = engine();
+    for (std::size_t b = 0; b < 8 && 8 * word + b < bytes.size(); ++b)
+      EXPECT_EQ(bytes[8 * word + b], static_cast<std::uint8_t>(v >> (8 * b))) << "byte " << 8 * word + b;
+  }
+  std::mt19937_64 standard;  // the standard's check: the 10000th draw of a default-constructed engine
+  standard.discard(9999);
+  EXPECT_EQ(standard(), 9981545732273789042ull);
+  std::vector<std::uint8_t> longer(1 << 20);
+  pix::random_bytes(longer, 1107);
+  EXPECT_TRUE(std::equal(bytes.begin(), bytes.end(), longer.begin()));
+  const Problem p = kFlip.make_problem(13, 7, 3, {});  // 273 bytes: the first image ends inside a draw
+  const auto single = pix::image_input(p, 3, false), two = pix::image_input(p, 3, false, 2);
+  ASSERT_EQ(two.size(), 2 * single.size());
+  EXPECT_TRUE(std::equal(single.begin(), single.end(), two.begin()));
+  std::array<int, 256> count{};
+  for (std::uint8_t v : longer) ++count[v];
+  for (int v = 0; v < 256; ++v)  // 4096 expected, standard deviation 64: six deviations either way
+    EXPECT_NEAR(count[v], 4096, 384) << "value " << v;
 }
 
 TEST(PixFamilies, Bgr2RgbaReferenceSwapsAndWritesAlpha) {

@@ -134,6 +134,19 @@ void check_size(int width, int height, int bytes_per_pixel) {
                                          bytes_per_pixel));
 }
 
+void random_bytes(std::span<std::uint8_t> out, std::uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  std::size_t i = 0;
+  for (; i + 8 <= out.size(); i += 8) {
+    const std::uint64_t v = rng();
+    for (int b = 0; b < 8; ++b) out[i + b] = static_cast<std::uint8_t>(v >> (8 * b));
+  }
+  if (i < out.size()) {
+    const std::uint64_t v = rng();
+    for (int b = 0; i < out.size(); ++i, ++b) out[i] = static_cast<std::uint8_t>(v >> (8 * b));
+  }
+}
+
 std::vector<std::uint8_t> image_input(const Problem& p, int channels, bool planar, int images) {
   const std::size_t plane = static_cast<std::size_t>(p.width) * p.height;
   if (images > 1 && p.attr("input") != "random") {
@@ -145,9 +158,7 @@ std::vector<std::uint8_t> image_input(const Problem& p, int channels, bool plana
   }
   std::vector<std::uint8_t> pixels(plane * channels * static_cast<std::size_t>(images));
   if (p.attr("input") == "random") {
-    std::mt19937 rng(static_cast<std::uint32_t>(std::stoul(p.attr("seed"))));
-    std::uniform_int_distribution<int> dist(0, 255);
-    for (auto& px : pixels) px = static_cast<std::uint8_t>(dist(rng));
+    random_bytes(pixels, std::stoul(p.attr("seed")));
     return pixels;
   }
   Image img = load_image(p.attr("input"), channels);

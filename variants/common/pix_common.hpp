@@ -80,7 +80,14 @@ int parse_int_attr(const std::string& key, const std::string& text, int lo = std
 // image file when input names one, and positive (AttrError "sizes").
 void complete_image_size(std::map<std::string, std::string>& attrs, int& width, int& height);
 
-// width x height x channels bytes: the seeded random bytes (mt19937, uniform 0..255) or the problem's
+// `out` filled with seeded uniform bytes: byte i is byte i % 8 (least significant first) of the (i / 8)-th
+// output of std::mt19937_64 seeded with `seed`. The standard fixes that engine's outputs (not those of
+// std::uniform_int_distribution, which differ between standard libraries), so the bytes are the same with
+// every compiler; one draw gives eight bytes (a 200 MB input is made in about a tenth of a second, not
+// seconds), and a shorter fill is a prefix of a longer one.
+void random_bytes(std::span<std::uint8_t> out, std::uint64_t seed);
+
+// width x height x channels bytes: the seeded random bytes (random_bytes) or the problem's
 // image file decoded to `channels`, laid out interleaved or planar. `images` > 1: that many images one
 // after another, the random ones from the one stream (the first is the single image's), the file in each.
 std::vector<std::uint8_t> image_input(const Problem& p, int channels, bool planar, int images = 1);

@@ -22,8 +22,9 @@ HistSpec spec_of(const Problem& p);
 // interleaved, or planes of samples / channels each when `planar`.
 void reference(const std::uint8_t* in, std::size_t samples, int channels, bool planar, std::uint32_t* out);
 
-// Seeded pixels for the random inputs of hist and histeq: `uniform` over 0..255, or `peaked` (the sum
-// of four uniform draws in 0..63, a bell around 126 that makes atomics collide). Never all zeros.
+// Seeded pixels for the random inputs of hist and histeq: `uniform` over 0..255 (pix::random_bytes), or
+// `peaked` (the sum of four uniform draws in 0..63, a bell around 126 that makes atomics collide: four 6-bit
+// fields of a std::mt19937_64 draw, two pixels a draw). Never all zeros.
 std::vector<std::uint8_t> random_pixels(std::size_t n, std::uint32_t seed, const std::string& dist);
 // The samples of the problem's input: random_pixels, or the image file it names (planar when the problem's
 // layout is planar).
