@@ -83,8 +83,8 @@ void complete_image_size(std::map<std::string, std::string>& attrs, int& width, 
 // `out` filled with seeded uniform bytes: byte i is byte i % 8 (least significant first) of the (i / 8)-th
 // output of std::mt19937_64 seeded with `seed`. The standard fixes that engine's outputs (not those of
 // std::uniform_int_distribution, which differ between standard libraries), so the bytes are the same with
-// every compiler; one draw gives eight bytes (a 200 MB input is made in about a tenth of a second, not
-// seconds), and a shorter fill is a prefix of a longer one.
+// every compiler; one draw gives eight bytes (an 8192x8192x3 input in 0.34-0.47 s on the 2-core machine, where a
+// distribution draw a byte took 2.3-2.7 s: bench/results/2026-12-01-ci-test-opt/random-bytes.cpp), and a shorter fill is a prefix of a longer one.
 void random_bytes(std::span<std::uint8_t> out, std::uint64_t seed);
 
 // width x height x channels bytes: the seeded random bytes (random_bytes) or the problem's
