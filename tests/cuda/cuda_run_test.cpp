@@ -8,6 +8,7 @@
 #include <cmath>
 #include <cstring>
 #include <functional>
+#include <iterator>
 #include <map>
 #include <string>
 #include <vector>
@@ -286,6 +287,42 @@ TEST(CudaRun, SimdVecKernelIsExactAtOddSizesAndAt8192) {
     for (int vec : {4, 16})
       expect_exact(p, "cuda_vec", config({{"block_x", 32}, {"block_y", 2}, {"vec", vec}, {"rows", 5}, {"simd", 1}}));
   }
+}
+
+// cuda_stream (column strips, halo words through shuffles, the warp's and the row's edge lanes by the border rule):
+// rows of 1000 bytes (125 vectors of 8: the last warp's lanes past the row; 250 of 4), 200 (a second, partial warp)
+// and 96 (one partial warp), a single row, strips longer than the image, shorter ones with a partial last strip,
+// depths below, at and above K, both borders it takes; planar planes with a custom filter (divisor 4, the lane
+// shift); the 8192x8192 bar problem with the H200's winning region.
+TEST(CudaRun, StreamKernelIsExactAtEveryEdgeOfRowsAndStrips) {
+  REQUIRE_CUDA();
+  const std::pair<int, int> sizes[] = {{1000, 7}, {200, 33}, {96, 1}};
+  const Config configs[] = {
+      config({{"block_x", 32}, {"block_y", 4}, {"rows", 1}, {"depth", 1}}),
+      config({{"block_x", 128}, {"block_y", 1}, {"rows", 3}, {"depth", 2}}),
+      config({{"block_x", 64}, {"block_y", 2}, {"rows", 16}, {"depth", 5}}),
+      config({{"block_x", 32}, {"block_y", 1}, {"rows", 64}, {"depth", 8}, {"launch_bounds", 4}}),
+      config({{"block_x", 32}, {"block_y", 2}, {"rows", 5}, {"depth", 3}}),
+  };
+  std::size_t index = 0;
+  for (const auto& [width, height] : sizes)
+    for (const char* border : {"zero", "replicate"})
+      for (int vec : {4, 8, 16}) {
+        if (width % vec != 0) continue;
+        for (std::size_t i = 0; i < 2; ++i, ++index) {
+          Config c = configs[index % std::size(configs)];
+          c.set("vec", std::int64_t{vec});
+          expect_exact(make_problem(kShapes[0], border, "sharpen3", width, height), "cuda_stream", c);
+        }
+      }
+  const Problem planar = conv_family().make_problem(
+      200, 21, 3,
+      {{"layout", "planar"}, {"border", "zero"}, {"filter", "custom"}, {"weights", "-1,2,-1;2,9,2;-1,2,-1"},
+       {"divisor", "4"}});
+  expect_exact(planar, "cuda_stream", config({{"block_x", 32}, {"block_y", 4}, {"vec", 8}, {"rows", 4}, {"depth", 3}}));
+  expect_exact(planar, "cuda_stream", config({{"block_x", 64}, {"block_y", 1}, {"vec", 4}, {"rows", 16}, {"depth", 6}}));
+  expect_exact(make_problem(kShapes[0], "replicate", "sharpen3", 8192, 8192), "cuda_stream",
+               config({{"block_x", 128}, {"block_y", 1}, {"vec", 8}, {"rows", 12}, {"depth", 5}}));
 }
 
 // cuda_mma (the taps on the tensor cores) over the matrix at widths where every tile takes the checked path

@@ -225,7 +225,7 @@ TEST_F(NvrtcTest, SpinKernelCompiles) {
 // variant or the copy kernel (headers, *.cuh, are compiled through the sources that include them).
 TEST(NvrtcCoverage, EveryCudaKernelSourceIsCompiledHere) {
   std::set<std::string> covered = {"copy/copy.cu", "timing/spin.cu", "check/check.cu"};  // check: CheckKernelsCompileForSm90
-  for (const char* name : {"cuda_direct", "cuda_tiled", "cuda_texture", "cuda_vec", "cuda_mma"})
+  for (const char* name : {"cuda_direct", "cuda_tiled", "cuda_texture", "cuda_vec", "cuda_mma", "cuda_stream"})
     covered.insert(variant(name).source());
   covered.insert(Registry::builtin().variant("semblance", "cuda_grid")->source());  // semblance_nvrtc_test.cpp
   covered.insert(Registry::builtin().variant("rotate", "cuda_direct")->source());   // rotate_nvrtc_test.cpp
@@ -277,6 +277,65 @@ TEST_P(NvrtcMma, EveryRowsTilesAndWarpsCompileForSm90) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Cuda, NvrtcMma, kEveryLayoutAndBorder, mma_name);
+
+// cuda_stream (column strips): each vec with short, odd and long strips and depths against the K-row accumulators
+// (depth 1, 3 = K, 5, 8), launch bounds and a register cap, over sharpen3 with both borders it takes and planar
+// planes with a custom filter whose divisor of 4 is a lane shift.
+TEST_F(NvrtcTest, StreamStripsCompileForSm90) {
+  const Variant& v = variant("cuda_stream");
+  const KernelSource* source = kernel_source(v.source());
+  ASSERT_NE(source, nullptr) << v.source();
+  const Problem planar = conv_family().make_problem(
+      96, 20, 3,
+      {{"layout", "planar"}, {"border", "replicate"}, {"filter", "custom"}, {"weights", "-1,2,-1;2,9,2;-1,2,-1"},
+       {"divisor", "4"}});
+  const std::vector<Config> configs = {
+      config({{"block_x", 32}, {"block_y", 4}, {"vec", 4}, {"rows", 1}, {"depth", 1}}),
+      config({{"block_x", 128}, {"block_y", 1}, {"vec", 8}, {"rows", 37}, {"depth", 3}, {"launch_bounds", 4}}),
+      config({{"block_x", 64}, {"block_y", 2}, {"vec", 16}, {"rows", 16}, {"depth", 5}}),
+      config({{"block_x", 32}, {"block_y", 1}, {"vec", 16}, {"rows", 256}, {"depth", 8}, {"maxrregcount", 64}}),
+  };
+  const Problem problems[] = {make_problem(kShapes[0], "zero", "sharpen3", 96, 20),
+                              make_problem(kShapes[0], "replicate", "sharpen3", 96, 20), planar};
+  for (std::size_t i = 0; i < configs.size(); ++i) {
+    const Problem& p = problems[i % 3];
+    expect_compiles(*source, plan_for(v, p, conv_family().make_workload(p), configs[i], sm90_device()),
+                    "cuda_stream " + configs[i].brief() + " on " + p.label());
+  }
+}
+
+TEST(CudaPlans, StreamGeometryAndWhatItRefuses) {
+  const Variant& v = variant("cuda_stream");
+  const Problem p = make_problem(kShapes[0], "replicate", "sharpen3", 1000, 70);
+  const Workload w = conv_family().make_workload(p);
+  const LaunchPlan plan = plan_for(v, p, w, config({{"block_x", 64}, {"block_y", 2}, {"vec", 8}, {"rows", 16}}),
+                                   sm90_device());
+  EXPECT_EQ(plan.entry, "conv_cuda_stream");
+  EXPECT_EQ(plan.global[0], 128u);  // 125 vectors of 8 bytes, rounded up to the block
+  EXPECT_EQ(plan.global[1], 6u);    // ceil(70 / 16) = 5 strips, rounded up to 2 a block
+  EXPECT_EQ(plan.local[0], 64u);
+  EXPECT_EQ(plan.local[1], 2u);
+  EXPECT_NE(std::find(plan.defines.begin(), plan.defines.end(), std::pair<std::string, std::string>{"DEPTH", "6"}),
+            plan.defines.end());
+  auto refusal = [&](const Problem& q, const Config& c) {
+    try {
+      plan_for(v, q, conv_family().make_workload(q), c, sm90_device());
+    } catch (const PlanError& e) {
+      return std::string(e.what());
+    }
+    return std::string();
+  };
+  EXPECT_NE(refusal(p, config({{"vec", 16}})).find("not a whole number of 16-byte vectors"), std::string::npos);
+  EXPECT_NE(refusal(p, config({{"block_x", 48}, {"vec", 8}})).find("multiple of 32"), std::string::npos);
+  EXPECT_NE(refusal(make_problem(kShapes[1], "replicate", "sharpen3", 64, 8), Config{}).find("interleaved"),
+            std::string::npos);
+  EXPECT_NE(refusal(make_problem(kShapes[0], "valid", "sharpen3", 64, 8), Config{}).find("border=valid"),
+            std::string::npos);
+  EXPECT_NE(refusal(make_problem(kShapes[0], "zero", "gaussian5", 64, 8), Config{}).find("16-bit lanes"),
+            std::string::npos);
+  EXPECT_THROW(plan_for(v, p, w, config({{"depth", 9}}), sm90_device()), PlanError);
+  EXPECT_THROW(plan_for(v, p, w, config({{"rows", 0}}), sm90_device()), PlanError);
+}
 
 TEST(CudaPlans, MmaGeometryAndWhatItRefuses) {
   const Problem p = make_problem(kShapes[1], "replicate", "gaussian5", 100, 30);  // 300 bytes a row

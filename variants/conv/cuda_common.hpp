@@ -65,11 +65,12 @@ void cuda_set_wide_geometry(LaunchPlan& plan, const ConvSpec& s, const CudaKnobs
 std::unique_ptr<Variant> make_cuda_direct();
 std::unique_ptr<Variant> make_cuda_vec();
 std::unique_ptr<Variant> make_cuda_mma();
+std::unique_ptr<Variant> make_cuda_stream();
 std::unique_ptr<Variant> make_cuda_tiled();
 std::unique_ptr<Variant> make_cuda_texture();
 std::unique_ptr<Variant> make_npp_filter();
 
-// Adds cuda_direct, cuda_vec, cuda_mma, cuda_tiled, cuda_texture and npp_filter.
+// Adds cuda_direct, cuda_vec, cuda_mma, cuda_stream, cuda_tiled, cuda_texture and npp_filter.
 void register_cuda_variants(Registry& reg);
 
 }  // namespace pimg::conv

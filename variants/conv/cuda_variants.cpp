@@ -128,6 +128,7 @@ void register_cuda_variants(Registry& reg) {
   reg.add_variant(make_cuda_direct());
   reg.add_variant(make_cuda_vec());
   reg.add_variant(make_cuda_mma());
+  reg.add_variant(make_cuda_stream());
   reg.add_variant(make_cuda_tiled());
   reg.add_variant(make_cuda_texture());
   reg.add_variant(make_npp_filter());
