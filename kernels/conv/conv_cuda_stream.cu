@@ -1,27 +1,25 @@
-/* conv_cuda_stream (CUDA through NVRTC): a K x K filter with small signed integer weights (the family's
-   PIMG_SIMD) on one byte per pixel of a row (one channel, or planar planes), each thread walking down a
-   column strip: VEC output bytes of ROWS consecutive rows. Where cuda_vec's threads take a few rows each and
-   load K - 1 halo rows again for every group, a strip loads each input row once per ROWS output rows, keeps
-   DEPTH rows of loads in flight ahead of the row it computes (a ring of registers), and takes its
-   neighbours' halo words from the lanes beside it (__shfl_sync); the warp's edge lanes load the word beyond
-   the warp, and a lane at the row's edge builds it by the border rule (replicated edge byte, or zero).
-   The taps run on two biased 16-bit lanes per 32-bit word (conv_packed.h's SIMD): the same integer sums as
-   the family's rule, so the same bytes.
-   Rows past the image follow the border rule (zero / clamp). There is no checked path: the plan refuses
-   what the fast path cannot do (a valid border, interleaved channels, rows not a multiple of VEC bytes).
-   Defines: VEC (4, 8, 16), ROWS, DEPTH (1 .. 8), BLOCK_X (a multiple of 32), BLOCK_Y, LAUNCH_BOUNDS, SIMD 1,
-   SEPARABLE 0, PACKED 0, and the problem's PIMG_*. */
+/* conv_cuda_stream (CUDA through NVRTC): each thread walks down a column strip, VEC output bytes of a row
+   (interleaved pixels and channels together, or one plane's bytes) for ROWS consecutive rows. Where cuda_vec's
+   threads take a few rows each and load the K - 1 halo rows again for every group, a strip loads each input
+   row once per ROWS output rows, keeps DEPTH rows of loads in flight ahead of the row it computes (a ring of
+   registers), and takes its neighbours' halo words from the lanes beside it (__shfl_sync); the warp's edge
+   lanes load the words beyond the warp, and a lane at the row's edge builds them by the border rule (the edge
+   pixel's bytes replicated, or zero).
+   The arithmetic is conv_packed.h's, two 16-bit lanes per 32-bit word: SIMD 1, the K x K taps of a filter
+   with small signed weights; SEPARABLE 1 and PACKED 1, a row pass then a column pass of a separable filter
+   with non-negative factors. Both give the family's integer sums, so its bytes.
+   Rows past the image follow the border rule (zero / clamp). There is no checked path: the plan refuses what
+   this one cannot do (a valid border, rows not a whole number of VEC-byte vectors, a halo wider than a vector).
+   Defines: VEC (4, 8, 16), ROWS, DEPTH (1 .. 8), BLOCK_X (a multiple of 32), BLOCK_Y, LAUNCH_BOUNDS, SIMD or
+   SEPARABLE + PACKED, and the problem's PIMG_*. */
 #include "conv/conv_portable.h"
 #include "conv/conv_packed.h"
 
-#if !SIMD || BPP != 1 || PIMG_BORDER == PIMG_BORDER_VALID
-#error "conv_cuda_stream: SIMD taps on one byte per pixel, zero or replicated border"
+#if !(SIMD || (SEPARABLE && PACKED)) || PIMG_BORDER == PIMG_BORDER_VALID || BPP > 4
+#error "conv_cuda_stream: SIMD taps or packed separable passes, zero or replicated border, at most 4 bytes a pixel"
 #endif
 #if BLOCK_X % 32 != 0
 #error "conv_cuda_stream: BLOCK_X a multiple of 32 (whole warps along a row)"
-#endif
-#if PIMG_R > 4
-#error "conv_cuda_stream: the halo (K / 2 bytes) must fit one 32-bit word (K at most 9)"
 #endif
 
 #if VEC == 4
@@ -33,8 +31,14 @@ typedef uint4 vec_t;
 #else
 #error "VEC must be 4, 8 or 16"
 #endif
-#define WV (VEC / 4)        /* 32-bit words per vector */
-#define SKIP (4 - PIMG_R) /* a window's first input byte within the row's words w[] (from 4 bytes left) */
+#define WV (VEC / 4)                /* 32-bit words per vector */
+#define HALO (PIMG_R * BPP)         /* halo bytes on each side */
+#define HW ((HALO + 3) / 4)         /* halo words on each side, from the neighbours' vectors */
+#define NW (HW + WV + HW)           /* a row's words: the left halo, this lane's vector, the right halo */
+#define SKIP (4 * HW - HALO)        /* a window's first input byte within them */
+#if HW > WV
+#error "conv_cuda_stream: the halo (K / 2 pixels) must fit one vector"
+#endif
 
 struct StreamVec {
   uint w[WV];
@@ -68,21 +72,29 @@ static __device__ __forceinline__ void stream_store(uchar* p, const uint* o) {
 #endif
 }
 
-/* The word beyond a row's edge by the border rule: every byte the row's edge byte (replicate) or zero. */
-static __device__ __forceinline__ uint stream_edge(uint word, uint selector) {
-#if PIMG_BORDER == PIMG_BORDER_REPLICATE
-  return __byte_perm(word, 0u, selector);
-#else
-  return 0u;
-#endif
+/* The byte-permute selectors of the halo words beyond a row's edge with the border replicated: left halo
+   word h (h = 0 the farthest) from the row's first word, whose bytes 0 .. BPP-1 are the first pixel's channels;
+   right halo word h (h = 0 the nearest) from the row's last word, whose bytes 4-BPP .. 3 are the last pixel's. */
+static __host__ __device__ constexpr uint stream_left_selector(int h) {
+  uint s = 0;
+  for (int j = 0; j < 4; ++j) {
+    const int offset = -4 * (HW - h) + j; /* bytes before the row's first */
+    s |= (uint)(((offset % BPP) + BPP) % BPP) << (4 * j);
+  }
+  return s;
+}
+static __host__ __device__ constexpr uint stream_right_selector(int h) {
+  uint s = 0;
+  for (int j = 0; j < 4; ++j) s |= (uint)(4 - BPP + (4 * h + j) % BPP) << (4 * j);
+  return s;
 }
 
 static __host__ __device__ constexpr int stream_gcd(int a, int b) { return b == 0 ? a : stream_gcd(b, a % b); }
-#define UNROLL_ROWS (PIMG_K * DEPTH / stream_gcd(PIMG_K, DEPTH)) /* rows per turn: slots are constants */
+#define UNROLL_ROWS (PIMG_K * DEPTH / stream_gcd(PIMG_K, DEPTH)) /* rows per turn: ring slots are constants */
 
 extern "C" __global__ void PIMG_BOUNDS conv_cuda_stream(const uchar* __restrict__ in, uchar* __restrict__ out,
                                                         int width, int height, int out_width, int out_height) {
-  const int row_bytes = width; /* BPP 1; out_width == width (zero or replicated border) */
+  const int row_bytes = width * BPP; /* out_width == width (zero or replicated border) */
   const int lane = threadIdx.x & 31;
   const int b0 = (blockIdx.x * BLOCK_X + threadIdx.x) * VEC;
   const int groups = (out_height + ROWS - 1) / ROWS;
@@ -95,15 +107,15 @@ extern "C" __global__ void PIMG_BOUNDS conv_cuda_stream(const uchar* __restrict_
   const bool inside = b0 < row_bytes;
   const int own = inside ? b0 : row_bytes - VEC; /* a lane past the row loads the last vector, stores nothing */
   const bool left_out = own == 0, right_out = own + VEC >= row_bytes;
-  /* The one word this lane loads beyond its own vector: the warp's first lane the word to its left, the last
-     lane the word to its right (none beyond the row); in words from the vector's first. */
-  const int ext = lane == 0 && !left_out ? -1 : lane == 31 && !right_out ? WV : 0;
+  /* The words this lane loads beyond its own vector: the warp's first lane the HW words to its left, the last
+     lane the HW words to its right (none beyond the row); in words from the vector's first. */
+  const int ext = lane == 0 && !left_out ? -HW : lane == 31 && !right_out ? WV : 0;
   const int n_in = ROWS + PIMG_K - 1;
   const int n_rows = min(ROWS, out_height - oy0); /* rows this strip stores */
 
   StreamVec ring[DEPTH];
-  uint ring_ext[DEPTH];
-  auto load_row = [&](int i, StreamVec& v, uint& e) {
+  uint ring_ext[DEPTH][HW];
+  auto load_row = [&](int i, StreamVec& v, uint* e) {
     int y = oy0 - PIMG_R + i;
 #if PIMG_BORDER == PIMG_BORDER_REPLICATE
     y = min(max(y, 0), height - 1);
@@ -111,19 +123,29 @@ extern "C" __global__ void PIMG_BOUNDS conv_cuda_stream(const uchar* __restrict_
     if (y < 0 || y >= height) {
 #pragma unroll
       for (int q = 0; q < WV; ++q) v.w[q] = 0u;
-      e = 0u;
+#pragma unroll
+      for (int h = 0; h < HW; ++h) e[h] = 0u;
       return;
     }
 #endif
     const uchar* row = in_plane + (long)y * row_bytes + own;
     v = stream_load((const vec_t*)row);
-    if (ext != 0) e = __ldg((const uint*)row + ext);
+    if (ext != 0) {
+#pragma unroll
+      for (int h = 0; h < HW; ++h) e[h] = __ldg((const uint*)row + ext + h);
+    }
   };
 #pragma unroll
   for (int d = 0; d < DEPTH; ++d)
     if (d < n_in) load_row(d, ring[d], ring_ext[d]);
 
-  uint acc[PIMG_K][VEC / 2];
+#if SIMD
+  const int weight[PIMG_K * PIMG_K] = {PIMG_WEIGHTS};
+#else
+  const int colw[PIMG_K] = {PIMG_COL_WEIGHTS};
+  const int roww[PIMG_K] = {PIMG_ROW_WEIGHTS};
+#endif
+  uint acc[PIMG_K][VEC / 2]; /* output bytes (pair_byte(p), pair_byte(p) + 2) in the lanes of word p */
 #pragma unroll 1
   for (int base = 0; base < n_in; base += UNROLL_ROWS) {
 #pragma unroll
@@ -131,26 +153,46 @@ extern "C" __global__ void PIMG_BOUNDS conv_cuda_stream(const uchar* __restrict_
       const int i = base + u;
       if (i >= n_in) break;
       const int slot = u % DEPTH, a0 = u % PIMG_K;
-      /* the row's words: the left neighbour's last, this lane's vector, the right neighbour's first */
-      uint w[WV + 2];
+      uint w[NW];
 #pragma unroll
-      for (int q = 0; q < WV; ++q) w[1 + q] = ring[slot].w[q];
-      const uint from_left = __shfl_up_sync(0xffffffffu, w[WV], 1);
-      const uint from_right = __shfl_down_sync(0xffffffffu, w[1], 1);
-      w[0] = lane == 0 ? ring_ext[slot] : from_left;
-      w[WV + 1] = lane == 31 ? ring_ext[slot] : from_right;
-      if (left_out) w[0] = stream_edge(w[1], 0x0000u);
-      if (right_out) w[WV + 1] = stream_edge(w[WV], 0x3333u);
+      for (int q = 0; q < WV; ++q) w[HW + q] = ring[slot].w[q];
+#pragma unroll
+      for (int h = 0; h < HW; ++h) {
+        const uint from_left = __shfl_up_sync(0xffffffffu, w[WV + h], 1);  /* the left lane's last HW words */
+        const uint from_right = __shfl_down_sync(0xffffffffu, w[HW + h], 1); /* the right lane's first HW words */
+        w[h] = lane == 0 ? ring_ext[slot][h] : from_left;
+        w[HW + WV + h] = lane == 31 ? ring_ext[slot][h] : from_right;
+      }
+      if (left_out) {
+#pragma unroll
+        for (int h = 0; h < HW; ++h) {
+#if PIMG_BORDER == PIMG_BORDER_REPLICATE
+          w[h] = __byte_perm(w[HW], 0u, stream_left_selector(h));
+#else
+          w[h] = 0u;
+#endif
+        }
+      }
+      if (right_out) {
+#pragma unroll
+        for (int h = 0; h < HW; ++h) {
+#if PIMG_BORDER == PIMG_BORDER_REPLICATE
+          w[HW + WV + h] = __byte_perm(w[HW + WV - 1], 0u, stream_right_selector(h));
+#else
+          w[HW + WV + h] = 0u;
+#endif
+        }
+      }
       /* the next load into the slot just read */
       if (i + DEPTH < n_in) load_row(i + DEPTH, ring[slot], ring_ext[slot]);
 
-      uint even[WV + 2], odd[WV + 2];
+      uint even[NW], odd[NW];
 #pragma unroll
-      for (int q = 0; q < WV + 2; ++q) {
+      for (int q = 0; q < NW; ++q) {
         even[q] = pimg_even(w[q]);
         odd[q] = pimg_odd(w[q]);
       }
-      const int weight[PIMG_K * PIMG_K] = {PIMG_WEIGHTS};
+#if SIMD
 #pragma unroll
       for (int b = 0; b < VEC / 2; ++b) acc[a0][b] = PIMG_SIMD_BIAS;
 #pragma unroll
@@ -160,15 +202,39 @@ extern "C" __global__ void PIMG_BOUNDS conv_cuda_stream(const uchar* __restrict_
         for (int kx = 0; kx < PIMG_K; ++kx) {
 #pragma unroll
           for (int b = 0; b < VEC / 2; ++b)
-            acc[a][b] += (uint)weight[ky * PIMG_K + kx] * pimg_pair(even, odd, SKIP + pimg_pair_byte(b) + kx);
+            acc[a][b] += (uint)weight[ky * PIMG_K + kx] * pimg_pair(even, odd, SKIP + pimg_pair_byte(b) + kx * BPP);
         }
       }
+#else
+      uint hrow[VEC / 2]; /* this row filtered along x */
+#pragma unroll
+      for (int b = 0; b < VEC / 2; ++b) {
+        hrow[b] = 0u;
+#pragma unroll
+        for (int kx = 0; kx < PIMG_K; ++kx)
+          hrow[b] += (uint)roww[kx] * pimg_pair(even, odd, SKIP + pimg_pair_byte(b) + kx * BPP);
+      }
+#pragma unroll
+      for (int b = 0; b < VEC / 2; ++b) acc[a0][b] = 0u;
+#pragma unroll
+      for (int ky = 0; ky < PIMG_K; ++ky) {
+        const int a = (u - ky + PIMG_K * UNROLL_ROWS) % PIMG_K;
+#pragma unroll
+        for (int b = 0; b < VEC / 2; ++b) acc[a][b] += (uint)colw[ky] * hrow[b];
+      }
+#endif
       const int done = i - (PIMG_K - 1); /* the output row complete after this input row */
       if (inside && done >= 0 && done < n_rows) {
         const int a = (u + 1) % PIMG_K;
         uint o[WV];
 #pragma unroll
-        for (int q = 0; q < WV; ++q) o[q] = pimg_simd_word(acc[a][2 * q], acc[a][2 * q + 1]);
+        for (int q = 0; q < WV; ++q) {
+#if SIMD
+          o[q] = pimg_simd_word(acc[a][2 * q], acc[a][2 * q + 1]);
+#else
+          o[q] = pimg_packed_word(acc[a][2 * q], acc[a][2 * q + 1]);
+#endif
+        }
         stream_store(out_plane + (long)(oy0 + done) * row_bytes + b0, o);
       }
     }

@@ -292,8 +292,8 @@ TEST(CudaRun, SimdVecKernelIsExactAtOddSizesAndAt8192) {
 // cuda_stream (column strips, halo words through shuffles, the warp's and the row's edge lanes by the border rule):
 // rows of 1000 bytes (125 vectors of 8: the last warp's lanes past the row; 250 of 4), 200 (a second, partial warp)
 // and 96 (one partial warp), a single row, strips longer than the image, shorter ones with a partial last strip,
-// depths below, at and above K, both borders it takes; planar planes with a custom filter (divisor 4, the lane
-// shift); the 8192x8192 bar problem with the H200's winning region.
+// depths below, at and above K, both borders it takes; three interleaved channels with the taps and with the packed
+// separable passes; planar planes with a custom filter (divisor 4, the lane shift); both 8192x8192 bar problems.
 TEST(CudaRun, StreamKernelIsExactAtEveryEdgeOfRowsAndStrips) {
   REQUIRE_CUDA();
   const std::pair<int, int> sizes[] = {{1000, 7}, {200, 33}, {96, 1}};
@@ -315,6 +315,19 @@ TEST(CudaRun, StreamKernelIsExactAtEveryEdgeOfRowsAndStrips) {
           expect_exact(make_problem(kShapes[0], border, "sharpen3", width, height), "cuda_stream", c);
         }
       }
+  // Three interleaved channels: 96 and 200 pixels are 288 and 600 bytes a row (16-byte vectors fit the first
+  // only); sharpen3's taps (a 3-byte halo) and gaussian5's packed separable passes (6 bytes, two halo words).
+  for (const auto& [width, height] : {std::pair<int, int>{96, 9}, std::pair<int, int>{200, 33}})
+    for (const char* border : {"zero", "replicate"})
+      for (int vec : {4, 8, 16}) {
+        if ((width * 3) % vec != 0) continue;
+        Config c = configs[index++ % std::size(configs)];
+        c.set("vec", std::int64_t{vec});
+        expect_exact(make_problem(kShapes[1], border, "sharpen3", width, height), "cuda_stream", c);
+        if (vec == 4) continue;  // gaussian5's halo is wider than 4 bytes
+        c.set("separable", std::int64_t{1});
+        expect_exact(make_problem(kShapes[1], border, "gaussian5", width, height), "cuda_stream", c);
+      }
   const Problem planar = conv_family().make_problem(
       200, 21, 3,
       {{"layout", "planar"}, {"border", "zero"}, {"filter", "custom"}, {"weights", "-1,2,-1;2,9,2;-1,2,-1"},
@@ -323,6 +336,8 @@ TEST(CudaRun, StreamKernelIsExactAtEveryEdgeOfRowsAndStrips) {
   expect_exact(planar, "cuda_stream", config({{"block_x", 64}, {"block_y", 1}, {"vec", 4}, {"rows", 16}, {"depth", 6}}));
   expect_exact(make_problem(kShapes[0], "replicate", "sharpen3", 8192, 8192), "cuda_stream",
                config({{"block_x", 128}, {"block_y", 1}, {"vec", 8}, {"rows", 12}, {"depth", 5}}));
+  expect_exact(make_problem(kShapes[1], "replicate", "gaussian5", 8192, 8192), "cuda_stream",
+               config({{"block_x", 128}, {"block_y", 1}, {"vec", 16}, {"rows", 16}, {"depth", 4}, {"separable", 1}}));
 }
 
 // cuda_mma (the taps on the tensor cores) over the matrix at widths where every tile takes the checked path

@@ -279,8 +279,9 @@ TEST_P(NvrtcMma, EveryRowsTilesAndWarpsCompileForSm90) {
 INSTANTIATE_TEST_SUITE_P(Cuda, NvrtcMma, kEveryLayoutAndBorder, mma_name);
 
 // cuda_stream (column strips): each vec with short, odd and long strips and depths against the K-row accumulators
-// (depth 1, 3 = K, 5, 8), launch bounds and a register cap, over sharpen3 with both borders it takes and planar
-// planes with a custom filter whose divisor of 4 is a lane shift.
+// (depth 1, 3 = K, 4, 5, 8), launch bounds and a register cap, over sharpen3 on one and three interleaved channels
+// with both borders it takes, planar planes with a custom filter whose divisor of 4 is a lane shift, and the packed
+// separable passes of gaussian5 on three interleaved channels.
 TEST_F(NvrtcTest, StreamStripsCompileForSm90) {
   const Variant& v = variant("cuda_stream");
   const KernelSource* source = kernel_source(v.source());
@@ -294,11 +295,14 @@ TEST_F(NvrtcTest, StreamStripsCompileForSm90) {
       config({{"block_x", 128}, {"block_y", 1}, {"vec", 8}, {"rows", 37}, {"depth", 3}, {"launch_bounds", 4}}),
       config({{"block_x", 64}, {"block_y", 2}, {"vec", 16}, {"rows", 16}, {"depth", 5}}),
       config({{"block_x", 32}, {"block_y", 1}, {"vec", 16}, {"rows", 256}, {"depth", 8}, {"maxrregcount", 64}}),
+      config({{"block_x", 64}, {"block_y", 1}, {"vec", 8}, {"rows", 16}, {"depth", 4}, {"separable", 1}}),
   };
   const Problem problems[] = {make_problem(kShapes[0], "zero", "sharpen3", 96, 20),
-                              make_problem(kShapes[0], "replicate", "sharpen3", 96, 20), planar};
+                              make_problem(kShapes[1], "replicate", "sharpen3", 96, 20), planar,
+                              make_problem(kShapes[0], "replicate", "sharpen3", 96, 20),
+                              make_problem(kShapes[1], "zero", "gaussian5", 96, 20)};
   for (std::size_t i = 0; i < configs.size(); ++i) {
-    const Problem& p = problems[i % 3];
+    const Problem& p = problems[i];
     expect_compiles(*source, plan_for(v, p, conv_family().make_workload(p), configs[i], sm90_device()),
                     "cuda_stream " + configs[i].brief() + " on " + p.label());
   }
@@ -327,11 +331,14 @@ TEST(CudaPlans, StreamGeometryAndWhatItRefuses) {
   };
   EXPECT_NE(refusal(p, config({{"vec", 16}})).find("not a whole number of 16-byte vectors"), std::string::npos);
   EXPECT_NE(refusal(p, config({{"block_x", 48}, {"vec", 8}})).find("multiple of 32"), std::string::npos);
-  EXPECT_NE(refusal(make_problem(kShapes[1], "replicate", "sharpen3", 64, 8), Config{}).find("interleaved"),
+  const Problem gauss3 = make_problem(kShapes[1], "replicate", "gaussian5", 64, 8);  // a halo of 6 bytes
+  EXPECT_NE(refusal(gauss3, config({{"separable", 1}, {"vec", 4}})).find("wider than a 4-byte vector"),
+            std::string::npos);
+  EXPECT_EQ(refusal(gauss3, config({{"separable", 1}, {"vec", 8}})), "");
+  EXPECT_NE(refusal(gauss3, config({{"separable", 0}})).find("16-bit lanes"), std::string::npos);
+  EXPECT_NE(refusal(make_problem(kShapes[0], "zero", "sharpen3", 64, 8), config({{"separable", 1}})).find("factorisation"),
             std::string::npos);
   EXPECT_NE(refusal(make_problem(kShapes[0], "valid", "sharpen3", 64, 8), Config{}).find("border=valid"),
-            std::string::npos);
-  EXPECT_NE(refusal(make_problem(kShapes[0], "zero", "gaussian5", 64, 8), Config{}).find("16-bit lanes"),
             std::string::npos);
   EXPECT_THROW(plan_for(v, p, w, config({{"depth", 9}}), sm90_device()), PlanError);
   EXPECT_THROW(plan_for(v, p, w, config({{"rows", 0}}), sm90_device()), PlanError);
