@@ -62,6 +62,13 @@ void cuda_set_direct_geometry(LaunchPlan& plan, const ConvSpec& s, const CudaKno
 // for a batch.
 void cuda_set_wide_geometry(LaunchPlan& plan, const ConvSpec& s, const CudaKnobs& k, const PlanContext& x);
 
+// The vector body's geometry (set_vec_body_geometry: vec-byte vectors along x, groups of `rows` rows along y, bx x by
+// blocks), refused where its blocks along y pass the device's grid limit (CUDA's 65535 where it states none; the
+// refusal says to raise `raise`), and the in, out and scalar arguments of the kernels built on it (cuda_vec,
+// cuda_mma, cuda_stream).
+void cuda_set_vec_plan(LaunchPlan& plan, const ConvSpec& s, std::size_t bx, std::size_t by, std::int64_t vec,
+                       std::int64_t rows, const PlanContext& x, const char* raise);
+
 std::unique_ptr<Variant> make_cuda_direct();
 std::unique_ptr<Variant> make_cuda_vec();
 std::unique_ptr<Variant> make_cuda_mma();

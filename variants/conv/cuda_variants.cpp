@@ -17,15 +17,22 @@ const std::vector<ParamDecl>& all_knobs() {
 
 // Not PlanContext::gpu_plan's check: where the device states no limit this one takes CUDA's 65535, and its
 // refusal says which knobs to raise.
-void check_grid_y(const LaunchPlan& plan, const PlanContext& x) {
+void check_grid_y(const LaunchPlan& plan, const PlanContext& x, const char* raise = "block_y or items_y") {
   const double max_y = x.limit("max_grid_size_1", 65535);
   const double blocks = static_cast<double>(plan.global[1] / plan.local[1]);
   if (blocks > max_y)
-    throw PlanError(fmt::format("{} blocks along y exceed the device's grid limit {} (raise block_y or items_y)",
-                                blocks, max_y));
+    throw PlanError(fmt::format("{} blocks along y exceed the device's grid limit {} (raise {})", blocks, max_y, raise));
 }
 
 }  // namespace
+
+void cuda_set_vec_plan(LaunchPlan& plan, const ConvSpec& s, std::size_t bx, std::size_t by, std::int64_t vec,
+                       std::int64_t rows, const PlanContext& x, const char* raise) {
+  set_vec_body_geometry(plan, s, bx, by, vec, rows);
+  check_grid_y(plan, x, raise);
+  plan.args = {KernelArg::buf("in"), KernelArg::buf("out")};
+  add_scalar_args(plan, s);
+}
 
 std::vector<ParamDecl> cuda_knob_params(CudaKnobSet set) {
   const CudaKnobs def;

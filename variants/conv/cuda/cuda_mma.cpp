@@ -78,15 +78,7 @@ LaunchPlan cuda_mma_plan(const PlanContext& x) {
   }
 
   // The vector body's geometry with 4 x tiles bytes a lane: a warp's 32 lanes span its tiles of 128 bytes.
-  const auto by = static_cast<std::size_t>(warps);
-  set_vec_body_geometry(plan, s, 32, by, 4 * tiles, rows);
-  const double max_y = x.limit("max_grid_size_1", 65535);
-  if (static_cast<double>(plan.global[1] / by) > max_y)
-    throw PlanError(fmt::format("{} blocks along y exceed the device's grid limit {} (raise warps or rows)",
-                                plan.global[1] / by, max_y));
-
-  plan.args = {KernelArg::buf("in"), KernelArg::buf("out")};
-  add_scalar_args(plan, s);
+  cuda_set_vec_plan(plan, s, 32, static_cast<std::size_t>(warps), 4 * tiles, rows, x, "warps or rows");
 
   // The edge tiles (conv_cuda_mma_edge, the checked path in a kernel of its own): the row's first tile column and
   // its last `right` columns, every column past the first where rows are not aligned; the kernel skips a fast one.

@@ -58,15 +58,8 @@ LaunchPlan cuda_stream_plan(const PlanContext& x) {
   add_vec_body_defines(plan, vec, rows, separable, separable, separable ? 0 : 1);
   add_define(plan, "DEPTH", std::to_string(depth));
 
-  const auto bx = static_cast<std::size_t>(k.block_x), by = static_cast<std::size_t>(k.block_y);
-  set_vec_body_geometry(plan, s, bx, by, vec, rows);
-  const double max_y = x.limit("max_grid_size_1", 65535);
-  if (static_cast<double>(plan.global[1] / by) > max_y)
-    throw PlanError(fmt::format("{} blocks along y exceed the device's grid limit {} (raise block_y or rows)",
-                                plan.global[1] / by, max_y));
-
-  plan.args = {KernelArg::buf("in"), KernelArg::buf("out")};
-  add_scalar_args(plan, s);
+  cuda_set_vec_plan(plan, s, static_cast<std::size_t>(k.block_x), static_cast<std::size_t>(k.block_y), vec, rows, x,
+                    "block_y or rows");
   return plan;
 }
 

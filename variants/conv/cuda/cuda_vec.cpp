@@ -36,16 +36,8 @@ LaunchPlan cuda_vec_plan(const PlanContext& x) {
   add_vec_body_defines(plan, vec, rows, separable, packed, simd);
   add_define(plan, "SHFL", std::to_string(shfl));
 
-  const auto bx = static_cast<std::size_t>(k.block_x), by = static_cast<std::size_t>(k.block_y);
-  set_vec_body_geometry(plan, s, bx, by, vec, rows);
-  // Not PlanContext::gpu_plan's check: CUDA's 65535 where the device states no limit, and rows to raise.
-  const double max_y = x.limit("max_grid_size_1", 65535);
-  if (static_cast<double>(plan.global[1] / by) > max_y)
-    throw PlanError(fmt::format("{} blocks along y exceed the device's grid limit {} (raise block_y or rows)",
-                                plan.global[1] / by, max_y));
-
-  plan.args = {KernelArg::buf("in"), KernelArg::buf("out")};
-  add_scalar_args(plan, s);
+  cuda_set_vec_plan(plan, s, static_cast<std::size_t>(k.block_x), static_cast<std::size_t>(k.block_y), vec, rows, x,
+                    "block_y or rows");
   return plan;
 }
 
