@@ -45,6 +45,16 @@ ParamDecl cuda_host_mem_param();
 // against the device's block limits. Throws PlanError. Not PlanContext::check_group: a CUDA block is limited
 // by max_threads_per_block (check_group reads max_work_group_size) and its refusals say so.
 CudaKnobs cuda_read_knobs(const PlanContext& x);
+// The knobs of the kernels with literal weights and unrolled taps (cuda_vec, cuda_mma, cuda_stream): one output item
+// a thread in the knobs' sense, FILTER_MEM 2, UNROLL 1, no lookup table, the helpers inlined.
+inline CudaKnobs cuda_literal_knobs(CudaKnobs k) {
+  k.items_x = k.items_y = 1;
+  k.filter_mem = 2;
+  k.unroll = 1;
+  k.arith = 0;
+  k.inline_helper = 1;
+  return k;
+}
 // Throws PlanError when `bytes` of __constant__ data exceed max_constant_buffer_size.
 void cuda_check_constant_bytes(std::size_t bytes, const PlanContext& x);
 

@@ -53,12 +53,7 @@ LaunchPlan cuda_mma_plan(const PlanContext& x) {
   Config block = x.config;
   block.set("block_x", std::int64_t{32});
   block.set("block_y", std::int64_t{warps});
-  CudaKnobs k = cuda_read_knobs(PlanContext{x.problem, x.workload, block, x.device, x.params});
-  k.items_x = k.items_y = 1;
-  k.filter_mem = 2;  // literal weights
-  k.unroll = 1;
-  k.arith = 0;
-  k.inline_helper = 1;
+  const CudaKnobs k = cuda_literal_knobs(cuda_read_knobs(PlanContext{x.problem, x.workload, block, x.device, x.params}));
 
   LaunchPlan plan;
   plan.entry = "conv_cuda_mma";

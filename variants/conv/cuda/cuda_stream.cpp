@@ -19,12 +19,7 @@ LaunchPlan cuda_stream_plan(const PlanContext& x) {
   const Workload& w = x.workload;
   const ConvSpec s = spec_of(x.problem);
   require_one_image(s);
-  CudaKnobs k = cuda_read_knobs(x);
-  k.items_x = k.items_y = 1;
-  k.filter_mem = 2;  // literal weights
-  k.unroll = 1;
-  k.arith = 0;
-  k.inline_helper = 1;
+  const CudaKnobs k = cuda_literal_knobs(cuda_read_knobs(x));
   const int vec = x.int_knob("vec"), rows = x.int_knob("rows"), depth = x.int_knob("depth");
   const int separable = x.int_knob("separable");
   auto allows = [&](const char* define) {
