@@ -279,15 +279,29 @@ recovered fsize-limit fsize.db small.yaml
 
 # --- faults: workers killed from outside or stopped ---------------------------------------------------
 section "workers killed or stopped"
+# The 4096x4096 space: its worker measures each configuration for a few tenths of a second, so it is still there
+# after `trial` rows (the 64x64 space's one worker measures the rest within 0.1 s and leaves).
 for trial in 1 2; do
   rm -rf "$W/cache" && mkdir "$W/cache"  # cold compiles: the worker is busy with a configuration
-  "$T" conv --quiet --space small.yaml --db kill-$trial.db >/dev/null 2>&1 &
+  "$T" conv --quiet --space slow.yaml --db kill-$trial.db >/dev/null 2>&1 &
   tuner=$!
   wait_rows kill-$trial.db $trial
-  worker=$(children $tuner | head -1)
-  [ -n "$worker" ] && kill -9 "$worker"
-  wait $tuner
-  recovered "worker-sigkill-$trial" kill-$trial.db small.yaml
+  # The next configuration's worker (between two configurations there may be none for a moment); the case fails
+  # when the run ends before one is found, instead of passing with nothing killed.
+  worker=
+  for i in $(seq 500); do
+    worker=$(children $tuner | head -1)
+    [ -n "$worker" ] || ! kill -0 $tuner 2>/dev/null && break
+    sleep 0.02
+  done
+  if [ -n "$worker" ]; then
+    kill -9 "$worker"
+    wait $tuner
+    recovered "worker-sigkill-$trial" kill-$trial.db slow.yaml
+  else
+    wait $tuner
+    fail "worker-sigkill-$trial: the run ended before a worker could be killed"
+  fi
 done
 # Every replacement worker killed as it starts: bounded retries, then exit 3 with the resume command.
 "$T" conv --quiet --space small.yaml --db kill-all.db >/dev/null 2>"$L/kill-all.err" &
