@@ -203,14 +203,17 @@ inline void set_vec_body_geometry(LaunchPlan& plan, const ConvSpec& s, std::size
   plan.local = {bx, by, 1};
 }
 
+// Whether the family found the filter allows an arithmetic path: its define (PIMG_SEPARABLE, PIMG_PACKED,
+// PIMG_SIMD: conv_family.cpp) is "1".
+inline bool filter_allows(const Workload& w, const char* define) {
+  const auto it = w.defines.find(define);
+  return it != w.defines.end() && it->second == "1";
+}
+
 // The separable=1, packed=1 and simd=1 knobs of cuda_vec and cl_vec against what the family found for the
-// filter (PIMG_SEPARABLE, PIMG_PACKED, PIMG_SIMD: conv_family.cpp): PlanError where the filter does not allow
-// them.
+// filter: PlanError where the filter does not allow them.
 inline void check_passes(const Workload& w, int separable, int packed, int simd) {
-  auto allows = [&](const char* define) {
-    const auto it = w.defines.find(define);
-    return it != w.defines.end() && it->second == "1";
-  };
+  auto allows = [&](const char* define) { return filter_allows(w, define); };
   if (separable && !allows("PIMG_SEPARABLE"))
     throw PlanError("separable=1 but the filter has no integer factorisation into a column and a row");
   if (packed && !separable) throw PlanError("packed=1 needs separable=1");

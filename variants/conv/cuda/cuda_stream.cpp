@@ -22,10 +22,7 @@ LaunchPlan cuda_stream_plan(const PlanContext& x) {
   const CudaKnobs k = cuda_literal_knobs(cuda_read_knobs(x));
   const int vec = x.int_knob("vec"), rows = x.int_knob("rows"), depth = x.int_knob("depth");
   const int separable = x.int_knob("separable");
-  auto allows = [&](const char* define) {
-    const auto it = w.defines.find(define);
-    return it != w.defines.end() && it->second == "1";
-  };
+  auto allows = [&](const char* define) { return filter_allows(w, define); };
   if (separable && !(allows("PIMG_SEPARABLE") && allows("PIMG_PACKED")))
     throw PlanError("separable=1 takes packed separable passes: the filter has no integer factorisation into "
                     "non-negative factors whose sums fit 16 bits, or the divisor is not a power of two up to 256");
