@@ -67,6 +67,10 @@ TEST(OpenClBackend, AvailableWithDescribedDevices) {
     // PoCL's CPU devices take the warm pass (DeviceCaps::compiles_at_first_launch); a GPU's driver does not.
     const bool pocl_cpu = d.caps.host_cores && d.platform.find("Portable Computing Language") != std::string::npos;
     EXPECT_EQ(d.caps.compiles_at_first_launch, pocl_cpu) << d.name << " (" << d.platform << ")";
+    // Compilers measured to build one program at a time in a process: PoCL's and NVIDIA's.
+    const bool serial = d.platform.find("Portable Computing Language") != std::string::npos ||
+                        d.platform.find("NVIDIA") != std::string::npos;
+    EXPECT_EQ(d.caps.serial_compiler, serial) << d.name << " (" << d.platform << ")";
   }
 }
 
@@ -185,6 +189,55 @@ TEST(OpenClBackend, PipelinesOnOnePoolBuildEachProgramOnce) {
   EXPECT_EQ(first.compiled() + second.compiled(), 3u) << "the sizes' programs are the same three";
   for (int i = 0; i < 500 && !pool.idle(); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(10));
   EXPECT_TRUE(pool.idle()) << "every plan compiled, none in flight";
+}
+
+// A compiler that builds one program at a time in a process (DeviceCaps::serial_compiler: PoCL here, NVIDIA's on a
+// GPU machine) builds in compile worker processes, one per pipeline thread (docs/design.md). The worker is where the
+// plans go: a pimg-tune worker fills the disk cache and reports its CPU time; a "worker" that dies at once (here
+// /bin/false) leaves every plan to compile(), which reports a failure with its log in the measuring worker; only a
+// worker that cannot be started at all sends the plans back to the pipeline's own threads.
+TEST(OpenClBackend, SerialCompilersBuildInCompileWorkerProcesses) {
+  const DeviceInfo info = device().info();
+  const Problem p = conv_family().make_problem(47, 13, 1, {{"border", "zero"}, {"filter", "sharpen3"}});
+  const Workload w = conv_family().make_workload(p);
+  const Variant& v = *registry().variant("conv", "cl_direct");
+  const KernelSource& src = *kernel_source(v.source());
+  std::vector<std::optional<LaunchPlan>> plans;
+  for (int bx : {4, 8, 16}) plans.push_back(plan_for(v, p, w, config({{"block_x", bx}, {"block_y", 2}}), info));
+  plans.push_back(std::nullopt);
+  auto cached = [&] {
+    auto fresh = backend().open(info);
+    std::size_t n = 0;
+    for (const auto& plan : plans) {
+      if (!plan) continue;
+      const CompileResult r = fresh->compile(src, *plan);
+      EXPECT_TRUE(r.program) << r.log;
+      n += r.cached ? 1 : 0;
+    }
+    return n;
+  };
+  {
+    ScopedCacheDir cache;
+    CompilePipeline pipeline(backend(), info, src, plans, 2, {}, PIMG_TUNE_EXE);
+    for (std::size_t i = 0; i < plans.size(); ++i) pipeline.wait(i);
+    EXPECT_EQ(pipeline.compiled(), 3u);
+    for (std::size_t i = 0; i < 3; ++i) EXPECT_GT(pipeline.cost(i).cpu_ms, 0.0) << "the worker's CPU time, plan " << i;
+    EXPECT_EQ(cached(), 3u) << "built by the workers into the disk cache";
+  }
+  {
+    ScopedCacheDir cache;
+    CompilePipeline pipeline(backend(), info, src, plans, 2, {}, "/bin/false");
+    for (std::size_t i = 0; i < plans.size(); ++i) pipeline.wait(i);
+    EXPECT_EQ(pipeline.compiled(), 0u);
+    EXPECT_EQ(cached(), 0u) << "a worker that died left its plans to compile(), not to this process's threads";
+  }
+  {
+    ScopedCacheDir cache;
+    CompilePipeline pipeline(backend(), info, src, plans, 2, {}, "/nonexistent/pimg-tune");
+    for (std::size_t i = 0; i < plans.size(); ++i) pipeline.wait(i);
+    EXPECT_EQ(pipeline.compiled(), 3u);
+    EXPECT_EQ(cached(), 3u) << "no worker could be started: the pipeline's threads built them";
+  }
 }
 
 TEST(OpenClBackend, FailedBuildsKeepTheLog) {

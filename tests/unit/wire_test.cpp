@@ -6,6 +6,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "../../tuner/src/workers/compile_worker.hpp"
 #include "../../tuner/src/workers/wire.hpp"
 
 namespace {
@@ -75,3 +76,34 @@ TEST(Wire, AShortMeasureSpecIsAnErrorNotDefaults) {
 }
 
 }  // namespace
+
+// A compile worker's request (workers/compile_worker.hpp) carries what a precompile reads: the device, the source and
+// the plan's entry, defines (in order, values with spaces and commas) and options; the rest of a plan stays behind.
+TEST(Wire, ACompileRequestCarriesTheSourceAndThePlansCompileFields) {
+  pimg::DeviceInfo d;
+  d.backend = "opencl";
+  d.index = 3;
+  d.name = "Some GPU";
+  const pimg::KernelSource src{"conv/conv_vec.cl", "__kernel void k() {}\n", "abc123"};
+  pimg::LaunchPlan plan;
+  plan.entry = "conv_vec";
+  plan.defines = {{"TAPS", "1,2,1"}, {"B", ""}, {"A", "x y"}};
+  plan.options = {"-cl-fast-relaxed-math", ""};
+  plan.global = {64, 8, 1};
+  const wire::Message m = wire::decode_whole(wire::encode(pimg::encode_compile(d, src, plan)));
+  const pimg::CompileRequest r = pimg::decode_compile(m);
+  EXPECT_EQ(r.backend, "opencl");
+  EXPECT_EQ(r.device_index, 3);
+  EXPECT_EQ(r.device_name, "Some GPU");
+  EXPECT_EQ(r.source.path, src.path);
+  EXPECT_EQ(r.source.text, src.text);
+  EXPECT_EQ(r.source.hash, src.hash);
+  EXPECT_EQ(r.plan.entry, "conv_vec");
+  EXPECT_EQ(r.plan.defines, plan.defines);
+  EXPECT_EQ(r.plan.options, plan.options);
+  wire::Message longer = m;
+  longer.push_back("extra");
+  EXPECT_THROW(pimg::decode_compile(longer), std::runtime_error);
+  wire::Message shorter(m.begin(), m.end() - 1);
+  EXPECT_THROW(pimg::decode_compile(shorter), std::out_of_range);
+}

@@ -170,6 +170,8 @@ int main(int argc, char** argv) {
   const Registry& reg = *owned;
   // Hidden: the worker process the tuner starts for its evaluations (docs/reliability.md).
   if (argc == 2 && std::string(argv[1]) == "worker") return worker_main(reg);
+  // Hidden: a compile worker of the compile pipeline (DeviceCaps::serial_compiler, docs/design.md).
+  if (argc == 2 && std::string(argv[1]) == "compile-worker") return compile_worker_main(reg);
   // Hidden: the fresh process of the whole-program stage (pimg/cold_run.hpp, docs/observers.md).
   if (argc == 2 && std::string(argv[1]) == "cold") return cold_main(reg);
   CLI::App app{"pimg-tune: auto-tuning experiment harness for image kernels"};

@@ -200,9 +200,14 @@ DeviceInfo describe(const ClDeviceRef& ref, int index) {
   // PoCL's CPU devices generate a kernel's work-group function at its first launch of a work-group size (about
   // 0.1-0.3 s each for the conv kernels) and hold one compiler lock per process: two threads build no faster than
   // one (measured with PoCL 3.1, docs/measurement.md).
-  info.caps.compiles_at_first_launch =
-      info.caps.host_cores && platform_string(ref.platform, CL_PLATFORM_NAME).find("Portable Computing Language") !=
-                                  std::string::npos;
+  const std::string platform = platform_string(ref.platform, CL_PLATFORM_NAME);
+  const bool pocl = platform.find("Portable Computing Language") != std::string::npos;
+  info.caps.compiles_at_first_launch = info.caps.host_cores && pocl;
+  // NVIDIA's OpenCL builds one program at a time within a process: 16 threads, each with its own context, built 9
+  // programs a second on the H200 machine's 16 cores, as 4 threads did, and 16 processes 150 a second
+  // (bench/results/2026-12-02-h200-cl-compile). PoCL holds its compiler lock per process too. Other platforms'
+  // compilers have not been measured here; they compile on the pipeline's threads.
+  info.caps.serial_compiler = pocl || platform.find("NVIDIA") != std::string::npos;
   l["max_constant_buffer_size"] = static_cast<double>(device_value<cl_ulong>(d, CL_DEVICE_MAX_CONSTANT_BUFFER_SIZE));
   l["max_work_item_size_0"] = static_cast<double>(item_sizes[0]);
   l["max_work_item_size_1"] = static_cast<double>(item_sizes[1]);

@@ -81,4 +81,8 @@ inline constexpr double kWorkerSetupTimeoutS = 300;
 // the process exit code.
 int worker_main(const Registry& registry);
 
+// A compile worker (`pimg-tune compile-worker`, workers/compile_worker.hpp): builds the plans it reads on stdin
+// into the backends' disk caches (Backend::precompile) and answers each on the original stdout.
+int compile_worker_main(const Registry& registry);
+
 }  // namespace pimg

@@ -7,6 +7,7 @@
 #include <chrono>
 
 #include "pimg/errors.hpp"
+#include "workers/compile_worker.hpp"
 
 namespace pimg {
 
@@ -46,6 +47,9 @@ bool CompilePool::idle() {
 }
 
 void CompilePool::work() {
+  // This thread's compile worker process, started by the first plan of a pipeline that compiles in one, kept for the
+  // next such plans and ended with the thread (before the pool's destructor returns).
+  std::unique_ptr<CompileWorker> worker;
   for (;;) {
     CompilePipeline* p = nullptr;
     std::size_t k = 0;
@@ -69,7 +73,12 @@ void CompilePool::work() {
         building_.insert(key);
       }
     }
-    p->compile(k);
+    CompileWorker* w = nullptr;
+    if (!p->worker_exe_.empty()) {
+      if (!worker || worker->exe() != p->worker_exe_) worker = std::make_unique<CompileWorker>(p->worker_exe_);
+      if (!worker->unavailable()) w = worker.get();
+    }
+    p->compile(k, w);
     {
       std::lock_guard lock(mu_);
       --in_flight_[p];
@@ -81,16 +90,18 @@ void CompilePool::work() {
 }
 
 CompilePipeline::CompilePipeline(const Backend& backend, DeviceInfo device, KernelSource source,
-                                 std::vector<std::optional<LaunchPlan>> plans, CompilePool& pool, std::vector<PointId> order)
+                                 std::vector<std::optional<LaunchPlan>> plans, CompilePool& pool, std::vector<PointId> order,
+                                 std::string worker_exe)
     : backend_(backend), device_(std::move(device)), source_(std::move(source)), plans_(std::move(plans)),
-      order_(std::move(order)), done_(plans_.size(), 0), costs_(plans_.size()), pool_(&pool) {
+      worker_exe_(std::move(worker_exe)), order_(std::move(order)), done_(plans_.size(), 0), costs_(plans_.size()), pool_(&pool) {
   start();
 }
 
 CompilePipeline::CompilePipeline(const Backend& backend, DeviceInfo device, KernelSource source,
-                                 std::vector<std::optional<LaunchPlan>> plans, int threads, std::vector<PointId> order)
+                                 std::vector<std::optional<LaunchPlan>> plans, int threads, std::vector<PointId> order,
+                                 std::string worker_exe)
     : backend_(backend), device_(std::move(device)), source_(std::move(source)), plans_(std::move(plans)),
-      order_(std::move(order)), done_(plans_.size(), 0), costs_(plans_.size()),
+      worker_exe_(std::move(worker_exe)), order_(std::move(order)), done_(plans_.size(), 0), costs_(plans_.size()),
       own_(std::make_unique<CompilePool>(static_cast<int>(std::min<std::size_t>(std::max(threads, 1), plans_.size())))),
       pool_(own_.get()) {
   start();
@@ -116,19 +127,30 @@ double thread_cpu_ms() {
 
 }  // namespace
 
-void CompilePipeline::compile(std::size_t k) {
+void CompilePipeline::compile(std::size_t k, CompileWorker* worker) {
   const std::size_t i = order_[k];
   if (!plans_[i]) return;
   const auto t0 = std::chrono::steady_clock::now();
   const double cpu0 = thread_cpu_ms();
   std::size_t n = 0;
-  try {
-    n = backend_.precompile(device_, source_, {*plans_[i]}, 1);
-  } catch (...) {  // a failure is left for compile() to report with its log
+  std::optional<double> worker_cpu_ms;
+  if (worker) {
+    // A plan whose worker died or hung is left for compile() to report, as a failed precompile here is; only a
+    // worker that cannot be started at all sends its plans back to this process.
+    if (const auto done = worker->compile(device_, source_, *plans_[i])) {
+      n = done->compiled;
+      worker_cpu_ms = done->cpu_ms;
+    }
+  }
+  if (!worker || worker->unavailable()) {
+    try {
+      n = backend_.precompile(device_, source_, {*plans_[i]}, 1);
+    } catch (...) {  // a failure is left for compile() to report with its log
+    }
   }
   compiled_ += n;
   const Cost c{std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count(),
-               thread_cpu_ms() - cpu0};
+               worker_cpu_ms.value_or(thread_cpu_ms() - cpu0)};
   {
     std::lock_guard lock(mu_);
     costs_[i] = c;

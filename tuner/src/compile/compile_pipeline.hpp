@@ -24,11 +24,12 @@
 namespace pimg {
 
 class CompilePipeline;
+class CompileWorker;
 
 // A host's compile threads, shared by the pipelines of a run that begins several tasks' compiles at once (the
 // distributed runner): each thread takes the next plan of the oldest pipeline that has one left (the task measured
 // first), so pipelines begun ahead never add threads beyond the pool's; a thread keeps what a backend keeps per
-// thread (an OpenCL context) from one task to the next.
+// thread (an OpenCL context), or its compile worker process (a pipeline's `worker_exe`), from one task to the next.
 class CompilePool {
  public:
   explicit CompilePool(int threads);
@@ -62,12 +63,16 @@ class CompilePipeline {
  public:
   // Starts `threads` threads of its own over `plans` (index = the strategy's PointId; nullopt: nothing to compile,
   // such as a stored configuration or one that cannot be planned), each taking the next plan in `order` (the
-  // strategy's asks, Strategy::ahead(); empty: index order).
+  // strategy's asks, Strategy::ahead(); empty: index order). With `worker_exe` (a pimg-tune), each thread hands its
+  // plans to a compile worker process of its own (`worker_exe compile-worker`, workers/compile_worker.hpp), for a
+  // device whose compiler builds one program at a time within a process (DeviceCaps::serial_compiler).
   CompilePipeline(const Backend& backend, DeviceInfo device, KernelSource source,
-                  std::vector<std::optional<LaunchPlan>> plans, int threads, std::vector<PointId> order = {});
+                  std::vector<std::optional<LaunchPlan>> plans, int threads, std::vector<PointId> order = {},
+                  std::string worker_exe = "");
   // The same on the threads of `pool`, shared with the other pipelines begun on it.
   CompilePipeline(const Backend& backend, DeviceInfo device, KernelSource source,
-                  std::vector<std::optional<LaunchPlan>> plans, CompilePool& pool, std::vector<PointId> order = {});
+                  std::vector<std::optional<LaunchPlan>> plans, CompilePool& pool, std::vector<PointId> order = {},
+                  std::string worker_exe = "");
   ~CompilePipeline();  // stops taking plans, waits for the compiles in flight
   CompilePipeline(const CompilePipeline&) = delete;
   CompilePipeline& operator=(const CompilePipeline&) = delete;
@@ -81,7 +86,8 @@ class CompilePipeline {
   std::size_t compiled() const { return compiled_.load(); }  // programs the pool compiled (not cached before)
   int threads() const { return pool_->threads(); }
   // What compiling plan `index` cost the thread that did it (after wait(index)): wall and that thread's CPU
-  // milliseconds; 0 for a plan found in the cache or compiled by another plan of the same program.
+  // milliseconds (its compile worker's, every thread of that process, where it has one); 0 for a plan found in the
+  // cache or compiled by another plan of the same program.
   struct Cost {
     double wall_ms = 0, cpu_ms = 0;
   };
@@ -96,12 +102,13 @@ class CompilePipeline {
  private:
   friend class CompilePool;
   void start();
-  void compile(std::size_t k);  // the k-th plan in order
+  void compile(std::size_t k, CompileWorker* worker);  // the k-th plan in order, in `worker` where not null
   std::string program(std::size_t k) const;  // what identifies the k-th plan's program ("": nothing to compile)
   const Backend& backend_;
   const DeviceInfo device_;
   const KernelSource source_;
   const std::vector<std::optional<LaunchPlan>> plans_;
+  const std::string worker_exe_;  // empty: compiled on the pool's threads in this process
   std::vector<PointId> order_;  // the plans' indices in the order they are taken
   std::vector<char> done_;
   std::vector<Cost> costs_;

@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cstdlib>
 #include <cctype>
 #include <chrono>
 #include <ctime>
@@ -310,11 +311,18 @@ std::unique_ptr<CompilePipeline> start_pipeline(const Tuner::Impl& m, const Task
   auto plans = plans_to_compile(t, m.space.problems[t.problem], m.workloads[t.problem], m.opt, device, store, rows, ahead);
   if (std::count_if(plans.begin(), plans.end(), [](const auto& p) { return p.has_value(); }) < 2) return nullptr;
   const Backend& backend = *m.devices[t.device].backend;
-  auto pipe = pool ? std::make_unique<CompilePipeline>(backend, device, *ks, std::move(plans), *pool, std::move(ahead))
+  // A compiler that builds one program at a time in a process builds in compile workers (pimg-tune processes, so only
+  // where the run starts workers at all: not with --no-isolation); PIMG_COMPILE_WORKERS=0 keeps it on the threads.
+  const char* env = std::getenv("PIMG_COMPILE_WORKERS");
+  const bool allowed = !(env && std::string(env) == "0");
+  std::string exe = device.caps.serial_compiler && m.opt.isolation && allowed ? m.opt.worker_exe : "";
+  const bool workers = !exe.empty();
+  auto pipe = pool ? std::make_unique<CompilePipeline>(backend, device, *ks, std::move(plans), *pool, std::move(ahead),
+                                                       std::move(exe))
                    : std::make_unique<CompilePipeline>(backend, device, *ks, std::move(plans), std::max(1, threads),
-                                                       std::move(ahead));
-  obs.on_message(fmt::format("{} {}: compiling ahead of the measurements on {} threads", device.id(),
-                             t.variant->name(), pipe->threads()));
+                                                       std::move(ahead), std::move(exe));
+  obs.on_message(fmt::format("{} {}: compiling ahead of the measurements on {} threads{}", device.id(),
+                             t.variant->name(), pipe->threads(), workers ? ", each in a compile worker process" : ""));
   return pipe;
 }
 

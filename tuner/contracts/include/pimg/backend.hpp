@@ -40,10 +40,14 @@ struct DeviceCaps {
   // The kernel profiler that can replay its programs for counters ("ncu": Nsight Compute); empty: none.
   std::string profiler;
   // Its compiler finishes a program only at the program's first launch (code for the launch's work-group size)
-  // and builds one program at a time within a process: each task's programs are built and launched once in
-  // worker processes, one per core, before the task is measured (the warm pass, docs/design.md), so that
-  // neither the compiles nor the first launch's code generation wait in line in the worker that measures.
+  // and builds one program at a time within a process (serial_compiler): each task's programs are built and
+  // launched once in worker processes, one per core, before the task is measured (the warm pass, docs/design.md),
+  // so that neither the compiles nor the first launch's code generation wait in line in the worker that measures.
   bool compiles_at_first_launch = false;
+  // Its compiler builds one program at a time within a process however many threads call it: the compile pipeline
+  // builds its programs in compile worker processes, one per compile thread (docs/design.md, "Compiling ahead").
+  // Such a backend's precompile() reads only a plan's entry, defines and options, which is what a worker receives.
+  bool serial_compiler = false;
   // False for a device read from a store written before the flags were kept (schema version 9), until a tuner
   // sees the device again: what it was is not known, and decisions by its flags are left out.
   bool known = true;
@@ -74,13 +78,15 @@ struct DeviceCaps {
     return {{"host_cores", host_cores},
             {"distributed", distributed},
             {"program_globals", program_globals},
-            {"compiles_at_first_launch", compiles_at_first_launch}};
+            {"compiles_at_first_launch", compiles_at_first_launch},
+            {"serial_compiler", serial_compiler}};
   }
   std::vector<std::pair<const char*, bool*>> flag_refs() {
     return {{"host_cores", &host_cores},
             {"distributed", &distributed},
             {"program_globals", &program_globals},
-            {"compiles_at_first_launch", &compiles_at_first_launch}};
+            {"compiles_at_first_launch", &compiles_at_first_launch},
+            {"serial_compiler", &serial_compiler}};
   }
 };
 
