@@ -493,6 +493,7 @@ TuneSummary Tuner::run(Store& store, RunObserver& obs) {
   obs.on_start(m.planned);
   std::unique_ptr<DeviceSession> session;
   std::unique_ptr<WarmPass> warm;  // the open device's warm-pass workers, where it takes the pass
+  std::unique_ptr<CompilePool> compile_pool;  // made before the tasks' pipelines: outlives them
   std::size_t open_index = m.devices.size();
   for (auto& t : m.tasks) {
     const SelectedDevice& sd = m.devices[t.device];
@@ -514,7 +515,11 @@ TuneSummary Tuner::run(Store& store, RunObserver& obs) {
     const bool on_cpu = sd.info.caps.host_cores;
     const TaskRows rows = begin_task(m, t, sd.info, store, obs, on_cpu && !warm);
     if (warm) warm->run(t, store, rows, obs);
-    const std::unique_ptr<CompilePipeline> pipeline = on_cpu ? nullptr : start_pipeline(m, t, sd.info, store, rows, obs, compile_threads() - 1);  // a core left to the measuring worker
+    // The run's compile threads, a core left to the measuring worker, are made once: what they keep from one task to
+    // the next (a device context, a compile worker process) is not made again for every task.
+    if (!on_cpu && !compile_pool) compile_pool = std::make_unique<CompilePool>(compile_threads() - 1);
+    const std::unique_ptr<CompilePipeline> pipeline =
+        on_cpu ? nullptr : start_pipeline(m, t, sd.info, store, rows, obs, 0, compile_pool.get());
     auto t_last = std::chrono::steady_clock::now();  // the end of the previous evaluation
     while (auto p = t.strategy->ask()) {
       if (m.opt.resume && tell_if_stored(m, t, *p, rows, store, obs, summary)) continue;
