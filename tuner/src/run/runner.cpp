@@ -493,12 +493,13 @@ TuneSummary Tuner::run(Store& store, RunObserver& obs) {
   obs.on_start(m.planned);
   std::unique_ptr<DeviceSession> session;
   std::unique_ptr<WarmPass> warm;  // the open device's warm-pass workers, where it takes the pass
-  std::unique_ptr<CompilePool> compile_pool;  // made before the tasks' pipelines: outlives them
+  std::unique_ptr<CompilePool> compile_pool;  // the open device's: made before its tasks' pipelines, outlives them
   std::size_t open_index = m.devices.size();
   for (auto& t : m.tasks) {
     const SelectedDevice& sd = m.devices[t.device];
     if (open_index != t.device) {
       warm.reset();
+      compile_pool.reset();  // its threads' device contexts and compile workers are not kept through the stages
       if (session) end_device(m, open_index, session, store, summary, obs);
       session.reset();  // one device open at a time
       session = open_session(m, sd);
@@ -515,8 +516,8 @@ TuneSummary Tuner::run(Store& store, RunObserver& obs) {
     const bool on_cpu = sd.info.caps.host_cores;
     const TaskRows rows = begin_task(m, t, sd.info, store, obs, on_cpu && !warm);
     if (warm) warm->run(t, store, rows, obs);
-    // The run's compile threads, a core left to the measuring worker, are made once: what they keep from one task to
-    // the next (a device context, a compile worker process) is not made again for every task.
+    // The device's compile threads, a core left to the measuring worker, are made once: what they keep from one task
+    // to the next (a device context, a compile worker process) is not made again for every task.
     if (!on_cpu && !compile_pool) compile_pool = std::make_unique<CompilePool>(compile_threads() - 1);
     const std::unique_ptr<CompilePipeline> pipeline =
         on_cpu ? nullptr : start_pipeline(m, t, sd.info, store, rows, obs, 0, compile_pool.get());
@@ -553,6 +554,7 @@ TuneSummary Tuner::run(Store& store, RunObserver& obs) {
     }
   }
   warm.reset();
+  compile_pool.reset();
   if (session) end_device(m, open_index, session, store, summary, obs);
   obs.on_finish();
   return summary;
