@@ -26,8 +26,8 @@ namespace pimg {
 class CompilePipeline;
 class CompileWorker;
 
-// A host's compile threads, shared by the pipelines of a run that begins several tasks' compiles at once (the
-// distributed runner): each thread takes the next plan of the oldest pipeline that has one left (the task measured
+// A host's compile threads, shared by the pipelines of a run's tasks (the sequential runner's, one device's tasks
+// after another; the distributed runner's, several tasks' compiles begun at once): each thread takes the next plan of the oldest pipeline that has one left (the task measured
 // first), so pipelines begun ahead never add threads beyond the pool's; a thread keeps what a backend keeps per
 // thread (an OpenCL context), or its compile worker process (a pipeline's `worker_exe`), from one task to the next.
 class CompilePool {
