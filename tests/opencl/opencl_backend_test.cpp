@@ -11,7 +11,8 @@
 #include <thread>
 
 #include "cl_fixture.hpp"
-#include "../tuner/src/compile/compile_pipeline.hpp"
+#include "compile/compile_pipeline.hpp"
+#include "workers/compile_worker.hpp"
 #include "pimg/executor.hpp"
 
 namespace pimg::cltest {
@@ -218,7 +219,7 @@ TEST(OpenClBackend, SerialCompilersBuildInCompileWorkerProcesses) {
   };
   {
     ScopedCacheDir cache;
-    CompilePipeline pipeline(backend(), info, src, plans, 2, {}, PIMG_TUNE_EXE);
+    CompilePipeline pipeline(backend(), info, src, plans, 2, {}, compile_workers(PIMG_TUNE_EXE));
     for (std::size_t i = 0; i < plans.size(); ++i) pipeline.wait(i);
     EXPECT_EQ(pipeline.compiled(), 3u);
     for (std::size_t i = 0; i < 3; ++i) EXPECT_GT(pipeline.cost(i).cpu_ms, 0.0) << "the worker's CPU time, plan " << i;
@@ -226,14 +227,14 @@ TEST(OpenClBackend, SerialCompilersBuildInCompileWorkerProcesses) {
   }
   {
     ScopedCacheDir cache;
-    CompilePipeline pipeline(backend(), info, src, plans, 2, {}, "/bin/false");
+    CompilePipeline pipeline(backend(), info, src, plans, 2, {}, compile_workers("/bin/false"));
     for (std::size_t i = 0; i < plans.size(); ++i) pipeline.wait(i);
     EXPECT_EQ(pipeline.compiled(), 0u);
     EXPECT_EQ(cached(), 0u) << "a worker that died left its plans to compile(), not to this process's threads";
   }
   {
     ScopedCacheDir cache;
-    CompilePipeline pipeline(backend(), info, src, plans, 2, {}, "/nonexistent/pimg-tune");
+    CompilePipeline pipeline(backend(), info, src, plans, 2, {}, compile_workers("/nonexistent/pimg-tune"));
     for (std::size_t i = 0; i < plans.size(); ++i) pipeline.wait(i);
     EXPECT_EQ(pipeline.compiled(), 3u);
     EXPECT_EQ(cached(), 3u) << "no worker could be started: the pipeline's threads built them";

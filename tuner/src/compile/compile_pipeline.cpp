@@ -7,7 +7,6 @@
 #include <chrono>
 
 #include "pimg/errors.hpp"
-#include "workers/compile_worker.hpp"
 
 namespace pimg {
 
@@ -47,9 +46,10 @@ bool CompilePool::idle() {
 }
 
 void CompilePool::work() {
-  // This thread's compile worker process, started by the first plan of a pipeline that compiles in one, kept for the
-  // next such plans and ended with the thread (before the pool's destructor returns).
-  std::unique_ptr<CompileWorker> worker;
+  // This thread's compiler elsewhere (a compile worker process), made at the first plan of a pipeline that compiles
+  // there, kept for the next such plans and ended with the thread (before the pool's destructor returns).
+  std::unique_ptr<PlanCompiler> compiler;
+  std::string compiler_key;
   for (;;) {
     CompilePipeline* p = nullptr;
     std::size_t k = 0;
@@ -73,12 +73,15 @@ void CompilePool::work() {
         building_.insert(key);
       }
     }
-    CompileWorker* w = nullptr;
-    if (!p->worker_exe_.empty()) {
-      if (!worker || worker->exe() != p->worker_exe_) worker = std::make_unique<CompileWorker>(p->worker_exe_);
-      if (!worker->unavailable()) w = worker.get();
+    PlanCompiler* elsewhere = nullptr;
+    if (!p->elsewhere_.key.empty()) {
+      if (!compiler || compiler_key != p->elsewhere_.key) {
+        compiler = p->elsewhere_.make();
+        compiler_key = p->elsewhere_.key;
+      }
+      if (!compiler->unavailable()) elsewhere = compiler.get();
     }
-    p->compile(k, w);
+    p->compile(k, elsewhere);
     {
       std::lock_guard lock(mu_);
       --in_flight_[p];
@@ -91,17 +94,17 @@ void CompilePool::work() {
 
 CompilePipeline::CompilePipeline(const Backend& backend, DeviceInfo device, KernelSource source,
                                  std::vector<std::optional<LaunchPlan>> plans, CompilePool& pool, std::vector<PointId> order,
-                                 std::string worker_exe)
+                                 CompileElsewhere elsewhere)
     : backend_(backend), device_(std::move(device)), source_(std::move(source)), plans_(std::move(plans)),
-      worker_exe_(std::move(worker_exe)), order_(std::move(order)), done_(plans_.size(), 0), costs_(plans_.size()), pool_(&pool) {
+      elsewhere_(std::move(elsewhere)), order_(std::move(order)), done_(plans_.size(), 0), costs_(plans_.size()), pool_(&pool) {
   start();
 }
 
 CompilePipeline::CompilePipeline(const Backend& backend, DeviceInfo device, KernelSource source,
                                  std::vector<std::optional<LaunchPlan>> plans, int threads, std::vector<PointId> order,
-                                 std::string worker_exe)
+                                 CompileElsewhere elsewhere)
     : backend_(backend), device_(std::move(device)), source_(std::move(source)), plans_(std::move(plans)),
-      worker_exe_(std::move(worker_exe)), order_(std::move(order)), done_(plans_.size(), 0), costs_(plans_.size()),
+      elsewhere_(std::move(elsewhere)), order_(std::move(order)), done_(plans_.size(), 0), costs_(plans_.size()),
       own_(std::make_unique<CompilePool>(static_cast<int>(std::min<std::size_t>(std::max(threads, 1), plans_.size())))),
       pool_(own_.get()) {
   start();
@@ -127,22 +130,22 @@ double thread_cpu_ms() {
 
 }  // namespace
 
-void CompilePipeline::compile(std::size_t k, CompileWorker* worker) {
+void CompilePipeline::compile(std::size_t k, PlanCompiler* elsewhere) {
   const std::size_t i = order_[k];
   if (!plans_[i]) return;
   const auto t0 = std::chrono::steady_clock::now();
   const double cpu0 = thread_cpu_ms();
   std::size_t n = 0;
-  std::optional<double> worker_cpu_ms;
-  if (worker) {
-    // A plan whose worker died or hung is left for compile() to report, as a failed precompile here is; only a
-    // worker that cannot be started at all sends its plans back to this process.
-    if (const auto done = worker->compile(device_, source_, *plans_[i])) {
+  std::optional<double> elsewhere_cpu_ms;
+  if (elsewhere) {
+    // A plan whose compiler died or hung is left for compile() to report, as a failed precompile here is; only one
+    // that cannot compile at all (a worker that cannot be started) sends its plans back to this thread.
+    if (const auto done = elsewhere->compile(device_, source_, *plans_[i])) {
       n = done->compiled;
-      worker_cpu_ms = done->cpu_ms;
+      elsewhere_cpu_ms = done->cpu_ms;
     }
   }
-  if (!worker || worker->unavailable()) {
+  if (!elsewhere || elsewhere->unavailable()) {
     try {
       n = backend_.precompile(device_, source_, {*plans_[i]}, 1);
     } catch (...) {  // a failure is left for compile() to report with its log
@@ -150,7 +153,7 @@ void CompilePipeline::compile(std::size_t k, CompileWorker* worker) {
   }
   compiled_ += n;
   const Cost c{std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count(),
-               worker_cpu_ms.value_or(thread_cpu_ms() - cpu0)};
+               elsewhere_cpu_ms.value_or(thread_cpu_ms() - cpu0)};
   {
     std::lock_guard lock(mu_);
     costs_[i] = c;

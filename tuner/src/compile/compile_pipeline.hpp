@@ -9,6 +9,7 @@
 #include <chrono>
 #include <condition_variable>
 #include <cstddef>
+#include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -24,12 +25,35 @@
 namespace pimg {
 
 class CompilePipeline;
-class CompileWorker;
+
+// Where a pool thread compiles a pipeline's plans when not on the thread itself: in a compile worker process of its own
+// (workers/compile_worker.hpp) for a device whose compiler builds one program at a time within a process
+// (DeviceCaps::serial_compiler). A pool thread makes one at its first plan of such a pipeline and keeps it.
+class PlanCompiler {
+ public:
+  virtual ~PlanCompiler() = default;
+  struct Done {
+    std::size_t compiled = 0;  // programs built (0: found in the cache, or the build failed)
+    double cpu_ms = 0;         // the CPU time it took, every thread that worked on it
+  };
+  // nullopt: not compiled here (the compiler died or hung): the plan is left for compile() to report, as a failed
+  // precompile on the thread leaves it.
+  virtual std::optional<Done> compile(const DeviceInfo& device, const KernelSource& source, const LaunchPlan& plan) = 0;
+  // True once it cannot compile at all (a worker that cannot be started): the thread compiles the plans itself.
+  virtual bool unavailable() const = 0;
+};
+
+// A pipeline's compilers elsewhere: `make` gives a pool thread its compiler; a thread keeps it for the next plans of
+// pipelines with the same `key`. An empty key: the plans are compiled on the pool's threads.
+struct CompileElsewhere {
+  std::string key;
+  std::function<std::unique_ptr<PlanCompiler>()> make;
+};
 
 // A host's compile threads, shared by the pipelines of a run's tasks (the sequential runner's, one device's tasks
 // after another; the distributed runner's, several tasks' compiles begun at once): each thread takes the next plan of the oldest pipeline that has one left (the task measured
 // first), so pipelines begun ahead never add threads beyond the pool's; a thread keeps what a backend keeps per
-// thread (an OpenCL context), or its compile worker process (a pipeline's `worker_exe`), from one task to the next.
+// thread (an OpenCL context), or its PlanCompiler (a compile worker process), from one task to the next.
 class CompilePool {
  public:
   explicit CompilePool(int threads);
@@ -63,16 +87,15 @@ class CompilePipeline {
  public:
   // Starts `threads` threads of its own over `plans` (index = the strategy's PointId; nullopt: nothing to compile,
   // such as a stored configuration or one that cannot be planned), each taking the next plan in `order` (the
-  // strategy's asks, Strategy::ahead(); empty: index order). With `worker_exe` (a pimg-tune), each thread hands its
-  // plans to a compile worker process of its own (`worker_exe compile-worker`, workers/compile_worker.hpp), for a
-  // device whose compiler builds one program at a time within a process (DeviceCaps::serial_compiler).
+  // strategy's asks, Strategy::ahead(); empty: index order). With `elsewhere`, each thread hands its plans to a
+  // compiler of its own (a compile worker process: workers/compile_worker.hpp's compile_workers()).
   CompilePipeline(const Backend& backend, DeviceInfo device, KernelSource source,
                   std::vector<std::optional<LaunchPlan>> plans, int threads, std::vector<PointId> order = {},
-                  std::string worker_exe = "");
+                  CompileElsewhere elsewhere = {});
   // The same on the threads of `pool`, shared with the other pipelines begun on it.
   CompilePipeline(const Backend& backend, DeviceInfo device, KernelSource source,
                   std::vector<std::optional<LaunchPlan>> plans, CompilePool& pool, std::vector<PointId> order = {},
-                  std::string worker_exe = "");
+                  CompileElsewhere elsewhere = {});
   ~CompilePipeline();  // stops taking plans, waits for the compiles in flight
   CompilePipeline(const CompilePipeline&) = delete;
   CompilePipeline& operator=(const CompilePipeline&) = delete;
@@ -86,8 +109,8 @@ class CompilePipeline {
   std::size_t compiled() const { return compiled_.load(); }  // programs the pool compiled (not cached before)
   int threads() const { return pool_->threads(); }
   // What compiling plan `index` cost the thread that did it (after wait(index)): wall and that thread's CPU
-  // milliseconds (its compile worker's, every thread of that process, where it has one); 0 for a plan found in the
-  // cache or compiled by another plan of the same program.
+  // milliseconds (its PlanCompiler's, where it has one: every thread of a compile worker's process); 0 for a plan
+  // found in the cache or compiled by another plan of the same program.
   struct Cost {
     double wall_ms = 0, cpu_ms = 0;
   };
@@ -102,13 +125,13 @@ class CompilePipeline {
  private:
   friend class CompilePool;
   void start();
-  void compile(std::size_t k, CompileWorker* worker);  // the k-th plan in order, in `worker` where not null
+  void compile(std::size_t k, PlanCompiler* elsewhere);  // the k-th plan in order, there where not null
   std::string program(std::size_t k) const;  // what identifies the k-th plan's program ("": nothing to compile)
   const Backend& backend_;
   const DeviceInfo device_;
   const KernelSource source_;
   const std::vector<std::optional<LaunchPlan>> plans_;
-  const std::string worker_exe_;  // empty: compiled on the pool's threads in this process
+  const CompileElsewhere elsewhere_;  // key empty: compiled on the pool's threads
   std::vector<PointId> order_;  // the plans' indices in the order they are taken
   std::vector<char> done_;
   std::vector<Cost> costs_;

@@ -22,6 +22,7 @@
 #include "run/attribution.hpp"
 #include "pimg/device_selector.hpp"
 #include "compile/compile_pipeline.hpp"
+#include "workers/compile_worker.hpp"
 #include "measure/plan_metrics.hpp"
 #include "run/tuner_impl.hpp"
 #include "pimg/executor.hpp"
@@ -315,12 +316,12 @@ std::unique_ptr<CompilePipeline> start_pipeline(const Tuner::Impl& m, const Task
   // where the run starts workers at all: not with --no-isolation); PIMG_COMPILE_WORKERS=0 keeps it on the threads.
   const char* env = std::getenv("PIMG_COMPILE_WORKERS");
   const bool allowed = !(env && std::string(env) == "0");
-  std::string exe = device.caps.serial_compiler && m.opt.isolation && allowed ? m.opt.worker_exe : "";
-  const bool workers = !exe.empty();
+  const bool workers = device.caps.serial_compiler && m.opt.isolation && allowed;
+  CompileElsewhere elsewhere = workers ? compile_workers(m.opt.worker_exe) : CompileElsewhere{};
   auto pipe = pool ? std::make_unique<CompilePipeline>(backend, device, *ks, std::move(plans), *pool, std::move(ahead),
-                                                       std::move(exe))
+                                                       std::move(elsewhere))
                    : std::make_unique<CompilePipeline>(backend, device, *ks, std::move(plans), std::max(1, threads),
-                                                       std::move(ahead), std::move(exe));
+                                                       std::move(ahead), std::move(elsewhere));
   obs.on_message(fmt::format("{} {}: compiling ahead of the measurements on {} threads{}", device.id(),
                              t.variant->name(), pipe->threads(), workers ? ", each in a compile worker process" : ""));
   return pipe;

@@ -58,6 +58,10 @@ CompileRequest decode_compile(const wire::Message& m) {
 
 // --- the pipeline thread's side -----------------------------------------------------------------
 
+CompileElsewhere compile_workers(const std::string& exe) {
+  return {"compile-worker " + exe, [exe] { return std::make_unique<CompileWorker>(exe); }};
+}
+
 CompileWorker::~CompileWorker() { stop(false); }
 
 bool CompileWorker::start() {
@@ -139,7 +143,7 @@ std::optional<Message> CompileWorker::wait(double limit_s) {
   }
 }
 
-std::optional<CompileWorker::Done> CompileWorker::compile(const DeviceInfo& device, const KernelSource& source,
+std::optional<PlanCompiler::Done> CompileWorker::compile(const DeviceInfo& device, const KernelSource& source,
                                                           const LaunchPlan& plan) {
   if (unavailable_) return std::nullopt;
   const bool fresh = pid_ < 0;

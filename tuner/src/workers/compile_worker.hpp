@@ -10,29 +10,26 @@
 #include <optional>
 #include <string>
 
+#include "compile/compile_pipeline.hpp"
 #include "pimg/backend.hpp"
 #include "workers/wire.hpp"
 
 namespace pimg {
 
-class CompileWorker {
+class CompileWorker final : public PlanCompiler {
  public:
   explicit CompileWorker(std::string exe) : exe_(std::move(exe)) {}
-  ~CompileWorker();  // closes the worker's stdin: it exits (killed if it does not within 2 s)
+  ~CompileWorker() override;  // closes the worker's stdin: it exits (killed if it does not within 2 s)
   CompileWorker(const CompileWorker&) = delete;
   CompileWorker& operator=(const CompileWorker&) = delete;
 
-  struct Done {
-    std::size_t compiled = 0;  // programs built (0: found in the cache, or the build failed)
-    double cpu_ms = 0;         // the worker's CPU time for it, every thread of the process (drivers compile on theirs)
-  };
-  // Builds `plan` for `device` in the worker, started on first use and again after it died. nullopt when the worker
-  // died, hung (kCompileTimeoutS) or could not open the device: the plan's failure is left for compile() to report,
-  // as an in-process precompile leaves it, and the next plan starts a fresh worker.
-  std::optional<Done> compile(const DeviceInfo& device, const KernelSource& source, const LaunchPlan& plan);
+  // Builds `plan` for `device` in the worker, started on first use and again after it died; Done::cpu_ms is the
+  // worker's CPU time for it, every thread of its process (drivers compile on threads of their own). nullopt when
+  // the worker died, hung (kCompileTimeoutS) or could not open the device: the plan's failure is left for compile()
+  // to report, as an in-process precompile leaves it, and the next plan starts a fresh worker.
+  std::optional<Done> compile(const DeviceInfo& device, const KernelSource& source, const LaunchPlan& plan) override;
   // True once a worker could not be started at all (no such executable): the caller compiles in its own process.
-  bool unavailable() const { return unavailable_; }
-  const std::string& exe() const { return exe_; }
+  bool unavailable() const override { return unavailable_; }
 
   static constexpr double kCompileTimeoutS = 300;  // for one plan, the worker's start and device included
 
@@ -47,6 +44,9 @@ class CompileWorker {
   wire::Decoder decoder_;
   bool unavailable_ = false;
 };
+
+// A pipeline's compilers in compile workers of `exe` (a pimg-tune), one per pool thread.
+CompileElsewhere compile_workers(const std::string& exe);
 
 // The request and its reading, apart for the wire's tests: {"compile", backend, device index, device name, source
 // path, source hash, source text, entry, defines count, name, value..., options count, option...}.
