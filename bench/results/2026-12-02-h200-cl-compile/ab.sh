@@ -3,7 +3,7 @@
 # pipeline's threads (PIMG_COMPILE_WORKERS=0, the tool before compile workers) and in compile worker processes
 # (the default), alternated: off, on, off, on; without the whole-program stage (measure.cold.top 0: about 45 s of
 # fresh processes, the same in both). Run on the GPU machine after scripts/gpu-bench.sh has built build-gpu (its
-# environment repeated here). Writes $OUT/ab/{off,on}-N.{log,db,wall}.
+# environment repeated here). Writes $OUT/ab/{off,on}-N.{log,db,wall}. AB_RUNS="on-1" runs only those.
 set -uo pipefail
 cd "$(dirname "$0")/../../.."
 root=$PWD carry=$root/.device-carry
@@ -20,7 +20,8 @@ space=$ab/conv-gpu-opencl.yaml
 sed 's/^measure: {warmups: 1, repeats: 5, timeout_s: 10}$/measure: {warmups: 1, repeats: 5, timeout_s: 10, cold: {top: 0}}/' \
   spaces/conv-gpu.yaml > "$space"
 grep -q 'cold: {top: 0}' "$space" || { echo "ab.sh: spaces/conv-gpu.yaml's measure line changed"; exit 2; }
-for run in off-1 on-1 off-2 on-2; do
+runs=${AB_RUNS:-off-1 on-1 off-2 on-2}
+for run in $runs; do
   mode=${run%-*}
   cache=$(mktemp -d) nv=$(mktemp -d)
   t0=$(date +%s.%N)
@@ -32,12 +33,12 @@ for run in off-1 on-1 off-2 on-2; do
 done
 # The same search rows (configuration, status, validation) stored by every run; the confirmation's rows follow each
 # run's measured times.
-python3 - "$ab" <<'PY'
+python3 - "$ab" "$runs" <<'PY'
 import sqlite3, sys, hashlib
 Q = """SELECT p.canonical, v.name, c.canonical, e.status, e.validation FROM evaluations e
 JOIN problems p ON p.id = e.problem_id JOIN variants v ON v.id = e.variant_id JOIN configs c ON c.id = e.config_id
 WHERE e.stage = 'search'"""
-for run in ["off-1", "on-1", "off-2", "on-2"]:
+for run in sys.argv[2].split():
     try:
         rows = sorted(sqlite3.connect(f"{sys.argv[1]}/{run}.db").execute(Q).fetchall())
         print(run, len(rows), "search rows", hashlib.md5(repr(rows).encode()).hexdigest()[:12])
