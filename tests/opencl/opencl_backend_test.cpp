@@ -196,7 +196,7 @@ TEST(OpenClBackend, PipelinesOnOnePoolBuildEachProgramOnce) {
 // GPU machine) builds in compile worker processes, one per pipeline thread (docs/design.md). The worker is where the
 // plans go: a pimg-tune worker fills the disk cache and reports its CPU time; a "worker" that dies at once (here
 // /bin/false) leaves every plan to compile(), which reports a failure with its log in the measuring worker; only a
-// worker that cannot be started at all sends the plans back to the pipeline's own threads.
+// worker that cannot be started at all, or cannot open the device, sends the plans back to the pipeline's own threads.
 TEST(OpenClBackend, SerialCompilersBuildInCompileWorkerProcesses) {
   const DeviceInfo info = device().info();
   const Problem p = conv_family().make_problem(47, 13, 1, {{"border", "zero"}, {"filter", "sharpen3"}});
@@ -238,6 +238,15 @@ TEST(OpenClBackend, SerialCompilersBuildInCompileWorkerProcesses) {
     for (std::size_t i = 0; i < plans.size(); ++i) pipeline.wait(i);
     EXPECT_EQ(pipeline.compiled(), 3u);
     EXPECT_EQ(cached(), 3u) << "no worker could be started: the pipeline's threads built them";
+  }
+  {
+    ScopedCacheDir cache;
+    DeviceInfo unknown = info;  // a device the worker cannot open (here: a backend it does not know)
+    unknown.backend = "no-such-backend";
+    CompilePipeline pipeline(backend(), unknown, src, plans, 2, {}, compile_workers(PIMG_TUNE_EXE));
+    for (std::size_t i = 0; i < plans.size(); ++i) pipeline.wait(i);
+    EXPECT_EQ(pipeline.compiled(), 3u);
+    EXPECT_EQ(cached(), 3u) << "a fresh worker that could not open the device: the pipeline's threads built them";
   }
 }
 

@@ -173,6 +173,9 @@ std::optional<PlanCompiler::Done> CompileWorker::compile(const DeviceInfo& devic
       return std::nullopt;
     }
   }
+  // A fresh worker that answers with an error could not find or open the device (or the backend): so would the next
+  // one, so the thread compiles its plans itself from now on.
+  if (fresh && reply && !reply->empty() && (*reply)[0] == "error") unavailable_ = true;
   stop(!reply);  // hung or died: killed; an error answer: asked to leave
   return std::nullopt;
 }

@@ -28,7 +28,8 @@ class CompileWorker final : public PlanCompiler {
   // the worker died, hung (kCompileTimeoutS) or could not open the device: the plan's failure is left for compile()
   // to report, as an in-process precompile leaves it, and the next plan starts a fresh worker.
   std::optional<Done> compile(const DeviceInfo& device, const KernelSource& source, const LaunchPlan& plan) override;
-  // True once a worker could not be started at all (no such executable): the caller compiles in its own process.
+  // True once a worker could not be started at all (no such executable) or a fresh one could not open the device: the
+  // caller compiles in its own process.
   bool unavailable() const override { return unavailable_; }
 
   static constexpr double kCompileTimeoutS = 300;  // for one plan, the worker's start and device included
