@@ -5,8 +5,6 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
-#include <sys/prctl.h>
-#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -18,6 +16,7 @@
 
 #include "pimg/isolation.hpp"
 #include "pimg/registry.hpp"
+#include "workers/spawn.hpp"
 
 namespace pimg {
 
@@ -72,21 +71,9 @@ bool CompileWorker::start() {
     ::close(in[1]);
     return false;
   }
-  // Opened before the fork: only async-signal-safe calls in the child until exec.
+  // Its stderr to /dev/null: a failed build's log is compile()'s to report, in the measuring worker.
   const int null = ::open("/dev/null", O_WRONLY | O_CLOEXEC);
-  const pid_t parent = ::getpid();
-  const pid_t pid = ::fork();
-  if (pid == 0) {
-    ::dup2(in[0], 0);
-    ::dup2(out[1], 1);
-    if (null >= 0) ::dup2(null, 2);  // a failed build's log is compile()'s to report, in the measuring worker
-    ::syscall(SYS_close_range, 3u, ~0u, 0u);
-    ::signal(SIGPIPE, SIG_DFL);
-    ::prctl(PR_SET_PDEATHSIG, SIGKILL);  // it ends with the thread that started it
-    if (::getppid() != parent) ::_exit(1);
-    ::execl(exe_.c_str(), exe_.c_str(), "compile-worker", static_cast<char*>(nullptr));
-    ::_exit(127);
-  }
+  const pid_t pid = spawn_pimg(exe_, "compile-worker", in[0], out[1], null >= 0 ? null : out[1]);
   if (null >= 0) ::close(null);
   ::close(in[0]);
   ::close(out[1]);

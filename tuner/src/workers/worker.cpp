@@ -9,9 +9,7 @@
 #include <fmt/format.h>
 #include <poll.h>
 #include <signal.h>
-#include <sys/prctl.h>
 #include <sys/resource.h>
-#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -30,6 +28,7 @@
 #include "pimg/evaluator.hpp"
 #include "pimg/isolation.hpp"
 #include "pimg/registry.hpp"
+#include "workers/spawn.hpp"
 #include "workers/wire.hpp"
 #include "measure/stopwatch.hpp"
 
@@ -248,20 +247,8 @@ class Worker final : public DeviceSession {
     int in[2], out[2], err[2];
     if (::pipe2(in, O_CLOEXEC) != 0 || ::pipe2(out, O_CLOEXEC) != 0 || ::pipe2(err, O_CLOEXEC) != 0)
       throw std::runtime_error(fmt::format("cannot create pipes for a worker: {}", std::strerror(errno)));
-    const pid_t parent = ::getpid();
-    const pid_t pid = ::fork();
+    const pid_t pid = spawn_pimg(exe_, "worker", in[0], out[1], err[1]);
     if (pid < 0) throw std::runtime_error(fmt::format("cannot start a worker: {}", std::strerror(errno)));
-    if (pid == 0) {  // only async-signal-safe calls until exec
-      ::dup2(in[0], 0);
-      ::dup2(out[1], 1);
-      ::dup2(err[1], 2);
-      ::syscall(SYS_close_range, 3u, ~0u, 0u);
-      ::signal(SIGPIPE, SIG_DFL);
-      ::prctl(PR_SET_PDEATHSIG, SIGKILL);  // a tuner killed with -9 takes its worker along
-      if (::getppid() != parent) ::_exit(1);
-      ::execl(exe_.c_str(), exe_.c_str(), "worker", static_cast<char*>(nullptr));
-      ::_exit(127);
-    }
     ::close(in[0]);
     ::close(out[1]);
     ::close(err[1]);
