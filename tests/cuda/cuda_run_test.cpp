@@ -388,11 +388,11 @@ TEST(CudaRun, MmaKernelIsExactOnEveryLayoutBorderAndAlignment) {
 TEST(CudaRun, CopyKernelCopiesEveryByte) {
   REQUIRE_CUDA();
   // The ceiling is the best of cuMemcpyDtoDAsync and the copy kernel at several geometries, each checked
-  // byte for byte, timed with the L2 flushed and the launches held behind the spin kernel.
+  // byte for byte, timed with the L2 emptied by the read sweep and the launches held behind the spin kernel.
   const auto ceiling = measure_ceiling(backend(), *device(), (1u << 20) + 5, 3, TimingMethod{});
   ASSERT_TRUE(ceiling.has_value());
   EXPECT_GT(ceiling->gbs, 0.0);
-  EXPECT_EQ(ceiling->method, "cuda-events spin cold-l2");
+  EXPECT_EQ(ceiling->method, "cuda-events spin cold-l2-read");
   const auto call = measure_ceiling(backend(), *device(), (1u << 20) + 5, 3, TimingMethod{false, false});
   ASSERT_TRUE(call.has_value());
   EXPECT_EQ(call->method, "cuda-events call hot");

@@ -1,6 +1,7 @@
 // The OpenCL backend on PoCL (or any ICD device): discovery and limits, the memory and disk compile
 // caches, build logs of failed builds, the copy kernel, buffer and image round trips, and launch
 // errors returned as LaunchResult rather than thrown.
+#define CL_TARGET_OPENCL_VERSION 120  // clCreateCommandQueue, as the backend (cl_cold_cache.hpp includes CL/cl.h)
 #include <gtest/gtest.h>
 #include <stdlib.h>
 
@@ -10,6 +11,7 @@
 #include <filesystem>
 #include <thread>
 
+#include "cl_cold_cache.hpp"
 #include "cl_fixture.hpp"
 #include "compile/compile_pipeline.hpp"
 #include "workers/compile_worker.hpp"
@@ -248,6 +250,36 @@ TEST(OpenClBackend, SerialCompilersBuildInCompileWorkerProcesses) {
     EXPECT_EQ(pipeline.compiled(), 3u);
     EXPECT_EQ(cached(), 3u) << "a fresh worker that could not open the device: the pipeline's threads built them";
   }
+}
+
+// A cold run on a GPU reads a buffer of twice the device's cache (kernels/timing/cache_sweep.cl) instead of filling
+// one, so that the lines left are clean: the sweep builds and runs on any device (here PoCL, which itself evicts
+// by address), twice in a row, and says so in its method.
+TEST(OpenClBackend, TheCacheSweepBuildsAndRunsOnAnyDevice) {
+  cl_platform_id platforms[8];
+  cl_uint platform_count = 0;
+  ASSERT_EQ(clGetPlatformIDs(8, platforms, &platform_count), CL_SUCCESS);
+  cl_device_id dev = nullptr;
+  for (cl_uint i = 0; i < platform_count && dev == nullptr; ++i)
+    if (clGetDeviceIDs(platforms[i], CL_DEVICE_TYPE_ALL, 1, &dev, nullptr) != CL_SUCCESS) dev = nullptr;
+  ASSERT_NE(dev, nullptr);
+  cl_int err = CL_SUCCESS;
+  cl_context ctx = clCreateContext(nullptr, 1, &dev, nullptr, nullptr, &err);
+  ASSERT_EQ(err, CL_SUCCESS);
+  cl_command_queue queue = clCreateCommandQueue(ctx, dev, 0, &err);
+  ASSERT_EQ(err, CL_SUCCESS);
+  {
+    ClColdCache sweep(ctx, queue, dev, ClColdCache::How::sweep);
+    EXPECT_STREQ(sweep.method(), "cold-cache-read");
+    EXPECT_NO_THROW(sweep.before_cold_run());
+    EXPECT_NO_THROW(sweep.before_cold_run());
+    cl_device_type type = 0;
+    clGetDeviceInfo(dev, CL_DEVICE_TYPE, sizeof type, &type, nullptr);
+    const ClColdCache automatic(ctx, queue, dev);
+    if (type & CL_DEVICE_TYPE_CPU) EXPECT_STREQ(automatic.method(), "cold-evict");
+  }
+  clReleaseCommandQueue(queue);
+  clReleaseContext(ctx);
 }
 
 TEST(OpenClBackend, FailedBuildsKeepTheLog) {

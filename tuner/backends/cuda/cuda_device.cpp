@@ -184,27 +184,23 @@ class CudaDevice final : public Device {
     check(api().cuCtxSynchronize(), "cuCtxSynchronize");
   }
 
-  // The region (docs/measurement.md): when cold, the L2 is flushed by writing a buffer of twice its size;
-  // with the launch hidden, pimg_spin is queued first and holds every launch of the run back until
+  // The region (docs/measurement.md): when cold, the L2 is flushed by reading a buffer of twice its size
+  // (pimg_l2_sweep), so that the lines left there are clean; with the launch hidden, pimg_spin is queued first and holds every launch of the run back until
   // end_timing() releases it, so the events measure the device's work without the host's launch gaps.
   void begin_timing(const TimingMethod& method, bool region) override {
     ctx_->make_current();
     region_programs_ = std::move(next_programs_);
     next_programs_.clear();
     if (method.cold) {
-      if (!flush_) {
-        const std::size_t l2 = static_cast<std::size_t>(attribute(ctx_->device(), CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE));
-        flush_bytes_ = std::max<std::size_t>(2 * l2, std::size_t{8} << 20) / 4 * 4;
-        check(api().cuMemAlloc(&flush_, flush_bytes_), "cuMemAlloc (L2 flush buffer)");
-      }
-      check(api().cuMemsetD32Async(flush_, ++flush_value_, flush_bytes_ / 4, nullptr), "cuMemsetD32Async (L2 flush)");
+      if (!sweep_) make_sweep();
+      sweep_l2();
     }
     if (!region) {
       last_timing_ = timing_method(method, false);
       return;
     }
     spinning_ = method.hide_launch && !syncs_inside();
-    last_timing_ = fmt::format("cuda-events {} {}{}", spinning_ ? "spin" : "call", method.cold ? "cold-l2" : "hot",
+    last_timing_ = fmt::format("cuda-events {} {}{}", spinning_ ? "spin" : "call", method.cold ? kCold : "hot",
                                method.hide_launch && !spinning_ ? " (the call synchronises: launch not hidden)" : "");
     if (spinning_) {
       if (!spin_) make_spin();
@@ -241,7 +237,7 @@ class CudaDevice final : public Device {
   }
 
   std::string timing_method(const TimingMethod& method, bool region) const override {
-    const std::string cache = method.cold ? "cold-l2" : "hot";
+    const std::string cache = method.cold ? kCold : "hot";
     if (!region) return "cuda-events per-launch " + cache + " (host steps)";
     return fmt::format("cuda-events {} {}", method.hide_launch ? "spin" : "call", cache);
   }
@@ -525,16 +521,48 @@ class CudaDevice final : public Device {
     check(api().cuMemHostGetDevicePointer(&spin_flags_dev_, host, 0), "cuMemHostGetDevicePointer");
   }
 
+  // The L2 flush: a buffer of twice the L2 (at least 8 MiB), filled once with one 32-bit value and read by
+  // pimg_l2_sweep before every cold run. Its words' xor is 0, so the sweep's `never` of 1 keeps its sink unwritten.
+  void make_sweep() {
+    const KernelSource* source = kernel_source("timing/spin.cu");
+    if (!source) throw std::runtime_error("the L2 sweep kernel timing/spin.cu is not embedded");
+    LaunchPlan plan;
+    plan.entry = "pimg_l2_sweep";
+    plan.dims = 1;
+    CompileResult r;
+    compile_into(r, *source, plan);
+    if (!r.program) throw std::runtime_error("compiling the L2 sweep kernel: " + r.log);
+    const std::size_t l2 = static_cast<std::size_t>(attribute(ctx_->device(), CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE));
+    flush_bytes_ = std::max<std::size_t>(2 * l2, std::size_t{8} << 20) / 16 * 16;
+    check(api().cuMemAlloc(&flush_, flush_bytes_ + 16), "cuMemAlloc (L2 flush buffer)");
+    check(api().cuMemsetD32Async(flush_, 0x5a5a5a5au, (flush_bytes_ + 16) / 4, nullptr), "cuMemsetD32Async (L2 flush buffer)");
+    sweep_ = std::static_pointer_cast<CuProgram>(r.program);
+    sweep_l2();  // the fill's own dirty lines are written back here, not in the first cold run
+    check(api().cuCtxSynchronize(), "cuCtxSynchronize (L2 sweep)");
+  }
+
+  void sweep_l2() {
+    CUdeviceptr words = flush_, sink = flush_ + flush_bytes_;
+    unsigned long long n = flush_bytes_ / 16;
+    unsigned never = 1;
+    void* params[] = {&words, &n, &never, &sink};
+    const unsigned blocks = static_cast<unsigned>(std::max(1, npp_ctx_.nMultiProcessorCount) * 4);
+    check(api().cuLaunchKernel(sweep_->function, blocks, 1, 1, 512, 1, 1, 0, nullptr, params, nullptr),
+          "cuLaunchKernel (pimg_l2_sweep)");
+  }
+
   // Longer than any host needs to queue a run's launches; a call that waits for the device inside
   // itself shows as a timeout (and is then timed without the spin).
   static constexpr std::uint64_t kSpinTimeoutNs = 500'000'000;
+  // Cold runs: the L2 emptied by a read sweep (its lines left clean), as docs/measurement.md says.
+  static constexpr const char* kCold = "cold-l2-read";
 
   DeviceInfo info_;
   std::shared_ptr<const Context> ctx_;  // declared first among the CUDA objects: released last
   CUevent start_ = nullptr, stop_ = nullptr;
   CUdeviceptr flush_ = 0;
   std::size_t flush_bytes_ = 0;
-  unsigned flush_value_ = 0;
+  std::shared_ptr<CuProgram> sweep_;
   std::shared_ptr<CuProgram> spin_;
   volatile int* spin_flags_ = nullptr;  // [0] release, [1] timed out; host memory the device reads
   CUdeviceptr spin_flags_dev_ = 0;

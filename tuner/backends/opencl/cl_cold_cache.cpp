@@ -5,8 +5,10 @@
 
 #include <algorithm>
 #include <stdexcept>
+#include <string>
 
 #include "pimg/cache_flush.hpp"
+#include "pimg/registry.hpp"
 
 namespace pimg {
 
@@ -28,11 +30,16 @@ bool host_memory_device(cl_device_id device) {
 
 }  // namespace
 
-ClColdCache::ClColdCache(cl_context context, cl_command_queue queue, cl_device_id device)
-    : context_(context), queue_(queue), device_(device), evict_(can_flush_cache_lines() && host_memory_device(device)) {}
+ClColdCache::ClColdCache(cl_context context, cl_command_queue queue, cl_device_id device, How how)
+    : context_(context),
+      queue_(queue),
+      device_(device),
+      evict_(how == How::automatic && can_flush_cache_lines() && host_memory_device(device)) {}
 
 ClColdCache::~ClColdCache() {
-  if (fill_ != nullptr) clReleaseMemObject(fill_);
+  if (kernel_ != nullptr) clReleaseKernel(kernel_);
+  if (program_ != nullptr) clReleaseProgram(program_);
+  if (words_ != nullptr) clReleaseMemObject(words_);
 }
 
 void ClColdCache::track(const std::shared_ptr<DeviceBuffer>& owner, cl_mem mem, std::size_t bytes, int width,
@@ -43,7 +50,7 @@ void ClColdCache::track(const std::shared_ptr<DeviceBuffer>& owner, cl_mem mem, 
 }
 
 void ClColdCache::before_cold_run() {
-  if (!evict_) return fill();
+  if (!evict_) return sweep();
   for (const Tracked& t : live_)
     if (const auto owner = t.owner.lock(); owner && t.bytes > 0) evict(t);
 }
@@ -70,18 +77,49 @@ void ClColdCache::evict(const Tracked& t) {
   cold_cache_check(clFinish(queue_), "clFinish");
 }
 
-void ClColdCache::fill() {
-  if (fill_ == nullptr) {
-    cl_ulong cache = 0;
-    clGetDeviceInfo(device_, CL_DEVICE_GLOBAL_MEM_CACHE_SIZE, sizeof cache, &cache, nullptr);
-    fill_bytes_ = std::max<std::size_t>(2 * static_cast<std::size_t>(cache), std::size_t{8} << 20) / 4 * 4;
-    cl_int err = CL_SUCCESS;
-    fill_ = clCreateBuffer(context_, CL_MEM_READ_WRITE, fill_bytes_, nullptr, &err);
-    cold_cache_check(err, "clCreateBuffer");
-  }
-  const cl_uint value = ++fill_value_;
-  cold_cache_check(clEnqueueFillBuffer(queue_, fill_, &value, sizeof value, 0, fill_bytes_, 0, nullptr, nullptr),
+// The buffer (filled once with one byte value: its words' xor is 0, so `never` = 1 keeps the sink unwritten),
+// the sweep kernel, and a first sweep that writes the fill's own dirty lines back before any cold run.
+void ClColdCache::make_sweep() {
+  const KernelSource* source = kernel_source("timing/cache_sweep.cl");
+  if (source == nullptr) throw std::runtime_error("the cache sweep kernel timing/cache_sweep.cl is not embedded");
+  cl_ulong cache = 0;
+  cl_uint units = 1;
+  clGetDeviceInfo(device_, CL_DEVICE_GLOBAL_MEM_CACHE_SIZE, sizeof cache, &cache, nullptr);
+  clGetDeviceInfo(device_, CL_DEVICE_MAX_COMPUTE_UNITS, sizeof units, &units, nullptr);
+  words_bytes_ = std::max<std::size_t>(2 * static_cast<std::size_t>(cache), std::size_t{8} << 20) / 16 * 16;
+  global_ = static_cast<std::size_t>(std::max<cl_uint>(units, 1)) * 2048;
+  cl_int err = CL_SUCCESS;
+  words_ = clCreateBuffer(context_, CL_MEM_READ_WRITE, words_bytes_ + 16, nullptr, &err);
+  cold_cache_check(err, "clCreateBuffer");
+  const cl_uchar value = 0x5a;
+  cold_cache_check(clEnqueueFillBuffer(queue_, words_, &value, 1, 0, words_bytes_ + 16, 0, nullptr, nullptr),
                    "clEnqueueFillBuffer");
+  const char* text = source->text.c_str();
+  const std::size_t length = source->text.size();
+  program_ = clCreateProgramWithSource(context_, 1, &text, &length, &err);
+  cold_cache_check(err, "clCreateProgramWithSource");
+  if (clBuildProgram(program_, 1, &device_, "", nullptr, nullptr) != CL_SUCCESS) {
+    std::size_t size = 0;
+    clGetProgramBuildInfo(program_, device_, CL_PROGRAM_BUILD_LOG, 0, nullptr, &size);
+    std::string log(size, '\0');
+    clGetProgramBuildInfo(program_, device_, CL_PROGRAM_BUILD_LOG, size, log.data(), nullptr);
+    throw std::runtime_error("building the cache sweep kernel: " + log);
+  }
+  kernel_ = clCreateKernel(program_, "pimg_cache_sweep", &err);
+  cold_cache_check(err, "clCreateKernel");
+  const cl_ulong n = words_bytes_ / 16;
+  const cl_uint never = 1;
+  cold_cache_check(clSetKernelArg(kernel_, 0, sizeof words_, &words_), "clSetKernelArg");
+  cold_cache_check(clSetKernelArg(kernel_, 1, sizeof n, &n), "clSetKernelArg");
+  cold_cache_check(clSetKernelArg(kernel_, 2, sizeof never, &never), "clSetKernelArg");
+  cold_cache_check(clEnqueueNDRangeKernel(queue_, kernel_, 1, nullptr, &global_, nullptr, 0, nullptr, nullptr),
+                   "clEnqueueNDRangeKernel");
+}
+
+void ClColdCache::sweep() {
+  if (kernel_ == nullptr) make_sweep();
+  cold_cache_check(clEnqueueNDRangeKernel(queue_, kernel_, 1, nullptr, &global_, nullptr, 0, nullptr, nullptr),
+                   "clEnqueueNDRangeKernel");
   cold_cache_check(clFinish(queue_), "clFinish");
 }
 
