@@ -504,16 +504,21 @@ class CudaDevice final : public Device {
     return std::any_of(region_programs_.begin(), region_programs_.end(), [&](const Program* p) { return syncing_.count(p); });
   }
 
-  void make_spin() {
+  // A kernel of the timed region (kernels/timing/spin.cu).
+  std::shared_ptr<CuProgram> timing_kernel(const char* entry) {
     const KernelSource* source = kernel_source("timing/spin.cu");
-    if (!source) throw std::runtime_error("the spin kernel timing/spin.cu is not embedded");
+    if (!source) throw std::runtime_error("the timing kernels timing/spin.cu are not embedded");
     LaunchPlan plan;
-    plan.entry = "pimg_spin";
+    plan.entry = entry;
     plan.dims = 1;
     CompileResult r;
     compile_into(r, *source, plan);
-    if (!r.program) throw std::runtime_error("compiling the spin kernel: " + r.log);
-    spin_ = std::static_pointer_cast<CuProgram>(r.program);
+    if (!r.program) throw std::runtime_error(fmt::format("compiling {}: {}", entry, r.log));
+    return std::static_pointer_cast<CuProgram>(r.program);
+  }
+
+  void make_spin() {
+    spin_ = timing_kernel("pimg_spin");
     void* host = nullptr;
     check(api().cuMemHostAlloc(&host, 2 * sizeof(int), CU_MEMHOSTALLOC_DEVICEMAP | CU_MEMHOSTALLOC_PORTABLE),
           "cuMemHostAlloc (spin flags)");
@@ -524,19 +529,11 @@ class CudaDevice final : public Device {
   // The L2 flush: a buffer of twice the L2 (at least 8 MiB), filled once with one 32-bit value and read by
   // pimg_l2_sweep before every cold run. Its words' xor is 0, so the sweep's `never` of 1 keeps its sink unwritten.
   void make_sweep() {
-    const KernelSource* source = kernel_source("timing/spin.cu");
-    if (!source) throw std::runtime_error("the L2 sweep kernel timing/spin.cu is not embedded");
-    LaunchPlan plan;
-    plan.entry = "pimg_l2_sweep";
-    plan.dims = 1;
-    CompileResult r;
-    compile_into(r, *source, plan);
-    if (!r.program) throw std::runtime_error("compiling the L2 sweep kernel: " + r.log);
     const std::size_t l2 = static_cast<std::size_t>(attribute(ctx_->device(), CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE));
     flush_bytes_ = std::max<std::size_t>(2 * l2, std::size_t{8} << 20) / 16 * 16;
     check(api().cuMemAlloc(&flush_, flush_bytes_ + 16), "cuMemAlloc (L2 flush buffer)");
     check(api().cuMemsetD32Async(flush_, 0x5a5a5a5au, (flush_bytes_ + 16) / 4, nullptr), "cuMemsetD32Async (L2 flush buffer)");
-    sweep_ = std::static_pointer_cast<CuProgram>(r.program);
+    sweep_ = timing_kernel("pimg_l2_sweep");
     sweep_l2();  // the fill's own dirty lines are written back here, not in the first cold run
     check(api().cuCtxSynchronize(), "cuCtxSynchronize (L2 sweep)");
   }
