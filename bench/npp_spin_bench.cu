@@ -1,7 +1,8 @@
 // A standalone reference for the tuner's NPP baseline: nppiFilterBorder_8u_C1R_Ctx with seed 000's 3x3
 // sharpen (replicate border) on a WxH u8 image (8192x8192 by default), timed the way NVIDIA's NVBench times
-// a kernel: before each run the L2 is flushed (cudaMemsetAsync of a buffer twice its size) and a spin kernel
-// waiting on a host-pinned flag is queued, so the start event, the NPP call and the stop event are all
+// a kernel, as the tuner does: before each run the L2 is emptied by reading a buffer of twice its size, filled once
+// (a memset before each run, NVBench's flush, leaves dirty lines whose write-back the timed call would pay:
+// docs/measurement.md), and a spin kernel waiting on a host-pinned flag is queued, so the start event, the NPP call and the stop event are all
 // enqueued before the GPU reaches them and the host's launch latency is hidden; the flag is then released.
 // The same call is also timed with events around it and no spin kernel ("call time", launch included).
 // Prints one JSON object: median, 95% interval of the median and minimum of each method, and whether the
@@ -17,6 +18,8 @@
 #include <cstring>
 #include <string>
 #include <vector>
+
+#include "timing/spin.cu"  // pimg_l2_sweep: the tuner's L2 sweep, so that both empty the L2 alike
 
 namespace {
 
@@ -160,10 +163,11 @@ int main(int argc, char** argv) {
   unsigned char *in = nullptr, *out = nullptr, *flush = nullptr;
   int* kernel = nullptr;
   int* flag = nullptr;
-  const std::size_t flush_bytes = 2 * static_cast<std::size_t>(prop.l2CacheSize);
+  const std::size_t flush_bytes = 2 * static_cast<std::size_t>(prop.l2CacheSize) / 16 * 16;
   check(cudaMalloc(&in, in_bytes), "cudaMalloc");
   check(cudaMalloc(&out, out_bytes), "cudaMalloc");
-  check(cudaMalloc(&flush, flush_bytes), "cudaMalloc");
+  check(cudaMalloc(&flush, flush_bytes + 16), "cudaMalloc");
+  check(cudaMemset(flush, 0x5a, flush_bytes + 16), "cudaMemset");  // one byte value: the words' xor is 0, never 1
   check(cudaMalloc(&kernel, sizeof weights), "cudaMalloc");
   check(cudaHostAlloc(&flag, sizeof(int), cudaHostAllocMapped), "cudaHostAlloc");
   int* device_flag = nullptr;
@@ -187,12 +191,17 @@ int main(int argc, char** argv) {
     check(cudaEventElapsedTime(&ms, start, stop), "cudaEventElapsedTime");
     return static_cast<double>(ms);
   };
+  auto empty_l2 = [&] {
+    pimg_l2_sweep<<<prop.multiProcessorCount * 4, 512>>>(reinterpret_cast<const uint4*>(flush), flush_bytes / 16, 1u,
+                                                  reinterpret_cast<unsigned*>(flush + flush_bytes));
+    check(cudaGetLastError(), "L2 sweep");
+  };
   std::vector<double> spin_ms, call_ms;
   for (int warm = 0; warm < 5; ++warm) call();
   check(cudaDeviceSynchronize(), "warm-up");
   for (int i = 0; i < runs; ++i) {
-    // NVBench's way: flush, block the stream, enqueue start / call / stop, release.
-    check(cudaMemsetAsync(flush, i & 1, flush_bytes, nullptr), "cudaMemsetAsync");
+    // NVBench's way (with the clean flush): flush, block the stream, enqueue start / call / stop, release.
+    empty_l2();
     *static_cast<volatile int*>(flag) = 0;
     spin<<<1, 1>>>(device_flag);
     check(cudaGetLastError(), "spin kernel");
@@ -202,7 +211,7 @@ int main(int argc, char** argv) {
     *static_cast<volatile int*>(flag) = 1;
     spin_ms.push_back(elapsed());
     // Call time: the same, without the spin kernel (the host's launch of the call is timed too).
-    check(cudaMemsetAsync(flush, i & 1, flush_bytes, nullptr), "cudaMemsetAsync");
+    empty_l2();
     check(cudaDeviceSynchronize(), "flush");
     check(cudaEventRecord(start, nullptr), "cudaEventRecord");
     call();
