@@ -184,9 +184,10 @@ class CudaDevice final : public Device {
     check(api().cuCtxSynchronize(), "cuCtxSynchronize");
   }
 
-  // The region (docs/measurement.md): when cold, the L2 is flushed by reading a buffer of twice its size
-  // (pimg_l2_sweep), so that the lines left there are clean; with the launch hidden, pimg_spin is queued first and holds every launch of the run back until
-  // end_timing() releases it, so the events measure the device's work without the host's launch gaps.
+  // The region (docs/measurement.md): when cold, the L2 is emptied by reading a buffer of twice its size
+  // (pimg_l2_sweep), so that the lines left there are clean; with the launch hidden, pimg_spin is queued first and
+  // holds every launch of the run back until end_timing() releases it, so the events measure the device's work
+  // without the host's launch gaps.
   void begin_timing(const TimingMethod& method, bool region) override {
     ctx_->make_current();
     region_programs_ = std::move(next_programs_);
@@ -529,11 +530,15 @@ class CudaDevice final : public Device {
   // The L2 flush: a buffer of twice the L2 (at least 8 MiB), filled once with one 32-bit value and read by
   // pimg_l2_sweep before every cold run. Its words' xor is 0, so the sweep's `never` of 1 keeps its sink unwritten.
   void make_sweep() {
-    const std::size_t l2 = static_cast<std::size_t>(attribute(ctx_->device(), CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE));
-    flush_bytes_ = std::max<std::size_t>(2 * l2, std::size_t{8} << 20) / 16 * 16;
-    check(api().cuMemAlloc(&flush_, flush_bytes_ + 16), "cuMemAlloc (L2 flush buffer)");
-    check(api().cuMemsetD32Async(flush_, 0x5a5a5a5au, (flush_bytes_ + 16) / 4, nullptr), "cuMemsetD32Async (L2 flush buffer)");
-    sweep_ = timing_kernel("pimg_l2_sweep");
+    std::shared_ptr<CuProgram> program = timing_kernel("pimg_l2_sweep");
+    if (!flush_) {
+      const std::size_t l2 = static_cast<std::size_t>(attribute(ctx_->device(), CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE));
+      const std::size_t bytes = std::max<std::size_t>(2 * l2, std::size_t{8} << 20) / 16 * 16;
+      check(api().cuMemAlloc(&flush_, bytes + 16), "cuMemAlloc (L2 flush buffer)");
+      flush_bytes_ = bytes;
+      check(api().cuMemsetD32Async(flush_, 0x5a5a5a5au, (bytes + 16) / 4, nullptr), "cuMemsetD32Async (L2 flush buffer)");
+    }
+    sweep_ = std::move(program);
     sweep_l2();  // the fill's own dirty lines are written back here, not in the first cold run
     check(api().cuCtxSynchronize(), "cuCtxSynchronize (L2 sweep)");
   }

@@ -82,36 +82,46 @@ void ClColdCache::evict(const Tracked& t) {
 void ClColdCache::make_sweep() {
   const KernelSource* source = kernel_source("timing/cache_sweep.cl");
   if (source == nullptr) throw std::runtime_error("the cache sweep kernel timing/cache_sweep.cl is not embedded");
-  cl_ulong cache = 0;
-  cl_uint units = 1;
-  clGetDeviceInfo(device_, CL_DEVICE_GLOBAL_MEM_CACHE_SIZE, sizeof cache, &cache, nullptr);
-  clGetDeviceInfo(device_, CL_DEVICE_MAX_COMPUTE_UNITS, sizeof units, &units, nullptr);
-  words_bytes_ = std::max<std::size_t>(2 * static_cast<std::size_t>(cache), std::size_t{8} << 20) / 16 * 16;
-  global_ = static_cast<std::size_t>(std::max<cl_uint>(units, 1)) * 2048;
   cl_int err = CL_SUCCESS;
-  words_ = clCreateBuffer(context_, CL_MEM_READ_WRITE, words_bytes_ + 16, nullptr, &err);
-  cold_cache_check(err, "clCreateBuffer");
-  const cl_uchar value = 0x5a;
-  cold_cache_check(clEnqueueFillBuffer(queue_, words_, &value, 1, 0, words_bytes_ + 16, 0, nullptr, nullptr),
-                   "clEnqueueFillBuffer");
-  const char* text = source->text.c_str();
-  const std::size_t length = source->text.size();
-  program_ = clCreateProgramWithSource(context_, 1, &text, &length, &err);
-  cold_cache_check(err, "clCreateProgramWithSource");
-  if (clBuildProgram(program_, 1, &device_, "", nullptr, nullptr) != CL_SUCCESS) {
-    std::size_t size = 0;
-    clGetProgramBuildInfo(program_, device_, CL_PROGRAM_BUILD_LOG, 0, nullptr, &size);
-    std::string log(size, '\0');
-    clGetProgramBuildInfo(program_, device_, CL_PROGRAM_BUILD_LOG, size, log.data(), nullptr);
-    throw std::runtime_error("building the cache sweep kernel: " + log);
+  if (words_ == nullptr) {  // each step once: a call after a failure goes on where it failed
+    cl_ulong cache = 0;
+    cl_uint units = 1;
+    clGetDeviceInfo(device_, CL_DEVICE_GLOBAL_MEM_CACHE_SIZE, sizeof cache, &cache, nullptr);
+    clGetDeviceInfo(device_, CL_DEVICE_MAX_COMPUTE_UNITS, sizeof units, &units, nullptr);
+    const std::size_t bytes = std::max<std::size_t>(2 * static_cast<std::size_t>(cache), std::size_t{8} << 20) / 16 * 16;
+    words_ = clCreateBuffer(context_, CL_MEM_READ_WRITE, bytes + 16, nullptr, &err);
+    cold_cache_check(err, "clCreateBuffer");
+    words_bytes_ = bytes;
+    global_ = static_cast<std::size_t>(std::max<cl_uint>(units, 1)) * 2048;
+    const cl_uchar value = 0x5a;
+    cold_cache_check(clEnqueueFillBuffer(queue_, words_, &value, 1, 0, bytes + 16, 0, nullptr, nullptr),
+                     "clEnqueueFillBuffer");
   }
-  kernel_ = clCreateKernel(program_, "pimg_cache_sweep", &err);
+  if (program_ == nullptr) {
+    const char* text = source->text.c_str();
+    const std::size_t length = source->text.size();
+    cl_program program = clCreateProgramWithSource(context_, 1, &text, &length, &err);
+    cold_cache_check(err, "clCreateProgramWithSource");
+    if (clBuildProgram(program, 1, &device_, "", nullptr, nullptr) != CL_SUCCESS) {
+      std::size_t size = 0;
+      clGetProgramBuildInfo(program, device_, CL_PROGRAM_BUILD_LOG, 0, nullptr, &size);
+      std::string log(size, '\0');
+      clGetProgramBuildInfo(program, device_, CL_PROGRAM_BUILD_LOG, size, log.data(), nullptr);
+      clReleaseProgram(program);
+      throw std::runtime_error("building the cache sweep kernel: " + log);
+    }
+    program_ = program;
+  }
+  cl_kernel kernel = clCreateKernel(program_, "pimg_cache_sweep", &err);
   cold_cache_check(err, "clCreateKernel");
   const cl_ulong n = words_bytes_ / 16;
   const cl_uint never = 1;
-  cold_cache_check(clSetKernelArg(kernel_, 0, sizeof words_, &words_), "clSetKernelArg");
-  cold_cache_check(clSetKernelArg(kernel_, 1, sizeof n, &n), "clSetKernelArg");
-  cold_cache_check(clSetKernelArg(kernel_, 2, sizeof never, &never), "clSetKernelArg");
+  if (clSetKernelArg(kernel, 0, sizeof words_, &words_) != CL_SUCCESS ||
+      clSetKernelArg(kernel, 1, sizeof n, &n) != CL_SUCCESS || clSetKernelArg(kernel, 2, sizeof never, &never) != CL_SUCCESS) {
+    clReleaseKernel(kernel);
+    throw std::runtime_error("clSetKernelArg (cache flush): the sweep kernel's arguments were refused");
+  }
+  kernel_ = kernel;
   cold_cache_check(clEnqueueNDRangeKernel(queue_, kernel_, 1, nullptr, &global_, nullptr, 0, nullptr, nullptr),
                    "clEnqueueNDRangeKernel");
 }
