@@ -26,8 +26,27 @@ mkdir -p "$out"
 log() { echo "== $*" | tee -a "$out/summary.txt"; }
 
 [ -d "$carry" ] || { echo "no .device-carry: run scripts/gpu-carry.sh first and carry it"; exit 2; }
-# Whatever happens, what was written comes back: one archive (the device tool returns few files).
-trap 'if [ -n "${OUT:-}" ]; then tar czf "$OUT/gpu-results.tgz" -C "$root/out" gpu; cp "$out/summary.txt" "$OUT/" 2>/dev/null; fi' EXIT
+# Whatever happens, what was written comes back: one archive (the device tool returns few files), packed when the
+# script exits and, since the device tool ends a call at its limit without a signal a script can catch (a call
+# that ran past 600 s on 2026-12-02 brought nothing back), by a watchdog 45 s before PIMG_CALL_S (the seconds the
+# call has left when the script starts; default 600, 0: no watchdog). The archive is written beside and renamed,
+# so a call ended while packing leaves the previous one whole.
+pack() {
+  [ -n "${OUT:-}" ] || return 0
+  tar czf "$OUT/gpu-results.tgz.part" -C "$root/out" gpu 2>/dev/null && mv -f "$OUT/gpu-results.tgz.part" "$OUT/gpu-results.tgz"
+  cp "$out/summary.txt" "$OUT/" 2>/dev/null
+  return 0
+}
+watchdog=
+call_s=${PIMG_CALL_S:-600}
+if [ -n "${OUT:-}" ] && [ "$call_s" -gt 60 ]; then
+  # Its output goes to the summary only, not to the call's: a sleep left holding the call's output open would keep
+  # the call waiting after the script ends.
+  (sleep $((call_s - 45)) && echo "== watchdog: $((call_s - 45)) s into the call, what is written so far packed" >> "$out/summary.txt" &&
+    pack) < /dev/null > /dev/null 2>&1 &
+  watchdog=$!
+fi
+trap '[ -z "$watchdog" ] || { pkill -P "$watchdog" 2>/dev/null; kill "$watchdog" 2>/dev/null; }; pack' EXIT
 # The NVIDIA OpenCL driver is installed but not registered with the ICD loader.
 if [ -e /usr/lib/libnvidia-opencl.so.1 ] && [ ! -e /etc/OpenCL/vendors/nvidia.icd ]; then
   mkdir -p /etc/OpenCL/vendors && echo /usr/lib/libnvidia-opencl.so.1 > /etc/OpenCL/vendors/nvidia.icd
