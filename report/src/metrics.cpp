@@ -147,11 +147,11 @@ std::string fmt_rate(const std::optional<double>& v) { return v ? fmt::format("{
 std::string fmt_gbs(const std::optional<double>& v) { return v ? fmt::format("{:.2f}", *v) : kDash; }
 
 // Above 100% of the copy ceiling: an error for a kernel that writes as much as it reads, possible for one that
-// reads more than it writes, whose bytes are cheaper than a copy's (docs/measurement.md, "The bandwidth ceiling").
+// reads more than it writes, whose bytes are cheaper than a copy's (docs/measurement.md, "The bandwidth ceiling";
+// the report's "How to read this" says so once).
 std::string fmt_pct(const std::optional<double>& v) {
   if (!v) return kDash;
-  return *v > 100 ? fmt::format("{:.1f}% (over the copy ceiling: reads cheaper than a copy's, or an error)", *v)
-                  : fmt::format("{:.1f}%", *v);
+  return *v > 100 ? fmt::format("{:.1f}% (over the copy)", *v) : fmt::format("{:.1f}%", *v);
 }
 
 std::string fmt_speedup(double x) {
