@@ -113,7 +113,7 @@ if [ -n "${PIMG_CEILING:-}" ]; then
   PIMG_BACKEND=${PIMG_BACKEND:-cuda} build-gpu/bench/pimg_ceiling_bench $PIMG_CEILING > "$out/ceiling.csv" 2> "$out/ceiling.err"
   rc=$?
   log "ceiling: exit $rc; the fastest way at each size:"
-  awk -F, 'NR > 1 && !seen[$3]++' "$out/ceiling.csv" | tee -a "$out/summary.txt"
+  awk -F, 'NR > 1 && !seen[$3 FS $4]++' "$out/ceiling.csv" | tee -a "$out/summary.txt"
   [ -n "${OUT:-}" ] && cp "$out/ceiling.csv" "$OUT/" 2>/dev/null
   exit $rc
 fi

@@ -173,7 +173,7 @@ std::string pimg_fields(const ResultRow& r) {
       "{{\"device\":{{\"backend\":{},\"name\":{},\"vendor\":{},\"driver\":{},\"platform\":{},\"compute_units\":{},"
       "\"global_mem_bytes\":{},\"local_mem_bytes\":{},\"max_work_group_size\":{}}},"
       "\"problem\":{{\"family\":{},\"width\":{},\"height\":{},\"channels\":{},\"attributes\":{{{}}},\"work\":{},\"unit\":{},"
-      "\"min_bytes\":{},\"min_ops\":{}}},"
+      "\"min_bytes\":{},\"min_ops\":{}{}}},"
       "\"variant\":{{\"name\":{},\"backend\":{},\"source_hash\":{},\"baseline\":{}}},"
       "\"status\":{},\"log\":{},\"validation\":{},\"compile_cached\":{},\"h2d_ms\":{},\"d2h_ms\":{},\"eval_ms\":{},"
       "\"kernel_ms\":{},\"wall_ms\":{},\"min_ms\":{},\"median_ms\":{},\"mean_ms\":{},\"stddev_ms\":{},"
@@ -182,7 +182,9 @@ std::string pimg_fields(const ResultRow& r) {
       json_string(d.backend), json_string(d.name), json_string(d.vendor), json_string(d.driver), json_string(d.platform),
       d.compute_units, d.global_mem_bytes, d.local_mem_bytes, d.max_work_group_size, json_string(r.problem.family),
       r.problem.width, r.problem.height, r.problem.channels, attrs, json_num(r.cost.work), json_string(r.cost.unit),
-      json_num(r.cost.traffic.bytes), json_num(r.cost.traffic.ops), json_string(r.variant.name),
+      json_num(r.cost.traffic.bytes), json_num(r.cost.traffic.ops),
+      r.cost.traffic.written ? fmt::format(",\"min_written\":{}", json_num(*r.cost.traffic.written)) : std::string(),
+      json_string(r.variant.name),
       json_string(r.variant.backend), json_string(r.variant.source_hash), r.variant.baseline ? "true" : "false",
       json_string(to_string(e.status)), json_string(e.log), json_string(e.validation), e.compile_cached ? "true" : "false",
       json_num(e.h2d_ms), json_num(e.d2h_ms), json_num(e.eval_ms), json_array(e.kernel_ms), json_array(e.wall_ms),

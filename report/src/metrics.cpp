@@ -40,26 +40,42 @@ std::string variant_label(const VariantKey& v) { return is_baseline(v) ? v.name 
 BandwidthTable::BandwidthTable(const std::vector<BandwidthRow>& rows) {
   for (const auto& r : rows) {
     if (!(r.gbs > 0) || !std::isfinite(r.gbs)) continue;
+    rows_[device_key(r.device)].push_back(r);
+    if (r.kind != "copy") continue;
     auto [it, inserted] = gbs_.emplace(device_key(r.device), r.gbs);
     if (!inserted) it->second = std::max(it->second, r.gbs);
-    rows_[device_key(r.device)].push_back(r);
   }
 }
 
-std::optional<double> BandwidthTable::gbs_for(const ResultRow& r) const {
+// The ceiling of `kind` nearest `want` bytes, from the row's own run where that run measured one of the kind.
+const BandwidthRow* BandwidthTable::nearest(const ResultRow& r, const std::string& kind, double want) const {
   auto it = rows_.find(device_key(r.device));
-  if (it == rows_.end()) return std::nullopt;
-  const double want = r.cost.traffic.bytes / 2;
-  const bool own_run = std::any_of(it->second.begin(), it->second.end(),
-                                   [&](const BandwidthRow& b) { return b.run_id != 0 && b.run_id == r.run_id; });
+  if (it == rows_.end()) return nullptr;
+  const bool own_run = std::any_of(it->second.begin(), it->second.end(), [&](const BandwidthRow& b) {
+    return b.kind == kind && b.run_id != 0 && b.run_id == r.run_id;
+  });
   const BandwidthRow* best = nullptr;
   for (const BandwidthRow& b : it->second) {
-    if (own_run && b.run_id != r.run_id) continue;
+    if (b.kind != kind || (own_run && b.run_id != r.run_id)) continue;
     const auto distance = [&](const BandwidthRow& x) { return std::abs(std::log(x.bytes / std::max(want, 1.0))); };
     if (!best || distance(b) < distance(*best) || (distance(b) == distance(*best) && b.run_id >= best->run_id))
       best = &b;
   }
-  return best ? std::optional<double>(best->gbs) : std::nullopt;
+  return best;
+}
+
+std::optional<double> BandwidthTable::gbs_for(const ResultRow& r) const {
+  const Traffic& t = r.cost.traffic;
+  const BandwidthRow* copy = nearest(r, "copy", t.bytes / 2);
+  if (!copy) return std::nullopt;
+  // A kernel that reads more than it writes: the time of a copy split into its read and its write, the read's
+  // share from the read ceiling at the bytes the kernel reads, and the kernel's floor its reads at that rate plus
+  // its writes at the copy's remaining cost per byte (docs/measurement.md, "The bandwidth ceiling").
+  if (!t.written || !(t.read() > *t.written)) return copy->gbs;
+  const BandwidthRow* read = nearest(r, "read", t.read());
+  if (!read) return copy->gbs;
+  const double per_read = 1 / read->gbs, per_write = std::max(2 / copy->gbs - per_read, 0.0);
+  return t.bytes / (t.read() * per_read + *t.written * per_write);
 }
 
 std::vector<BandwidthRow> BandwidthTable::latest(const DeviceInfo& d) const {

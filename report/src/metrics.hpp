@@ -35,15 +35,17 @@ std::string variant_label(const VariantKey& v);  // the name, with " (baseline)"
 class BandwidthTable {
  public:
   explicit BandwidthTable(const std::vector<BandwidthRow>& rows);
-  std::optional<double> gbs(const DeviceInfo& d) const;  // the device's highest ceiling
-  // A row's ceiling (docs/measurement.md): one its own run measured where there is one, at the working
-  // set closest to half the problem's least traffic (a copy reads and writes).
+  std::optional<double> gbs(const DeviceInfo& d) const;  // the device's highest copy ceiling
+  // A row's ceiling (docs/measurement.md, "The bandwidth ceiling"): from its own run where that run measured one,
+  // the copy at the working set closest to half the problem's least traffic (a copy reads and writes); for a
+  // problem that reads more than it writes, between that copy and the read at the bytes it reads.
   std::optional<double> gbs_for(const ResultRow& r) const;
   // The ceilings of the device's latest run that measured one, by working-set size: what the report lists with the
   // copy that set each.
   std::vector<BandwidthRow> latest(const DeviceInfo& d) const;
 
  private:
+  const BandwidthRow* nearest(const ResultRow& r, const std::string& kind, double want) const;
   std::map<DeviceKey, double> gbs_;
   std::map<DeviceKey, std::vector<BandwidthRow>> rows_;
 };

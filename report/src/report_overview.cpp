@@ -178,22 +178,28 @@ void FamilyReport::devices() {
   // Each ceiling of each device's latest run, with the copy that set it (docs/measurement.md, "The bandwidth
   // ceiling"): a kernel's "% of bandwidth" is against the one nearest its working set.
   Table c({{"device"}, {"working set", Align::right}, {"ceiling", Align::right}, {"set by"}, {"timed by"}, {"run", Align::right}});
+  bool reads = false;
   for (const auto& [key, d] : devices_)
     for (const BandwidthRow& b : bw_.latest(d)) {
+      reads = reads || b.kind == "read";
       const std::size_t split = b.method.find("; ");
       const double mib = b.bytes / (1024.0 * 1024.0);
       const std::string size = mib >= 10 ? fmt::format("{:.0f} MiB", mib)
                                : mib >= 1 ? fmt::format("{:.1f} MiB", mib)
                                           : fmt::format("{:.0f} KiB", b.bytes / 1024.0);
-      c.add({device_name(d), size, fmt::format("{:.1f} GB/s", b.gbs),
+      c.add({device_name(d), size, fmt::format("{:.1f} GB/s{}", b.gbs, b.kind == "read" ? " read" : ""),
              split == std::string::npos ? kDash : b.method.substr(split + 2),
              split == std::string::npos ? (b.method.empty() ? kDash : b.method) : b.method.substr(0, split),
              b.run_id > 0 ? std::to_string(b.run_id) : kDash});
     }
   if (!c.empty())
     md_ += "Copy ceilings of each device's latest run, by working set (each of the copy's two buffers): the fastest of "
-           "the API's device-to-device copy and the backend's copy kernels, and the copy that set it.\n\n" +
-           c.markdown() + "\n";
+           "the API's device-to-device copy and the backend's copy kernels, and the copy that set it." +
+           (reads ? std::string(" Rows marked read are read ceilings (the bytes read once, by the backend's read "
+                                "kernels): a problem that reads more than it writes is compared with a ceiling "
+                                "between its copy and its read (docs/measurement.md).")
+                  : std::string()) +
+           "\n\n" + c.markdown() + "\n";
 }
 
 }  // namespace report_detail

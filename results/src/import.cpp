@@ -198,6 +198,11 @@ void read_pimg_fields(const Ctx& c, const JsonNode& p, const std::string& where,
   entry.cost.unit = c.text(pr, "unit", wp);
   entry.cost.traffic.bytes = c.num(pr, "min_bytes", wp);
   entry.cost.traffic.ops = c.num(pr, "min_ops", wp);
+  if (pr.find("min_written")) {  // files of schema 12 on, where the family says how many bytes are written
+    entry.cost.traffic.written = c.num(pr, "min_written", wp);
+    if (*entry.cost.traffic.written < 0 || *entry.cost.traffic.written > entry.cost.traffic.bytes)
+      c.fail(*pr.find("min_written"), wp + ".min_written", "must be from 0 to min_bytes");
+  }
 
   const auto [v, wv] = c.object(p, "variant", where);
   const std::string name = c.text(v, "name", wv);

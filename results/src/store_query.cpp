@@ -105,7 +105,7 @@ std::optional<ResultRow> Store::find(std::int64_t device, std::int64_t problem, 
 }
 
 std::optional<double> Store::bandwidth(std::int64_t device) {
-  Stmt s(db_, "SELECT gbs FROM bandwidth WHERE device_id=? ORDER BY id DESC LIMIT 1");
+  Stmt s(db_, "SELECT gbs FROM bandwidth WHERE device_id=? AND kind='copy' ORDER BY id DESC LIMIT 1");
   s.bind(1, device);
   if (!s.step()) return std::nullopt;
   return s.real(0);
@@ -253,7 +253,7 @@ std::vector<ResultRow> Store::query_rows(const RowFilter& f, bool samples, const
       "p.canonical, p.work, p.unit, p.min_bytes, p.min_ops, v.name, v.backend, v.source_hash, c.canonical, "
       "e.status, e.log, e.validation, e.compile_ms, e.compile_cached, e.h2d_ms, e.d2h_ms, e.min_ms, e.median_ms, "
       "e.mean_ms, e.stddev_ms, e.eval_ms, e.created_at, v.baseline, e.method, e.ci_low_ms, e.ci_high_ms, e.identity, "
-      "e.flags, e.stage, d.caps, d.position "
+      "e.flags, e.stage, d.caps, d.position, p.min_written "
       "FROM " + source + " e JOIN devices d ON d.id = e.device_id JOIN problems p ON p.id = e.problem_id "
       "JOIN variants v ON v.id = e.variant_id JOIN configs c ON c.id = e.config_id WHERE 1=1";
   sql += row_filter_sql(f) + " ORDER BY e.id";
@@ -281,6 +281,7 @@ std::vector<ResultRow> Store::query_rows(const RowFilter& f, bool samples, const
     r.cost.unit = q.text(17);
     r.cost.traffic.bytes = q.real(18);
     r.cost.traffic.ops = q.real(19);
+    if (!q.is_null(46)) r.cost.traffic.written = q.real(46);
     r.variant = {r.problem.family, q.text(20), q.text(21), q.text(22)};
     r.config = Config::parse_canonical(q.text(23));
     r.result.status = status_from_string(q.text(24));
@@ -322,9 +323,9 @@ std::vector<BandwidthRow> Store::all_bandwidths() const { return query_bandwidth
 
 std::vector<BandwidthRow> Store::query_bandwidths(bool latest_only) const {
   std::string sql =
-      "SELECT d.backend, d.name, d.vendor, d.driver, d.platform, b.gbs, b.bytes, coalesce(b.run_id, 0), b.method "
-      "FROM bandwidth b JOIN devices d ON d.id = b.device_id";
-  sql += latest_only ? " WHERE b.id = (SELECT MAX(id) FROM bandwidth WHERE device_id = b.device_id) "
+      "SELECT d.backend, d.name, d.vendor, d.driver, d.platform, b.gbs, b.bytes, coalesce(b.run_id, 0), b.method, "
+      "b.kind FROM bandwidth b JOIN devices d ON d.id = b.device_id";
+  sql += latest_only ? " WHERE b.id = (SELECT MAX(id) FROM bandwidth WHERE device_id = b.device_id AND kind = 'copy') "
                        "ORDER BY d.backend, d.name"
                      : " ORDER BY b.id";
   Stmt q(db_, sql.c_str());
@@ -340,6 +341,7 @@ std::vector<BandwidthRow> Store::query_bandwidths(bool latest_only) const {
     b.bytes = q.real(6);
     b.run_id = q.i64(7);
     b.method = q.text(8);
+    b.kind = q.text(9);
     out.push_back(std::move(b));
   }
   return out;

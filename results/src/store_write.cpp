@@ -120,10 +120,17 @@ std::int64_t Store::problem_id(const Problem& p, const ProblemCost& cost) {
     std::string canonical = p.canonical();
     Stmt ins(db_,
              "INSERT OR IGNORE INTO problems (family, canonical, width, height, channels, work, unit, min_bytes, "
-             "min_ops) VALUES (?,?,?,?,?,?,?,?,?)");
+             "min_ops, min_written) VALUES (?,?,?,?,?,?,?,?,?,?)");
     ins.bind(1, p.family).bind(2, canonical).bind(3, p.width).bind(4, p.height).bind(5, p.channels);
     ins.bind(6, cost.work).bind(7, cost.unit).bind(8, cost.traffic.bytes).bind(9, cost.traffic.ops);
+    if (cost.traffic.written) ins.bind(10, *cost.traffic.written);  // else NULL: the family does not say
     ins.step();
+    // A problem stored before schema 12 learns how many of its bytes are written.
+    if (cost.traffic.written) {
+      Stmt written(db_, "UPDATE problems SET min_written=? WHERE canonical=? AND min_written IS NULL");
+      written.bind(1, *cost.traffic.written).bind(2, canonical);
+      written.step();
+    }
     Stmt q(db_, "SELECT id FROM problems WHERE canonical=?");
     q.bind(1, canonical);
     PIMG_CHECK(q.step(), "problem row missing after insert");
@@ -232,12 +239,13 @@ void Store::release(std::int64_t device, std::int64_t problem, std::int64_t vari
   });
 }
 
-void Store::save_bandwidth(std::int64_t device, double bytes, double gbs, std::int64_t run, const std::string& method) {
+void Store::save_bandwidth(std::int64_t device, double bytes, double gbs, std::int64_t run, const std::string& method,
+                           const std::string& kind) {
   with_retries(db_, path_, [&] {
-    Stmt s(db_, "INSERT INTO bandwidth (device_id, bytes, gbs, run_id, method) VALUES (?,?,?,?,?)");
+    Stmt s(db_, "INSERT INTO bandwidth (device_id, bytes, gbs, run_id, method, kind) VALUES (?,?,?,?,?,?)");
     s.bind(1, device).bind(2, bytes).bind(3, gbs);
     if (run > 0) s.bind(4, run);  // else NULL: no run measured it
-    s.bind(5, method);
+    s.bind(5, method).bind(6, kind);
     s.step();
   });
 }

@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <cstring>
 #include <functional>
 #include <iterator>
@@ -431,6 +432,41 @@ TEST(CudaRun, EveryCopyPlanCopiesEveryByte) {
   }
   EXPECT_EQ(rows_plans, 36);
   if (hopper) EXPECT_GT(bulk_plans, 0);
+}
+
+// Each read plan's block sums add up to the input's 32-bit words, one that reads a vector fewer's do not, and the
+// read ceiling counts the bytes read once (kernels/copy/read.cu).
+TEST(CudaRun, EveryReadPlanSumsEveryVector) {
+  REQUIRE_CUDA();
+  const std::size_t bytes = 1u << 20;
+  const auto read = backend().read_kernel(bytes);
+  ASSERT_TRUE(read.has_value());
+  auto in = device()->alloc(bytes);
+  auto out = device()->alloc(bytes);
+  std::vector<std::uint8_t> pattern(bytes), check(bytes);
+  for (std::size_t i = 0; i < bytes; ++i) pattern[i] = static_cast<std::uint8_t>(i * 131 + 7);
+  device()->upload(*in, pattern);
+  const auto sum = [](const std::vector<std::uint8_t>& b) { return word_sum(b); };
+  std::map<std::string, DeviceBuffer*> buffers{{"in", in.get()}, {"out", out.get()}};
+  std::vector<LaunchPlan> plans{read->plan};
+  plans.insert(plans.end(), read->more.begin(), read->more.end());
+  LaunchPlan short_by_one = read->plan;
+  short_by_one.args.at(2).i -= 1;
+  plans.push_back(short_by_one);
+  for (std::size_t k = 0; k < plans.size(); ++k) {
+    const LaunchPlan& p = plans[k];
+    const auto program = device()->compile(read->source, p).program;
+    ASSERT_TRUE(program) << p.entry;
+    device()->fill(*out, 0);
+    ASSERT_TRUE(device()->launch(*program, p, buffers).ok) << p.entry;
+    device()->download(*out, check);
+    EXPECT_EQ(sum(check) == sum(pattern), k + 1 < plans.size()) << p.entry << " " << p.global[0] << " / " << p.local[0];
+  }
+  const auto ceiling = measure_ceiling(backend(), *device(), 64u << 20, 5, TimingMethod{}, CeilingKind::read);
+  ASSERT_TRUE(ceiling.has_value());
+  EXPECT_EQ(ceiling->how.rfind("read_", 0), 0u) << ceiling->how;
+  EXPECT_GT(ceiling->gbs, 0);
+  std::printf("read ceiling at 64 MiB: %.1f GB/s (%s, %s)\n", ceiling->gbs, ceiling->how.c_str(), ceiling->method.c_str());
 }
 
 // The conv reference with the division's rounding as a parameter: NPP's output is compared with each

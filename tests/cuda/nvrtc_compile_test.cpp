@@ -211,6 +211,22 @@ TEST_F(NvrtcTest, CopyKernelCompiles) {
   EXPECT_EQ(copy->more.size() + 36, rows->more.size());  // 3 row lengths x 2 entries x 6 blocks
 }
 
+// The read kernels (kernels/copy/read.cu) compile for sm_90 with every entry the plans name; none for a buffer
+// under one 16-byte vector.
+TEST_F(NvrtcTest, ReadKernelCompiles) {
+  const auto backend = make_cuda_backend();
+  EXPECT_FALSE(backend->read_kernel(15).has_value());
+  const auto read = backend->read_kernel((64u << 20) + 5);
+  ASSERT_TRUE(read.has_value());
+  EXPECT_EQ(read->plan.args.at(2).i, (64 << 20) / 16);
+  const cuda::NvrtcResult r = cuda::nvrtc_compile(read->source, cuda::nvrtc_options(read->plan, 90));
+  ASSERT_TRUE(r.ok) << r.log;
+  const std::string cubin(r.cubin.begin(), r.cubin.end());
+  EXPECT_NE(cubin.find(read->plan.entry), std::string::npos);
+  ASSERT_EQ(read->more.size(), 16u);
+  for (const LaunchPlan& p : read->more) EXPECT_NE(cubin.find(p.entry), std::string::npos) << p.entry;
+}
+
 // The kernels of the timed region (docs/measurement.md) compile for sm_90: the one that holds a run's launches
 // back and the one that empties the L2 before a cold run.
 TEST_F(NvrtcTest, SpinKernelCompiles) {

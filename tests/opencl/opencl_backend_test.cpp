@@ -8,6 +8,7 @@
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <thread>
 
@@ -321,6 +322,40 @@ TEST(OpenClBackend, CopyKernelCopies) {
   EXPECT_GT(ceiling->gbs, 0.0);
   EXPECT_NE(ceiling->method.find("cold"), std::string::npos) << ceiling->method;
   EXPECT_FALSE(ceiling->how.empty());
+}
+
+// The read kernels (kernels/copy/read.cl): each plan's sums add up to the input's, a plan that reads a vector
+// fewer does not, and the read ceiling counts the bytes read once.
+TEST(OpenClBackend, ReadKernelsSumEveryVector) {
+  const std::size_t bytes = 256 * 1024;
+  auto read = backend().read_kernel(bytes);
+  ASSERT_TRUE(read);
+  auto in = device().alloc(bytes);
+  auto out = device().alloc(bytes);
+  const auto data = pattern(bytes);
+  device().upload(*in, data);
+  const auto sum = [](const std::vector<std::uint8_t>& b) { return word_sum(b); };
+  std::vector<LaunchPlan> plans{read->plan};
+  plans.insert(plans.end(), read->more.begin(), read->more.end());
+  ASSERT_GE(plans.size(), 2u);
+  LaunchPlan short_by_one = read->plan;
+  short_by_one.args[2].i -= 1;
+  plans.push_back(short_by_one);
+  for (std::size_t k = 0; k < plans.size(); ++k) {
+    const CompileResult c = device().compile(read->source, plans[k]);
+    ASSERT_TRUE(c.program) << c.log;
+    device().fill(*out, 0);
+    const LaunchResult l = device().launch(*c.program, plans[k], {{"in", in.get()}, {"out", out.get()}});
+    ASSERT_TRUE(l.ok) << l.error;
+    std::vector<std::uint8_t> back(bytes);
+    device().download(*out, back);
+    EXPECT_EQ(sum(back) == sum(data), k + 1 < plans.size()) << plans[k].entry << " " << plans[k].global[0];
+  }
+  const auto ceiling = measure_ceiling(backend(), device(), bytes + 5, 3, TimingMethod{}, CeilingKind::read);
+  ASSERT_TRUE(ceiling);
+  EXPECT_EQ(ceiling->kind, CeilingKind::read);
+  EXPECT_GT(ceiling->gbs, 0.0);
+  EXPECT_EQ(ceiling->how.rfind("read_", 0), 0u) << ceiling->how;
 }
 
 TEST(OpenClBackend, BuffersAndImagesRoundTrip) {

@@ -385,6 +385,44 @@ TEST(OpenmpBackend, CompilerErrorsAndMissingSymbols) {
   EXPECT_TRUE(tmp_is_empty());
 }
 
+// The read probe (kernels/copy/read_omp.cpp): its chunk sums add up to the input's 32-bit words (a multiple of 16
+// bytes, the tail left unread), and the read ceiling is measured from it.
+TEST(OpenmpBackend, ReadKernelSumsEveryWord) {
+  const Backend* b = reg().backend("openmp");
+  const std::size_t bytes = 3 * 1000 * 1000 + 17;
+  auto read = b->read_kernel(bytes);
+  ASSERT_TRUE(read);
+  EXPECT_EQ(read->plan.args.at(2).i, static_cast<std::int64_t>(bytes / 16 * 16));
+  const CompileResult c = omp_device().compile(read->source, read->plan);
+  ASSERT_TRUE(c.program) << c.log;
+  std::vector<std::uint8_t> pattern(bytes), back(bytes);
+  for (std::size_t k = 0; k < bytes; ++k) pattern[k] = static_cast<std::uint8_t>(k * 31 + k / 997);
+  std::uint32_t want = 0;
+  for (std::size_t k = 0; k + 4 <= bytes / 16 * 16; k += 4) {
+    std::uint32_t w;
+    std::memcpy(&w, pattern.data() + k, sizeof w);
+    want += w;
+  }
+  auto in = omp_device().alloc(bytes);
+  auto out = omp_device().alloc(bytes);
+  omp_device().upload(*in, pattern);
+  omp_device().fill(*out, 0);
+  const LaunchResult l = omp_device().launch(*c.program, read->plan, {{"in", in.get()}, {"out", out.get()}});
+  ASSERT_TRUE(l.ok) << l.error;
+  omp_device().download(*out, back);
+  std::uint32_t got = 0;
+  for (std::size_t k = 0; k + 4 <= bytes; k += 4) {
+    std::uint32_t w;
+    std::memcpy(&w, back.data() + k, sizeof w);
+    got += w;
+  }
+  EXPECT_EQ(got, want);
+  const auto ceiling = measure_ceiling(*b, omp_device(), bytes, 3, TimingMethod{false, true}, CeilingKind::read);
+  ASSERT_TRUE(ceiling);
+  EXPECT_GT(ceiling->gbs, 0);
+  EXPECT_EQ(ceiling->how.rfind("pimg_read", 0), 0u) << ceiling->how;
+}
+
 TEST(OpenmpBackend, CopyKernelCopies) {
   const Backend* b = reg().backend("openmp");
   const std::size_t bytes = 3 * 1000 * 1000 + 17;

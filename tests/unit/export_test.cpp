@@ -425,3 +425,29 @@ TEST(ExportT4, AnOlderFilesCommunicationTimesImportAsMetrics) {
   }
   std::remove(older.c_str());
 }
+
+// A problem's written bytes (schema 12) travel through an export and back; a file without them (older, or a family
+// that does not say) imports without; a value outside 0..min_bytes is refused naming the field.
+TEST(ExportT4, WrittenBytesRoundTrip) {
+  std::vector<ResultRow> one(rows().begin(), rows().begin() + 1);
+  const std::string path =
+      (std::filesystem::temp_directory_path() / ("pimg-written-" + std::to_string(::getpid()) + "_T4.json")).string();
+  std::ofstream(path) << export_t4(one);
+  EXPECT_FALSE(read_import(path, {}).entries.at(0).cost.traffic.written);
+  one[0].cost.traffic.written = one[0].cost.traffic.bytes / 4;
+  const std::string doc = export_t4(one);
+  std::ofstream(path) << doc;
+  const ImportedFile f = read_import(path, {});
+  ASSERT_TRUE(f.entries.at(0).cost.traffic.written);
+  EXPECT_DOUBLE_EQ(*f.entries[0].cost.traffic.written, one[0].cost.traffic.bytes / 4);
+  const std::size_t at = doc.find("\"min_written\":");
+  ASSERT_NE(at, std::string::npos);
+  std::ofstream(path) << doc.substr(0, at) + "\"min_written\":1e30" + doc.substr(doc.find_first_of(",}", at));
+  try {
+    (void)read_import(path, {});
+    ADD_FAILURE() << "a min_written over min_bytes was imported";
+  } catch (const UsageError& e) {
+    EXPECT_NE(std::string(e.what()).find(".min_written: must be from 0 to min_bytes"), std::string::npos) << e.what();
+  }
+  std::remove(path.c_str());
+}

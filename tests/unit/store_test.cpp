@@ -66,7 +66,7 @@ TEST(Store, CreatesSchemaAtCurrentVersion) {
   TempDb db;
   Store s(db.path.string());
   EXPECT_EQ(s.schema_version(), Store::kSchemaVersion);
-  EXPECT_EQ(Store::kSchemaVersion, 11);
+  EXPECT_EQ(Store::kSchemaVersion, 12);
 }
 
 // Schema 11: a backend's per-run measurements are metrics; the communication times an older store kept in the
@@ -88,11 +88,14 @@ TEST(Store, MovesTheSamplesCommunicationTimesIntoMetrics) {
   }
   sqlite3* raw = nullptr;
   ASSERT_EQ(sqlite3_open(db.path.c_str(), &raw), SQLITE_OK);
-  const char* older = "UPDATE samples SET comm_ms = 0.5 + seq WHERE evaluation_id = 1; PRAGMA user_version = 10;";
+  // A store of schema 10: without schema 12's columns either.
+  const char* older =
+      "UPDATE samples SET comm_ms = 0.5 + seq WHERE evaluation_id = 1; ALTER TABLE bandwidth DROP COLUMN kind; "
+      "ALTER TABLE problems DROP COLUMN min_written; PRAGMA user_version = 10;";
   ASSERT_EQ(sqlite3_exec(raw, older, nullptr, nullptr, nullptr), SQLITE_OK);
   sqlite3_close(raw);
   Store s(db.path.string(), Store::Mode::existing);
-  EXPECT_EQ(s.schema_version(), 11);
+  EXPECT_EQ(s.schema_version(), 12);
   auto rows = s.rows_with_samples();
   s.add_metrics(rows);
   ASSERT_EQ(rows.size(), 2u);
@@ -317,6 +320,37 @@ TEST(Store, FiltersAndBandwidth) {
   f = {};
   f.family = "hist";
   EXPECT_EQ(s.rows(f).size(), 0u);
+}
+
+// Schema 12: a bandwidth row says whether it is a copy or a read, and the latest copy stays the device's bandwidth;
+// a problem keeps how many of its bytes are written, learnt later by a problem stored without it.
+TEST(Store, ReadCeilingsAndWrittenBytes) {
+  TempDb db;
+  Store s(db.path.string());
+  const std::int64_t run = s.begin_run({"h", "t", "c", "cmd", "v"});
+  const std::int64_t dev = s.device_id(device());
+  s.save_bandwidth(dev, 1 << 25, 40.0, run, "m; copy_vec", "copy");
+  s.save_bandwidth(dev, 1 << 26, 30.0, run, "m; read_vec", "read");
+  EXPECT_DOUBLE_EQ(*s.bandwidth(dev), 40.0);  // the read, saved later, is not the copy bandwidth
+  ASSERT_EQ(s.bandwidths().size(), 1u);
+  EXPECT_EQ(s.bandwidths()[0].kind, "copy");
+  const auto all = s.all_bandwidths();
+  ASSERT_EQ(all.size(), 2u);
+  EXPECT_EQ(all[0].kind, "copy");
+  EXPECT_EQ(all[1].kind, "read");
+  EXPECT_DOUBLE_EQ(all[1].gbs, 30.0);
+
+  const Problem hist{"hist", 8, 8, 1, {}};
+  const std::int64_t p = s.problem_id(hist, {64, "MPix/s", {1088, 64}});  // no split: NULL
+  const std::int64_t var = s.variant_id({"hist", "v", "opencl", "h"});
+  s.save(run, dev, p, var, Config{}, ok_result(1));
+  EXPECT_FALSE(s.rows().at(0).cost.traffic.written);
+  Traffic t{1088, 64};
+  t.written = 1024;
+  EXPECT_EQ(s.problem_id(hist, {64, "MPix/s", t}), p);  // the same problem learns its split
+  ASSERT_TRUE(s.rows().at(0).cost.traffic.written);
+  EXPECT_DOUBLE_EQ(*s.rows().at(0).cost.traffic.written, 1024);
+  EXPECT_DOUBLE_EQ(s.rows().at(0).cost.traffic.read(), 64);
 }
 
 TEST(Store, RefusesForeignNewerAndMissingDatabases) {

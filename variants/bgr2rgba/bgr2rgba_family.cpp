@@ -66,7 +66,7 @@ Validation Bgr2RgbaFamily::compare(const Problem& p, std::span<const std::uint8_
 }
 
 Traffic Bgr2RgbaFamily::traffic(const Problem& p) const {
-  return {7.0 * p.width * p.height, 0};
+  return {7.0 * p.width * p.height, 0, 4.0 * p.width * p.height};  // 3 bytes read, 4 written per pixel
 }
 
 double Bgr2RgbaFamily::work(const Problem& p) const { return static_cast<double>(p.width) * p.height; }

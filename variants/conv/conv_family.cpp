@@ -426,7 +426,7 @@ Traffic ConvFamily::traffic(const Problem& p) const {
   const ConvSpec s = spec_of(p);
   double in = static_cast<double>(s.in_image_bytes()) * s.batch;
   double out = static_cast<double>(s.out_image_bytes()) * s.batch;
-  return {in + out, 2.0 * s.k * s.k * out};
+  return {in + out, 2.0 * s.k * s.k * out, out};
 }
 
 double ConvFamily::work(const Problem& p) const {

@@ -14,7 +14,10 @@ class FlipFamily final : public pix::LayoutFamily {
  public:
   FlipFamily() : LayoutFamily("flip", &flip::reference, 1, 1) {}
   // Each byte read once and written once.
-  Traffic traffic(const Problem& p) const override { return {2.0 * p.width * p.height * p.channels, 0}; }
+  Traffic traffic(const Problem& p) const override {
+    const double bytes = static_cast<double>(p.width) * p.height * p.channels;
+    return {2 * bytes, 0, bytes};  // each byte read once and written once
+  }
 };
 
 }  // namespace pimg::flip

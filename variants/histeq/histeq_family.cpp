@@ -74,7 +74,7 @@ Validation HisteqFamily::compare(const Problem& p, std::span<const std::uint8_t>
 
 Traffic HisteqFamily::traffic(const Problem& p) const {
   const double n = static_cast<double>(p.width) * p.height;
-  return {2.0 * n, 2.0 * n};  // the image read once and written once (pipelines read it twice)
+  return {2.0 * n, 2.0 * n, n};  // the image read once and written once (pipelines read it twice)
 }
 
 double HisteqFamily::work(const Problem& p) const { return static_cast<double>(p.width) * p.height; }

@@ -32,7 +32,7 @@ class MaxpoolFamily final : public pix::LayoutFamily {
   Traffic traffic(const Problem& p) const override {
     const double out = static_cast<double>(out_width(p)) * out_height(p) * p.channels;
     const double k = window_of(p);
-    return {(k * k + 1) * out, (k * k - 1) * out};
+    return {(k * k + 1) * out, (k * k - 1) * out, out};
   }
 
  protected:

@@ -370,7 +370,7 @@ Validation RotateFamily::compare_rule(const Problem& p, const Workload& w, std::
 Traffic RotateFamily::traffic(const Problem& p) const {
   // Each input byte read at most once and each output byte written once: the copy bound.
   const double bytes = static_cast<double>(p.width) * p.height * p.channels;
-  return {2 * bytes, 0};
+  return {2 * bytes, 0, bytes};
 }
 
 double RotateFamily::work(const Problem& p) const { return static_cast<double>(p.width) * p.height; }

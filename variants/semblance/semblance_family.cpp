@@ -417,7 +417,8 @@ Traffic SemblanceFamily::traffic(const Problem& p) const {
   const SembSpec s = spec_of(p);
   const double samples = 4.0 * s.traces * s.ns, geom = 4.0 * SEMB_GEOM_STRIDE * s.traces;
   const double axes_bytes = 4.0 * (s.n[0] + s.n[1] + s.n[2] + s.n[3] + s.n[4]);
-  return {samples + geom + axes_bytes + static_cast<double>(output_bytes(s)), flops_per_point(s) * s.points()};
+  const double out = static_cast<double>(output_bytes(s));
+  return {samples + geom + axes_bytes + out, flops_per_point(s) * s.points(), out};
 }
 
 double SemblanceFamily::work(const Problem& p) const {

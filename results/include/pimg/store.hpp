@@ -66,6 +66,7 @@ struct BandwidthRow {
   double bytes = 0;     // buffer size used
   std::int64_t run_id = 0;  // the run that measured it (0 for rows older than schema 5)
   std::string method;       // how it was timed and which copy won
+  std::string kind = "copy";  // what was measured (schema 12): "copy" (bytes read + written) or "read" (bytes read)
 };
 
 // One measured step of a ladder (schema 8): the step's evaluation (stage "ladder") with its ladder,
@@ -102,7 +103,7 @@ struct RowFilter {
 
 class Store {
  public:
-  static constexpr int kSchemaVersion = 11;
+  static constexpr int kSchemaVersion = 12;
 
   // create: tuning (the file is created if missing); existing: must exist; read_only: for commands
   // that only read (best, report, export, strategies): opened read-only, no side files where no
@@ -156,7 +157,8 @@ class Store {
   void release(std::int64_t device, std::int64_t problem, std::int64_t variant, const Config& c);
 
   // A bandwidth ceiling measured by run `run` (0: none) with `method` (how it was timed and which copy won).
-  void save_bandwidth(std::int64_t device, double bytes, double gbs, std::int64_t run = 0, const std::string& method = "");
+  void save_bandwidth(std::int64_t device, double bytes, double gbs, std::int64_t run = 0, const std::string& method = "",
+                      const std::string& kind = "copy");
   std::optional<double> bandwidth(std::int64_t device);
 
   std::vector<ResultRow> rows(const RowFilter& f = {}) const;        // latest per key, no samples

@@ -27,6 +27,29 @@ namespace pimg {
 namespace cuda_detail {
 namespace {
 
+// The 1-D plans of a copy or read kernel over `vectors` 16-byte vectors: `entry`_vec, a grid-stride loop of blocks
+// of 256 (at most 2^20 threads; the ceiling sweeps its geometry), and `entry`_x1.._x8, one to eight vectors per
+// thread with no loop, at the usual block sizes.
+Backend::CopyKernel vector_plans(const KernelSource& source, const std::string& entry, std::size_t vectors,
+                                 std::int64_t size_arg) {
+  Backend::CopyKernel k{source, {}, {}};
+  k.plan.entry = entry + "_vec";
+  k.plan.dims = 1;
+  const std::size_t block = 256;
+  k.plan.global = {std::min<std::size_t>((vectors + block - 1) / block * block, std::size_t{1} << 20), 1, 1};
+  k.plan.local = {block, 1, 1};
+  k.plan.args = {KernelArg::buf("in"), KernelArg::buf("out"), KernelArg::integer(size_arg)};
+  for (int items : {1, 2, 4, 8})
+    for (std::size_t b : {128u, 256u, 512u, 1024u}) {
+      LaunchPlan p = k.plan;
+      p.entry = fmt::format("{}_x{}", entry, items);
+      p.local = {b, 1, 1};
+      p.global = {(vectors + b * items - 1) / (b * items) * b, 1, 1};
+      k.more.push_back(p);
+    }
+  return k;
+}
+
 class CudaBackend final : public Backend {
  public:
   std::string name() const override { return "cuda"; }
@@ -120,22 +143,8 @@ class CudaBackend final : public Backend {
     const KernelSource* source = kernel_source("copy/copy.cu");
     if (!source || bytes < 16 || bytes > static_cast<std::size_t>(std::numeric_limits<std::int32_t>::max()))
       return std::nullopt;
-    CopyKernel k{*source, {}, {}};
-    k.plan.entry = "copy_vec";
-    k.plan.dims = 1;
-    const std::size_t vectors = bytes / 16, block = 256;
-    k.plan.global = {std::min<std::size_t>((vectors + block - 1) / block * block, std::size_t{1} << 20), 1, 1};
-    k.plan.local = {block, 1, 1};
-    k.plan.args = {KernelArg::buf("in"), KernelArg::buf("out"), KernelArg::integer(static_cast<std::int64_t>(bytes))};
-    // One to eight vectors per thread, no loop, at the usual block sizes.
-    for (int items : {1, 2, 4, 8})
-      for (std::size_t b : {128u, 256u, 512u, 1024u}) {
-        LaunchPlan p = k.plan;
-        p.entry = fmt::format("copy_x{}", items);
-        p.local = {b, 1, 1};
-        p.global = {(vectors + b * items - 1) / (b * items) * b, 1, 1};
-        k.more.push_back(p);
-      }
+    const std::size_t vectors = bytes / 16;
+    CopyKernel k = vector_plans(*source, "copy", vectors, static_cast<std::int64_t>(bytes));
     // The bulk-copy engine (sm_90; an older GPU's program has no such entry and the ceiling skips it): one thread
     // of 32 per block, chunks of 4, 8 or 16 KiB dealt a grid apart, 256 to 2048 blocks (a few per SM to several).
     for (const auto& [entry, chunk] : {std::pair{"copy_bulk_4k", 4096u}, std::pair{"copy_bulk_8k", 8192u}, std::pair{"copy_bulk_16k", 16384u}})
@@ -168,6 +177,16 @@ class CudaBackend final : public Backend {
             }
       }
     return k;
+  }
+
+  // A grid-stride read of 16-byte vectors (the ceiling sweeps its geometry) and one to eight vectors per thread at
+  // the usual block sizes (kernels/copy/read.cu), each block writing its sum.
+  std::optional<CopyKernel> read_kernel(std::size_t bytes) const override {
+    const KernelSource* source = kernel_source("copy/read.cu");
+    const std::size_t vectors = bytes / 16;
+    if (!source || vectors == 0 || vectors > static_cast<std::size_t>(std::numeric_limits<std::int32_t>::max()))
+      return std::nullopt;
+    return vector_plans(*source, "read", vectors, static_cast<std::int64_t>(vectors));
   }
 };
 

@@ -469,6 +469,34 @@ class OpenClBackend final : public Backend {
     k.plan.args = {KernelArg::buf("in"), KernelArg::buf("out")};
     return k;
   }
+
+  // A grid-stride read of 16-byte vectors, each work-group writing its sum (kernels/copy/read.cl; the ceiling
+  // sweeps its geometry), and the same read with each work item writing its own sum (no barrier), at least 64
+  // vectors an item.
+  std::optional<CopyKernel> read_kernel(std::size_t bytes) const override {
+    const KernelSource* source = kernel_source("copy/read.cl");
+    const std::size_t vectors = bytes / 16;
+    if (!source || vectors == 0 || vectors > static_cast<std::size_t>(std::numeric_limits<cl_int>::max()))
+      return std::nullopt;
+    CopyKernel k{*source, {}, {}};
+    k.plan.entry = "read_vec";
+    k.plan.dims = 1;
+    const std::size_t group = 256;
+    k.plan.global = {std::min<std::size_t>((vectors + group - 1) / group * group, std::size_t{1} << 20), 1, 1};
+    k.plan.local = {group, 1, 1};
+    k.plan.args = {KernelArg::buf("in"), KernelArg::buf("out"), KernelArg::integer(static_cast<std::int64_t>(vectors))};
+    for (std::size_t items : {std::size_t{1} << 10, std::size_t{1} << 12, std::size_t{1} << 14, std::size_t{1} << 16})
+      for (std::size_t local : {64u, 256u}) {
+        const std::size_t global = std::min(items, std::max<std::size_t>(vectors / 64, 1) + local - 1) / local * local;
+        if (global == 0 || (items > (std::size_t{1} << 10) && global < items)) continue;  // the same plan again
+        LaunchPlan p = k.plan;
+        p.entry = "read_each";
+        p.local = {local, 1, 1};
+        p.global = {global, 1, 1};
+        k.more.push_back(p);
+      }
+    return k;
+  }
 };
 
 }  // namespace

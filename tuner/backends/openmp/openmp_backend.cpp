@@ -427,6 +427,17 @@ class OpenmpBackend final : public Backend {
     k.plan.args = {KernelArg::buf("in"), KernelArg::buf("out"), KernelArg::integer(static_cast<std::int64_t>(bytes))};
     return k;
   }
+  // Chunks of 64 KiB summed on the device's threads (kernels/copy/read_omp.cpp).
+  std::optional<CopyKernel> read_kernel(std::size_t bytes) const override {
+    const KernelSource* source = kernel_source("copy/read_omp.cpp");
+    if (!source || bytes < 16) return std::nullopt;
+    CopyKernel k{*source, {}, {}};
+    k.plan.entry = "pimg_read";
+    k.plan.dims = 1;
+    k.plan.global = {bytes, 1, 1};
+    k.plan.args = {KernelArg::buf("in"), KernelArg::buf("out"), KernelArg::integer(static_cast<std::int64_t>(bytes / 16 * 16))};
+    return k;
+  }
 
  private:
   std::shared_ptr<Toolchain> tc_ = std::make_shared<Toolchain>();

@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <functional>
 #include <optional>
+#include <span>
 #include <vector>
 
 #include "pimg/backend.hpp"
@@ -71,25 +72,36 @@ EvalResult evaluate(const EvalContext& ctx, const Variant& variant, const Config
 EvalResult capture_output(const EvalContext& ctx, const Variant& variant, const Config& config,
                           const std::string& cache_sub, const std::string& cache_key);
 
-// The device's bandwidth ceiling for a working set of `bytes` (docs/measurement.md): the best of the
-// API's own device-to-device copy and the backend's copy kernel at several launch geometries, each timed
-// by `timing` (median of `repeats` runs) and checked; GB/s count bytes read + written.
+// What a bandwidth ceiling measures (docs/measurement.md, "The bandwidth ceiling"): a copy reads every byte of a
+// buffer once and writes it once (GB/s count both); a read reads every byte once and writes a few partial sums
+// (GB/s count the bytes read): the floor of a kernel that reads far more than it writes.
+enum class CeilingKind { copy, read };
+const char* ceiling_kind_name(CeilingKind k);  // "copy", "read"
+// The sum (modulo 2^32) of the whole 32-bit words of `bytes`: what a read kernel's partial sums add up to.
+std::uint32_t word_sum(std::span<const std::uint8_t> bytes);
+
+// The device's bandwidth ceiling of `kind` for a working set of `bytes`: for a copy, the best of the API's own
+// device-to-device copy and the backend's copy kernel at several launch geometries; for a read, the best of the
+// backend's read kernel's plans and geometries (on bytes rounded down to 16); each timed by `timing` (best of
+// `repeats` runs) and checked.
 struct Ceiling {
   double gbs = 0;
-  std::string how;     // "native copy", "copy_vec 528x256", ...
+  std::string how;     // "native copy", "copy_vec 528x256", "read_x4 4096x256", ...
   std::string method;  // the timing method
+  CeilingKind kind = CeilingKind::copy;
 };
 std::optional<Ceiling> measure_ceiling(const Backend& backend, Device& device, std::size_t bytes, int repeats,
-                                       const TimingMethod& timing);
-// Every way measure_ceiling() tries, each with its bandwidth (bytes read plus bytes written per second): the API's
-// device-to-device copy ("native copy") and each plan of the backend's copy kernel that builds on the device and
-// copies every byte; the ceiling is the fastest. For benchmarks that show how close each way gets.
+                                       const TimingMethod& timing, CeilingKind kind = CeilingKind::copy);
+// Every way measure_ceiling() tries, each with its bandwidth: for a copy, the API's device-to-device copy ("native
+// copy") and each plan of the backend's copy kernel that builds on the device and copies every byte; for a read,
+// each plan of the backend's read kernel whose partial sums add up to the input's. The ceiling is the fastest. For
+// benchmarks that show how close each way gets.
 struct CopyWay {
   std::string entry;  // "native copy", or the kernel's entry point
   std::string how;    // with its geometry: "copy_vec 528x256"
   double gbs = 0;
 };
 std::vector<CopyWay> measure_copies(const Backend& backend, Device& device, std::size_t bytes, int repeats,
-                                    const TimingMethod& timing);
+                                    const TimingMethod& timing, CeilingKind kind = CeilingKind::copy);
 
 }  // namespace pimg

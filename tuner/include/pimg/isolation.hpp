@@ -53,9 +53,9 @@ class DeviceSession {
   // where the family's reference() reads it. A crash, hang, write past the end or unwritten output is the result's
   // status and log.
   virtual EvalResult capture(const EvalJob& job, const std::string& cache_sub, const std::string& cache_key) = 0;
-  // The device's bandwidth ceiling for a working set of `bytes` (see measure_ceiling); nullopt when
+  // The device's bandwidth ceiling of `kind` for a working set of `bytes` (see measure_ceiling); nullopt when
   // unavailable.
-  virtual std::optional<Ceiling> ceiling(std::size_t bytes, int repeats) = 0;
+  virtual std::optional<Ceiling> ceiling(std::size_t bytes, int repeats, CeilingKind kind) = 0;
 };
 
 // Opens the device in this process; a hung or crashing kernel takes the caller with it. `observers` (see

@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstring>
 #include <thread>
 
 #include "pimg/executor.hpp"
@@ -176,8 +177,22 @@ std::optional<double> best_copy_ms(Device& device, const TimingMethod& timing, i
 
 }  // namespace
 
+const char* ceiling_kind_name(CeilingKind k) { return k == CeilingKind::read ? "read" : "copy"; }
+
+std::uint32_t word_sum(std::span<const std::uint8_t> bytes) {
+  std::uint32_t s = 0;
+  for (std::size_t i = 0; i + 4 <= bytes.size(); i += 4) {
+    std::uint32_t w;
+    std::memcpy(&w, bytes.data() + i, sizeof w);
+    s += w;
+  }
+  return s;
+}
+
 std::vector<CopyWay> measure_copies(const Backend& backend, Device& device, std::size_t bytes, int repeats,
-                                    const TimingMethod& timing) {
+                                    const TimingMethod& timing, CeilingKind kind) {
+  const bool read = kind == CeilingKind::read;
+  if (read) bytes = bytes / 16 * 16;  // a read kernel reads whole 16-byte vectors
   std::vector<CopyWay> ways;
   try {
     auto in = device.alloc(bytes);
@@ -185,18 +200,23 @@ std::vector<CopyWay> measure_copies(const Backend& backend, Device& device, std:
     std::vector<std::uint8_t> pattern(bytes), check(bytes);
     for (std::size_t i = 0; i < bytes; ++i) pattern[i] = static_cast<std::uint8_t>(i * 131 + 7);
     device.upload(*in, pattern);
-    const auto gbs = [&](double ms) { return 2.0 * static_cast<double>(bytes) / (ms * 1e-3) / 1e9; };
+    // A copy moves its bytes twice (read and written), a read once.
+    const auto gbs = [&](double ms) { return (read ? 1.0 : 2.0) * static_cast<double>(bytes) / (ms * 1e-3) / 1e9; };
+    // What a read kernel's partial sums add up to (the untouched words of "out" stay 0).
+    const std::uint32_t expected_sum = word_sum(pattern);
+    const auto right = [&] { return read ? word_sum(check) == expected_sum : check == pattern; };
     // The API's own device-to-device copy.
-    if (auto ms = best_copy_ms(device, timing, repeats, [&] { return device.copy_buffer(*out, *in); })) {
-      device.fill(*out, 0);
-      device.copy_buffer(*out, *in);
-      device.download(*out, check);
-      if (check == pattern) ways.push_back({"native copy", "native copy", gbs(*ms)});
-    }
-    // The backend's copy kernel, at several launch geometries where it is a 1-D grid-stride loop, and its further
-    // entries and geometries; a plan whose program does not build here (an entry of a newer GPU) or whose copy is
-    // wrong is left out.
-    if (auto copy = backend.copy_kernel(bytes)) {
+    if (!read)
+      if (auto ms = best_copy_ms(device, timing, repeats, [&] { return device.copy_buffer(*out, *in); })) {
+        device.fill(*out, 0);
+        device.copy_buffer(*out, *in);
+        device.download(*out, check);
+        if (right()) ways.push_back({"native copy", "native copy", gbs(*ms)});
+      }
+    // The backend's copy (or read) kernel, at several launch geometries where it is a 1-D grid-stride loop, and its
+    // further entries and geometries; a plan whose program does not build here (an entry of a newer GPU) or whose
+    // result is wrong is left out.
+    if (auto copy = read ? backend.read_kernel(bytes) : backend.copy_kernel(bytes)) {
       std::map<std::string, DeviceBuffer*> buffers{{"in", in.get()}, {"out", out.get()}};
       std::vector<LaunchPlan> plans{copy->plan};
       if (copy->plan.dims == 1 && copy->plan.local[0] > 0) {
@@ -225,7 +245,7 @@ std::vector<CopyWay> measure_copies(const Backend& backend, Device& device, std:
         device.fill(*out, 0);
         if (!device.launch(*program, p, buffers).ok) continue;
         device.download(*out, check);
-        if (check != pattern) continue;
+        if (!right()) continue;
         const auto blocks = [&](int d) { return p.global[d] / std::max<std::size_t>(p.local[d], 1); };
         ways.push_back({p.entry,
                         p.dims == 2 ? fmt::format("{} {}x{} blocks of {}x{}", p.entry, blocks(0), blocks(1), p.local[0],
@@ -240,11 +260,11 @@ std::vector<CopyWay> measure_copies(const Backend& backend, Device& device, std:
 }
 
 std::optional<Ceiling> measure_ceiling(const Backend& backend, Device& device, std::size_t bytes, int repeats,
-                                       const TimingMethod& timing) {
-  const std::vector<CopyWay> ways = measure_copies(backend, device, bytes, repeats, timing);
+                                       const TimingMethod& timing, CeilingKind kind) {
+  const std::vector<CopyWay> ways = measure_copies(backend, device, bytes, repeats, timing, kind);
   if (ways.empty()) return std::nullopt;
   const auto best = std::max_element(ways.begin(), ways.end(), [](const CopyWay& a, const CopyWay& b) { return a.gbs < b.gbs; });
-  Ceiling c{best->gbs, best->how, device.timing_method(timing, true)};
+  Ceiling c{best->gbs, best->how, device.timing_method(timing, true), kind};
   const auto native = std::find_if(ways.begin(), ways.end(), [](const CopyWay& w) { return w.entry == "native copy"; });
   if (native != ways.end() && best->how != "native copy") c.how += fmt::format(" (native copy {:.1f} GB/s)", native->gbs);
   c.how += fmt::format(", best of {} runs", repeats);

@@ -353,23 +353,30 @@ TaskRows begin_task(Tuner::Impl& m, Task& t, const DeviceInfo& device, Store& st
 }
 
 std::vector<std::pair<std::size_t, Ceiling>> read_ceilings(const Tuner::Impl& m, DeviceSession& session) {
-  std::set<std::size_t> sizes;  // a copy of N bytes moves 2N: half of each problem's least traffic
+  // A copy of N bytes moves 2N: half of each problem's least traffic. A problem that reads more than it writes
+  // also gets the read ceiling at the bytes it reads (the report puts its ceiling between the two).
+  const auto size = [](double bytes) { return std::max<std::size_t>(static_cast<std::size_t>(bytes) / 16 * 16, 64u << 10); };
+  std::set<std::size_t> copies, reads;
   for (const Problem& p : m.space.problems) {
-    const double traffic = m.family->traffic(p).bytes;
-    sizes.insert(std::max<std::size_t>(static_cast<std::size_t>(traffic / 2) / 16 * 16, 64u << 10));
+    const Traffic traffic = m.family->traffic(p);
+    copies.insert(size(traffic.bytes / 2));
+    if (traffic.written && traffic.read() > *traffic.written) reads.insert(size(traffic.read()));
   }
   std::vector<std::pair<std::size_t, Ceiling>> out;
-  for (std::size_t bytes : sizes)
-    if (auto c = session.ceiling(bytes, kCeilingRepeats)) out.emplace_back(bytes, std::move(*c));
+  for (std::size_t bytes : copies)
+    if (auto c = session.ceiling(bytes, kCeilingRepeats, CeilingKind::copy)) out.emplace_back(bytes, std::move(*c));
+  for (std::size_t bytes : reads)
+    if (auto c = session.ceiling(bytes, kCeilingRepeats, CeilingKind::read)) out.emplace_back(bytes, std::move(*c));
   return out;
 }
 
 void store_ceilings(Store& store, std::int64_t run, std::int64_t device_row, const DeviceInfo& device,
                     const std::vector<std::pair<std::size_t, Ceiling>>& ceilings, RunObserver& obs) {
   for (const auto& [bytes, c] : ceilings) {
-    store.save_bandwidth(device_row, static_cast<double>(bytes), c.gbs, run, c.method + "; " + c.how);
-    obs.on_message(fmt::format("{} {}: ceiling {:.1f} GB/s at {:.1f} MB ({}, {})", device.id(), device.name, c.gbs,
-                               static_cast<double>(bytes) / 1e6, c.how, c.method));
+    store.save_bandwidth(device_row, static_cast<double>(bytes), c.gbs, run, c.method + "; " + c.how,
+                         ceiling_kind_name(c.kind));
+    obs.on_message(fmt::format("{} {}: {} ceiling {:.1f} GB/s at {:.1f} MB ({}, {})", device.id(), device.name,
+                               ceiling_kind_name(c.kind), c.gbs, static_cast<double>(bytes) / 1e6, c.how, c.method));
   }
 }
 

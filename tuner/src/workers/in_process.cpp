@@ -55,8 +55,8 @@ class InProcess final : public DeviceSession {
     EvalContext ctx{family_, job.problem, job.workload, job.expected, *device_, measure_};
     return capture_output(ctx, job.variant, job.config, sub, key);
   }
-  std::optional<Ceiling> ceiling(std::size_t bytes, int repeats) override {
-    return measure_ceiling(backend_, *device_, bytes, repeats, measure_.timing);
+  std::optional<Ceiling> ceiling(std::size_t bytes, int repeats, CeilingKind kind) override {
+    return measure_ceiling(backend_, *device_, bytes, repeats, measure_.timing, kind);
   }
 
  private:
@@ -134,8 +134,9 @@ class Server {
       if (!device_) throw std::runtime_error("no device is open");
       if (what == "bandwidth") {
         const TimingMethod timing{m.at(3) == "1", m.at(4) == "1"};
+        const CeilingKind kind = m.at(5) == "read" ? CeilingKind::read : CeilingKind::copy;
         auto c = measure_ceiling(*backend_, *device_, static_cast<std::size_t>(to_long(m.at(1))),
-                                 static_cast<int>(to_long(m.at(2))), timing);
+                                 static_cast<int>(to_long(m.at(2))), timing, kind);
         send({"bandwidth", c ? num(c->gbs) : "", c ? c->how : "", c ? c->method : ""});
         return true;
       }

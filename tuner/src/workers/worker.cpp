@@ -207,17 +207,18 @@ class Worker final : public DeviceSession {
     return {};
   }
 
-  std::optional<Ceiling> ceiling(std::size_t bytes, int repeats) override {
+  std::optional<Ceiling> ceiling(std::size_t bytes, int repeats, CeilingKind kind) override {
     if (pid_ < 0) start();
     Reply reply = send_and_wait({"bandwidth", std::to_string(bytes), std::to_string(repeats),
-                                 measure_.timing.cold ? "1" : "0", measure_.timing.hide_launch ? "1" : "0"},
+                                 measure_.timing.cold ? "1" : "0", measure_.timing.hide_launch ? "1" : "0",
+                                 ceiling_kind_name(kind)},
                                 kWorkerSetupTimeoutS);
     if (reply.kind != Reply::message) {
       if (reply.kind == Reply::timed_out) kill_now();
       return std::nullopt;
     }
     if (reply.msg.size() < 4 || reply.msg[1].empty()) return std::nullopt;
-    return Ceiling{to_double(reply.msg[1]), reply.msg[2], reply.msg[3]};
+    return Ceiling{to_double(reply.msg[1]), reply.msg[2], reply.msg[3], kind};
   }
 
  private:

@@ -354,6 +354,11 @@ class Backend {
     std::vector<LaunchPlan> more;
   };
   virtual std::optional<CopyKernel> copy_kernel(std::size_t bytes) const = 0;
+  // A kernel source and plans that read `bytes` (a multiple of 16) of buffer "in" once and write partial sums
+  // (modulo 2^32) of its 32-bit words to "out", one 32-bit word each from its start, which add up to the input's
+  // sum: the device's read ceiling for kernels that read far more than they write; nullopt when the backend has
+  // none (such a kernel's share is then against the copy ceiling).
+  virtual std::optional<CopyKernel> read_kernel(std::size_t /*bytes*/) const { return std::nullopt; }
 
   // The native calls (NativeCall::name) this backend runs, each registered by one line in the backend's
   // own table (the host backend: Registry::add_host_function; CUDA: cuda_library.cpp); none by default.

@@ -40,6 +40,11 @@ struct Workload {
 struct Traffic {
   double bytes = 0;  // each input element read once, each output element written once
   double ops = 0;    // arithmetic operations (multiply-adds count as two)
+  // Of `bytes`, those written (the rest are read), where the family says: a kernel that reads more than it writes
+  // is compared with a ceiling at its mix of reads and writes (docs/measurement.md, "The bandwidth ceiling"),
+  // one with no split with the copy's.
+  std::optional<double> written;
+  double read() const { return written ? bytes - *written : bytes / 2; }
 };
 
 struct Validation {
