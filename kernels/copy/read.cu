@@ -54,3 +54,54 @@ extern "C" __global__ void read_x4(const uint4* __restrict__ in, unsigned* __res
 extern "C" __global__ void read_x8(const uint4* __restrict__ in, unsigned* __restrict__ out, int vectors) {
   read_items<8>(in, out, vectors);
 }
+
+/* read_bulk_4k, read_bulk_8k, read_bulk_16k: the read through Hopper's bulk-copy engine (TMA, cp.async.bulk, sm_90
+   and PTX ISA 8.0: compiled only there, so an older GPU or NVRTC has no such entry and the ceiling leaves them out).
+   One warp per block: lane 0 loads chunks of 4, 8 or 16 KiB dealt a grid apart into a ring of 32 KiB of shared memory
+   (8, 4 or 2 stages), each completing on its stage's mbarrier; the warp sums a stage once it is in, and lane 0 loads
+   the stage again once every lane has read it. */
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900 && defined(__CUDACC_VER_MAJOR__) && __CUDACC_VER_MAJOR__ >= 12
+#include "common/bulk_copy.cuh"
+
+template <int Chunk, int Stages>
+__device__ __forceinline__ void read_bulk(const unsigned char* __restrict__ in, unsigned* __restrict__ out,
+                                          int vectors) {
+  __shared__ alignas(128) uint4 ring[Stages][Chunk / 16];
+  __shared__ alignas(8) unsigned long long bar[Stages];
+  const long long body = (long long)vectors * 16;
+  const long long chunks = (body + Chunk - 1) / Chunk;
+  const long long first = blockIdx.x, stride = gridDim.x;
+  const int lane = threadIdx.x;
+  const auto chunk_size = [&](long long c) { return (unsigned)(body - c * Chunk < Chunk ? body - c * Chunk : Chunk); };
+  if (lane == 0) {
+    bulk_init(bar, Stages);
+    for (int s = 0; s < Stages && first + s * stride < chunks; ++s)
+      bulk_load(ring[s], in + (first + s * stride) * Chunk, chunk_size(first + s * stride), &bar[s]);
+  }
+  __syncwarp();
+  unsigned sum = 0;
+  for (long long k = 0; first + k * stride < chunks; ++k) {
+    const long long c = first + k * stride;
+    const int s = (int)(k % Stages);
+    bulk_wait(&bar[s], (unsigned)((k / Stages) & 1));
+    const int n = (int)(chunk_size(c) / 16);
+    for (int i = lane; i < n; i += 32) sum += vector_sum(ring[s][i]);
+    __syncwarp();  // every lane has read the stage
+    if (lane == 0 && c + Stages * stride < chunks)
+      bulk_load(ring[s], in + (c + Stages * stride) * Chunk, chunk_size(c + Stages * stride), &bar[s]);
+  }
+  for (int o = 16; o > 0; o >>= 1) sum += __shfl_down_sync(0xffffffffu, sum, o);
+  if (lane == 0) out[blockIdx.x] = sum;
+}
+
+extern "C" __global__ void read_bulk_4k(const unsigned char* __restrict__ in, unsigned* __restrict__ out, int vectors) {
+  read_bulk<4096, 8>(in, out, vectors);
+}
+extern "C" __global__ void read_bulk_8k(const unsigned char* __restrict__ in, unsigned* __restrict__ out, int vectors) {
+  read_bulk<8192, 4>(in, out, vectors);
+}
+extern "C" __global__ void read_bulk_16k(const unsigned char* __restrict__ in, unsigned* __restrict__ out,
+                                         int vectors) {
+  read_bulk<16384, 2>(in, out, vectors);
+}
+#endif

@@ -50,6 +50,22 @@ Backend::CopyKernel vector_plans(const KernelSource& source, const std::string& 
   return k;
 }
 
+// The plans of the bulk-copy engine's entries `entry`_bulk_4k, _8k, _16k (sm_90; an older GPU's program has no such
+// entry and the ceiling skips it): a block of 32 threads, chunks of 4, 8 or 16 KiB dealt a grid apart, 256 to 2048
+// blocks (a few per SM to several).
+void add_bulk_plans(Backend::CopyKernel& k, const std::string& entry, std::size_t vectors) {
+  for (const auto& [suffix, chunk] : {std::pair{"_bulk_4k", 4096u}, std::pair{"_bulk_8k", 8192u}, std::pair{"_bulk_16k", 16384u}})
+    for (std::size_t blocks : {256u, 512u, 1024u, 2048u}) {
+      const std::size_t chunks = (vectors * 16 + chunk - 1) / chunk;
+      if (blocks > chunks && blocks != 256u) continue;
+      LaunchPlan p = k.plan;
+      p.entry = entry + suffix;
+      p.local = {32, 1, 1};
+      p.global = {std::min(blocks, std::max<std::size_t>(chunks, 1)) * 32, 1, 1};
+      k.more.push_back(p);
+    }
+}
+
 class CudaBackend final : public Backend {
  public:
   std::string name() const override { return "cuda"; }
@@ -145,18 +161,7 @@ class CudaBackend final : public Backend {
       return std::nullopt;
     const std::size_t vectors = bytes / 16;
     CopyKernel k = vector_plans(*source, "copy", vectors, static_cast<std::int64_t>(bytes));
-    // The bulk-copy engine (sm_90; an older GPU's program has no such entry and the ceiling skips it): one thread
-    // of 32 per block, chunks of 4, 8 or 16 KiB dealt a grid apart, 256 to 2048 blocks (a few per SM to several).
-    for (const auto& [entry, chunk] : {std::pair{"copy_bulk_4k", 4096u}, std::pair{"copy_bulk_8k", 8192u}, std::pair{"copy_bulk_16k", 16384u}})
-      for (std::size_t blocks : {256u, 512u, 1024u, 2048u}) {
-        const std::size_t chunks = (bytes / 16 * 16 + chunk - 1) / chunk;
-        if (blocks > chunks && blocks != 256u) continue;
-        LaunchPlan p = k.plan;
-        p.entry = entry;
-        p.local = {32, 1, 1};
-        p.global = {std::min(blocks, std::max<std::size_t>(chunks, 1)) * 32, 1, 1};
-        k.more.push_back(p);
-      }
+    add_bulk_plans(k, "copy", vectors);
     // Whole rows of 4, 8 or 16 KiB in a 2-D grid like the image kernels', forward and mirrored.
     if (bytes % 16 == 0)
       for (std::size_t row : {256u, 512u, 1024u}) {
@@ -179,14 +184,17 @@ class CudaBackend final : public Backend {
     return k;
   }
 
-  // A grid-stride read of 16-byte vectors (the ceiling sweeps its geometry) and one to eight vectors per thread at
-  // the usual block sizes (kernels/copy/read.cu), each block writing its sum.
+  // A grid-stride read of 16-byte vectors (the ceiling sweeps its geometry), one to eight vectors per thread at the
+  // usual block sizes and the bulk-copy engine's read into shared memory (kernels/copy/read.cu), each block writing
+  // its sum.
   std::optional<CopyKernel> read_kernel(std::size_t bytes) const override {
     const KernelSource* source = kernel_source("copy/read.cu");
     const std::size_t vectors = bytes / 16;
     if (!source || vectors == 0 || vectors > static_cast<std::size_t>(std::numeric_limits<std::int32_t>::max()))
       return std::nullopt;
-    return vector_plans(*source, "read", vectors, static_cast<std::int64_t>(vectors));
+    CopyKernel k = vector_plans(*source, "read", vectors, static_cast<std::int64_t>(vectors));
+    add_bulk_plans(k, "read", vectors);
+    return k;
   }
 };
 

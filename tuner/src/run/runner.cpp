@@ -353,14 +353,14 @@ TaskRows begin_task(Tuner::Impl& m, Task& t, const DeviceInfo& device, Store& st
 }
 
 std::vector<std::pair<std::size_t, Ceiling>> read_ceilings(const Tuner::Impl& m, DeviceSession& session) {
-  // A copy of N bytes moves 2N: half of each problem's least traffic. A problem that reads more than it writes
-  // also gets the read ceiling at the bytes it reads (the report puts its ceiling between the two).
+  // A copy of N bytes moves 2N: half of each problem's least traffic. A problem that writes next to nothing also
+  // gets the read ceiling at the bytes it reads (Traffic::mostly_read).
   const auto size = [](double bytes) { return std::max<std::size_t>(static_cast<std::size_t>(bytes) / 16 * 16, 64u << 10); };
   std::set<std::size_t> copies, reads;
   for (const Problem& p : m.space.problems) {
     const Traffic traffic = m.family->traffic(p);
     copies.insert(size(traffic.bytes / 2));
-    if (traffic.written && traffic.read() > *traffic.written) reads.insert(size(traffic.read()));
+    if (traffic.mostly_read()) reads.insert(size(traffic.read()));
   }
   std::vector<std::pair<std::size_t, Ceiling>> out;
   for (std::size_t bytes : copies)

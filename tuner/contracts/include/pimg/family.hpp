@@ -40,11 +40,13 @@ struct Workload {
 struct Traffic {
   double bytes = 0;  // each input element read once, each output element written once
   double ops = 0;    // arithmetic operations (multiply-adds count as two)
-  // Of `bytes`, those written (the rest are read), where the family says: a kernel that reads more than it writes
-  // is compared with a ceiling at its mix of reads and writes (docs/measurement.md, "The bandwidth ceiling"),
-  // one with no split with the copy's.
+  // Of `bytes`, those written (the rest are read), where the family says: a kernel that writes next to nothing
+  // (a histogram, a reduction) is compared with the read ceiling, the others, and one with no split, with the
+  // copy's (docs/measurement.md, "The bandwidth ceiling").
   std::optional<double> written;
   double read() const { return written ? bytes - *written : bytes / 2; }
+  // Writes at most 1/64 of what it reads: its floor is reading its input once (its writes cost at most ~1.5% more).
+  bool mostly_read() const { return written && *written * 64 <= read(); }
 };
 
 struct Validation {
