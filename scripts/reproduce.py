@@ -11,7 +11,7 @@ by more than the tool's resolution between that run's confirmation sessions) and
 (a run without a range counts as its ratio): such ratios are listed apart, with the range, and do not fail
 the check; any other move beyond the tolerance does.
 
-Usage: scripts/reproduce.py A.db B.db [--families F,G] [--json OUT] [--ratio-tolerance 0.03] [--tune build/tuner/app/pimg-tune]
+Usage: scripts/reproduce.py A.db|DIR B.db|DIR [--families F,G] [--json OUT] [--ratio-tolerance 0.03] [--tune build/tuner/app/pimg-tune]
 (--families: compare only these families, e.g. when one database also holds another family's unfinished run)
 Exit code 0 when at least 95% of (problem, backend) agree and every ratio moved by at most the tolerance or
 within a range a run reported, 1 otherwise, 2 for bad input.
@@ -23,8 +23,27 @@ import sqlite3
 import subprocess
 import sys
 
+def groups(family, decisions, out):
+    for g in decisions:
+        if g["winner"]["stage"] != "confirm" or g["winner"]["baseline"]:  # a tuning question only
+            continue
+        key = (family, f"{g['size']} c{g['channels']} " + json.dumps(g["problem"], sort_keys=True), g["backend"])
+        out[key] = g
+
+
 def load(path, tune, only=None):
-    """(family, problem, backend) -> the tool's decision (`pimg-tune best --json`), confirmed groups only."""
+    """(family, problem, backend) -> the tool's decision (`pimg-tune best --json`), confirmed groups only. `path`:
+    a database, or a folder of the tool's saved answers (best-FAMILY.json, as scripts/gpu-bench.sh writes them and
+    records keep them when the database is not committed)."""
+    if os.path.isdir(path):
+        out = {}
+        for name in sorted(os.listdir(path)):
+            if name.startswith("best-") and name.endswith(".json") and (only is None or name[5:-5] in only):
+                with open(os.path.join(path, name)) as f:
+                    groups(name[5:-5], json.load(f), out)
+        if not out:
+            sys.exit(f"reproduce: {path}: no best-FAMILY.json with a confirmed tuned group")
+        return out
     if not os.path.isfile(path):
         sys.exit(f"reproduce: {path}: no such database")
     try:
@@ -41,11 +60,7 @@ def load(path, tune, only=None):
         if run.returncode != 0:
             print(f"reproduce: {tune} best {family} --db {path}: {run.stderr.strip()}", file=sys.stderr)
             sys.exit(2)
-        for g in json.loads(run.stdout):
-            if g["winner"]["stage"] != "confirm" or g["winner"]["baseline"]:  # a tuning question only
-                continue
-            key = (family, f"{g['size']} c{g['channels']} " + json.dumps(g["problem"], sort_keys=True), g["backend"])
-            out[key] = g
+        groups(family, json.loads(run.stdout), out)
     return out
 
 
