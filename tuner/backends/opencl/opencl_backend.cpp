@@ -471,8 +471,8 @@ class OpenClBackend final : public Backend {
   }
 
   // A grid-stride read of 16-byte vectors, each work-group writing its sum (kernels/copy/read.cl; the ceiling
-  // sweeps its geometry), and the same read with each work item writing its own sum (no barrier), at least 64
-  // vectors an item.
+  // sweeps its geometry), and the same read with each work item writing its own sum (no barrier), grid-stride or a
+  // contiguous run per item (what a CPU device runs best), at least 64 vectors an item.
   std::optional<CopyKernel> read_kernel(std::size_t bytes) const override {
     const KernelSource* source = kernel_source("copy/read.cl");
     const std::size_t vectors = bytes / 16;
@@ -489,11 +489,13 @@ class OpenClBackend final : public Backend {
       for (std::size_t local : {64u, 256u}) {
         const std::size_t global = std::min(items, std::max<std::size_t>(vectors / 64, 1) + local - 1) / local * local;
         if (global == 0 || (items > (std::size_t{1} << 10) && global < items)) continue;  // the same plan again
-        LaunchPlan p = k.plan;
-        p.entry = "read_each";
-        p.local = {local, 1, 1};
-        p.global = {global, 1, 1};
-        k.more.push_back(p);
+        for (const char* entry : {"read_each", "read_chunk"}) {
+          LaunchPlan p = k.plan;
+          p.entry = entry;
+          p.local = {local, 1, 1};
+          p.global = {global, 1, 1};
+          k.more.push_back(p);
+        }
       }
     return k;
   }
