@@ -203,7 +203,7 @@ void FamilyReport::problems() {
 
   md_ += "## Results per problem and device\n\n";
   md_ += fmt::format("Ok configurations ranked by median time; {} and GB/s from the median, % of bandwidth "
-                     "against the device's measured copy bandwidth.\n\n",
+                     "against the device's measured ceiling (its copy's; its read's for a problem that writes next to nothing).\n\n",
                      md_escape(unit_));
   for (const auto& [problem, by_device] : by_problem)
     for (const auto& [dk, rows] : by_device) {
