@@ -196,8 +196,9 @@ void FamilyReport::devices() {
     md_ += "Copy ceilings of each device's latest run, by working set (each of the copy's two buffers): the fastest of "
            "the API's device-to-device copy and the backend's copy kernels, and the copy that set it." +
            (reads ? std::string(" Rows marked read are read ceilings (the bytes read once, by the backend's read "
-                                "kernels): a problem that reads more than it writes is compared with a ceiling "
-                                "between its copy and its read (docs/measurement.md).")
+                                "kernels): a problem that writes at most 1/64 of what it reads (a histogram) is "
+                                "compared with the read nearest the bytes it reads (docs/measurement.md, \"The read "
+                                "ceiling\").")
                   : std::string()) +
            "\n\n" + c.markdown() + "\n";
 }
