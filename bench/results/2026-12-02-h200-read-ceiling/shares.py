@@ -8,7 +8,7 @@ copy ceiling alone, as the tool gave it before the read ceiling. Usage: python3 
 import csv, io, json, lzma, math, os, tarfile
 
 here = os.path.dirname(os.path.abspath(__file__))
-runs = {"hist": [(1, 1), (4, 1)], "maxpool": [(1, 2)], "rotate": [(2, 1)], "conv": [(2, 2)], "bgr2rgba": [(3, 1)],
+runs = {"hist": [(1, 1), (4, 1), (6, 1)], "maxpool": [(1, 2)], "rotate": [(2, 1)], "conv": [(2, 2)], "bgr2rgba": [(3, 1)],
         "flip": [(3, 2)], "histeq": [(3, 3)]}  # family -> (call, run) of each whole-space search
 bw = list(csv.DictReader(open(os.path.join(here, "bandwidth.csv"))))
 problems = {(int(r["call"]), json.loads(r["canonical"])["family"], r["canonical"]): r
