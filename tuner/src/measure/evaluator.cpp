@@ -196,9 +196,10 @@ std::vector<CopyWay> measure_copies(const Backend& backend, Device& device, std:
   std::vector<CopyWay> ways;
   try {
     auto in = device.alloc(bytes);
-    // A read kernel writes at most one 32-bit sum per 16-byte vector: its output, allocated and downloaded for
-    // every plan's check, is a quarter of the input.
-    const std::size_t out_bytes = read ? std::max<std::size_t>(bytes / 4, 16) : bytes;
+    // A read kernel writes one 32-bit sum per block or work item: at most one per 16-byte vector, plus a last partly
+    // filled group of up to 1,024 items. Its output, allocated and downloaded for every plan's check, is a quarter of
+    // the input and 4 KiB.
+    const std::size_t out_bytes = read ? bytes / 4 + 4096 : bytes;
     auto out = device.alloc(out_bytes);
     std::vector<std::uint8_t> pattern(bytes), check(out_bytes);
     for (std::size_t i = 0; i < bytes; ++i) pattern[i] = static_cast<std::uint8_t>(i * 131 + 7);
