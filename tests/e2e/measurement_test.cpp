@@ -17,6 +17,7 @@
 #include <fstream>
 #include <map>
 #include <regex>
+#include <sstream>
 #include <string>
 
 #include "e2e/e2e_util.hpp"
@@ -201,6 +202,47 @@ TEST(Measurement, EveryOutputNamesTheSameAnswer) {
     EXPECT_EQ(b->row.result.stage, "confirm") << device;
     EXPECT_EQ(b->match, pimg::BestConfig::Match::exact) << device;
   }
+  fs::remove_all(dir);
+}
+
+// More sessions where the sessions disagree (docs/measurement.md, "Sessions"): with max_sessions 3 a problem on a
+// device gets a third session exactly when its first two moved a deciding row by more than kSettleSpread (the space's
+// `within` of 100 makes every candidate a deciding one), and every row of that problem pools the same sessions.
+TEST(Measurement, AProblemWhoseSessionsDisagreeGetsMoreSessions) {
+  const fs::path dir = e2e::temp_dir_with_cache("measurement-settle");
+  std::string space = e2e::slurp(e2e::data("measure.yaml"));
+  const std::string prep = "preparations: 2}";
+  ASSERT_NE(space.find(prep), std::string::npos);
+  space.replace(space.find(prep), prep.size(), "preparations: 1, max_sessions: 3}");
+  const std::string file = (dir / "settle.yaml").string(), db = (dir / "a.db").string();
+  std::ofstream(file) << space;
+  const e2e::Ran r = e2e::run("conv --space " + file + " --db " + db);
+  ASSERT_EQ(r.code, 0) << r.out;
+  // Per device: each confirmed row's session medians in order, "m0,m1[,m2]".
+  const auto rows = e2e::query(db, "SELECT e.device_id, (SELECT group_concat(value) FROM (SELECT value FROM metrics m "
+                                   "WHERE m.evaluation_id = e.id AND m.name = 'confirm.session_median_ms' ORDER BY "
+                                   "m.seq)) FROM evaluations e WHERE e.stage = 'confirm' AND e.status = 'ok'");
+  std::map<std::string, std::vector<std::vector<double>>> by_device;
+  for (const std::string& row : rows) {
+    std::vector<double> medians;
+    std::stringstream list(row.substr(row.find('|') + 1));
+    for (std::string x; std::getline(list, x, ',');) medians.push_back(std::stod(x));
+    by_device[row.substr(0, row.find('|'))].push_back(medians);
+  }
+  ASSERT_EQ(by_device.size(), 2u) << r.out;  // openmp and host
+  int settled = 0;
+  for (const auto& [device, medians] : by_device) {
+    double spread = 0;  // of the first two sessions, over every row
+    for (const auto& m : medians) {
+      ASSERT_GE(m.size(), 2u);
+      EXPECT_EQ(m.size(), medians.front().size()) << "device " << device;  // one set of sessions per problem
+      spread = std::max(spread, std::max(m[0], m[1]) / std::min(m[0], m[1]) - 1);
+    }
+    const bool third = medians.front().size() == 3;
+    EXPECT_EQ(third, spread > pimg::kSettleSpread) << "device " << device << ": first two sessions " << spread * 100 << "% apart";
+    settled += third;
+  }
+  EXPECT_EQ(settled > 0, r.out.find("sessions disagree by") != std::string::npos) << r.out;
   fs::remove_all(dir);
 }
 

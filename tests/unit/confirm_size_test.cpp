@@ -77,4 +77,66 @@ TEST(ConfirmSize, AWideConfirmedIntervalTakesInWhatItReaches) {
   EXPECT_EQ(pimg::confirm_widened_count(tuned, 1, 0.851, 0.01, spec), 1u);  // a small spread: within alone
 }
 
+
+// Where the confirmation's sessions disagree (confirm_decisive_spread, docs/measurement.md "Sessions"): the spread
+// that decides whether a problem gets more sessions is that of its winner, of the candidates within `within` of it
+// and of its baselines; a clearly slower candidate that moved does not count.
+pimg::EvalResult session_result(std::vector<double> samples) {
+  pimg::EvalResult r;
+  r.status = pimg::Status::ok;
+  r.kernel_ms = std::move(samples);
+  return r;
+}
+
+// Candidates 0..kept-1 tuned, the rest baselines; each session gives every candidate five samples around its level.
+std::vector<std::vector<pimg::EvalResult>> sessions_at(const std::vector<std::vector<double>>& levels) {
+  std::vector<std::vector<pimg::EvalResult>> out;
+  for (const auto& session : levels) {
+    std::vector<pimg::EvalResult> results;
+    for (double l : session) results.push_back(session_result({l * 0.999, l, l, l * 1.001, l * 1.002}));
+    out.push_back(std::move(results));
+  }
+  return out;
+}
+
+TEST(ConfirmSessions, MoreSessionsOnlyWhereTheDecidingRowsMoved) {
+  const pimg::ConfirmSpec spec;  // within 4%
+  // Steady: the winner, a close second and the baseline moved 0.2-0.5% between the sessions.
+  const auto steady = sessions_at({{1.000, 1.010, 3.00}, {1.002, 1.015, 3.01}});
+  EXPECT_LT(pimg::confirm_decisive_spread(steady, 2, spec), pimg::kSettleSpread);
+  // A baseline at another level in the second session (NPP's filter on an H200: 25.4 us, then 19.3 us).
+  const auto baseline = sessions_at({{1.000, 1.010, 3.00}, {1.002, 1.015, 2.30}});
+  EXPECT_NEAR(pimg::confirm_decisive_spread(baseline, 2, spec), 3.00 / 2.30 - 1, 1e-3);
+  EXPECT_GT(pimg::confirm_decisive_spread(baseline, 2, spec), pimg::kSettleSpread);
+  // The winner moved 3.7% (an OpenCL histogram's two processes): more sessions.
+  const auto winner = sessions_at({{1.037, 1.050, 3.00}, {1.000, 1.045, 3.00}});
+  EXPECT_NEAR(pimg::confirm_decisive_spread(winner, 2, spec), 0.037, 1e-3);
+  // A tuned candidate 20% behind the winner moved 10%: it decides nothing.
+  const auto far = sessions_at({{1.000, 1.20, 3.00}, {1.001, 1.32, 3.00}});
+  EXPECT_LT(pimg::confirm_decisive_spread(far, 2, spec), pimg::kSettleSpread);
+  // ... but a candidate within `within` of the winner that moved 3% does.
+  const auto close = sessions_at({{1.000, 1.01, 3.00}, {1.001, 1.04, 3.00}});
+  EXPECT_GT(pimg::confirm_decisive_spread(close, 2, spec), pimg::kSettleSpread);
+  // One session says nothing about the spread; a failed candidate is left out.
+  EXPECT_EQ(pimg::confirm_decisive_spread(sessions_at({{1.0, 2.0}}), 1, spec), 0.0);
+  auto failed = sessions_at({{1.000, 1.010, 3.00}, {1.002, 1.015, 3.01}});
+  failed[1][1].status = pimg::Status::wrong_result;
+  failed[0][1].kernel_ms = {5.0};
+  EXPECT_LT(pimg::confirm_decisive_spread(failed, 2, spec), pimg::kSettleSpread);
+}
+
+TEST(ConfirmSessions, TheDeviceClassSetsTheMostSessionsUnlessTheSpaceDoes) {
+  pimg::MeasureSpec m;
+  pimg::DeviceCaps gpu, cpu;
+  cpu.host_cores = true;
+  EXPECT_EQ(m.for_device(gpu).confirm.max_sessions, pimg::kAcceleratorNoise.confirm_max_sessions);
+  EXPECT_EQ(m.for_device(cpu).confirm.max_sessions, pimg::kHostCoresNoise.confirm_max_sessions);
+  EXPECT_GT(pimg::kAcceleratorNoise.confirm_max_sessions, m.confirm.sessions);
+  EXPECT_EQ(pimg::kHostCoresNoise.confirm_max_sessions, m.confirm.sessions);  // no more on the host's cores
+  m.confirm.max_sessions = 3;
+  m.confirm.max_sessions_given = true;
+  EXPECT_EQ(m.for_device(cpu).confirm.max_sessions, 3);
+  EXPECT_EQ(m.for_device(gpu).confirm.max_sessions, 3);
+}
+
 }  // namespace

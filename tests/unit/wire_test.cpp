@@ -40,6 +40,8 @@ MeasureSpec unusual() {
   m.confirm.max_time_s = 123.456;
   m.confirm.preparations = 3;
   m.confirm.sessions = 5;
+  m.confirm.max_sessions = 7;
+  m.confirm.max_sessions_given = true;
   m.cold.top = 6;
   m.noise_given = true;
   m.max_time_given = true;

@@ -64,6 +64,12 @@ struct StrategySpec {
 // (problem, device) and every baseline are measured again in interleaved rounds (each round runs each of
 // them once, in a shuffled order) until every median's 95% interval is within +-noise, at least `rounds`
 // and at most `max_rounds` rounds or `max_time_s` seconds; winners, ties and ratios come from there.
+// How far the confirmation's sessions may move a deciding row before the stage runs more (ConfirmSpec::max_sessions):
+// half the tool's resolution (pimg/decision.hpp's kTieResolution, 2%). Two sessions further apart leave a pooled
+// median that can move by more than a ratio's 3% tolerance from one run to the next (bench/results/
+// 2026-12-02-h200-seven-families-two-machines).
+inline constexpr double kSettleSpread = 0.01;
+
 struct ConfirmSpec {
   int top = 5;  // 0 turns the stage off
   // Besides the top ones, every configuration whose search median is within `within` (relative) of the
@@ -85,7 +91,15 @@ struct ConfirmSpec {
   // the next process; a PoCL configuration measured 0.86 ms in one process and 0.53 ms in the next, with
   // tight intervals in each) then shows as a wide interval. Samples of one session share its drift alike.
   int sessions = 2;             // on every device class (NoiseTarget's comment says why)
+  // More sessions where the first ones disagree (confirm_unsteady): a problem whose winner, a candidate within
+  // `within` of it or a baseline moved by more than half the tool's resolution between sessions gets further fresh
+  // sessions, up to this many in all (never fewer than `sessions`). The device class's (NoiseTarget) unless the
+  // space gives it: 4 on accelerators, where a kernel of tens of microseconds can move 2-4% from one process to the
+  // next and a session costs seconds; 2 on the host's cores, where the level moves with the machine's pace over
+  // minutes, which more sessions of one run do not sample (NoiseTarget's comment).
+  int max_sessions = 4;
   bool max_time_given = false;  // the space set max_time_s: the device class's cap does not replace it
+  bool max_sessions_given = false;  // the space set max_sessions: likewise
   bool operator==(const ConfirmSpec&) const = default;
 };
 
@@ -123,9 +137,10 @@ struct NoiseTarget {
   double noise;
   double max_time_s;
   double confirm_max_time_s;  // per session
+  int confirm_max_sessions;   // ConfirmSpec::max_sessions
 };
-inline constexpr NoiseTarget kAcceleratorNoise{0.005, 1.0, 20};
-inline constexpr NoiseTarget kHostCoresNoise{0.01, 0.3, 8};
+inline constexpr NoiseTarget kAcceleratorNoise{0.005, 1.0, 20, 4};
+inline constexpr NoiseTarget kHostCoresNoise{0.01, 0.3, 8, 2};
 
 struct MeasureSpec {
   int warmups = 1;
@@ -162,6 +177,7 @@ struct MeasureSpec {
     if (!noise_given) m.noise = t.noise;
     if (!max_time_given) m.max_time_s = t.max_time_s;
     if (!confirm.max_time_given) m.confirm.max_time_s = t.confirm_max_time_s;
+    if (!confirm.max_sessions_given) m.confirm.max_sessions = t.confirm_max_sessions;
     return m;
   }
 

@@ -158,8 +158,9 @@ std::map<std::string, const Variant*> device_variants(const Tuner::Impl& m, std:
 
 // The confirmation stage for every problem on one device (confirm_runner.cpp, docs/measurement.md): the top
 // configurations of the search and every baseline measured again in interleaved rounds, in measure.confirm.sessions
-// sessions (`session` is replaced by a fresh one for each after the first and stays open), each candidate's
-// sessions pooled into one row with stage "confirm".
+// sessions, and more up to max_sessions for a problem whose sessions disagree (confirm_decisive_spread; `session` is
+// replaced by a fresh one for each after the first and stays open), each candidate's sessions pooled into one row
+// with stage "confirm".
 void confirm_device(const Tuner::Impl& m, std::size_t device, std::unique_ptr<DeviceSession>& session, Store& store,
                     TuneSummary& summary, RunObserver& obs);
 // How many of `tuned` (the ok search rows of one problem and device, fastest median first) the stage measures
@@ -175,6 +176,14 @@ std::size_t confirm_candidates_count(const std::vector<const ResultRow*>& tuned,
 // 15% between processes with 1% intervals within each), a row the first round left out could be tied too.
 std::size_t confirm_widened_count(const std::vector<const ResultRow*>& tuned, std::size_t kept,
                                   double confirmed_high_ms, double session_spread, const ConfirmSpec& spec);
+// How far one problem's confirmation sessions disagree where its answer is decided: the largest session spread
+// (largest session median over smallest, minus one) of its winner (the fastest pooled of the first `kept`, the tuned
+// candidates), of any tuned candidate within spec.within of the winner's pooled median, and of every baseline (the
+// candidates after `kept`, whose ratios are reported). `sessions`: one result per candidate from each session; 0
+// with fewer than two sessions. Above kSettleSpread, the stage confirms that problem in further sessions, up to
+// spec.max_sessions in all (docs/measurement.md, "Sessions").
+double confirm_decisive_spread(const std::vector<std::vector<EvalResult>>& sessions, std::size_t kept,
+                               const ConfirmSpec& spec);
 // The whole-program stage on one device (pimg/cold_run.hpp): the top measure.cold.top configurations of each
 // problem (confirmation-stage ranking where there is one) run once each in a fresh process, stored with stage
 // "cold"; with resume, one whose cold row of the same identity is stored is not run again. Called after

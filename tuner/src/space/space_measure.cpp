@@ -96,7 +96,8 @@ std::string Loader::choice(const YAML::Node& v, const std::string& what, std::in
 
 ConfirmSpec Loader::confirm(const YAML::Node& n) const {
   ConfirmSpec c;
-  for (const auto& e : entries(n, "measure.confirm", {"top", "within", "max", "rounds", "max_rounds", "max_time_s", "preparations", "sessions"})) {
+  for (const auto& e : entries(n, "measure.confirm", {"top", "within", "max", "rounds", "max_rounds", "max_time_s", "preparations", "sessions",
+                                                         "max_sessions"})) {
     const std::string what = "measure.confirm." + e.key;
     const YAML::Node& v = value(e, what);
     if (e.key == "top") c.top = static_cast<int>(integer(v, what, 0, 1000));
@@ -110,6 +111,10 @@ ConfirmSpec Loader::confirm(const YAML::Node& n) const {
     }
     if (e.key == "preparations") c.preparations = static_cast<int>(integer(v, what, 1, 8));
     if (e.key == "sessions") c.sessions = static_cast<int>(integer(v, what, 1, 8));
+    if (e.key == "max_sessions") {
+      c.max_sessions = static_cast<int>(integer(v, what, 1, 8));
+      c.max_sessions_given = true;
+    }
   }
   c.max_rounds = std::max(c.max_rounds, c.rounds);
   c.max = std::max(c.max, c.top);

@@ -12,11 +12,14 @@
 #include <thread>
 
 #include "stages/confirm_jobs.hpp"
+#include "pimg/decision.hpp"
 #include "pimg/executor.hpp"
 #include "pimg/store.hpp"
 #include "run/tuner_impl.hpp"
 
 namespace pimg {
+
+static_assert(kSettleSpread == kTieResolution / 2, "half the tool's resolution");
 
 // One problem's confirmation on a device: its candidates, the job that measures them, and what each session found.
 // Outside the anonymous namespace: ConfirmStage::State (confirm_jobs.hpp) holds them.
@@ -106,13 +109,23 @@ std::vector<Confirming> confirm_jobs(const Tuner::Impl& m, const SelectedDevice&
   return jobs;
 }
 
-// Every session confirms every problem; a fresh session (worker process or device context) for each
-// after the first, so the samples of one process are not all the stage knows.
+// The device class's confirmation (MeasureSpec::for_device): its sessions and max_sessions.
+ConfirmSpec device_confirm(const Tuner::Impl& m, const SelectedDevice& sd) {
+  ConfirmSpec c = m.measure.for_device(sd.info.caps).confirm;
+  c.sessions = std::max(1, c.sessions);
+  c.max_sessions = std::max(c.sessions, c.max_sessions);
+  return c;
+}
+
+// Sessions `from` to `to` - 1 of the stage: each confirms every problem of `todo` and is appended to its sessions;
+// the first runs in `session` as it is unless `fresh`, every later one in a fresh session (worker process or device
+// context), so the samples of one process are not all the stage knows. Session s's rounds are shuffled by the job's
+// seed plus `seeds` plus s.
 void run_confirm_sessions(const Tuner::Impl& m, const SelectedDevice& sd, std::unique_ptr<DeviceSession>& session,
-                          const std::vector<Confirming*>& todo, bool fresh, RunObserver& obs) {
-  const int sessions = std::max(1, m.measure.for_device(sd.info.caps).confirm.sessions);  // the device class's
-  for (int s = 0; s < sessions && !todo.empty(); ++s) {
-    if (s > 0 || fresh) {
+                          const std::vector<Confirming*>& todo, int from, int to, bool fresh, int seeds,
+                          RunObserver& obs) {
+  for (int s = from; s < to && !todo.empty(); ++s) {
+    if (s > from || fresh) {
       session.reset();
       session = open_session(m, sd);
     }
@@ -120,10 +133,9 @@ void run_confirm_sessions(const Tuner::Impl& m, const SelectedDevice& sd, std::u
       Confirming& c = *pc;
       const Problem& problem = m.space.problems[c.problem];
       obs.on_message(fmt::format("{} {}: confirming {} configurations of {} in interleaved rounds (session {} of {})",
-                                 sd.info.id(), sd.info.name, c.job.candidates.size(), problem.label(), s + 1,
-                                 sessions));
+                                 sd.info.id(), sd.info.name, c.job.candidates.size(), problem.label(), s + 1, to));
       ConfirmJob job = c.job;
-      job.seed += static_cast<std::uint64_t>(s + (fresh ? sessions : 0));
+      job.seed += static_cast<std::uint64_t>(seeds + s);
       std::vector<EvalResult> results = session->confirm(job);
       // A session that ran while other processes held the CPU (its rows flagged "loaded" by the machine's
       // observers) is measured once more, a moment later: an interleaved round shares the load among the
@@ -194,13 +206,32 @@ void widen_confirmations(const Tuner::Impl& m, const SelectedDevice& sd,
     set_confirm_candidates(m, variants, c);
     wider.push_back(&c);
   }
-  run_confirm_sessions(m, sd, session, wider, true, obs);
+  const int sessions = device_confirm(m, sd).sessions;
+  run_confirm_sessions(m, sd, session, wider, 0, sessions, true, sessions, obs);
   for (std::size_t i = 0; i < wider.size(); ++i)
     if (wider[i]->sessions.empty()) {
       wider[i]->kept = first[i].first;
       set_confirm_candidates(m, variants, *wider[i]);
       wider[i]->sessions = std::move(first[i].second);
     }
+}
+
+// Where a problem's sessions disagree on what decides it (confirm_decisive_spread above kSettleSpread), further
+// fresh sessions confirm that problem, up to the device class's max_sessions in all; their samples join its rows.
+void settle_confirmations(const Tuner::Impl& m, const SelectedDevice& sd, std::unique_ptr<DeviceSession>& session,
+                          std::vector<Confirming>& jobs, RunObserver& obs) {
+  const ConfirmSpec spec = device_confirm(m, sd);
+  if (spec.max_sessions <= spec.sessions) return;
+  std::vector<Confirming*> todo;
+  for (Confirming& c : jobs) {
+    const double spread = confirm_decisive_spread(c.sessions, c.kept, spec);
+    if (spread <= kSettleSpread) continue;
+    obs.on_message(fmt::format("{} {}: {}'s sessions disagree by {:.1f}% where it is decided; confirming it in {} more",
+                               sd.info.id(), sd.info.name, m.space.problems[c.problem].label(), spread * 100,
+                               spec.max_sessions - spec.sessions));
+    todo.push_back(&c);
+  }
+  run_confirm_sessions(m, sd, session, todo, spec.sessions, spec.max_sessions, true, spec.sessions, obs);
 }
 
 // Each candidate's sessions pooled into one row with stage "confirm"; a problem none of whose sessions finished
@@ -256,6 +287,30 @@ std::size_t confirm_widened_count(const std::vector<const ResultRow*>& tuned, st
   return n;
 }
 
+double confirm_decisive_spread(const std::vector<std::vector<EvalResult>>& sessions, std::size_t kept,
+                               const ConfirmSpec& spec) {
+  if (sessions.size() < 2) return 0;
+  const std::size_t n = sessions.front().size();
+  std::vector<double> median(n, 0), spread(n, 0);
+  for (std::size_t i = 0; i < n; ++i) {
+    std::vector<EvalResult> per_session;
+    for (const auto& results : sessions)
+      if (i < results.size()) per_session.push_back(results[i]);
+    const EvalResult pooled = pool_sessions(per_session);
+    if (pooled.status != Status::ok) continue;
+    median[i] = pooled.kernel.median;
+    for (const Metric& x : pooled.metrics)
+      if (x.name == "confirm.session_spread") spread[i] = x.value;
+  }
+  double best = 0;
+  for (std::size_t i = 0; i < std::min(kept, n); ++i)
+    if (median[i] > 0 && (best == 0 || median[i] < best)) best = median[i];
+  double most = 0;
+  for (std::size_t i = 0; i < n; ++i)
+    if (median[i] > 0 && (i >= kept || median[i] <= best * (1 + spec.within))) most = std::max(most, spread[i]);
+  return most;
+}
+
 void confirm_device(const Tuner::Impl& m, std::size_t device, std::unique_ptr<DeviceSession>& session, Store& store,
                     TuneSummary& summary, RunObserver& obs) {
   const ConfirmSpec& spec = m.measure.confirm;
@@ -269,8 +324,9 @@ void confirm_device(const Tuner::Impl& m, std::size_t device, std::unique_ptr<De
   std::vector<Confirming> jobs = confirm_jobs(m, sd, variants, rows, confirmations, obs);
   std::vector<Confirming*> all;
   for (Confirming& c : jobs) all.push_back(&c);
-  run_confirm_sessions(m, sd, session, all, false, obs);
+  run_confirm_sessions(m, sd, session, all, 0, device_confirm(m, sd).sessions, false, 0, obs);
   widen_confirmations(m, sd, variants, session, jobs, obs);
+  settle_confirmations(m, sd, session, jobs, obs);
   store_confirmations(m, sd, jobs, store, summary, obs);
 }
 
@@ -359,8 +415,10 @@ wire::Message confirm_problems(const Tuner::Impl& m, const wire::Message& job, s
   // Every session confirms every problem of the job, as a sequential run's sessions do.
   std::vector<Confirming*> all;
   for (Confirming& c : jobs) all.push_back(&c);
-  run_confirm_sessions(m, m.devices[device], session, all, false, obs);
-  widen_confirmations(m, m.devices[device], variants, session, jobs, obs);
+  const SelectedDevice& sd = m.devices[device];
+  run_confirm_sessions(m, sd, session, all, 0, device_confirm(m, sd).sessions, false, 0, obs);
+  widen_confirmations(m, sd, variants, session, jobs, obs);
+  settle_confirmations(m, sd, session, jobs, obs);
   wire::Message out;
   for (const Confirming& c : jobs) {
     out.insert(out.end(), {std::to_string(c.kept), std::to_string(c.sessions.size()), std::to_string(c.rows.size())});

@@ -63,8 +63,9 @@ Message encode_measure(const MeasureSpec& m) {
           n(m.max_repeats),       num(m.noise),          num(m.max_time_s),         num(m.race), flag(m.timing.cold),
           flag(m.timing.hide_launch), num(m.energy_s),   n(m.confirm.top),          num(m.confirm.within),
           n(m.confirm.max),       n(m.confirm.rounds),   n(m.confirm.max_rounds),   num(m.confirm.max_time_s),
-          n(m.confirm.preparations), n(m.confirm.sessions), n(m.cold.top), flag(m.noise_given),
-          flag(m.max_time_given), flag(m.confirm.max_time_given)};
+          n(m.confirm.preparations), n(m.confirm.sessions), n(m.confirm.max_sessions), n(m.cold.top),
+          flag(m.noise_given),    flag(m.max_time_given), flag(m.confirm.max_time_given),
+          flag(m.confirm.max_sessions_given)};
 }
 
 MeasureSpec decode_measure(const Message& m, std::size_t& i) {
@@ -91,10 +92,12 @@ MeasureSpec decode_measure(const Message& m, std::size_t& i) {
   s.confirm.max_time_s = real();
   s.confirm.preparations = integer();
   s.confirm.sessions = integer();
+  s.confirm.max_sessions = integer();
   s.cold.top = integer();
   s.noise_given = flag();
   s.max_time_given = flag();
   s.confirm.max_time_given = flag();
+  s.confirm.max_sessions_given = flag();
   return s;
 }
 
