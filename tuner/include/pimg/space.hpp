@@ -132,7 +132,8 @@ inline constexpr int kMaxRepeats = 100000;
 // the target, with shorter caps. The confirmation stage still decides winners and ties. Four shorter sessions on
 // the host's cores instead of two were tried (bench/results/2026-11-30-cpu-main-job-sessions): the four sessions of
 // one run took the same level and another run a different one, so they added time (the main job 290-351 s) and
-// no agreement (8-9 of 10); both classes run ConfirmSpec's two.
+// no agreement (8-9 of 10); both classes run ConfirmSpec's two, and accelerators up to two more where they disagree
+// (ConfirmSpec::max_sessions).
 struct NoiseTarget {
   double noise;
   double max_time_s;

@@ -189,7 +189,8 @@ Tuner::Tuner(const Registry& reg, const Space& space, const TuneOptions& opt, Ru
     // ... in the confirmation stage and the ladder too (their rounds are timed runs of each candidate), in one
     // session: a check that every stage stores valid rows (CI's seed ladders), not a timing.
     m.measure.confirm.rounds = m.measure.confirm.max_rounds = *opt.repeats;
-    m.measure.confirm.sessions = 1;
+    m.measure.confirm.sessions = m.measure.confirm.max_sessions = 1;
+    m.measure.confirm.max_sessions_given = true;
   }
   m.devices = select_devices(reg, space, opt, obs);
   for (const auto& vs : space.variants) {
