@@ -175,9 +175,10 @@ std::string best_json(const std::vector<ResultRow>& all, const std::vector<Bandw
       const Metrics m = metrics_of(r, bandwidth);
       out += fmt::format(
           "{}\n    {{\"rank\":{},\"variant\":{},\"config\":{},\"median_ms\":{},\"min_ms\":{},\"mpix_s\":{},"
-          "\"gb_s\":{},\"bandwidth_pct\":{},\"source_hash\":{},\"older_build\":{}{}}}",
+          "\"gb_s\":{},\"bandwidth_pct\":{},\"ceiling\":{},\"source_hash\":{},\"older_build\":{}{}}}",
           i ? "," : "", i + 1, json_string(r.variant.name), json_config(r.config), json_ms(m.median_ms),
           json_ms(m.min_ms), json_number(m.rate, 3), json_number(m.gbs, 3), json_number(m.bandwidth_pct, 2),
+          m.ceiling ? json_string(m.ceiling) : std::string("null"),
           json_string(r.variant.source_hash), r.older_build ? "true" : "false", json_metrics(r));
     }
     out += "]}";

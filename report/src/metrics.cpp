@@ -64,7 +64,7 @@ const BandwidthRow* BandwidthTable::nearest(const ResultRow& r, const std::strin
   return best;
 }
 
-std::optional<double> BandwidthTable::gbs_for(const ResultRow& r) const {
+std::optional<BandwidthTable::Ceiling> BandwidthTable::ceiling_for(const ResultRow& r) const {
   const Traffic& t = r.cost.traffic;
   const BandwidthRow* copy = nearest(r, "copy", t.bytes / 2);
   if (!copy) return std::nullopt;
@@ -72,11 +72,11 @@ std::optional<double> BandwidthTable::gbs_for(const ResultRow& r) const {
   // at what a copy's byte costs beyond its read (docs/measurement.md, "The bandwidth ceiling"). Only there: between
   // a read and a copy the cost of a byte is no straight line (a 2x2 max-pool, 4 bytes read per byte written, ran
   // 0.5-1.5% faster than such a line on the H200), so every other kernel keeps the copy's.
-  if (!t.mostly_read()) return copy->gbs;
+  if (!t.mostly_read()) return Ceiling{copy->gbs, "copy"};
   const BandwidthRow* read = nearest(r, "read", t.read());
-  if (!read) return copy->gbs;
+  if (!read) return Ceiling{copy->gbs, "copy"};
   const double per_read = 1 / read->gbs, per_write = std::max(2 / copy->gbs - per_read, 0.0);
-  return t.bytes / (t.read() * per_read + *t.written * per_write);
+  return Ceiling{t.bytes / (t.read() * per_read + *t.written * per_write), "read"};
 }
 
 std::vector<BandwidthRow> BandwidthTable::latest(const DeviceInfo& d) const {
@@ -107,7 +107,10 @@ Metrics metrics_of(const ResultRow& r, const BandwidthTable& bw) {
   if (r.cost.work > 0) m.rate = r.cost.work / seconds / 1e6;
   if (r.cost.traffic.bytes > 0) {
     m.gbs = r.cost.traffic.bytes / seconds / 1e9;
-    if (auto copy = bw.gbs_for(r)) m.bandwidth_pct = *m.gbs / *copy * 100;
+    if (const auto c = bw.ceiling_for(r)) {
+      m.bandwidth_pct = *m.gbs / c->gbs * 100;
+      m.ceiling = c->kind;
+    }
   }
   return m;
 }

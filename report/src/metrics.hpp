@@ -37,9 +37,14 @@ class BandwidthTable {
   explicit BandwidthTable(const std::vector<BandwidthRow>& rows);
   std::optional<double> gbs(const DeviceInfo& d) const;  // the device's highest copy ceiling
   // A row's ceiling (docs/measurement.md, "The bandwidth ceiling"): from its own run where that run measured one,
-  // the copy at the working set closest to half the problem's least traffic (a copy reads and writes); for a
-  // problem that reads more than it writes, between that copy and the read at the bytes it reads.
-  std::optional<double> gbs_for(const ResultRow& r) const;
+  // the copy at the working set closest to half the problem's least traffic (a copy reads and writes), kind "copy";
+  // for a problem that writes next to nothing, its reads at the read ceiling of the bytes it reads and its writes at
+  // a copy's cost beyond a read, kind "read".
+  struct Ceiling {
+    double gbs;
+    const char* kind;
+  };
+  std::optional<Ceiling> ceiling_for(const ResultRow& r) const;
   // The ceilings of the device's latest run that measured one, by working-set size: what the report lists with the
   // copy that set each.
   std::vector<BandwidthRow> latest(const DeviceInfo& d) const;
@@ -54,7 +59,8 @@ struct Metrics {
   double median_ms = 0, min_ms = 0, stddev_ms = 0;
   std::optional<double> rate;           // millions of cost.unit items per second (MPix/s)
   std::optional<double> gbs;            // minimum traffic per second / 1e9
-  std::optional<double> bandwidth_pct;  // gbs / the device's measured copy bandwidth * 100
+  std::optional<double> bandwidth_pct;  // gbs / the row's measured ceiling (BandwidthTable::ceiling_for) * 100
+  const char* ceiling = nullptr;        // that ceiling's kind, "copy" or "read"
 };
 Metrics metrics_of(const ResultRow& r, const BandwidthTable& bw);
 std::string unit_of(const ResultRow& r);  // cost.unit, "MPix/s" when none is stored

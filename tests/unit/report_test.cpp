@@ -399,7 +399,7 @@ TEST(Report, AProblemThatWritesNextToNothingIsComparedWithTheReadCeiling) {
   r.kind = "read";
   BandwidthRow far{kGpu, 1000, 1e3};  // a read far from every working set below is never the nearest
   far.kind = "read";
-  const auto pct = [&](std::optional<double> written, std::vector<BandwidthRow> bw) {
+  const auto entry = [&](std::optional<double> written, std::vector<BandwidthRow> bw) {
     ResultRow row;
     row.run_id = 1;
     row.id = 1;
@@ -413,7 +413,10 @@ TEST(Report, AProblemThatWritesNextToNothingIsComparedWithTheReadCeiling) {
     row.result.kernel_ms = {1, 1, 1};  // 1 ms: 64 GB/s
     row.result.kernel = Stats::of(row.result.kernel_ms);
     const Json doc = JsonParser(best_json({row}, bw, 1)).document();
-    return doc.items.at(0)["results"].items.at(0)["bandwidth_pct"].number;
+    return doc.items.at(0)["results"].items.at(0);
+  };
+  const auto pct = [&](std::optional<double> written, std::vector<BandwidthRow> bw) {
+    return entry(written, std::move(bw))["bandwidth_pct"].number;
   };
   const double gbs = 64e6 / 1e-3 / 1e9;  // best_json rounds the shares to 2 decimals
   EXPECT_NEAR(pct(0, {c, r, far}), gbs / read * 100, 0.006);            // reads only: the read ceiling
@@ -426,6 +429,12 @@ TEST(Report, AProblemThatWritesNextToNothingIsComparedWithTheReadCeiling) {
   EXPECT_NEAR(pct(writes, {c, r, far}), gbs / (64e6 / (reads * per_read + writes * per_write)) * 100, 0.006);
   EXPECT_GT(pct(writes, {c, r, far}), gbs / copy * 100);
   EXPECT_LT(pct(writes, {c, r, far}), gbs / read * 100);
+  // best --json names the ceiling each share is against.
+  EXPECT_EQ(entry(0, {c, r, far})["ceiling"].text, "read");
+  EXPECT_EQ(entry(writes, {c, r, far})["ceiling"].text, "read");
+  EXPECT_EQ(entry(64e6 / 5, {c, r, far})["ceiling"].text, "copy");
+  EXPECT_EQ(entry(0, {c})["ceiling"].text, "copy");
+  EXPECT_EQ(entry(0, {})["ceiling"].type, Json::Type::null);
 }
 
 TEST(Report, FailureSummaryCountsAndEscapesLogs) {
