@@ -205,9 +205,11 @@ TEST(Measurement, EveryOutputNamesTheSameAnswer) {
   fs::remove_all(dir);
 }
 
-// More sessions where the sessions disagree (docs/measurement.md, "Sessions"): with max_sessions 3 a problem on a
-// device gets a third session exactly when its first two moved a deciding row by more than kSettleSpread (the space's
-// `within` of 100 makes every candidate a deciding one), and every row of that problem pools the same sessions.
+// More sessions where they disagree (docs/measurement.md): with max_sessions 3 a problem on a device gets a third
+// session exactly when its first two moved a deciding row by more than kSettleSpread, and every row of that problem
+// pools the same sessions. The space's `within` of 100 makes every candidate within 101x of the winner a deciding
+// one; a pooled median lies between its session medians, which bounds which rows surely decide and which surely do
+// not (a 2-thread team on a loaded machine can land 100x behind).
 TEST(Measurement, AProblemWhoseSessionsDisagreeGetsMoreSessions) {
   const fs::path dir = e2e::temp_dir_with_cache("measurement-settle");
   std::string space = e2e::slurp(e2e::data("measure.yaml"));
@@ -232,14 +234,24 @@ TEST(Measurement, AProblemWhoseSessionsDisagreeGetsMoreSessions) {
   ASSERT_EQ(by_device.size(), 2u) << r.out;  // openmp and host
   int settled = 0;
   for (const auto& [device, medians] : by_device) {
-    double spread = 0;  // of the first two sessions, over every row
+    double low = 1e300, high = 1e300;  // the winner's pooled median lies between these
     for (const auto& m : medians) {
       ASSERT_GE(m.size(), 2u);
       EXPECT_EQ(m.size(), medians.front().size()) << "device " << device;  // one set of sessions per problem
-      spread = std::max(spread, std::max(m[0], m[1]) / std::min(m[0], m[1]) - 1);
+      low = std::min(low, std::min(m[0], m[1]));
+      high = std::min(high, std::max(m[0], m[1]));
+    }
+    double sure = 0, maybe = 0;  // the first two sessions' largest spread of rows that surely (maybe) decide
+    for (const auto& m : medians) {
+      const double spread = std::max(m[0], m[1]) / std::min(m[0], m[1]) - 1;
+      if (std::max(m[0], m[1]) <= 101 * low) sure = std::max(sure, spread);
+      if (std::min(m[0], m[1]) <= 101 * high) maybe = std::max(maybe, spread);
     }
     const bool third = medians.front().size() == 3;
-    EXPECT_EQ(third, spread > pimg::kSettleSpread) << "device " << device << ": first two sessions " << spread * 100 << "% apart";
+    if (third)
+      EXPECT_GT(maybe, pimg::kSettleSpread) << "device " << device;
+    else
+      EXPECT_LE(sure, pimg::kSettleSpread) << "device " << device;
     settled += third;
   }
   EXPECT_EQ(settled > 0, r.out.find("sessions disagree by") != std::string::npos) << r.out;

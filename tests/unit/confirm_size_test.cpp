@@ -78,9 +78,9 @@ TEST(ConfirmSize, AWideConfirmedIntervalTakesInWhatItReaches) {
 }
 
 
-// Where the confirmation's sessions disagree (confirm_decisive_spread, docs/measurement.md "Sessions"): the spread
-// that decides whether a problem gets more sessions is that of its winner, of the candidates within `within` of it
-// and of its baselines; a clearly slower candidate that moved does not count.
+// Where the confirmation's sessions disagree (confirm_decisive_spread, docs/measurement.md "More sessions where they
+// disagree"): the spread that decides whether a problem gets more sessions is that of its winner, of the candidates
+// within `within` of it and of its baselines; a clearly slower candidate that moved does not count.
 pimg::EvalResult session_result(std::vector<double> samples) {
   pimg::EvalResult r;
   r.status = pimg::Status::ok;

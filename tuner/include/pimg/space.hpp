@@ -60,16 +60,16 @@ struct StrategySpec {
   SourcePos pos;
 };
 
-// The confirmation stage (docs/measurement.md): after the search, the `top` best configurations of each
-// (problem, device) and every baseline are measured again in interleaved rounds (each round runs each of
-// them once, in a shuffled order) until every median's 95% interval is within +-noise, at least `rounds`
-// and at most `max_rounds` rounds or `max_time_s` seconds; winners, ties and ratios come from there.
 // How far the confirmation's sessions may move a deciding row before the stage runs more (ConfirmSpec::max_sessions):
 // half the tool's resolution (pimg/decision.hpp's kTieResolution, 2%). Two sessions further apart leave a pooled
 // median that can move by more than a ratio's 3% tolerance from one run to the next (bench/results/
 // 2026-12-02-h200-seven-families-two-machines).
 inline constexpr double kSettleSpread = 0.01;
 
+// The confirmation stage (docs/measurement.md): after the search, the `top` best configurations of each
+// (problem, device) and every baseline are measured again in interleaved rounds (each round runs each of
+// them once, in a shuffled order) until every median's 95% interval is within +-noise, at least `rounds`
+// and at most `max_rounds` rounds or `max_time_s` seconds; winners, ties and ratios come from there.
 struct ConfirmSpec {
   int top = 5;  // 0 turns the stage off
   // Besides the top ones, every configuration whose search median is within `within` (relative) of the
@@ -91,12 +91,12 @@ struct ConfirmSpec {
   // the next process; a PoCL configuration measured 0.86 ms in one process and 0.53 ms in the next, with
   // tight intervals in each) then shows as a wide interval. Samples of one session share its drift alike.
   int sessions = 2;             // on every device class (NoiseTarget's comment says why)
-  // More sessions where the first ones disagree (confirm_unsteady): a problem whose winner, a candidate within
-  // `within` of it or a baseline moved by more than half the tool's resolution between sessions gets further fresh
-  // sessions, up to this many in all (never fewer than `sessions`). The device class's (NoiseTarget) unless the
-  // space gives it: 4 on accelerators, where a kernel of tens of microseconds can move 2-4% from one process to the
-  // next and a session costs seconds; 2 on the host's cores, where the level moves with the machine's pace over
-  // minutes, which more sessions of one run do not sample (NoiseTarget's comment).
+  // More sessions where the first ones disagree (confirm_decisive_spread, tuner/src/run/tuner_impl.hpp): a problem
+  // whose winner, a candidate within `within` of it or a baseline moved by more than kSettleSpread between sessions
+  // gets further fresh sessions, up to this many in all (never fewer than `sessions`). The device class's
+  // (NoiseTarget) unless the space gives it: 4 on accelerators, where a kernel of tens of microseconds can move 2-4%
+  // from one process to the next and a session costs seconds; 2 on the host's cores, where the level moves with the
+  // machine's pace over minutes, which more sessions of one run do not sample (NoiseTarget's comment).
   int max_sessions = 4;
   bool max_time_given = false;  // the space set max_time_s: the device class's cap does not replace it
   bool max_sessions_given = false;  // the space set max_sessions: likewise

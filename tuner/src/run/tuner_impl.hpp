@@ -181,7 +181,7 @@ std::size_t confirm_widened_count(const std::vector<const ResultRow*>& tuned, st
 // candidates), of any tuned candidate within spec.within of the winner's pooled median, and of every baseline (the
 // candidates after `kept`, whose ratios are reported). `sessions`: one result per candidate from each session; 0
 // with fewer than two sessions. Above kSettleSpread, the stage confirms that problem in further sessions, up to
-// spec.max_sessions in all (docs/measurement.md, "Sessions").
+// spec.max_sessions in all (docs/measurement.md, "More sessions where they disagree").
 double confirm_decisive_spread(const std::vector<std::vector<EvalResult>>& sessions, std::size_t kept,
                                const ConfirmSpec& spec);
 // The whole-program stage on one device (pimg/cold_run.hpp): the top measure.cold.top configurations of each
