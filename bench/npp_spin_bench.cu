@@ -19,56 +19,16 @@
 #include <string>
 #include <vector>
 
+#include "npp_standalone.cuh"
 #include "timing/spin.cu"  // pimg_l2_sweep: the tuner's L2 sweep, so that both empty the L2 alike
 
 namespace {
 
-// NPP 13's types (nppdefs.h), declared here because only the library, not its headers, is needed.
-struct NppiSize {
-  int width, height;
-};
-struct NppiPoint {
-  int x, y;
-};
-struct NppStreamContext {
-  cudaStream_t hStream;
-  int nCudaDeviceId;
-  int nMultiProcessorCount;
-  int nMaxThreadsPerMultiProcessor;
-  int nMaxThreadsPerBlock;
-  size_t nSharedMemPerBlock;
-  int nCudaDevAttrComputeCapabilityMajor;
-  int nCudaDevAttrComputeCapabilityMinor;
-  unsigned int nStreamFlags;
-  int nReserved0;
-};
-constexpr int kNppBorderReplicate = 2;
-using FilterBorder = int (*)(const unsigned char* src, int src_step, NppiSize src_size, NppiPoint src_offset,
-                             unsigned char* dst, int dst_step, NppiSize roi, const int* kernel, NppiSize kernel_size,
-                             NppiPoint anchor, int divisor, int border, NppStreamContext ctx);
+constexpr const char* kProgram = "npp_spin_bench";
+using namespace npp_standalone;
 
-[[noreturn]] void fail(const std::string& what) {
-  std::fprintf(stderr, "npp_spin_bench: %s\n", what.c_str());
-  std::exit(1);
-}
-
-void check(cudaError_t e, const char* call) {
-  if (e != cudaSuccess) fail(std::string(call) + ": " + cudaGetErrorString(e));
-}
-
-// libnppc first (libnppif needs it), by soname and in the toolkit's library folders.
-void* open_npp(const char* soname) {
-  std::vector<std::string> dirs = {""};
-  for (const char* env : {"CUDA_HOME", "CUDA_PATH"})
-    if (const char* d = std::getenv(env)) dirs.push_back(std::string(d) + "/lib64/");
-  dirs.push_back("/usr/local/cuda/lib64/");
-  std::string errors;
-  for (const auto& d : dirs) {
-    if (void* h = dlopen((d + soname).c_str(), RTLD_NOW | RTLD_GLOBAL)) return h;
-    errors += std::string("; ") + dlerror();
-  }
-  fail(std::string("cannot load ") + soname + errors);
-}
+[[noreturn]] void fail(const std::string& what) { npp_standalone::fail(kProgram, what); }
+void check(cudaError_t e, const char* call) { npp_standalone::check(kProgram, e, call); }
 
 __device__ unsigned long long global_ns() {
   unsigned long long t;
@@ -130,27 +90,12 @@ int main(int argc, char** argv) {
     return 2;
   }
   if (width < 3 || height < 3) fail("the image must be at least 3x3");
-  int devices = 0;
-  if (cudaError_t e = cudaGetDeviceCount(&devices); e != cudaSuccess || devices == 0)
-    fail(std::string("no CUDA device: ") + (e != cudaSuccess ? cudaGetErrorString(e) : "none found"));
-  open_npp("libnppc.so.13");
-  const auto filter = reinterpret_cast<FilterBorder>(dlsym(open_npp("libnppif.so.13"), "nppiFilterBorder_8u_C1R_Ctx"));
-  if (!filter) fail("libnppif.so.13 has no nppiFilterBorder_8u_C1R_Ctx");
+  const FilterBorder filter = load_filter_border(kProgram, "nppiFilterBorder_8u_C1R_Ctx");
 
-  check(cudaSetDevice(0), "cudaSetDevice");
   cudaDeviceProp prop{};
   check(cudaGetDeviceProperties(&prop, 0), "cudaGetDeviceProperties");
   // The stream context, made once: the legacy default stream, which the events below time.
-  NppStreamContext ctx{};
-  ctx.hStream = nullptr;
-  ctx.nCudaDeviceId = 0;
-  ctx.nMultiProcessorCount = prop.multiProcessorCount;
-  ctx.nMaxThreadsPerMultiProcessor = prop.maxThreadsPerMultiProcessor;
-  ctx.nMaxThreadsPerBlock = prop.maxThreadsPerBlock;
-  ctx.nSharedMemPerBlock = prop.sharedMemPerBlock;
-  ctx.nCudaDevAttrComputeCapabilityMajor = prop.major;
-  ctx.nCudaDevAttrComputeCapabilityMinor = prop.minor;
-  check(cudaStreamGetFlags(nullptr, &ctx.nStreamFlags), "cudaStreamGetFlags");
+  const NppStreamContext ctx = default_stream_context(kProgram, prop);
 
   // Seed 000's sharpen, reversed as NPP's FilterBorder convolves (symmetric anyway); divisor 1.
   const int weights[9] = {0, -1, 0, -1, 5, -1, 0, -1, 0};
