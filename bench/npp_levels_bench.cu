@@ -3,7 +3,9 @@
 // library call (an L2 sweep of twice the L2's size, then a spin kernel holding the start event, the call and the
 // stop event back: bench/npp_spin_bench.cu, docs/measurement.md). The tuner's NPP row at this size ran at one of
 // several levels by process and by allocation (0.015-0.025 ms, bench/results/2026-12-01-h200-wide-conv): this
-// program asks whether the level is a function of where the buffers lie.
+// program asks whether the level is a function of where the buffers lie. On an H200 (bench/results/
+// 2026-12-02-h200-fourth-machine) it is: two levels, each placement at one of them in both passes, set by the physical
+// memory an allocation draws (the same offsets in another process ran at another level as often as not).
 //
 // One pool of --pool-mib MiB (one cudaMalloc) holds --placements pairs of (input, output) at random offsets (512-byte
 // multiples, not overlapping); every placement is timed --runs times in each of two passes, the second in another
@@ -13,13 +15,11 @@
 // 2 MiB and 64 KiB), median and minimum in ms. Needs a GPU and NPP 13 (dlopen'ed); exits 1 without them.
 //   npp_levels_bench [--size WxH] [--runs N] [--placements P] [--fresh F] [--pool-mib M] [--seed S]
 #include <cuda_runtime.h>
-#include <dlfcn.h>
 
 #include <algorithm>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
-#include <cstring>
 #include <numeric>
 #include <random>
 #include <string>
@@ -98,7 +98,7 @@ int main(int argc, char** argv) {
   check(cudaEventCreate(&stop), "cudaEventCreate");
 
   // Times `runs` cold calls on (in, out): the median and the minimum.
-  auto time = [&](unsigned char* in, unsigned char* out) {
+  auto timed = [&](unsigned char* in, unsigned char* out) {
     check(cudaMemcpy(in, host.data(), bytes, cudaMemcpyHostToDevice), "cudaMemcpy");
     auto call = [&] {
       const int status = filter(in, width * 3, NppiSize{width, height}, NppiPoint{0, 0}, out, width * 3,
@@ -152,7 +152,7 @@ int main(int argc, char** argv) {
     for (int i : order) {
       unsigned char* in = pool + place[i].first;
       unsigned char* out = pool + place[i].second;
-      report("placement", pass, i, in, out, time(in, out));
+      report("placement", pass, i, in, out, timed(in, out));
     }
   }
   std::vector<unsigned char*> kept;
@@ -162,7 +162,7 @@ int main(int argc, char** argv) {
     check(cudaMalloc(&out, bytes), "cudaMalloc");
     kept.push_back(in);
     kept.push_back(out);
-    report("fresh", 1, f, in, out, time(in, out));
+    report("fresh", 1, f, in, out, timed(in, out));
   }
   int timeouts = 0;
   check(cudaMemcpy(&timeouts, timed_out, sizeof(int), cudaMemcpyDeviceToHost), "cudaMemcpy");
