@@ -9,13 +9,11 @@
 // output equals the conv rule. Needs a GPU and NPP 13 (dlopen'ed); says so and exits 1 without them.
 //   npp_spin_bench [--size WxH] [--runs N] [--border replicate|valid]
 #include <cuda_runtime.h>
-#include <dlfcn.h>
 
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
-#include <cstring>
 #include <string>
 #include <vector>
 

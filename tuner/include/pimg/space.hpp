@@ -95,8 +95,10 @@ struct ConfirmSpec {
   // whose winner, a candidate within `within` of it or a baseline moved by more than kSettleSpread between sessions
   // gets further fresh sessions, up to this many in all (never fewer than `sessions`). The device class's
   // (NoiseTarget) unless the space gives it: 4 on accelerators, where a kernel of tens of microseconds can move 2-4%
-  // from one process to the next and a session costs seconds; 2 on the host's cores, where the level moves with the
-  // machine's pace over minutes, which more sessions of one run do not sample (NoiseTarget's comment).
+  // from one process to the next and a session costs seconds; 2 on the host's cores, where an order can move with
+  // the share of each virtual core the machine gets, second to second: eight sessions narrowed that (19% to 12% of
+  // run pairs disagreeing) without removing it, and on PoCL each session reopens PoCL and rebuilds every candidate
+  // (NoiseTarget's comment; bench/results/2026-12-02-cpu-pair-order).
   int max_sessions = 4;
   bool max_time_given = false;  // the space set max_time_s: the device class's cap does not replace it
   bool max_sessions_given = false;  // the space set max_sessions: likewise
@@ -132,8 +134,9 @@ inline constexpr int kMaxRepeats = 100000;
 // the target, with shorter caps. The confirmation stage still decides winners and ties. Four shorter sessions on
 // the host's cores instead of two were tried (bench/results/2026-11-30-cpu-main-job-sessions): the four sessions of
 // one run took the same level and another run a different one, so they added time (the main job 290-351 s) and
-// no agreement (8-9 of 10); both classes run ConfirmSpec's two, and accelerators up to two more where they disagree
-// (ConfirmSpec::max_sessions).
+// no agreement (8-9 of 10); with buffers placed alike since, eight sessions narrowed a reversing pair's disagreement
+// without removing it, at a cost the main job cannot carry (bench/results/2026-12-02-cpu-pair-order). Both classes
+// run ConfirmSpec's two, and accelerators up to two more where they disagree (ConfirmSpec::max_sessions).
 struct NoiseTarget {
   double noise;
   double max_time_s;
